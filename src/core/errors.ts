@@ -1,0 +1,93 @@
+/**
+ * The typed error family. Every failure carries a stable `code`; entrypoints alone turn them into
+ * text, annotations or exit codes. Messages never contain the API key.
+ */
+import type { Diagnostic } from './model.js';
+
+export type ErrorCode =
+  | 'INVALID_MANIFESTS'
+  | 'CONFIG'
+  | 'API'
+  | 'NETWORK'
+  | 'TIMEOUT'
+  | 'PLAN'
+  | 'APPLY_FAILED'
+  | 'UNSAFE_PRUNE'
+  | 'OWNERSHIP_CONFLICT'
+  | 'INTERNAL';
+
+export class CortexSyncError extends Error {
+  readonly code: ErrorCode;
+  constructor(code: ErrorCode, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'CortexSyncError';
+    this.code = code;
+  }
+}
+
+/** Manifests failed to load or validate; nothing was sent. */
+export class ManifestError extends CortexSyncError {
+  readonly diagnostics: Diagnostic[];
+  constructor(diagnostics: Diagnostic[]) {
+    const errors = diagnostics.filter((d) => d.severity === 'error').length;
+    super('INVALID_MANIFESTS', `${errors} error(s) in the manifests; nothing was written`);
+    this.name = 'ManifestError';
+    this.diagnostics = diagnostics;
+  }
+}
+
+export class ConfigError extends CortexSyncError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('CONFIG', message, options);
+    this.name = 'ConfigError';
+  }
+}
+
+export interface ApiErrorDetails {
+  /** What we were doing, for humans: "list entity descriptors", "upsert entity payments-api". */
+  operation: string;
+  method: string;
+  /** Path with query string, never the base URL's credentials nor any header. */
+  path: string;
+  /** HTTP status, absent for network errors and timeouts. */
+  status?: number;
+  /** The API's own message (vendor `message`/`details`, problem+json `title`/`detail`, or violations). */
+  apiMessage?: string;
+  /** Raw parsed error body (JSON) when there was one. */
+  body?: unknown;
+  attempts: number;
+  durationMs: number;
+  requestId?: string;
+}
+
+/** A request that failed for good (after retries). */
+export class ApiError extends CortexSyncError implements ApiErrorDetails {
+  readonly operation: string;
+  readonly method: string;
+  readonly path: string;
+  readonly status?: number;
+  readonly apiMessage?: string;
+  readonly body?: unknown;
+  readonly attempts: number;
+  readonly durationMs: number;
+  readonly requestId?: string;
+  constructor(code: 'API' | 'NETWORK' | 'TIMEOUT', details: ApiErrorDetails, options?: { cause?: unknown }) {
+    const what =
+      details.status !== undefined ? `HTTP ${details.status}` : code === 'TIMEOUT' ? 'timed out' : 'network error';
+    const msg = details.apiMessage ? `: ${details.apiMessage}` : '';
+    const tries = details.attempts > 1 ? ` (after ${details.attempts} attempts)` : '';
+    super(code, `${details.operation} failed: ${details.method} ${details.path} → ${what}${msg}${tries}`, options);
+    this.name = 'ApiError';
+    this.operation = details.operation;
+    this.method = details.method;
+    this.path = details.path;
+    this.status = details.status;
+    this.apiMessage = details.apiMessage;
+    this.body = details.body;
+    this.attempts = details.attempts;
+    this.durationMs = details.durationMs;
+    this.requestId = details.requestId;
+  }
+}
+
+export const isApiError = (e: unknown): e is ApiError => e instanceof ApiError;

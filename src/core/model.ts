@@ -1,0 +1,182 @@
+/**
+ * The data every part of cortex-sync speaks: manifests as desired objects, API state as live
+ * objects, and the plan that turns one into the other. Pure types, no IO.
+ */
+
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+export type JsonObject = { [key: string]: JsonValue };
+
+/** The six kinds, as named in the JSON plan (`kind`). */
+export const KIND_NAMES = [
+  'entity-type',
+  'entity',
+  'dependency',
+  'catalog-page',
+  'initiative',
+  'scaffolder-template',
+] as const;
+export type KindName = (typeof KIND_NAMES)[number];
+
+/** A position in a manifest file; `file` is relative to the manifest root, with `/` separators. Lines and columns are 1-based. */
+export interface SourceLocation {
+  file: string;
+  line: number;
+  column: number;
+}
+
+export type Severity = 'error' | 'warning';
+
+/**
+ * A problem found in the manifests, the plan or the API's answer. Rendered by entrypoints as
+ * `file:line:column: severity: message`. `code` is stable (e.g. `yaml-syntax`, `schema`,
+ * `duplicate-id`, `unknown-reference`, `api-violation`).
+ */
+export interface Diagnostic {
+  severity: Severity;
+  code: string;
+  message: string;
+  file?: string;
+  line?: number;
+  column?: number;
+  /** Field path inside the document, dotted with [i] for array items: `info.x-cortex-owners[0].name`. */
+  field?: string;
+  kind?: KindName;
+  id?: string;
+}
+
+/** One YAML document of a manifest file, with a way to locate any node in it. */
+export interface ParsedDocument {
+  /** Relative to the manifest root, `/` separators. */
+  file: string;
+  /** 0-based index of the document within the file. */
+  index: number;
+  /** Where the document starts. */
+  line: number;
+  column: number;
+  /** The document as plain JSON-like data (anchors resolved). */
+  value: unknown;
+  /** Position of the node at `path`, or of its nearest existing ancestor. */
+  locate(path: readonly PropertyKey[]): { line: number; column: number };
+}
+
+/** An object declared in the repository. `spec` is the validated manifest content. */
+export interface DesiredObject<S = unknown> {
+  kind: KindName;
+  id: string;
+  source: SourceLocation;
+  spec: S;
+  doc: ParsedDocument;
+}
+
+/** An object read from the workspace. `state` is the tolerant-parsed response. */
+export interface LiveObject<L = unknown> {
+  kind: KindName;
+  id: string;
+  /** The server's own identifier (entity `en…` id, initiative `cid`), when it has one. */
+  serverId?: string;
+  archived?: boolean;
+  /** The source id of the repository that manages this object (ownership marker or inventory), if any. */
+  owner?: string;
+  /** Marked on the live object as never to be pruned. */
+  protected?: boolean;
+  state: L;
+}
+
+/** `kind/id`, the key of an object across the whole plan. */
+export type ObjectKey = `${KindName}/${string}`;
+export const objectKey = (kind: KindName, id: string): ObjectKey => `${kind}/${id}`;
+
+/** A reference from one object to another: an ordering edge and a reference check. */
+export interface Reference {
+  kind: KindName;
+  id: string;
+  /** Field path of the reference in the manifest (for messages) and its path for `locate`. */
+  field: string;
+  path: readonly PropertyKey[];
+  /** `true`: the target must exist (in the repository or live) or it is an error. */
+  required: boolean;
+}
+
+export type Action = 'create' | 'update' | 'delete' | 'archive' | 'noop';
+export const ACTIONS: readonly Action[] = ['create', 'update', 'delete', 'archive', 'noop'];
+
+export interface FieldDiff {
+  path: string;
+  before?: JsonValue;
+  after?: JsonValue;
+}
+
+/** One planned change. `desired`/`live` are for the executor; renderers never print them. */
+export interface Change {
+  kind: KindName;
+  id: string;
+  action: Action;
+  /** Manifest file (relative) and line, when the change comes from a manifest. */
+  source?: string;
+  line?: number;
+  diff: FieldDiff[];
+  /** Why this change exists, for humans: "manifest removed; managed by source `platform-repo`". */
+  reason?: string;
+  /** The object exists live and is taken under management by this apply. */
+  adopt?: boolean;
+  /** The object is archived live and will be unarchived. */
+  unarchive?: boolean;
+  /** Keys of the changes this one must wait for, with the reason: `after entity-type/database`. */
+  waitsFor: ObjectKey[];
+  desired?: DesiredObject;
+  live?: LiveObject;
+}
+
+export interface PlanSummary {
+  create: number;
+  update: number;
+  delete: number;
+  archive: number;
+  noop: number;
+}
+
+export interface Plan {
+  /** Changes in a valid execution order (dependencies first, deletes after in reverse). Includes noops. */
+  changes: Change[];
+  diagnostics: Diagnostic[];
+  summary: PlanSummary;
+}
+
+export const hasErrors = (diagnostics: readonly Diagnostic[]): boolean =>
+  diagnostics.some((d) => d.severity === 'error');
+
+/** How one planned change ended in an apply. */
+export type Outcome = 'ok' | 'failed' | 'skipped';
+
+export interface ChangeResult {
+  change: Change;
+  outcome: Outcome;
+  /** One line, from the typed error (never holds the API key). */
+  error?: string;
+  /** For `skipped`: the change it depended on that failed or was skipped. */
+  blockedBy?: ObjectKey;
+  diagnostics?: Diagnostic[];
+}
+
+export interface ApplyReport {
+  results: ChangeResult[];
+  /** Write requests sent (POST/PUT/PATCH/DELETE), including retries. */
+  writeRequests: number;
+  durationMs: number;
+  planLogFile?: string;
+}
+
+/** One line of the plan log (JSON Lines), one per API operation of an apply. */
+export interface PlanLogEntry {
+  ts: string;
+  kind: KindName;
+  id: string;
+  action: Action;
+  method: string;
+  path: string;
+  status: number | null;
+  attempts: number;
+  durationMs: number;
+  outcome: Outcome;
+  error?: string;
+}

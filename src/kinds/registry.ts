@@ -1,0 +1,14 @@
+/**
+ * Every kind cortex-sync manages, in the order the engine reads them. Adding a kind is a folder
+ * plus one line here.
+ */
+import type { KindName } from '../core/model.js';
+import type { AnyKindHandler } from './types.js';
+
+export const KIND_HANDLERS: readonly AnyKindHandler[] = [];
+
+export const handlerFor = (kind: KindName): AnyKindHandler => {
+  const handler = KIND_HANDLERS.find((h) => h.kind === kind);
+  if (!handler) throw new Error(`no handler registered for kind ${kind}`);
+  return handler;
+};
