@@ -172,8 +172,9 @@ export interface PlanLogEntry {
   kind: KindName;
   id: string;
   action: Action;
-  method: string;
-  path: string;
+  /** `null` on a line for a skipped change (no request was sent). */
+  method: string | null;
+  path: string | null;
   status: number | null;
   attempts: number;
   durationMs: number;

@@ -87,6 +87,11 @@ export interface KindHandler<S = unknown, L = unknown> {
   /** Canonical comparable forms: equal values ⇔ nothing to do. Pure. */
   desiredState(obj: DesiredObject<S>): JsonValue;
   liveState(obj: LiveObject<L>): JsonValue;
+  /**
+   * `true` when `fetchLive` sets `LiveObject.owner` itself from a marker on the object (entities).
+   * Otherwise the engine's inventory record says which repository manages each object.
+   */
+  readonly ownershipOnObject?: boolean;
   /** What prune does to a live object of this kind by default. */
   readonly pruneAction: 'delete' | 'archive';
   /** Applies one change (create, update, delete, archive; with `unarchive`/`adopt` flags). Throws on failure. */
