@@ -1,0 +1,216 @@
+/**
+ * The `cortex-sync` command. A thin entrypoint: parse flags, resolve the configuration, call the
+ * engine, render its result, return the exit code (0 ok, 1 error, 2 changes with
+ * `plan --detailed-exitcode`). The only place that renders errors.
+ */
+import { join } from 'node:path';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { createApiClient } from '../api/client.js';
+import { CortexSyncError } from '../core/errors.js';
+import { hasErrors } from '../core/model.js';
+import { resolveConfig, type ConfigFlags, type SyncConfig } from '../engine/config.js';
+import { openPlanLog } from '../engine/plan-log.js';
+import { reconcile, validateManifests } from '../engine/reconcile.js';
+import { runEmulatorCommand } from '../emulator/cli.js';
+import {
+  renderApplyReport,
+  renderDiagnostics,
+  renderPlanJson,
+  renderPlanMarkdown,
+  renderPlanText,
+} from '../render/index.js';
+import { VERSION } from '../version.js';
+import { type CliIo, useColor, writeLine } from './io.js';
+
+const positiveInt = (value: string): number => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a whole number ≥ 1');
+  return n;
+};
+const port = (value: string): number => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('expected a port number 0–65535');
+  return n;
+};
+
+interface CommonOptions {
+  dir?: string;
+  debug?: boolean;
+  sourceId?: string;
+  baseUrl?: string;
+  prune?: boolean;
+  allowMassDelete?: boolean;
+  allowTakeover?: boolean;
+  concurrency?: number;
+  forceEntityTypeSchema?: boolean;
+  output?: 'text' | 'json' | 'markdown';
+}
+
+const flagsOf = (o: CommonOptions): ConfigFlags => ({
+  ...(o.dir !== undefined ? { dir: o.dir } : {}),
+  ...(o.sourceId !== undefined ? { sourceId: o.sourceId } : {}),
+  ...(o.baseUrl !== undefined ? { baseUrl: o.baseUrl } : {}),
+  ...(o.prune ? { prune: true } : {}),
+  ...(o.allowMassDelete ? { allowMassDelete: true } : {}),
+  ...(o.allowTakeover ? { allowTakeover: true } : {}),
+  ...(o.concurrency !== undefined ? { concurrency: o.concurrency } : {}),
+  ...(o.forceEntityTypeSchema ? { forceEntityTypeSchema: true } : {}),
+});
+
+export const runCli = async (argv: readonly string[], io: CliIo): Promise<number> => {
+  let exitCode = 0;
+  let debug = argv.includes('--debug');
+  const colorOut = useColor(io.stdout, io.env);
+  const colorErr = useColor(io.stderr, io.env);
+
+  const config = async (o: CommonOptions): Promise<SyncConfig | undefined> => {
+    const { config, diagnostics } = await resolveConfig(flagsOf(o), io.env, io.cwd);
+    if (diagnostics.length) writeLine(io.stderr, renderDiagnostics(diagnostics, { color: colorErr }));
+    return hasErrors(diagnostics) ? undefined : config;
+  };
+  const clientFor = (c: SyncConfig) => {
+    if (!c.apiKey) throw new CortexSyncError('CONFIG', 'CORTEX_API_KEY is not set: plan and apply read the live workspace');
+    return createApiClient({
+      baseUrl: c.baseUrl,
+      apiKey: c.apiKey,
+      requestsPerMinute: c.requestsPerMinute,
+      concurrency: c.concurrency,
+    });
+  };
+
+  const program = new Command('cortex-sync')
+    .description('Declarative GitOps sync of a Cortex workspace from YAML manifests')
+    .version(VERSION)
+    .option('--debug', 'print stack traces of errors')
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => io.stdout.write(s),
+      writeErr: (s) => io.stderr.write(s),
+    });
+
+  const dirOption = () => new Option('--dir <dir>', 'manifest root (default: the current directory)');
+  const sharedSyncOptions = (cmd: Command) =>
+    cmd
+      .addOption(dirOption())
+      .option('--prune', 'remove objects this repository manages whose manifests are gone')
+      .option('--allow-mass-delete', 'allow a prune above the configured share or count of managed objects')
+      .option('--allow-takeover', 'take over objects another source id manages')
+      .option('--source-id <id>', 'identifies this repository in the ownership records')
+      .option('--base-url <url>', 'API base address (env CORTEX_BASE_URL)');
+
+  program
+    .command('validate')
+    .description('offline: parse and check every manifest and the references between them')
+    .addOption(dirOption())
+    .addOption(new Option('--output <format>', 'output format').choices(['text', 'json']).default('text'))
+    .action(async (o: CommonOptions) => {
+      const { config: c, diagnostics: configDiagnostics } = await resolveConfig(flagsOf(o), io.env, io.cwd);
+      const result = await validateManifests(c.dir);
+      const diagnostics = [...configDiagnostics, ...result.diagnostics];
+      const failed = hasErrors(diagnostics);
+      if (o.output === 'json') {
+        writeLine(io.stdout, JSON.stringify({ valid: !failed, files: result.files.length, objects: result.objects.length, diagnostics }, null, 2));
+      } else {
+        if (diagnostics.length) writeLine(io.stderr, renderDiagnostics(diagnostics, { color: colorErr }));
+        writeLine(
+          failed ? io.stderr : io.stdout,
+          failed
+            ? `${diagnostics.filter((d) => d.severity === 'error').length} error(s) in ${result.files.length} file(s).`
+            : `OK: ${result.objects.length} object(s) in ${result.files.length} file(s).`,
+        );
+      }
+      exitCode = failed ? 1 : 0;
+    });
+
+  sharedSyncOptions(
+    program
+      .command('plan')
+      .description('read the live workspace and print what apply would do (GET requests only)')
+      .addOption(new Option('--output <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
+      .option('--detailed-exitcode', 'exit 2 when there are changes to apply'),
+  ).action(async (o: CommonOptions & { detailedExitcode?: boolean }) => {
+    const c = await config(o);
+    if (!c) return void (exitCode = 1);
+    const result = await reconcile({ config: c, client: clientFor(c), mode: 'plan' });
+    if (result.diagnostics.length) writeLine(io.stderr, renderDiagnostics(result.diagnostics, { color: colorErr }));
+    if (result.status === 'invalid') return void (exitCode = 1);
+    const { plan } = result;
+    if (o.output === 'json') writeLine(io.stdout, renderPlanJson(plan));
+    else if (o.output === 'markdown') writeLine(io.stdout, renderPlanMarkdown(plan));
+    else writeLine(io.stdout, renderPlanText(plan, { color: colorOut }));
+    if (result.status === 'refused') return void (exitCode = 1);
+    const changes = plan.summary.create + plan.summary.update + plan.summary.delete + plan.summary.archive;
+    exitCode = o.detailedExitcode && changes > 0 ? 2 : 0;
+  });
+
+  sharedSyncOptions(
+    program
+      .command('apply')
+      .description('plan, then apply the changes in dependency order')
+      .option('--dry-run', 'only plan (sends GET requests only)')
+      .option('--plan-log <file>', 'JSON Lines log of every API operation (default .cortex-sync/plan-log-<time>.jsonl)')
+      .option('--concurrency <n>', 'changes applied at once', positiveInt)
+      .option('--force-entity-type-schema', 'allow entity type schema changes that break existing entities')
+      .addOption(new Option('--output <format>', 'plan output format').choices(['text', 'json', 'markdown']).default('text')),
+  ).action(async (o: CommonOptions & { dryRun?: boolean; planLog?: string }) => {
+    const c = await config(o);
+    if (!c) return void (exitCode = 1);
+    const client = clientFor(c);
+    const logFile = o.planLog
+      ? join(io.cwd, o.planLog)
+      : join(io.cwd, '.cortex-sync', `plan-log-${new Date().toISOString().replace(/[:.]/g, '-')}.jsonl`);
+    const planLog = o.dryRun ? undefined : openPlanLog(logFile);
+    try {
+      const result = await reconcile({ config: c, client, mode: o.dryRun ? 'plan' : 'apply', ...(planLog ? { planLog } : {}) });
+      if (result.diagnostics.length) writeLine(io.stderr, renderDiagnostics(result.diagnostics, { color: colorErr }));
+      if (result.status === 'invalid') return void (exitCode = 1);
+      const render = o.output === 'json' ? renderPlanJson : o.output === 'markdown' ? renderPlanMarkdown : (p: typeof result.plan) => renderPlanText(p, { color: colorOut });
+      writeLine(io.stdout, render(result.plan));
+      if (result.status === 'refused') {
+        writeLine(io.stderr, 'Nothing was applied: the plan has errors (see above).');
+        return void (exitCode = 1);
+      }
+      if (result.status !== 'applied') return void (exitCode = 0);
+      writeLine(o.output === 'json' ? io.stderr : io.stdout, renderApplyReport({ ...result.report, planLogFile: logFile }, { color: colorOut }));
+      exitCode = result.report.results.some((r) => r.outcome !== 'ok') ? 1 : 0;
+    } finally {
+      await planLog?.close();
+    }
+  });
+
+  program
+    .command('emulator')
+    .description('start the built-in API emulator on loopback and print its base URL')
+    .option('--port <n>', 'port (0 = any free port)', port, 0)
+    .option('--host <host>', 'address to bind', '127.0.0.1')
+    .option('--data <file>', 'load state from and save it to this JSON file')
+    .option('--rate-limit <n>', 'requests per minute before 429', positiveInt)
+    .action(async (o: { port: number; host: string; data?: string; rateLimit?: number }) => {
+      const emulator = await runEmulatorCommand(
+        {
+          port: o.port,
+          host: o.host,
+          ...(o.data ? { dataFile: join(io.cwd, o.data) } : {}),
+          ...(o.rateLimit ? { rateLimitPerMinute: o.rateLimit } : {}),
+        },
+        { stdout: io.stdout, env: io.env },
+      );
+      await (io.untilStopped?.() ?? new Promise<void>(() => {}));
+      await emulator.stop();
+    });
+
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    debug = Boolean(program.opts().debug) || debug;
+    return exitCode;
+  } catch (error) {
+    if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 1;
+    const message =
+      error instanceof CortexSyncError
+        ? `error: ${error.message}`
+        : `internal error: ${error instanceof Error ? error.message : String(error)}${debug ? '' : ' (run with --debug for details)'}`;
+    writeLine(io.stderr, message);
+    if (debug && error instanceof Error && error.stack) writeLine(io.stderr, error.stack);
+    return 1;
+  }
+};

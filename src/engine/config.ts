@@ -1,0 +1,116 @@
+/**
+ * Settings, in order of precedence: command-line flags, environment, `cortex-sync.yaml` at the
+ * manifest root (interface.md). The file is validated strictly; a bad key is an error naming the
+ * file and line.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { ConfigError } from '../core/errors.js';
+import type { Diagnostic } from '../core/model.js';
+import { parseManifestFile } from '../source/yaml.js';
+import { zodIssuesToDiagnostics } from '../source/zod-diagnostics.js';
+import { deriveSourceId } from './source-id.js';
+
+export const CONFIG_FILE = 'cortex-sync.yaml';
+export const DEFAULT_BASE_URL = 'https://api.getcortexapp.com';
+
+export const configFileSchema = z.strictObject({
+  /** Identifies this repository in the workspace's ownership records. */
+  sourceId: z.string().min(1).max(200).optional(),
+  baseUrl: z.url().optional(),
+  prune: z.boolean().optional(),
+  /** What prune does to an entity: archive (default, reversible) or delete. */
+  pruneEntities: z.enum(['archive', 'delete']).optional(),
+  /** Refuse a prune that removes more than this share of the managed objects (default 0.25). */
+  maxDeleteShare: z.number().min(0).max(1).optional(),
+  /** Refuse a prune that removes more than this many objects. */
+  maxDeleteCount: z.int().min(0).optional(),
+  /** `kind/id` patterns (`*` wildcard) never pruned: `entity/payments-*`. */
+  protect: z.array(z.string().min(1)).optional(),
+  concurrency: z.int().min(1).max(64).optional(),
+  requestsPerMinute: z.int().min(1).optional(),
+  forceEntityTypeSchema: z.boolean().optional(),
+});
+export type ConfigFile = z.infer<typeof configFileSchema>;
+
+/** Flags as the CLI parsed them; undefined = not given. */
+export interface ConfigFlags {
+  dir?: string;
+  sourceId?: string;
+  baseUrl?: string;
+  prune?: boolean;
+  allowMassDelete?: boolean;
+  allowTakeover?: boolean;
+  concurrency?: number;
+  requestsPerMinute?: number;
+  forceEntityTypeSchema?: boolean;
+}
+
+export interface SyncConfig {
+  dir: string;
+  /** Undefined when none is set and none can be derived (plan/apply then refuse). */
+  sourceId?: string;
+  baseUrl: string;
+  apiKey?: string;
+  prune: boolean;
+  pruneEntities: 'archive' | 'delete';
+  allowMassDelete: boolean;
+  allowTakeover: boolean;
+  maxDeleteShare: number;
+  maxDeleteCount?: number;
+  protect: string[];
+  concurrency: number;
+  requestsPerMinute: number;
+  forceEntityTypeSchema: boolean;
+}
+
+/** Reads and validates `cortex-sync.yaml` in `dir`; absent file → `{}`. */
+export const readConfigFile = async (dir: string): Promise<{ config: ConfigFile; diagnostics: Diagnostic[] }> => {
+  let text: string;
+  try {
+    text = await readFile(join(dir, CONFIG_FILE), 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { config: {}, diagnostics: [] };
+    throw new ConfigError(`cannot read ${CONFIG_FILE}: ${(error as Error).message}`, { cause: error });
+  }
+  const parsed = parseManifestFile(CONFIG_FILE, text);
+  const doc = parsed.documents[0];
+  if (!doc || parsed.diagnostics.some((d) => d.severity === 'error')) return { config: {}, diagnostics: parsed.diagnostics };
+  const result = configFileSchema.safeParse(doc.value ?? {});
+  if (!result.success) return { config: {}, diagnostics: zodIssuesToDiagnostics(result.error.issues, doc, {}) };
+  return { config: result.data, diagnostics: parsed.diagnostics };
+};
+
+const envNumber = (value: string | undefined): number | undefined =>
+  value !== undefined && value.trim() !== '' && Number.isFinite(Number(value)) ? Number(value) : undefined;
+
+export const resolveConfig = async (
+  flags: ConfigFlags,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): Promise<{ config: SyncConfig; diagnostics: Diagnostic[] }> => {
+  const dir = join(cwd, flags.dir ?? env.CORTEX_SYNC_DIR ?? '.');
+  const { config: file, diagnostics } = await readConfigFile(dir);
+  const sourceId = flags.sourceId ?? env.CORTEX_SYNC_SOURCE_ID ?? file.sourceId ?? (await deriveSourceId(dir, env));
+  return {
+    diagnostics,
+    config: {
+      dir,
+      ...(sourceId !== undefined ? { sourceId } : {}),
+      baseUrl: flags.baseUrl ?? env.CORTEX_BASE_URL ?? file.baseUrl ?? DEFAULT_BASE_URL,
+      ...(env.CORTEX_API_KEY ? { apiKey: env.CORTEX_API_KEY } : {}),
+      prune: flags.prune ?? (env.CORTEX_SYNC_PRUNE ? env.CORTEX_SYNC_PRUNE === 'true' : undefined) ?? file.prune ?? false,
+      pruneEntities: file.pruneEntities ?? 'archive',
+      allowMassDelete: flags.allowMassDelete ?? false,
+      allowTakeover: flags.allowTakeover ?? false,
+      maxDeleteShare: file.maxDeleteShare ?? 0.25,
+      ...(file.maxDeleteCount !== undefined ? { maxDeleteCount: file.maxDeleteCount } : {}),
+      protect: file.protect ?? [],
+      concurrency: flags.concurrency ?? envNumber(env.CORTEX_SYNC_CONCURRENCY) ?? file.concurrency ?? 8,
+      requestsPerMinute:
+        flags.requestsPerMinute ?? envNumber(env.CORTEX_RATE_LIMIT) ?? file.requestsPerMinute ?? 1000,
+      forceEntityTypeSchema: flags.forceEntityTypeSchema ?? file.forceEntityTypeSchema ?? false,
+    },
+  };
+};

@@ -1,0 +1,176 @@
+/**
+ * Runs a plan: changes in dependency order with bounded concurrency. A failed change skips every
+ * change that waits for it (transitively); independent changes go on. Kinds with bulk endpoints
+ * (`applyBatch`) get all their ready changes of one phase together.
+ */
+import type { ApiClient } from '../api/types.js';
+import type { ApplyReport, Change, ChangeResult, KindName, ObjectKey } from '../core/model.js';
+import { objectKey } from '../core/model.js';
+import type { AnyKindHandler, ApplyOptions } from '../kinds/types.js';
+import type { PlanLogSink } from './plan-log.js';
+import { recordingClient, type WriteCounter } from './recording-client.js';
+
+export interface ExecuteInput {
+  changes: readonly Change[];
+  handlerFor: (kind: KindName) => AnyKindHandler;
+  client: ApiClient;
+  options: ApplyOptions;
+  /** Steps in flight at once (the client has its own request cap and rate limit). */
+  concurrency: number;
+  log: PlanLogSink;
+  now?: () => number;
+}
+
+interface Step {
+  kind: KindName;
+  changes: Change[];
+  batch: boolean;
+}
+
+const isRemoval = (c: Change): boolean => c.action === 'delete' || c.action === 'archive';
+
+/** Groups actionable changes into steps: one per change, or one per (kind, phase) for bulk kinds. */
+const buildSteps = (changes: readonly Change[], handlerFor: ExecuteInput['handlerFor']): Step[] => {
+  const steps: Step[] = [];
+  const batches = new Map<string, Step>();
+  for (const change of changes) {
+    if (change.action === 'noop') continue;
+    const handler = handlerFor(change.kind);
+    if (!handler.applyBatch) {
+      steps.push({ kind: change.kind, changes: [change], batch: false });
+      continue;
+    }
+    const group = `${change.kind}:${isRemoval(change) ? 'remove' : 'write'}`;
+    let step = batches.get(group);
+    if (!step) {
+      step = { kind: change.kind, changes: [], batch: true };
+      batches.set(group, step);
+      steps.push(step);
+    }
+    step.changes.push(change);
+  }
+  return steps;
+};
+
+const errorLine = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+export const executePlan = async (input: ExecuteInput): Promise<ApplyReport> => {
+  const now = input.now ?? Date.now;
+  const started = now();
+  const counter: WriteCounter = { writes: 0 };
+  const steps = buildSteps(input.changes, input.handlerFor);
+  const stepOf = new Map<ObjectKey, Step>();
+  for (const step of steps) for (const c of step.changes) stepOf.set(objectKey(c.kind, c.id), step);
+
+  const results = new Map<ObjectKey, ChangeResult>();
+  const done = new Set<Step>();
+  const started_ = new Set<Step>();
+
+  /** The first dependency of `change` that did not succeed, if any. */
+  const blockerOf = (change: Change): ObjectKey | undefined =>
+    change.waitsFor.find((key) => {
+      const r = results.get(key);
+      return r !== undefined && r.outcome !== 'ok';
+    });
+
+  const stepReady = (step: Step): boolean =>
+    step.changes.every((c) =>
+      c.waitsFor.every((key) => {
+        const dep = stepOf.get(key);
+        return dep === undefined || dep === step || done.has(dep);
+      }),
+    );
+
+  const skip = (change: Change, blockedBy: ObjectKey, why: string): void => {
+    results.set(objectKey(change.kind, change.id), { change, outcome: 'skipped', blockedBy, error: why });
+    input.log.write({
+      ts: new Date(now()).toISOString(),
+      kind: change.kind,
+      id: change.id,
+      action: change.action,
+      method: null,
+      path: null,
+      status: null,
+      attempts: 0,
+      durationMs: 0,
+      outcome: 'skipped',
+      error: why,
+    });
+  };
+
+  const runStep = async (step: Step): Promise<void> => {
+    const runnable: Change[] = [];
+    for (const change of step.changes) {
+      const blocker = blockerOf(change);
+      if (blocker) {
+        const outcome = results.get(blocker)?.outcome;
+        skip(change, blocker, `skipped: waits for ${blocker}, which ${outcome === 'failed' ? 'failed' : 'was skipped'}`);
+      } else runnable.push(change);
+    }
+    if (runnable.length === 0) return;
+    const handler = input.handlerFor(step.kind);
+    const first = runnable[0]!;
+    if (step.batch && handler.applyBatch) {
+      const id = runnable.length === 1 ? first.id : `${first.id} (+${runnable.length - 1} more)`;
+      const client = recordingClient(input.client, { kind: step.kind, id, action: first.action }, input.log, counter, now);
+      try {
+        const outcomes = await handler.applyBatch(runnable, { client, options: input.options });
+        for (const { change, error } of outcomes) record(handler, change, error);
+      } catch (error) {
+        for (const change of runnable) record(handler, change, error);
+      }
+      return;
+    }
+    await Promise.all(
+      runnable.map(async (change) => {
+        const client = recordingClient(input.client, change, input.log, counter, now);
+        try {
+          await handler.apply(change, { client, options: input.options });
+          record(handler, change, undefined);
+        } catch (error) {
+          record(handler, change, error);
+        }
+      }),
+    );
+  };
+
+  const record = (handler: AnyKindHandler, change: Change, error: unknown): void => {
+    const key = objectKey(change.kind, change.id);
+    if (error === undefined) {
+      results.set(key, { change, outcome: 'ok' });
+      return;
+    }
+    const err = error instanceof Error ? error : new Error(String(error));
+    const diagnostics = handler.explainFailure?.(change, err);
+    results.set(key, { change, outcome: 'failed', error: errorLine(err), ...(diagnostics?.length ? { diagnostics } : {}) });
+  };
+
+  const inFlight = new Map<Step, Promise<void>>();
+  for (;;) {
+    for (const step of steps) {
+      if (inFlight.size >= Math.max(1, input.concurrency)) break;
+      if (started_.has(step) || !stepReady(step)) continue;
+      started_.add(step);
+      inFlight.set(
+        step,
+        runStep(step).finally(() => {
+          done.add(step);
+          inFlight.delete(step);
+        }),
+      );
+    }
+    if (inFlight.size === 0) break;
+    await Promise.race(inFlight.values());
+  }
+  // Steps that never became ready are caught in a cycle the planner should have refused.
+  for (const step of steps) {
+    if (started_.has(step)) continue;
+    for (const change of step.changes) skip(change, change.waitsFor[0] ?? objectKey(change.kind, change.id), 'skipped: dependency cycle');
+  }
+
+  const ordered = input.changes
+    .filter((c) => c.action !== 'noop')
+    .map((c) => results.get(objectKey(c.kind, c.id)))
+    .filter((r): r is ChangeResult => r !== undefined);
+  return { results: ordered, writeRequests: counter.writes, durationMs: now() - started };
+};

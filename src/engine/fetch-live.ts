@@ -1,0 +1,112 @@
+/**
+ * Reads the live workspace: entity types first (other reads need the list of type names), then
+ * the inventories and every other kind in parallel. Ownership of kinds without an own marker
+ * comes from the inventories. Only GET requests.
+ */
+import type { ApiClient } from '../api/types.js';
+import { isApiError } from '../core/errors.js';
+import {
+  type DesiredObject,
+  type Diagnostic,
+  type KindName,
+  type LiveObject,
+  objectKey,
+} from '../core/model.js';
+import type { AnyKindHandler } from '../kinds/types.js';
+import { emptyInventoryIndex, INVENTORY_ENTITY_TYPE, type InventoryIndex, readInventories } from './inventory.js';
+
+export const BUILT_IN_ENTITY_TYPES = ['service', 'domain', 'team'] as const;
+
+export interface LiveState {
+  live: LiveObject[];
+  inventories: InventoryIndex;
+  inventoryTypeExists: boolean;
+  /** Scorecard tags, when references need them and the list could be read. */
+  scorecards?: string[];
+  diagnostics: Diagnostic[];
+}
+
+const readScorecards = async (client: ApiClient): Promise<string[] | undefined> => {
+  try {
+    const cards = await client.paginate<{ tag?: unknown }>(
+      { operation: 'list scorecards', method: 'GET', path: '/api/v1/scorecards', query: { pageSize: 1000 } },
+      'scorecards',
+    );
+    return cards.map((c) => c.tag).filter((t): t is string => typeof t === 'string');
+  } catch (error) {
+    if (isApiError(error) && (error.status === 403 || error.status === 404)) return undefined;
+    throw error;
+  }
+};
+
+export const fetchLiveState = async (input: {
+  client: ApiClient;
+  handlers: readonly AnyKindHandler[];
+  desired: readonly DesiredObject[];
+  sourceId: string;
+  needScorecards: boolean;
+}): Promise<LiveState> => {
+  const { client, handlers, desired, sourceId } = input;
+  const desiredOf = (kind: KindName) => desired.filter((o) => o.kind === kind);
+  const diagnostics: Diagnostic[] = [];
+
+  // Entity types come first: entity reads filter by type name, and teams/custom types are not
+  // returned unless asked for.
+  const typeHandler = handlers.find((h) => h.kind === 'entity-type');
+  const liveTypes = typeHandler
+    ? await typeHandler.fetchLive({ client, entityTypes: [], desired: desiredOf('entity-type'), managedIds: [] })
+    : [];
+  const inventoryTypeExists = liveTypes.some((t) => t.id === INVENTORY_ENTITY_TYPE);
+  const entityTypes = [
+    ...new Set([
+      ...BUILT_IN_ENTITY_TYPES,
+      ...liveTypes.map((t) => t.id),
+      ...desired.filter((o) => o.kind === 'entity-type').map((o) => o.id),
+    ]),
+  ].filter((t) => t !== INVENTORY_ENTITY_TYPE);
+
+  const inventories = inventoryTypeExists ? await readInventories(client, sourceId) : emptyInventoryIndex();
+  const managedIdsOf = (kind: KindName): string[] =>
+    [...(inventories.bySource.get(sourceId) ?? [])]
+      .filter((key) => key.startsWith(`${kind}/`))
+      .map((key) => key.slice(kind.length + 1));
+
+  const [perKind, scorecards] = await Promise.all([
+    Promise.all(
+      handlers
+        .filter((h) => h !== typeHandler)
+        .map((h) => h.fetchLive({ client, entityTypes, desired: desiredOf(h.kind), managedIds: managedIdsOf(h.kind) })),
+    ),
+    input.needScorecards ? readScorecards(client) : Promise.resolve(undefined),
+  ]);
+
+  const live = [...liveTypes.filter((t) => t.id !== INVENTORY_ENTITY_TYPE), ...perKind.flat()];
+  const ownershipOnObject = new Set(handlers.filter((h) => h.ownershipOnObject).map((h) => h.kind));
+  for (const object of live) {
+    if (ownershipOnObject.has(object.kind)) continue;
+    const owner = inventories.ownerOf.get(objectKey(object.kind, object.id));
+    if (owner !== undefined) object.owner = owner;
+    else delete object.owner;
+  }
+  for (const conflict of inventories.conflicts) {
+    diagnostics.push({
+      severity: 'warning',
+      code: 'inventory-conflict',
+      message: `${conflict.key} is listed in the inventories of several sources: ${conflict.sources.join(', ')}`,
+    });
+  }
+  if (input.needScorecards && scorecards === undefined) {
+    diagnostics.push({
+      severity: 'warning',
+      code: 'scorecards-unreadable',
+      message: 'the scorecard list could not be read (permission or feature); Initiative scorecards were not checked',
+    });
+  }
+  return {
+    live,
+    inventories,
+    inventoryTypeExists,
+    ...(scorecards !== undefined ? { scorecards } : {}),
+    diagnostics,
+  };
+};

@@ -1,0 +1,145 @@
+/**
+ * Ownership records for the kinds that cannot carry a marker themselves (entity types,
+ * dependencies, catalog pages, Initiatives, Scaffolder templates). Each repository (source id)
+ * keeps one inventory in the workspace itself — an entity of the custom type
+ * `cortex-sync-inventory` whose definition lists the objects it manages — so a stateless CI run
+ * knows what it owns (compare Flux's inventory and kubectl's ApplySet parent object).
+ * See docs/adr-0002-ownership.md.
+ */
+import { createHash } from 'node:crypto';
+import { stringify } from 'yaml';
+import { z } from 'zod';
+import type { ApiClient } from '../api/types.js';
+import { encodePathSegment } from '../api/types.js';
+import { KIND_NAMES, type KindName, type ObjectKey, objectKey } from '../core/model.js';
+
+export const INVENTORY_ENTITY_TYPE = 'cortex-sync-inventory';
+
+/** The inventory entity's tag for a source id: readable, and unique through a hash. */
+export const inventoryTag = (sourceId: string): string => {
+  const slug = sourceId
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40);
+  const hash = createHash('sha256').update(sourceId).digest('hex').slice(0, 8);
+  return `${INVENTORY_ENTITY_TYPE}-${slug}-${hash}`;
+};
+
+const inventoryDefinitionSchema = z
+  .object({
+    source: z.string(),
+    objects: z.record(z.string(), z.array(z.string())).default({}),
+  })
+  .loose();
+
+const inventoryDescriptorSchema = z
+  .object({ info: z.object({ 'x-cortex-definition': inventoryDefinitionSchema }).loose() })
+  .loose();
+
+/** Every source's inventory, read in one paged request. */
+export interface InventoryIndex {
+  /** source id → keys it manages. */
+  bySource: Map<string, Set<ObjectKey>>;
+  /** Object key → owning source id (the first one found; `conflicts` lists the others). */
+  ownerOf: Map<ObjectKey, string>;
+  conflicts: { key: ObjectKey; sources: string[] }[];
+}
+
+export const emptyInventoryIndex = (): InventoryIndex => ({ bySource: new Map(), ownerOf: new Map(), conflicts: [] });
+
+const isKindName = (value: string): value is KindName => (KIND_NAMES as readonly string[]).includes(value);
+
+export const indexInventories = (descriptors: readonly unknown[], ownSource: string): InventoryIndex => {
+  const index = emptyInventoryIndex();
+  const claims = new Map<ObjectKey, string[]>();
+  for (const raw of descriptors) {
+    const parsed = inventoryDescriptorSchema.safeParse(raw);
+    if (!parsed.success) continue;
+    const def = parsed.data.info['x-cortex-definition'];
+    const keys = new Set<ObjectKey>();
+    for (const [kind, ids] of Object.entries(def.objects)) {
+      if (!isKindName(kind)) continue;
+      for (const id of ids) keys.add(objectKey(kind, id));
+    }
+    index.bySource.set(def.source, keys);
+    for (const key of keys) claims.set(key, [...(claims.get(key) ?? []), def.source]);
+  }
+  for (const [key, sources] of claims) {
+    index.ownerOf.set(key, sources.includes(ownSource) ? ownSource : (sources[0] as string));
+    if (sources.length > 1) index.conflicts.push({ key, sources });
+  }
+  return index;
+};
+
+/** Reads every inventory (one paged descriptor list filtered to the inventory type). */
+export const readInventories = async (client: ApiClient, ownSource: string): Promise<InventoryIndex> => {
+  const descriptors = await client.paginate<unknown>(
+    {
+      operation: 'read ownership inventories',
+      method: 'GET',
+      path: '/api/v1/catalog/descriptors',
+      query: { types: [INVENTORY_ENTITY_TYPE], yaml: false, pageSize: 1000 },
+    },
+    'descriptors',
+  );
+  return indexInventories(descriptors, ownSource);
+};
+
+const sortedObjects = (keys: ReadonlySet<ObjectKey>): Record<string, string[]> => {
+  const objects: Record<string, string[]> = {};
+  for (const key of [...keys].sort()) {
+    const slash = key.indexOf('/');
+    const kind = key.slice(0, slash);
+    (objects[kind] ??= []).push(key.slice(slash + 1));
+  }
+  return objects;
+};
+
+export const sameKeys = (a: ReadonlySet<ObjectKey>, b: ReadonlySet<ObjectKey>): boolean =>
+  a.size === b.size && [...a].every((k) => b.has(k));
+
+/** Writes this source's inventory, creating the inventory entity type first when it is missing. */
+export const writeInventory = async (
+  client: ApiClient,
+  sourceId: string,
+  keys: ReadonlySet<ObjectKey>,
+  typeExists: boolean,
+): Promise<void> => {
+  if (!typeExists) {
+    await client.request({
+      operation: `create entity type \`${INVENTORY_ENTITY_TYPE}\` for ownership records`,
+      method: 'POST',
+      path: '/api/v1/catalog/definitions',
+      body: {
+        type: INVENTORY_ENTITY_TYPE,
+        name: 'cortex-sync inventory',
+        description: 'Ownership records written by cortex-sync: which objects each repository manages. Do not edit.',
+        schema: { type: 'object' },
+      },
+      idempotent: false,
+    });
+  }
+  const tag = inventoryTag(sourceId);
+  const descriptor = {
+    openapi: '3.0.1',
+    info: {
+      title: `cortex-sync inventory: ${sourceId}`,
+      description: `Objects managed by cortex-sync from source \`${sourceId}\`. Written by cortex-sync; do not edit.`,
+      'x-cortex-tag': tag,
+      'x-cortex-type': INVENTORY_ENTITY_TYPE,
+      'x-cortex-definition': { source: sourceId, objects: sortedObjects(keys) },
+    },
+  };
+  await client.request({
+    operation: `write ownership inventory \`${tag}\``,
+    method: 'POST',
+    path: '/api/v1/open-api',
+    body: stringify(descriptor),
+    contentType: 'application/openapi;charset=UTF-8',
+    idempotent: true,
+  });
+};
+
+/** For messages: where the inventory of a source lives. */
+export const inventoryPath = (sourceId: string): string => `/api/v1/catalog/${encodePathSegment(inventoryTag(sourceId))}`;
