@@ -1,0 +1,22 @@
+/** The HTTP adapter and the `ApiClient` port. */
+export { type ApiClientOptions, type ClientStats, createApiClient, defaultDispatcher } from './client.js';
+export {
+  type ExtractedApiMessage,
+  extractApiMessage,
+  MAX_REQUEST_BODY_BYTES,
+  RequestTooLargeError,
+  redactText,
+  redactValue,
+} from './errors.js';
+export { DEFAULT_PAGE_SIZE, paginateWith } from './paginate.js';
+export { RateLimiter, type RateLimiterOptions } from './rate-limiter.js';
+export { DEFAULT_BASE_URL, normalizeBaseUrl, pathWithQuery } from './request-parts.js';
+export {
+  type AttemptErrorKind,
+  isIdempotentByDefault,
+  parseRetryAfterMs,
+  type RetryQuestion,
+  retryDelayMs,
+  shouldRetry,
+} from './retry-policy.js';
+export * from './types.js';
