@@ -1,0 +1,306 @@
+/**
+ * The planner: desired objects + live objects + ownership → ordered changes, field diffs, reasons
+ * and diagnostics. Pure: no IO, no clock.
+ *
+ * Deletes and archives come after every create/update and among themselves in reverse
+ * `KIND_NAMES` order (see `order.ts`); a live object carries no references we can read back,
+ * except an entity's type (`handler.entityTypeOf`), so that is the only reverse edge derived
+ * from live state. A desired object that still references an object this plan removes is an error.
+ */
+import type { KindHandler, ObjectReference } from '../kinds/types.js';
+import { deepEqual, diffValues } from './diff.js';
+import {
+  type Action,
+  type Change,
+  type DesiredObject,
+  type Diagnostic,
+  type KindName,
+  type LiveObject,
+  type ObjectKey,
+  objectKey,
+  type Plan,
+  type PlanSummary,
+} from './model.js';
+import { type OrderingEdge, orderChanges } from './order.js';
+
+export interface PlanOptions {
+  /** Identifies this repository; objects whose `owner` is this id are managed (and prunable) here. */
+  sourceId: string;
+  /** Remove live objects managed by this source whose manifest is gone. */
+  prune: boolean;
+  /** What prune does to entities; defaults to the entity handler's `pruneAction`. */
+  entityPruneAction?: 'archive' | 'delete';
+  /** Take over objects managed by another source id instead of failing. */
+  allowTakeover: boolean;
+  /** Allow prunes beyond `maxDeleteShare` / `maxDeleteCount`. */
+  allowMassDelete: boolean;
+  /** Largest share of this source's live objects one plan may prune (default 0.25). */
+  maxDeleteShare?: number;
+  /** Largest number of objects one plan may prune. */
+  maxDeleteCount?: number;
+  /** `kind/id` patterns (`*` matches any run of characters) never pruned. */
+  protect: readonly string[];
+  /** `false` when any manifest failed to load: nothing is pruned. */
+  manifestsComplete: boolean;
+}
+
+export interface PlanInput {
+  desired: readonly DesiredObject[];
+  live: readonly LiveObject[];
+  handlers: readonly KindHandler[];
+  options: PlanOptions;
+}
+
+export const DEFAULT_MAX_DELETE_SHARE = 0.25;
+
+/** Compiles `kind/id` glob patterns (`*` = any characters) into one matcher. */
+export function protectMatcher(patterns: readonly string[]): (key: ObjectKey) => boolean {
+  const regexes = patterns.map((p) => new RegExp(`^${p.split('*').map(escapeRegExp).join('.*')}$`));
+  return (key) => regexes.some((r) => r.test(key));
+}
+
+const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+
+/** Builds the plan. Never throws for bad data; throws only when a kind has no handler (a bug). */
+export function buildPlan(input: PlanInput): Plan {
+  const { options } = input;
+  const handlers = new Map<KindName, KindHandler>();
+  for (const h of input.handlers) handlers.set(h.kind, h);
+  const handlerOf = (kind: KindName): KindHandler => {
+    const h = handlers.get(kind);
+    if (!h) throw new Error(`no handler for kind ${kind}`);
+    return h;
+  };
+
+  const diagnostics: Diagnostic[] = [];
+  const desired = new Map<ObjectKey, DesiredObject>();
+  for (const obj of input.desired) {
+    const key = objectKey(obj.kind, obj.id);
+    const first = desired.get(key);
+    if (first) {
+      diagnostics.push({
+        severity: 'error',
+        code: 'duplicate-id',
+        message: `${handlerOf(obj.kind).title} \`${obj.id}\` is also declared at ${first.source.file}:${first.source.line}`,
+        file: obj.source.file,
+        line: obj.source.line,
+        column: obj.source.column,
+        kind: obj.kind,
+        id: obj.id,
+      });
+      continue;
+    }
+    desired.set(key, obj);
+  }
+  const live = new Map<ObjectKey, LiveObject>();
+  for (const obj of input.live) {
+    const key = objectKey(obj.kind, obj.id);
+    if (!live.has(key)) live.set(key, obj);
+  }
+
+  const changes: Change[] = [];
+  for (const [key, obj] of desired) {
+    const change = planDesired(obj, live.get(key), handlerOf(obj.kind), options, diagnostics);
+    changes.push(change);
+  }
+
+  const prunes = planPrunes(input, desired, live, handlerOf, diagnostics);
+  changes.push(...prunes);
+
+  const byKey = new Map<ObjectKey, Change>(changes.map((c) => [objectKey(c.kind, c.id), c]));
+  const edges = collectEdges(desired, byKey, handlerOf, diagnostics);
+  const { changes: ordered, cyclic } = orderChanges(changes, edges);
+  if (cyclic.length > 0) {
+    diagnostics.push({
+      severity: 'error',
+      code: 'reference-cycle',
+      message: `these changes reference each other in a cycle and cannot be ordered: ${cyclic.join(', ')}`,
+    });
+  }
+
+  return { changes: ordered, diagnostics, summary: summarize(ordered) };
+}
+
+function planDesired(
+  obj: DesiredObject,
+  liveObj: LiveObject | undefined,
+  handler: KindHandler,
+  options: PlanOptions,
+  diagnostics: Diagnostic[],
+): Change {
+  const base = {
+    kind: obj.kind,
+    id: obj.id,
+    source: obj.source.file,
+    line: obj.source.line,
+    desired: obj,
+  };
+  const desiredState = handler.desiredState(obj);
+  if (!liveObj) {
+    return { ...base, action: 'create', diff: diffValues(undefined, desiredState), waitsFor: [] };
+  }
+
+  const liveState = handler.liveState(liveObj);
+  const diff = diffValues(liveState, desiredState);
+  const reasons: string[] = [];
+  let adopt = false;
+  if (liveObj.owner === undefined) {
+    adopt = true;
+    reasons.push('adopt: exists live, not yet managed by any repository');
+  } else if (liveObj.owner !== options.sourceId) {
+    adopt = true;
+    if (options.allowTakeover) {
+      reasons.push(`take over from \`${liveObj.owner}\``);
+    } else {
+      reasons.push(`managed by source \`${liveObj.owner}\`; needs --allow-takeover`);
+      diagnostics.push({
+        severity: 'error',
+        code: 'ownership-conflict',
+        message: `${handler.title} \`${obj.id}\` is managed by source \`${liveObj.owner}\`; pass --allow-takeover to hand it over`,
+        file: obj.source.file,
+        line: obj.source.line,
+        column: obj.source.column,
+        kind: obj.kind,
+        id: obj.id,
+      });
+    }
+  }
+  const unarchive = liveObj.archived === true;
+  if (unarchive) reasons.unshift('archived live; the manifest is back');
+
+  if (!adopt && !unarchive && deepEqual(liveState, desiredState)) {
+    return { ...base, action: 'noop', diff: [], waitsFor: [], live: liveObj };
+  }
+  const change: Change = { ...base, action: 'update', diff, waitsFor: [], live: liveObj };
+  if (reasons.length > 0) change.reason = reasons.join('; ');
+  if (adopt) change.adopt = true;
+  if (unarchive) change.unarchive = true;
+  return change;
+}
+
+function planPrunes(
+  input: PlanInput,
+  desired: ReadonlyMap<ObjectKey, DesiredObject>,
+  live: ReadonlyMap<ObjectKey, LiveObject>,
+  handlerOf: (kind: KindName) => KindHandler,
+  diagnostics: Diagnostic[],
+): Change[] {
+  const { options } = input;
+  const ownedLive = [...live.values()].filter((l) => l.owner === options.sourceId);
+  if (!options.prune) return [];
+
+  const isProtected = protectMatcher(options.protect);
+  const prunes: Change[] = [];
+  for (const l of ownedLive) {
+    const key = objectKey(l.kind, l.id);
+    if (desired.has(key) || l.protected || l.archived || isProtected(key)) continue;
+    const handler = handlerOf(l.kind);
+    const action: Action =
+      l.kind === 'entity' ? (options.entityPruneAction ?? handler.pruneAction) : handler.pruneAction;
+    prunes.push({
+      kind: l.kind,
+      id: l.id,
+      action,
+      diff: [],
+      reason: `manifest removed; managed by source \`${options.sourceId}\``,
+      waitsFor: [],
+      live: l,
+    });
+  }
+  if (prunes.length === 0) return [];
+
+  if (desired.size === 0) {
+    diagnostics.push({
+      severity: 'error',
+      code: 'prune-empty',
+      message: `no manifests were found, so --prune would remove all ${prunes.length} object(s) managed by source \`${options.sourceId}\`; nothing will be pruned (check --dir)`,
+    });
+    return [];
+  }
+  if (!options.manifestsComplete) {
+    diagnostics.push({
+      severity: 'error',
+      code: 'prune-incomplete',
+      message: `some manifests failed to load, so nothing will be pruned (${prunes.length} object(s) would have been removed); fix the manifests first`,
+    });
+    return [];
+  }
+
+  const share = options.maxDeleteShare ?? DEFAULT_MAX_DELETE_SHARE;
+  const overShare = prunes.length > share * ownedLive.length;
+  const overCount = options.maxDeleteCount !== undefined && prunes.length > options.maxDeleteCount;
+  if ((overShare || overCount) && !options.allowMassDelete) {
+    const limit = overCount
+      ? `the limit of ${options.maxDeleteCount}`
+      : `${formatPercent(share)} of the ${ownedLive.length} object(s) managed by source \`${options.sourceId}\``;
+    diagnostics.push({
+      severity: 'error',
+      code: 'mass-delete',
+      message: `this plan prunes ${prunes.length} object(s), more than ${limit}; pass --allow-mass-delete if that is intended`,
+    });
+  }
+  return prunes;
+}
+
+const formatPercent = (share: number): string => `${Math.round(share * 1000) / 10} %`;
+
+/**
+ * Ordering edges: every `ordering: true` reference of a desired object, plus each live entity's
+ * type (the only reference readable from live state). Also reports desired objects that
+ * reference an object this plan removes.
+ */
+function collectEdges(
+  desired: ReadonlyMap<ObjectKey, DesiredObject>,
+  changes: ReadonlyMap<ObjectKey, Change>,
+  handlerOf: (kind: KindName) => KindHandler,
+  diagnostics: Diagnostic[],
+): OrderingEdge[] {
+  const edges: OrderingEdge[] = [];
+  for (const [from, obj] of desired) {
+    const refs = handlerOf(obj.kind).references(obj);
+    for (const ref of refs) {
+      if (ref.kind === 'scorecard') continue;
+      const to = objectKey(ref.kind, ref.id);
+      if (ref.ordering) edges.push({ from, to });
+      const target = changes.get(to);
+      if (target && (target.action === 'delete' || target.action === 'archive')) {
+        diagnostics.push(referenceToRemoved(obj, ref, target.action, handlerOf));
+      }
+    }
+  }
+  for (const [from, change] of changes) {
+    const l = change.live;
+    if (!l || change.action === 'noop') continue;
+    const type = handlerOf(l.kind).entityTypeOf?.(l);
+    if (type !== undefined) edges.push({ from, to: objectKey('entity-type', type) });
+  }
+  return edges;
+}
+
+function referenceToRemoved(
+  obj: DesiredObject,
+  ref: ObjectReference,
+  action: 'delete' | 'archive',
+  handlerOf: (kind: KindName) => KindHandler,
+): Diagnostic {
+  const title = ref.kind === 'scorecard' ? 'scorecard' : handlerOf(ref.kind).title;
+  const pos = obj.doc.locate(ref.path);
+  return {
+    severity: action === 'delete' ? 'error' : 'warning',
+    code: 'reference-to-pruned',
+    message: `${ref.field} references ${title} \`${ref.id}\`, whose manifest was removed; this plan would ${action} it`,
+    file: obj.source.file,
+    line: pos.line,
+    column: pos.column,
+    field: ref.field,
+    kind: obj.kind,
+    id: obj.id,
+  };
+}
+
+/** Counts changes per action. */
+export function summarize(changes: readonly Change[]): PlanSummary {
+  const summary: PlanSummary = { create: 0, update: 0, delete: 0, archive: 0, noop: 0 };
+  for (const c of changes) summary[c.action] += 1;
+  return summary;
+}

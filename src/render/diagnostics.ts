@@ -1,0 +1,40 @@
+/** Diagnostics for a terminal: `file:line:col: error: message [code]`, sorted by file and position. */
+import type { Diagnostic } from '../core/model.js';
+import { painter } from './style.js';
+
+/** Sorts diagnostics by file (located ones first), line, column, then code and message. */
+export function sortDiagnostics(diags: readonly Diagnostic[]): Diagnostic[] {
+  return [...diags].sort((a, b) => {
+    if (a.file !== b.file) {
+      if (a.file === undefined) return 1;
+      if (b.file === undefined) return -1;
+      return a.file < b.file ? -1 : 1;
+    }
+    const byLine = (a.line ?? 0) - (b.line ?? 0);
+    if (byLine !== 0) return byLine;
+    const byColumn = (a.column ?? 0) - (b.column ?? 0);
+    if (byColumn !== 0) return byColumn;
+    if (a.code !== b.code) return a.code < b.code ? -1 : 1;
+    return a.message < b.message ? -1 : a.message > b.message ? 1 : 0;
+  });
+}
+
+/** The location prefix of a diagnostic: `file:line:col`, `file:line`, `file`, or empty. */
+export function locationOf(d: Diagnostic): string {
+  if (d.file === undefined) return '';
+  if (d.line === undefined) return d.file;
+  return d.column === undefined ? `${d.file}:${d.line}` : `${d.file}:${d.line}:${d.column}`;
+}
+
+/** One line per diagnostic, each ending with a newline; empty string when there are none. */
+export function renderDiagnostics(diags: readonly Diagnostic[], options: { color: boolean }): string {
+  const paint = painter(options.color);
+  return sortDiagnostics(diags)
+    .map((d) => {
+      const where = locationOf(d);
+      const severity = paint([d.severity === 'error' ? 'red' : 'yellow', 'bold'], `${d.severity}:`);
+      const prefix = where === '' ? '' : `${paint('bold', where)}: `;
+      return `${prefix}${severity} ${d.message} ${paint('dim', `[${d.code}]`)}\n`;
+    })
+    .join('');
+}

@@ -1,0 +1,6 @@
+/** The renderers of plans, diagnostics and apply reports. */
+export { renderApplyReport } from './apply.js';
+export { locationOf, renderDiagnostics, sortDiagnostics } from './diagnostics.js';
+export { renderPlanJson } from './json.js';
+export { MARKDOWN_LIMIT, renderPlanMarkdown } from './markdown.js';
+export { planHasChanges, renderPlanText, summaryLine, type TextOptions } from './text.js';

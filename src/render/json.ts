@@ -1,0 +1,75 @@
+/**
+ * The machine-readable plan (`plan --output json`), exactly the shape in the interface document:
+ * `{formatVersion: 1, summary, changes: [{kind, id, action, source?, diff}]}` plus additive
+ * fields (`line`, `reason`, `adopt`, `unarchive`, `waitsFor`, top-level `diagnostics`).
+ * Never includes the desired or live objects themselves.
+ */
+import type { Change, Diagnostic, FieldDiff, JsonValue, Plan } from '../core/model.js';
+
+interface JsonDiff {
+  path: string;
+  before?: JsonValue;
+  after?: JsonValue;
+}
+
+interface JsonChange {
+  kind: string;
+  id: string;
+  action: string;
+  source?: string;
+  line?: number;
+  reason?: string;
+  adopt?: boolean;
+  unarchive?: boolean;
+  waitsFor: string[];
+  diff: JsonDiff[];
+}
+
+/** The plan as one JSON document (2-space indented, trailing newline). */
+export function renderPlanJson(plan: Plan): string {
+  const doc = {
+    formatVersion: 1,
+    summary: {
+      create: plan.summary.create,
+      update: plan.summary.update,
+      delete: plan.summary.delete,
+      archive: plan.summary.archive,
+      noop: plan.summary.noop,
+    },
+    changes: plan.changes.map(toJsonChange),
+    diagnostics: plan.diagnostics.map(toJsonDiagnostic),
+  };
+  return `${JSON.stringify(doc, null, 2)}\n`;
+}
+
+function toJsonChange(c: Change): JsonChange {
+  const out: JsonChange = { kind: c.kind, id: c.id, action: c.action, waitsFor: [], diff: [] };
+  if (c.source !== undefined) out.source = c.source;
+  if (c.line !== undefined) out.line = c.line;
+  if (c.reason !== undefined) out.reason = c.reason;
+  if (c.adopt) out.adopt = true;
+  if (c.unarchive) out.unarchive = true;
+  out.waitsFor = [...c.waitsFor];
+  out.diff = c.diff.map(toJsonDiff);
+  // Re-create to keep a stable key order: kind, id, action, source, line, reason, adopt, unarchive, waitsFor, diff.
+  const { waitsFor, diff, ...head } = out;
+  return { ...head, waitsFor, diff };
+}
+
+function toJsonDiff(d: FieldDiff): JsonDiff {
+  const out: JsonDiff = { path: d.path };
+  if (d.before !== undefined) out.before = d.before;
+  if (d.after !== undefined) out.after = d.after;
+  return out;
+}
+
+function toJsonDiagnostic(d: Diagnostic): Diagnostic {
+  const out: Diagnostic = { severity: d.severity, code: d.code, message: d.message };
+  if (d.file !== undefined) out.file = d.file;
+  if (d.line !== undefined) out.line = d.line;
+  if (d.column !== undefined) out.column = d.column;
+  if (d.field !== undefined) out.field = d.field;
+  if (d.kind !== undefined) out.kind = d.kind;
+  if (d.id !== undefined) out.id = d.id;
+  return out;
+}

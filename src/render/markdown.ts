@@ -1,0 +1,124 @@
+/**
+ * The plan as GitHub-flavoured Markdown, for a pull-request comment or a job summary: a heading,
+ * a table of counts, the diagnostics, then one collapsible `<details>` per change with its reason
+ * and a field table. Stays under `MARKDOWN_LIMIT` characters (GitHub's comment limit is 65,536)
+ * by leaving out the remaining changes with a note.
+ */
+import type { Change, Diagnostic, FieldDiff, Plan } from '../core/model.js';
+import { locationOf, sortDiagnostics } from './diagnostics.js';
+import { formatValue } from './style.js';
+import { planHasChanges, summaryLine } from './text.js';
+
+export const MARKDOWN_LIMIT = 65_000;
+/** Longest value shown in one table cell before it is cut with `…`. */
+const CELL_LIMIT = 500;
+const ICON: Record<Change['action'], string> = { create: '🟢', update: '🟡', delete: '🔴', archive: '🟣', noop: '⚪' };
+
+/** Renders the plan; the result is at most `limit` characters and ends with a newline. */
+export function renderPlanMarkdown(plan: Plan, options: { limit?: number; title?: string } = {}): string {
+  const limit = options.limit ?? MARKDOWN_LIMIT;
+  const head: string[] = [`### ${options.title ?? 'cortex-sync plan'}`, ''];
+  const s = plan.summary;
+  head.push(
+    '| create | update | delete | archive | unchanged |',
+    '|---:|---:|---:|---:|---:|',
+    `| ${s.create} | ${s.update} | ${s.delete} | ${s.archive} | ${s.noop} |`,
+    '',
+  );
+  if (!planHasChanges(plan)) head.push('No changes. The workspace matches the manifests.', '');
+  else head.push(`**${summaryLine(plan.summary)}**`, '');
+
+  const blocks: string[] = [];
+  const diags = sortDiagnostics(plan.diagnostics);
+  if (diags.length > 0) {
+    const errors = diags.filter((d) => d.severity === 'error').length;
+    blocks.push(
+      `**${errors} error(s), ${diags.length - errors} warning(s)**${errors > 0 ? ': apply would refuse this plan.' : ''}\n`,
+    );
+    for (const d of diags) blocks.push(diagnosticLine(d));
+    blocks.push('');
+  }
+  const changes = plan.changes.filter((c) => c.action !== 'noop');
+  for (const c of changes) blocks.push(changeBlock(c));
+
+  let out = `${head.join('\n')}\n`;
+  const noteReserve = 200;
+  let shownChanges = 0;
+  let shownDiags = 0;
+  let cut = false;
+  for (const block of blocks) {
+    if (out.length + block.length + 1 > limit - noteReserve) {
+      cut = true;
+      break;
+    }
+    out += `${block}\n`;
+    if (block.startsWith('<details>')) shownChanges += 1;
+    else if (block.startsWith('- ')) shownDiags += 1;
+  }
+  if (cut) {
+    const missing: string[] = [];
+    if (shownDiags < diags.length) missing.push(`${diags.length - shownDiags} diagnostic(s)`);
+    if (shownChanges < changes.length) missing.push(`${changes.length - shownChanges} change(s)`);
+    out += `\n> [!NOTE]\n> Truncated to stay under the comment size limit: ${missing.join(' and ')} not shown. Run \`cortex-sync plan\` for the full plan.\n`;
+  }
+  return out.length > limit ? `${out.slice(0, limit - 2)}…\n` : out;
+}
+
+function diagnosticLine(d: Diagnostic): string {
+  const where = locationOf(d);
+  return `- **${d.severity}** ${where === '' ? '' : `${code(where)} `}${inline(d.message)} (${code(d.code)})`;
+}
+
+function changeBlock(c: Change): string {
+  const where = c.source !== undefined ? ` — ${html(c.source)}${c.line !== undefined ? `:${c.line}` : ''}` : '';
+  const fields = c.diff.length > 0 ? ` (${c.diff.length} field${c.diff.length === 1 ? '' : 's'})` : '';
+  const lines = [
+    '<details>',
+    `<summary>${ICON[c.action]} ${c.action} <code>${html(`${c.kind}/${c.id}`)}</code>${where}${fields}</summary>`,
+    '',
+  ];
+  if (c.reason) lines.push(inline(c.reason), '');
+  if (c.waitsFor.length > 0) lines.push(`After ${c.waitsFor.map(code).join(', ')}`, '');
+  if (c.diff.length > 0) {
+    lines.push('| field | before | after |', '|---|---|---|');
+    for (const d of c.diff) lines.push(diffRow(d));
+    lines.push('');
+  }
+  lines.push('</details>');
+  return lines.join('\n');
+}
+
+function diffRow(d: FieldDiff): string {
+  const cell = (v: FieldDiff['before']): string => (v === undefined ? '' : code(cut(formatValue(v))));
+  return `| ${code(d.path === '' ? '(value)' : d.path)} | ${cell(d.before)} | ${cell(d.after)} |`;
+}
+
+const cut = (s: string): string => (s.length > CELL_LIMIT ? `${s.slice(0, CELL_LIMIT)}…` : s);
+
+/**
+ * A code span safe inside a table cell: the fence is longer than any backtick run inside, pipes
+ * are escaped (GFM applies `\|` before inline parsing), newlines become spaces.
+ */
+export function code(text: string): string {
+  const body = text.replace(/\r?\n/g, ' ').replace(/\|/g, '\\|');
+  const longest = Math.max(0, ...(body.match(/`+/g) ?? []).map((run) => run.length));
+  const fence = '`'.repeat(longest + 1);
+  const pad = body.startsWith('`') || body.endsWith('`') || body === '' ? ' ' : '';
+  return `${fence}${pad}${body}${pad}${fence}`;
+}
+
+/** Plain text with Markdown/HTML specials escaped; `` `id` `` segments become safe code spans. */
+export function inline(text: string): string {
+  return text
+    .split(/(`[^`]*`)/)
+    .map((part) =>
+      part.startsWith('`') && part.endsWith('`') && part.length >= 2
+        ? code(part.slice(1, -1))
+        : part.replace(/[\\*_[\]<>|#~]/g, '\\$&').replace(/\r?\n/g, ' '),
+    )
+    .join('');
+}
+
+/** HTML-escapes text for use inside `<summary>`. */
+const html = (s: string): string =>
+  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');

@@ -1,0 +1,73 @@
+/**
+ * The plan for a terminal (`plan --output text`), Terraform-like:
+ *
+ *   + create entity/payments-api  (.cortex/catalog/payments.yaml:1)
+ *       + info.title = "Payments"
+ *   ~ update entity/orders  (cortex.yaml:1)
+ *       ~ info.x-cortex-groups: ["tier-1"] → ["tier-0"]
+ *       after entity-type/database
+ *
+ *   Plan: 1 to create, 1 to update, 0 to delete, 0 to archive, 42 unchanged.
+ */
+import type { Action, Change, FieldDiff, Plan, PlanSummary } from '../core/model.js';
+import { formatValue, painter, type Style, type StyleName } from './style.js';
+
+export interface TextOptions {
+  color: boolean;
+  /** List unchanged objects too (hidden by default). */
+  showNoop?: boolean;
+}
+
+const SYMBOL: Record<Action, string> = { create: '+', update: '~', delete: '-', archive: '!', noop: '=' };
+const STYLE: Record<Action, StyleName> = {
+  create: 'green',
+  update: 'yellow',
+  delete: 'red',
+  archive: 'magenta',
+  noop: 'dim',
+};
+
+/** The one-line summary: `Plan: 3 to create, 1 to update, 0 to delete, 0 to archive, 42 unchanged.` */
+export function summaryLine(summary: PlanSummary): string {
+  return `Plan: ${summary.create} to create, ${summary.update} to update, ${summary.delete} to delete, ${summary.archive} to archive, ${summary.noop} unchanged.`;
+}
+
+/** True when the plan would change anything. */
+export const planHasChanges = (plan: Plan): boolean => plan.changes.some((c) => c.action !== 'noop');
+
+/** Renders the plan for a terminal; ends with a newline. */
+export function renderPlanText(plan: Plan, options: TextOptions): string {
+  const paint = painter(options.color);
+  const lines: string[] = [];
+  const shown = plan.changes.filter((c) => c.action !== 'noop' || options.showNoop);
+  if (!planHasChanges(plan)) {
+    for (const c of shown) lines.push(...changeLines(c, paint));
+    if (lines.length > 0) lines.push('');
+    lines.push(paint('green', 'No changes. The workspace matches the manifests.'));
+  } else {
+    lines.push('cortex-sync will perform the following actions:', '');
+    for (const c of shown) lines.push(...changeLines(c, paint));
+    lines.push('', paint('bold', summaryLine(plan.summary)));
+  }
+  const errors = plan.diagnostics.filter((d) => d.severity === 'error').length;
+  if (errors > 0) lines.push(paint('red', `${errors} error(s) in this plan: apply would refuse it.`));
+  return `${lines.join('\n')}\n`;
+}
+
+function changeLines(c: Change, paint: (style: Style, text: string) => string): string[] {
+  const head = `${SYMBOL[c.action]} ${c.action} ${c.kind}/${c.id}`;
+  const where = c.source !== undefined ? `  (${c.source}${c.line !== undefined ? `:${c.line}` : ''})` : '';
+  const lines = [`  ${paint([STYLE[c.action], 'bold'], head)}${paint('dim', where)}`];
+  if (c.reason) lines.push(`      ${paint('cyan', c.reason)}`);
+  for (const d of c.diff) lines.push(`      ${fieldLine(d, paint)}`);
+  if (c.waitsFor.length > 0) lines.push(`      ${paint('dim', `after ${c.waitsFor.join(', ')}`)}`);
+  return lines;
+}
+
+/** `+ path = value`, `- path = value` or `~ path: before → after`. */
+export function fieldLine(d: FieldDiff, paint: (style: Style, text: string) => string = (_s, t) => t): string {
+  const path = d.path === '' ? '(value)' : d.path;
+  if (d.before === undefined) return paint('green', `+ ${path} = ${formatValue(d.after)}`);
+  if (d.after === undefined) return paint('red', `- ${path} = ${formatValue(d.before)}`);
+  return `${paint('yellow', `~ ${path}:`)} ${paint('red', formatValue(d.before))} → ${paint('green', formatValue(d.after))}`;
+}
