@@ -1,0 +1,220 @@
+/**
+ * The `dependency` kind: API-managed dependency edges. One document under `.cortex/dependencies/`
+ * names a caller and its edges; each edge is one object, applied with the bulk endpoints.
+ */
+import type { ApiClient } from '../../api/types.js';
+import { encodePathSegment } from '../../api/types.js';
+import { CortexSyncError } from '../../core/errors.js';
+import type { Change, DesiredObject, LiveObject, ParsedDocument } from '../../core/model.js';
+import { zodIssuesToDiagnostics } from '../../source/zod-diagnostics.js';
+import type { ApplyContext, BatchOutcome, FetchContext, KindHandler, ObjectReference, ParseResult } from '../types.js';
+import { BULK_BODY_LIMIT_BYTES, type BulkEntry, sendBulk } from './bulk.js';
+import { canonicalEdge, dependencyId, parseDependencyId } from './edges.js';
+import { type DependencySpec, dependencyManifestSchema, type LiveDependency, liveDependencySchema } from './schema.js';
+
+const KIND = 'dependency';
+const PAGE_SIZE = 1000;
+/** Callers read at once (each read is one or a few GETs). */
+const READ_CONCURRENCY = 8;
+
+const parse = (doc: ParsedDocument): ParseResult<DependencySpec> => {
+  const result = dependencyManifestSchema.safeParse(doc.value);
+  if (!result.success) {
+    return { objects: [], diagnostics: zodIssuesToDiagnostics(result.error.issues, doc, { kind: KIND }) };
+  }
+  const { callerTag, dependencies } = result.data;
+  const objects = dependencies.map((edge, index): DesiredObject<DependencySpec> => {
+    const spec: DependencySpec = {
+      callerTag,
+      calleeTag: edge.tag,
+      ...(edge.method !== undefined ? { method: edge.method } : {}),
+      ...(edge.path !== undefined ? { path: edge.path } : {}),
+      ...(edge.description !== undefined ? { description: edge.description } : {}),
+      ...(edge.metadata !== undefined ? { metadata: edge.metadata } : {}),
+      index,
+    };
+    const at = doc.locate(['dependencies', index]);
+    return { kind: KIND, id: dependencyId(spec), source: { file: doc.file, ...at }, spec, doc };
+  });
+  return { objects, diagnostics: [] };
+};
+
+const references = (obj: DesiredObject<DependencySpec>): ObjectReference[] => [
+  { kind: 'entity', id: obj.spec.callerTag, field: 'callerTag', path: ['callerTag'], ordering: true },
+  {
+    kind: 'entity',
+    id: obj.spec.calleeTag,
+    field: `dependencies[${obj.spec.index}].tag`,
+    path: ['dependencies', obj.spec.index, 'tag'],
+    ordering: true,
+  },
+];
+
+/** Every outgoing edge of `callerTag` (none when the caller entity does not exist yet). */
+const readCallerEdges = async (client: ApiClient, callerTag: string): Promise<LiveDependency[]> => {
+  const edges: LiveDependency[] = [];
+  const operation = `list dependencies of \`${callerTag}\``;
+  for (let page = 0; ; page++) {
+    const response = await client.request<unknown>({
+      operation,
+      method: 'GET',
+      path: `/api/v1/catalog/${encodePathSegment(callerTag)}/dependencies`,
+      query: { includeOutgoing: true, includeIncoming: false, page, pageSize: PAGE_SIZE },
+      acceptStatus: [404],
+    });
+    if (response.status === 404) return edges;
+    const body = response.body as { dependencies?: unknown; totalPages?: unknown } | null;
+    if (!body || !Array.isArray(body.dependencies)) {
+      throw new CortexSyncError('API', `${operation}: the response has no \`dependencies\` list`);
+    }
+    for (const [i, item] of body.dependencies.entries()) {
+      const parsed = liveDependencySchema.safeParse(item);
+      if (!parsed.success) {
+        throw new CortexSyncError(
+          'API',
+          `${operation}: item ${i} of page ${page} is not a dependency (${parsed.error.issues[0]?.message ?? 'invalid'})`,
+        );
+      }
+      if (parsed.data.callerTag === callerTag) edges.push(parsed.data);
+    }
+    const totalPages = typeof body.totalPages === 'number' ? body.totalPages : 1;
+    if (body.dependencies.length === 0 || page + 1 >= totalPages) return edges;
+  }
+};
+
+const mapWithConcurrency = async <T, R>(
+  items: readonly T[],
+  limit: number,
+  fn: (item: T) => Promise<R>,
+): Promise<R[]> => {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+};
+
+const liveKey = (edge: LiveDependency) => ({
+  callerTag: edge.callerTag,
+  calleeTag: edge.calleeTag,
+  ...(edge.method ? { method: edge.method.toUpperCase() } : {}),
+  ...(edge.path ? { path: edge.path } : {}),
+});
+
+/**
+ * Reads the outgoing edges of the callers this repository declares or manages, one paged read
+ * per caller (the API has no read of all edges). Edges a descriptor declares look the same; the
+ * ownership inventory, not this read, says which edges are ours.
+ */
+const fetchLive = async (ctx: FetchContext): Promise<LiveObject<LiveDependency>[]> => {
+  const callers = new Set<string>();
+  for (const obj of ctx.desired) callers.add((obj.spec as DependencySpec).callerTag);
+  for (const id of ctx.managedIds) {
+    const key = parseDependencyId(id);
+    if (key) callers.add(key.callerTag);
+  }
+  const perCaller = await mapWithConcurrency([...callers].sort(), READ_CONCURRENCY, (caller) =>
+    readCallerEdges(ctx.client, caller),
+  );
+  return perCaller.flat().map((edge) => ({ kind: KIND, id: dependencyId(liveKey(edge)), state: edge }));
+};
+
+/** The edge a change writes (create/update) or removes (delete), in the bulk body's shape. */
+const bulkEntryOf = (change: Change): BulkEntry => {
+  if (change.action === 'delete') {
+    const live = change.live?.state as LiveDependency | undefined;
+    const key = live ? liveKey(live) : parseDependencyId(change.id);
+    if (!key) throw new CortexSyncError('INTERNAL', `delete dependency \`${change.id}\`: not an edge id`);
+    const edge = {
+      tag: key.calleeTag,
+      ...(key.method ? { method: key.method } : {}),
+      ...(key.path ? { path: key.path } : {}),
+    };
+    return { change, callerTag: key.callerTag, edge };
+  }
+  const spec = change.desired?.spec as DependencySpec | undefined;
+  if (!spec)
+    throw new CortexSyncError('INTERNAL', `${change.action} dependency \`${change.id}\`: the change has no manifest`);
+  // An update sends every field, so a description or metadata removed from the manifest is cleared.
+  const clear = change.action === 'update';
+  const edge = {
+    tag: spec.calleeTag,
+    ...(spec.method !== undefined ? { method: spec.method } : {}),
+    ...(spec.path !== undefined ? { path: spec.path } : {}),
+    ...(spec.description !== undefined || clear ? { description: spec.description ?? '' } : {}),
+    ...(spec.metadata !== undefined || clear ? { metadata: spec.metadata ?? {} } : {}),
+  };
+  return { change, callerTag: spec.callerTag, edge };
+};
+
+/** Options of the dependency kind (tests use a small body limit to see requests split). */
+export interface DependencyKindOptions {
+  bodyLimitBytes?: number;
+}
+
+/** Builds the `dependency` kind handler. */
+export const createDependencyKind = (
+  options: DependencyKindOptions = {},
+): KindHandler<DependencySpec, LiveDependency> => {
+  const limit = options.bodyLimitBytes ?? BULK_BODY_LIMIT_BYTES;
+
+  const applyBatch = async (changes: readonly Change[], ctx: ApplyContext): Promise<BatchOutcome[]> => {
+    const outcomes: BatchOutcome[] = [];
+    const writes: BulkEntry[] = [];
+    const deletes: BulkEntry[] = [];
+    for (const change of changes) {
+      if (change.action === 'noop') {
+        outcomes.push({ change });
+        continue;
+      }
+      if (change.action === 'archive') {
+        outcomes.push({
+          change,
+          error: new CortexSyncError('INTERNAL', `dependencies cannot be archived (\`${change.id}\`)`),
+        });
+        continue;
+      }
+      try {
+        const entry = bulkEntryOf(change);
+        (change.action === 'delete' ? deletes : writes).push(entry);
+      } catch (error) {
+        outcomes.push({ change, error: error instanceof Error ? error : new Error(String(error)) });
+      }
+    }
+    outcomes.push(...(await sendBulk(ctx.client, 'PUT', writes, limit)));
+    outcomes.push(...(await sendBulk(ctx.client, 'DELETE', deletes, limit)));
+    return outcomes;
+  };
+
+  return {
+    kind: KIND,
+    title: 'dependency',
+    manifestSchema: dependencyManifestSchema,
+    ownsFile: (relPath) => relPath.startsWith('.cortex/dependencies/') && /\.(ya?ml|json)$/i.test(relPath),
+    parse,
+    references,
+    fetchLive,
+    desiredState: (obj) => canonicalEdge(obj.spec),
+    liveState: (obj) => canonicalEdge(liveKeyWithFields(obj.state)),
+    pruneAction: 'delete',
+    async apply(change, ctx) {
+      const [outcome] = await applyBatch([change], ctx);
+      if (outcome?.error) throw outcome.error;
+    },
+    applyBatch,
+  };
+};
+
+const liveKeyWithFields = (edge: LiveDependency) => ({
+  ...liveKey(edge),
+  description: edge.description,
+  metadata: edge.metadata,
+});
+
+/** The `dependency` kind handler. */
+export const dependencyKind = createDependencyKind();

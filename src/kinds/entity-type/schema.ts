@@ -1,0 +1,59 @@
+/**
+ * Entity type schemas: the strict manifest (the API's `CreateCatalogDefinitionRequest`,
+ * wire-notes §5) and the tolerant live shape (`CatalogDefinitionResponse`, only compared fields typed).
+ */
+import { z } from 'zod';
+
+/** Entity types every workspace has and that the definitions API never lists; they cannot be declared. */
+export const BUILT_IN_ENTITY_TYPES = ['service', 'domain', 'team'] as const;
+
+/** A JSON object (the entity type's JSON Schema). */
+const jsonObject = z.record(z.string(), z.json());
+
+/** The `type` of an entity type: what descriptors write in `x-cortex-type`. */
+export const entityTypeNameSchema = z
+  .string()
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, {
+    error: 'type must start with a letter or digit and hold only letters, digits, `.`, `_` and `-`',
+  })
+  .refine((t) => !(BUILT_IN_ENTITY_TYPES as readonly string[]).includes(t), {
+    error: 'service, domain and team are built-in entity types and cannot be declared',
+  });
+
+/** One entity type manifest under `.cortex/entity-types/`; identity is `type`. */
+export const entityTypeManifestSchema = z.strictObject({
+  type: entityTypeNameSchema,
+  name: z.string().trim().min(1, { error: 'name must not be empty' }),
+  description: z.string().optional(),
+  /** The JSON Schema of `x-cortex-definition` for entities of this type (`{}` accepts anything). */
+  schema: jsonObject,
+  /** An icon such as `Cortex-builtin::Robot`; the server replaces an unknown one with its default. */
+  iconTag: z.string().min(1).optional(),
+});
+
+export type EntityTypeManifest = z.output<typeof entityTypeManifestSchema>;
+
+/** An entity type as the API returns it; unknown fields are kept. */
+export const liveDefinitionSchema = z
+  .object({
+    type: z.string().min(1),
+    name: z.string().nullish(),
+    description: z.string().nullish(),
+    iconTag: z.string().nullish(),
+    schema: z.unknown(),
+    /** `CORTEX` for built-ins shipped by Cortex (`rds`, `s3`, …), `CUSTOM` for the workspace's own. */
+    source: z.string().nullish(),
+  })
+  .loose();
+
+export type LiveDefinition = z.output<typeof liveDefinitionSchema>;
+
+/** What cortex-sync keeps of a live entity type. */
+export interface LiveEntityType {
+  definition: LiveDefinition;
+  /**
+   * The icon to compare with the manifest: absent when the manifest declares none; the declared
+   * icon itself when the server shows its default (it replaces unknown icons silently).
+   */
+  comparedIconTag?: string;
+}
