@@ -1,0 +1,191 @@
+/**
+ * The `scaffolder-template` kind: Scaffolder templates under `.cortex/scaffolders/**`, identified
+ * by `tag`. Creates and updates are one upsert (`POST /api/v1/scaffolders`, by tag); `PUT` is
+ * never sent, because it fails for a template that does not exist and renames on a tag change.
+ */
+import type { ApiClient } from '../../api/types.js';
+import { encodePathSegment } from '../../api/types.js';
+import { ApiError, CortexSyncError, isApiError } from '../../core/errors.js';
+import type { Change, Diagnostic, LiveObject } from '../../core/model.js';
+import { zodIssuesToDiagnostics } from '../../source/zod-diagnostics.js';
+import type { ApplyContext, FetchContext, KindHandler, ParseResult } from '../types.js';
+import { canonicalDesiredTemplate, canonicalLiveTemplate, scaffolderRequestBody } from './normalize.js';
+import type { LiveScaffolderTemplate, ScaffolderTemplateManifest } from './schema.js';
+import { liveScaffolderTemplateSchema, scaffolderTemplateManifestSchema } from './schema.js';
+
+const SCAFFOLDERS_PATH = '/api/v1/scaffolders';
+
+/** What a 403 from the Scaffolder API means (the feature is flagged per tenant; writes also need a permission). */
+export const SCAFFOLDER_FORBIDDEN_HINT =
+  'Scaffolder API not enabled for this workspace (or the API key lacks the Configure Scaffolder permission)';
+
+/** Rewrites a 403 into the clear message; other errors are returned as they are. */
+const explainForbidden = (error: unknown): unknown => {
+  if (!isApiError(error) || error.status !== 403) return error;
+  return new ApiError(
+    'API',
+    {
+      operation: error.operation,
+      method: error.method,
+      path: error.path,
+      status: error.status,
+      apiMessage: error.apiMessage ? `${SCAFFOLDER_FORBIDDEN_HINT}: ${error.apiMessage}` : SCAFFOLDER_FORBIDDEN_HINT,
+      body: error.body,
+      attempts: error.attempts,
+      durationMs: error.durationMs,
+      requestId: error.requestId,
+    },
+    { cause: error },
+  );
+};
+
+const listTemplates = async (client: ApiClient): Promise<LiveScaffolderTemplate[]> => {
+  const items = await client.paginate<unknown>(
+    { operation: 'list Scaffolder templates', method: 'GET', path: SCAFFOLDERS_PATH },
+    'scaffolders',
+  );
+  return items.map((item, index) => {
+    const parsed = liveScaffolderTemplateSchema.safeParse(item);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const where = issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'unreadable';
+      throw new CortexSyncError(
+        'API',
+        `list Scaffolder templates returned a template that cannot be read (item ${index}, ${where})`,
+      );
+    }
+    return parsed.data;
+  });
+};
+
+const specOf = (change: Change): ScaffolderTemplateManifest => {
+  if (!change.desired) {
+    throw new CortexSyncError('INTERNAL', `${change.action} of Scaffolder template "${change.id}" has no manifest`);
+  }
+  return change.desired.spec as ScaffolderTemplateManifest;
+};
+
+/** The upsert: safe to retry, since the server updates the template with that tag instead of adding one. */
+const upsertTemplate = async (client: ApiClient, spec: ScaffolderTemplateManifest): Promise<void> => {
+  await client.request({
+    operation: `upsert Scaffolder template ${spec.tag}`,
+    method: 'POST',
+    path: SCAFFOLDERS_PATH,
+    body: scaffolderRequestBody(spec),
+    idempotent: true,
+  });
+};
+
+const deleteTemplate = async (client: ApiClient, tag: string): Promise<void> => {
+  await client.request({
+    operation: `delete Scaffolder template ${tag}`,
+    method: 'DELETE',
+    path: `${SCAFFOLDERS_PATH}/${encodePathSegment(tag)}`,
+    idempotent: true,
+    acceptStatus: [404],
+  });
+};
+
+/** The `scaffolder-template` handler. */
+export const scaffolderTemplateKind: KindHandler<ScaffolderTemplateManifest, LiveScaffolderTemplate> = {
+  kind: 'scaffolder-template',
+  title: 'Scaffolder template',
+  manifestSchema: scaffolderTemplateManifestSchema,
+
+  ownsFile: (relPath) => relPath.startsWith('.cortex/scaffolders/') && /\.ya?ml$/i.test(relPath),
+
+  parse(doc): ParseResult<ScaffolderTemplateManifest> {
+    const parsed = scaffolderTemplateManifestSchema.safeParse(doc.value);
+    if (!parsed.success) {
+      const tag = (doc.value as { tag?: unknown } | null)?.tag;
+      const id = typeof tag === 'string' ? tag : undefined;
+      return {
+        objects: [],
+        diagnostics: zodIssuesToDiagnostics(parsed.error.issues, doc, { kind: 'scaffolder-template', id }),
+      };
+    }
+    const spec = parsed.data;
+    return {
+      objects: [
+        {
+          kind: 'scaffolder-template',
+          id: spec.tag,
+          source: { file: doc.file, line: doc.line, column: doc.column },
+          spec,
+          doc,
+        },
+      ],
+      diagnostics: [],
+    };
+  },
+
+  references: () => [],
+
+  /**
+   * Every template. A 403 means the Scaffolder API is not enabled for the workspace: with no
+   * template declared or managed here that is no reason to fail the sync (nothing to read),
+   * otherwise it fails with a message that says so.
+   */
+  async fetchLive(ctx: FetchContext): Promise<LiveObject<LiveScaffolderTemplate>[]> {
+    let templates: LiveScaffolderTemplate[];
+    try {
+      templates = await listTemplates(ctx.client);
+    } catch (error) {
+      const nothingOurs = ctx.desired.length === 0 && ctx.managedIds.length === 0;
+      if (isApiError(error) && error.status === 403 && nothingOurs) return [];
+      throw explainForbidden(error);
+    }
+    return templates.map((t) => ({
+      kind: 'scaffolder-template',
+      id: t.tag,
+      ...((t.id ?? t.cid) ? { serverId: (t.id ?? t.cid) as string } : {}),
+      state: t,
+    }));
+  },
+
+  desiredState: (obj) => canonicalDesiredTemplate(obj.spec),
+  liveState: (obj) => canonicalLiveTemplate(obj.state),
+
+  pruneAction: 'delete',
+
+  async apply(change: Change, ctx: ApplyContext): Promise<void> {
+    try {
+      switch (change.action) {
+        case 'noop':
+          return;
+        case 'create':
+        case 'update':
+          return await upsertTemplate(ctx.client, specOf(change));
+        case 'delete':
+          return await deleteTemplate(ctx.client, change.id);
+        case 'archive':
+          throw new CortexSyncError('INTERNAL', 'Scaffolder templates cannot be archived; prune deletes them');
+      }
+    } catch (error) {
+      throw explainForbidden(error);
+    }
+  },
+
+  explainFailure(change: Change, error: Error): Diagnostic[] {
+    const doc = change.desired?.doc;
+    if (!doc || !isApiError(error) || error.status === undefined || error.status >= 500 || error.status === 403) {
+      return [];
+    }
+    const text = error.apiMessage ?? '';
+    const field = /repo|git|locator/i.test(text) ? 'repoLocator' : undefined;
+    const at = field ? doc.locate([field]) : { line: doc.line, column: doc.column };
+    return [
+      {
+        severity: 'error',
+        code: 'api-violation',
+        message: `Cortex refused Scaffolder template ${change.id} (HTTP ${error.status})${text ? `: ${text}` : ''}`,
+        file: doc.file,
+        line: at.line,
+        column: at.column,
+        ...(field ? { field } : {}),
+        kind: 'scaffolder-template',
+        id: change.id,
+      },
+    ];
+  },
+};
