@@ -1,0 +1,252 @@
+/**
+ * The strict manifest schema of an entity descriptor (`cortex.yaml`): an OpenAPI document whose
+ * `info` block holds `title`, `x-cortex-tag` and the other `x-cortex-*` keys (wire-notes §3.1).
+ *
+ * Strict where we know the shape (owners, links, hierarchy, dependencies, git, team, slack,
+ * relationships), loose for integration blocks and for keys that are not `x-cortex-*` (OpenAPI's
+ * own `description`, `version`, `paths`, ...). Unknown `x-cortex-*` keys pass the schema and are
+ * reported as warnings by `parseEntityDocument` (the API silently drops them).
+ */
+import { z } from 'zod';
+
+/** Built-in entity types; every other `x-cortex-type` is a custom type that needs an entity type. */
+export const BUILT_IN_ENTITY_TYPES: readonly string[] = ['service', 'domain', 'team'];
+
+/**
+ * A tag as the corpus uses it: non-empty, no leading/trailing whitespace, no control characters and
+ * no unrendered template placeholder (`{{ x }}`, `${x}`, `$X`, `<x>`). Production repositories use
+ * `@scope/name`, `UPPER` random ids, `_` and `.`, so those stay allowed.
+ */
+export const TAG_TEMPLATE = /\{\{|\}\}|\$\{|^\$|[<>]/;
+const tag = z
+  .string()
+  .min(1, { error: 'must not be empty' })
+  .refine((value) => value.trim() === value, { error: 'must not start or end with whitespace' })
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: rejecting control characters is the point
+  .refine((value) => !/[\u0000-\u001f\u007f]/.test(value), { error: 'must not contain control characters' })
+  .refine((value) => !TAG_TEMPLATE.test(value), {
+    error: 'looks like an unrendered template placeholder; render the template before syncing',
+  });
+
+const text = z.string();
+const nonEmpty = z.string().min(1, { error: 'must not be empty' });
+
+/** `[{tag}]`: parents, children, domain parents, relationship ends. */
+const tagReference = z.strictObject({ tag });
+const tagReferences = z.array(tagReference);
+
+/** An enum that also accepts the UPPER spelling (the corpus mixes `group` and `GROUP` even inside one file). */
+const anyCaseEnum = <const T extends readonly [string, ...string[]]>(values: T) =>
+  z.enum([...values, ...values.map((v) => v.toUpperCase())] as [string, ...string[]]);
+
+export const OWNER_TYPES = ['group', 'email', 'slack'] as const;
+/** Union of the provider lists in the vendor docs and the vendor OpenAPI (they disagree on a few spellings). */
+export const OWNER_PROVIDERS = [
+  'ACTIVE_DIRECTORY',
+  'AZURE_DEVOPS',
+  'BAMBOO_HR',
+  'BAMBOOHR',
+  'CORTEX',
+  'GIT',
+  'GITHUB',
+  'GITLAB',
+  'GOOGLE',
+  'OKTA',
+  'OPSGENIE',
+  'SERVICE_NOW',
+  'SLACK',
+  'WORKDAY',
+] as const;
+
+/** Fields each owner type carries besides `type`, `description` and `inheritance`. */
+const OWNER_FIELDS: Record<(typeof OWNER_TYPES)[number], { required: string; allowed: readonly string[] }> = {
+  group: { required: 'name', allowed: ['name', 'provider'] },
+  email: { required: 'email', allowed: ['email'] },
+  slack: { required: 'channel', allowed: ['channel', 'notificationsEnabled'] },
+};
+const OWNER_SPECIFIC = ['name', 'provider', 'email', 'channel', 'notificationsEnabled'] as const;
+
+const owner = z
+  .strictObject({
+    type: anyCaseEnum(OWNER_TYPES),
+    name: nonEmpty.optional(),
+    provider: z.enum(OWNER_PROVIDERS).optional(),
+    email: nonEmpty.optional(),
+    channel: nonEmpty.optional(),
+    notificationsEnabled: z.boolean().optional(),
+    description: text.optional(),
+    inheritance: z.enum(['APPEND', 'FALLBACK', 'NONE']).optional(),
+  })
+  .superRefine((item, ctx) => {
+    const type = item.type.toLowerCase() as (typeof OWNER_TYPES)[number];
+    const fields = OWNER_FIELDS[type];
+    if (item[fields.required as keyof typeof item] === undefined) {
+      ctx.addIssue({ code: 'custom', message: `an owner of type ${type} needs \`${fields.required}\``, path: [] });
+    }
+    for (const key of OWNER_SPECIFIC) {
+      if (item[key] !== undefined && !fields.allowed.includes(key)) {
+        ctx.addIssue({
+          code: 'custom',
+          message: `\`${key}\` is not a field of ${type} owners (they use \`${fields.required}\`)`,
+          path: [key],
+        });
+      }
+    }
+  });
+
+const link = z.strictObject({ name: nonEmpty, type: nonEmpty, url: nonEmpty, description: text.optional() });
+
+const HTTP_METHODS = ['get', 'post', 'put', 'patch', 'delete', 'head', 'options', 'trace'] as const;
+const dependency = z
+  .strictObject({
+    tag,
+    method: anyCaseEnum(HTTP_METHODS).optional(),
+    path: nonEmpty.optional(),
+    description: text.optional(),
+    metadata: z.record(z.string(), z.json()).optional(),
+  })
+  .superRefine((item, ctx) => {
+    if ((item.method === undefined) !== (item.path === undefined)) {
+      const missing = item.method === undefined ? 'method' : 'path';
+      ctx.addIssue({
+        code: 'custom',
+        message: `\`method\` and \`path\` go together: \`${missing}\` is missing`,
+        path: [],
+      });
+    }
+  });
+
+const gitRepository = z.strictObject({ repository: nonEmpty, basepath: text.optional(), alias: text.optional() });
+const git = z.strictObject({
+  github: gitRepository.optional(),
+  gitlab: gitRepository.optional(),
+  azure: gitRepository.extend({ project: nonEmpty }).optional(),
+  bitbucket: gitRepository.optional(),
+});
+
+const team = z.strictObject({
+  groups: z
+    .array(z.strictObject({ name: nonEmpty, provider: z.enum(OWNER_PROVIDERS), description: text.optional() }))
+    .optional(),
+  members: z
+    .array(
+      z.strictObject({
+        name: text.optional(),
+        email: nonEmpty,
+        notificationsEnabled: z.boolean().optional(),
+        role: text.optional(),
+        description: text.optional(),
+      }),
+    )
+    .optional(),
+});
+
+const slack = z.strictObject({
+  channels: z.array(
+    z.strictObject({ name: nonEmpty, notificationsEnabled: z.boolean().optional(), description: text.optional() }),
+  ),
+});
+
+/** `{pagerduty: {id, type}}`, `{opsgenie: {id, type}}`, ...: ids are strings, numbers or (Xero) null. */
+const oncall = z.record(
+  z.string(),
+  z.looseObject({ id: z.union([z.string(), z.number()]).nullable().optional(), type: text.optional() }),
+);
+
+/**
+ * Custom relationships. Two shapes occur: `{type, destinations: [{tag}]}` / `{type, sources: [{tag}]}`
+ * (wire-notes §3.1) and one edge per item `{type, tag}` (vendor service-version example).
+ */
+const relationship = z
+  .strictObject({
+    type: nonEmpty,
+    tag: tag.optional(),
+    destinations: tagReferences.optional(),
+    sources: tagReferences.optional(),
+  })
+  .superRefine((item, ctx) => {
+    if (item.tag === undefined && item.destinations === undefined && item.sources === undefined) {
+      ctx.addIssue({ code: 'custom', message: 'a relationship needs `destinations`, `sources` or `tag`', path: [] });
+    }
+  });
+
+const jsonMap = z.record(z.string(), z.json());
+/** Integration blocks we pass through untouched: any object (or list, for a few). */
+const integrationBlock = z.union([jsonMap, z.array(z.json())]);
+
+/** Integration `x-cortex-*` keys the vendor's Terraform provider and docs know; validated loosely. */
+export const INTEGRATION_KEYS = [
+  'x-cortex-alerts',
+  'x-cortex-apm',
+  'x-cortex-bugsnag',
+  'x-cortex-checkmarx',
+  'x-cortex-ci-cd',
+  'x-cortex-circle-ci',
+  'x-cortex-coralogix',
+  'x-cortex-dashboards',
+  'x-cortex-firehydrant',
+  'x-cortex-incident-io',
+  'x-cortex-infra',
+  'x-cortex-issues',
+  'x-cortex-k8s',
+  'x-cortex-launch-darkly',
+  'x-cortex-microsoft-teams',
+  'x-cortex-rollbar',
+  'x-cortex-semgrep',
+  'x-cortex-sentry',
+  'x-cortex-servicenow',
+  'x-cortex-slos',
+  'x-cortex-snyk',
+  'x-cortex-static-analysis',
+  'x-cortex-veracode',
+  'x-cortex-wiz',
+] as const;
+
+/** `key:` with nothing after it is YAML null; treat it as "not set". */
+const optional = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
+
+const integrationShape = Object.fromEntries(INTEGRATION_KEYS.map((key) => [key, optional(integrationBlock)])) as Record<
+  (typeof INTEGRATION_KEYS)[number],
+  z.ZodOptional<z.ZodNullable<typeof integrationBlock>>
+>;
+
+export const entityInfoSchema = z.looseObject({
+  title: nonEmpty,
+  description: optional(text),
+  'x-cortex-tag': tag,
+  'x-cortex-type': nonEmpty.default('service'),
+  'x-cortex-groups': optional(z.array(nonEmpty)),
+  /** Legacy name of `x-cortex-groups`; accepted with a warning. */
+  'x-cortex-service-groups': optional(z.array(nonEmpty)),
+  'x-cortex-owners': optional(z.array(owner)),
+  'x-cortex-link': optional(z.array(link)),
+  'x-cortex-custom-metadata': optional(jsonMap),
+  'x-cortex-dependency': optional(z.array(dependency)),
+  'x-cortex-parents': optional(tagReferences),
+  /** Legacy name of `x-cortex-parents`; accepted with a warning. */
+  'x-cortex-domain-parents': optional(tagReferences),
+  'x-cortex-children': optional(tagReferences),
+  'x-cortex-git': optional(git),
+  'x-cortex-team': optional(team),
+  'x-cortex-oncall': optional(oncall),
+  'x-cortex-slack': optional(slack),
+  'x-cortex-relationships': optional(z.array(relationship)),
+  'x-cortex-definition': optional(jsonMap),
+  ...integrationShape,
+});
+
+/** One entity descriptor document. Top-level OpenAPI keys (`paths`, `servers`, `components`, ...) pass through. */
+export const entityDescriptorSchema = z.looseObject({
+  /** The OpenAPI version string; an unquoted number (`3.0`) is tolerated with a warning. */
+  openapi: z.union([z.string().min(1), z.number()]),
+  info: entityInfoSchema,
+});
+
+/** A validated descriptor (`x-cortex-type` defaulted to `service`). */
+export type EntityDescriptor = z.infer<typeof entityDescriptorSchema>;
+export type EntityInfo = z.infer<typeof entityInfoSchema>;
+
+/** Every `x-cortex-*` key the schema knows (anything else is an unknown key the API drops). */
+export const KNOWN_CORTEX_KEYS: readonly string[] = Object.keys(entityInfoSchema.shape).filter((key) =>
+  key.startsWith('x-cortex-'),
+);

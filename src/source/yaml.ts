@@ -1,0 +1,181 @@
+/**
+ * Parses one manifest file into YAML documents that remember where every node came from, and
+ * reports every YAML error and warning with its line and column (not just the first one).
+ */
+import {
+  type Document,
+  isAlias,
+  isCollection,
+  isMap,
+  isScalar,
+  isSeq,
+  LineCounter,
+  parseAllDocuments,
+  visit,
+  type YAMLError,
+} from 'yaml';
+import type { Diagnostic, ParsedDocument } from '../core/model.js';
+
+/** Guards against hostile or accidental huge inputs. */
+export interface ParseLimits {
+  /** Files larger than this many bytes are rejected unread by the parser. Default 1 MiB. */
+  maxFileBytes: number;
+  /** Upper bound of alias expansion (the `yaml` package's `maxAliasCount`); stops "billion laughs". Default 100. */
+  maxAliasCount: number;
+}
+
+export const DEFAULT_PARSE_LIMITS: ParseLimits = { maxFileBytes: 1024 * 1024, maxAliasCount: 100 };
+
+export interface ParsedFile {
+  documents: ParsedDocument[];
+  diagnostics: Diagnostic[];
+}
+
+const formatBytes = (bytes: number): string =>
+  bytes >= 1024 * 1024 ? `${(bytes / (1024 * 1024)).toFixed(1)} MiB` : `${Math.ceil(bytes / 1024)} KiB`;
+
+interface HasRange {
+  range?: [number, number, number] | null;
+}
+const startOf = (node: unknown): number | undefined => (node as HasRange | null)?.range?.[0];
+
+/** Builds `locate` for one document: the key's position for a mapping entry, the item's for a list item. */
+const locator = (doc: Document, lineCounter: LineCounter, fallback: number) => {
+  return (path: readonly PropertyKey[]): { line: number; column: number } => {
+    let node: unknown = doc.contents;
+    let offset = startOf(node) ?? fallback;
+    for (const segment of path) {
+      if (isAlias(node)) node = node.resolve(doc);
+      if (isMap(node)) {
+        const pair = node.items.find((item) => isScalar(item.key) && String(item.key.value) === String(segment));
+        if (pair === undefined) break;
+        offset = startOf(pair.key) ?? offset;
+        node = pair.value;
+      } else if (isSeq(node) && typeof segment === 'number') {
+        const item = node.items[segment];
+        if (item === undefined) break;
+        offset = startOf(item) ?? offset;
+        node = item;
+      } else {
+        break;
+      }
+    }
+    const { line, col } = lineCounter.linePos(offset);
+    return { line, column: col };
+  };
+};
+
+/** A YAML error or warning as a diagnostic; duplicate keys name the key. */
+const yamlProblem = (file: string, text: string, lineCounter: LineCounter, problem: YAMLError): Diagnostic => {
+  const { line, col } = lineCounter.linePos(problem.pos[0]);
+  const isWarning = problem.name === 'YAMLWarning';
+  let code = isWarning ? 'yaml-warning' : 'yaml-syntax';
+  let message = problem.message.split('\n')[0] ?? problem.message;
+  if (problem.code === 'DUPLICATE_KEY') {
+    code = 'duplicate-key';
+    const key = /^("[^"\n]*"|'[^'\n]*'|[^:\n]*)/.exec(text.slice(problem.pos[0]))?.[1]?.trim();
+    message = key ? `duplicate key \`${key}\` (a mapping may hold each key once)` : 'duplicate key in a mapping';
+  }
+  return { severity: isWarning ? 'warning' : 'error', code, message, file, line, column: col };
+};
+
+/**
+ * Mapping keys that are themselves mappings or lists (`{{ x }}: y` in an unrendered template): JSON
+ * has no such keys, so they are errors rather than silently stringified.
+ */
+const collectionKeys = (doc: Document, file: string, lineCounter: LineCounter): Diagnostic[] => {
+  const found: Diagnostic[] = [];
+  visit(doc, {
+    Pair(_, pair) {
+      if (!isCollection(pair.key)) return;
+      const { line, col } = lineCounter.linePos(startOf(pair.key) ?? 0);
+      found.push({
+        severity: 'error',
+        code: 'yaml-syntax',
+        message: 'a mapping key must be a plain value, not a mapping or list (an unrendered `{{ }}` template?)',
+        file,
+        line,
+        column: col,
+      });
+    },
+  });
+  return found;
+};
+
+/**
+ * Parses `text` (the content of `file`, relative to the manifest root) into its non-empty YAML
+ * documents. A document with YAML errors is left out and its errors are reported; warnings keep it.
+ */
+export const parseManifestFile = (file: string, text: string, limits: Partial<ParseLimits> = {}): ParsedFile => {
+  const { maxFileBytes, maxAliasCount } = { ...DEFAULT_PARSE_LIMITS, ...limits };
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes > maxFileBytes) {
+    return {
+      documents: [],
+      diagnostics: [
+        {
+          severity: 'error',
+          code: 'file-too-large',
+          message: `${file} is ${formatBytes(bytes)}, over the ${formatBytes(maxFileBytes)} limit for a manifest file`,
+          file,
+          line: 1,
+          column: 1,
+        },
+      ],
+    };
+  }
+
+  const lineCounter = new LineCounter();
+  const parsed = parseAllDocuments(text, {
+    lineCounter,
+    prettyErrors: false,
+    uniqueKeys: true,
+    merge: true,
+    logLevel: 'error',
+  });
+  const documents: ParsedDocument[] = [];
+  const diagnostics: Diagnostic[] = [];
+
+  parsed.forEach((doc, index) => {
+    for (const problem of [...doc.errors, ...doc.warnings]) {
+      diagnostics.push(yamlProblem(file, text, lineCounter, problem));
+    }
+    if (doc.errors.length > 0 || doc.contents === null) return;
+    const complexKeys = collectionKeys(doc, file, lineCounter);
+    if (complexKeys.length > 0) {
+      diagnostics.push(...complexKeys);
+      return;
+    }
+    let value: unknown;
+    try {
+      value = doc.toJS({ maxAliasCount });
+    } catch (error) {
+      const { line, col } = lineCounter.linePos(startOf(doc.contents) ?? 0);
+      const reason = error instanceof Error ? error.message : String(error);
+      diagnostics.push({
+        severity: 'error',
+        code: 'yaml-alias-limit',
+        message: `document ${index + 1} expands too many aliases (limit ${maxAliasCount}): ${reason}`,
+        file,
+        line,
+        column: col,
+      });
+      return;
+    }
+    const start = startOf(doc.contents) ?? 0;
+    const { line, col } = lineCounter.linePos(start);
+    documents.push({ file, index, line, column: col, value, locate: locator(doc, lineCounter, start) });
+  });
+
+  if (documents.length === 0 && diagnostics.length === 0) {
+    diagnostics.push({
+      severity: 'warning',
+      code: 'empty-manifest',
+      message: `${file} holds no YAML document (only comments or whitespace); nothing is declared`,
+      file,
+      line: 1,
+      column: 1,
+    });
+  }
+  return { documents, diagnostics };
+};
