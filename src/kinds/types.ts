@@ -60,6 +60,8 @@ export interface ApplyContext {
   /** A client that records every request in the plan log, tagged with the change(s) being applied. */
   client: ApiClient;
   options: ApplyOptions;
+  /** Optional: receives warnings about a change that succeeded (e.g. the API's descriptor warnings). */
+  warn?(diagnostics: Diagnostic[]): void;
 }
 
 /** Per-change outcome of a batch. */

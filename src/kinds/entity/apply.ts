@@ -1,0 +1,123 @@
+/**
+ * Entity writes (docs/adr-0001-entity-writes.md): create and update send the whole descriptor with
+ * `POST /api/v1/open-api` (a full replace, so a key removed from the manifest disappears live),
+ * with the ownership marker added; archive, unarchive and delete use the catalog endpoints.
+ */
+import { stringify } from 'yaml';
+import { encodePathSegment } from '../../api/types.js';
+import { ApiError, CortexSyncError } from '../../core/errors.js';
+import type { Change, JsonObject } from '../../core/model.js';
+import type { ApplyContext } from '../types.js';
+import { renameLegacyInfoKeys, toJsonValue } from './normalize.js';
+import { type OwnershipMarker, withOwnershipMarker } from './ownership.js';
+import { readViolations, violationDiagnostics } from './violations.js';
+
+/** The content type the descriptor endpoints take. */
+export const OPENAPI_CONTENT_TYPE = 'application/openapi;charset=UTF-8';
+
+const isObject = (value: unknown): value is JsonObject =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * The descriptor to send for a manifest: plain JSON, legacy keys under their current names,
+ * `null` (unset) `info` keys left out, `x-cortex-type` without surrounding whitespace, and the
+ * ownership marker in `x-cortex-custom-metadata`.
+ */
+export const wireDescriptor = (spec: unknown, marker: OwnershipMarker): JsonObject => {
+  const json = toJsonValue(spec);
+  if (!isObject(json)) throw new CortexSyncError('INTERNAL', 'an entity manifest is not an object');
+  const info: JsonObject = {};
+  for (const [key, value] of Object.entries(renameLegacyInfoKeys(isObject(json.info) ? json.info : {}))) {
+    if (value !== null) info[key] = key === 'x-cortex-type' && typeof value === 'string' ? value.trim() : value;
+  }
+  return withOwnershipMarker({ ...json, info }, marker);
+};
+
+/**
+ * The YAML text of a descriptor. Written for a YAML 1.1 reader (the vendor's): strings that 1.1
+ * would retype (`yes`, `on`, `0777`, timestamps) are quoted, so they come back as strings. No line
+ * folding.
+ */
+export const descriptorYaml = (descriptor: JsonObject): string =>
+  stringify(descriptor, { version: '1.1', lineWidth: 0, minContentWidth: 0 });
+
+/** The marker for a write of `change` by this source; a live `protected: true` is kept. */
+export const markerFor = (change: Change, sourceId: string): OwnershipMarker =>
+  change.live?.protected ? { source: sourceId, protected: true } : { source: sourceId };
+
+/** The YAML `apply` sends for a create/update `change` (also used to place line-only violations). */
+export const descriptorTextFor = (change: Change, sourceId: string): string | undefined =>
+  change.desired ? descriptorYaml(wireDescriptor(change.desired.spec, markerFor(change, sourceId))) : undefined;
+
+const catalogPath = (tag: string, suffix = ''): string => `/api/v1/catalog/${encodePathSegment(tag)}${suffix}`;
+
+const unarchive = async (change: Change, ctx: ApplyContext): Promise<void> => {
+  await ctx.client.request({
+    operation: `unarchive entity ${change.id}`,
+    method: 'PUT',
+    path: catalogPath(change.id, '/unarchive'),
+  });
+};
+
+const upsert = async (change: Change, ctx: ApplyContext): Promise<void> => {
+  const text = descriptorTextFor(change, ctx.options.sourceId);
+  if (text === undefined) {
+    throw new CortexSyncError('INTERNAL', `${change.action} of entity ${change.id} has no desired descriptor`);
+  }
+  const operation = `upsert entity ${change.id}`;
+  const path = '/api/v1/open-api';
+  const res = await ctx.client.request<unknown>({
+    operation,
+    method: 'POST',
+    path,
+    body: text,
+    contentType: OPENAPI_CONTENT_TYPE,
+    // An upsert of the whole descriptor: sending it twice gives the same entity.
+    idempotent: true,
+  });
+  const read = readViolations(res.body);
+  if (read?.ok === false) {
+    // A 2xx that still says "not ok": a failure, explained like a 400.
+    throw new ApiError('API', {
+      operation,
+      method: 'POST',
+      path,
+      status: res.status,
+      apiMessage: `descriptor rejected (${read.violations.length} violation(s))`,
+      body: res.body,
+      attempts: res.attempts,
+      durationMs: res.durationMs,
+    });
+  }
+  if (read && read.violations.length > 0) ctx.warn?.(violationDiagnostics(change, res.body, text));
+};
+
+/** Applies one entity change (see the module comment). */
+export const applyEntityChange = async (change: Change, ctx: ApplyContext): Promise<void> => {
+  switch (change.action) {
+    case 'create':
+    case 'update':
+      if (change.unarchive) await unarchive(change, ctx);
+      await upsert(change, ctx);
+      return;
+    case 'archive':
+      await ctx.client.request({
+        operation: `archive entity ${change.id}`,
+        method: 'PUT',
+        path: catalogPath(change.id, '/archive'),
+      });
+      return;
+    case 'delete':
+      // Already gone is what a delete wants.
+      await ctx.client.request({
+        operation: `delete entity ${change.id}`,
+        method: 'DELETE',
+        path: catalogPath(change.id),
+        acceptStatus: [404],
+      });
+      return;
+    case 'noop':
+      if (change.unarchive) await unarchive(change, ctx);
+      return;
+  }
+};
