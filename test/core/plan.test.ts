@@ -1,0 +1,295 @@
+import { describe, expect, it } from 'vitest';
+import type { Diagnostic } from '../../src/core/model.js';
+import { buildPlan, type PlanOptions } from '../../src/core/plan.js';
+import { allHandlers, desired, live, ref } from './fakes.js';
+
+const SOURCE = 'platform-repo';
+const options = (extra: Partial<PlanOptions> = {}): PlanOptions => ({
+  sourceId: SOURCE,
+  prune: false,
+  allowTakeover: false,
+  allowMassDelete: false,
+  protect: [],
+  manifestsComplete: true,
+  ...extra,
+});
+const codes = (diags: readonly Diagnostic[]): string[] => diags.map((d) => d.code);
+const actions = (plan: ReturnType<typeof buildPlan>): string[] =>
+  plan.changes.map((c) => `${c.action} ${c.kind}/${c.id}`);
+
+describe('buildPlan: desired vs live', () => {
+  it('creates what is missing live, with the full desired state as diff and the manifest as source', () => {
+    const plan = buildPlan({
+      desired: [desired('entity', 'payments', { state: { title: 'Payments' } }, { file: 'svc/cortex.yaml', line: 3 })],
+      live: [],
+      handlers: allHandlers(),
+      options: options(),
+    });
+    expect(plan.changes).toHaveLength(1);
+    expect(plan.changes[0]).toMatchObject({
+      action: 'create',
+      source: 'svc/cortex.yaml',
+      line: 3,
+      diff: [{ path: 'title', after: 'Payments' }],
+    });
+    expect(plan.summary).toEqual({ create: 1, update: 0, delete: 0, archive: 0, noop: 0 });
+  });
+
+  it('is a noop when the states are equal in a different key order and owned by this source', () => {
+    const plan = buildPlan({
+      desired: [desired('entity', 'payments', { state: { title: 'P', groups: ['a'], meta: { x: 1, y: 2 } } })],
+      live: [live('entity', 'payments', { meta: { y: 2, x: 1 }, groups: ['a'], title: 'P' }, { owner: SOURCE })],
+      handlers: allHandlers(),
+      options: options(),
+    });
+    expect(actions(plan)).toEqual(['noop entity/payments']);
+    expect(plan.diagnostics).toEqual([]);
+  });
+
+  it('updates with a field diff when states differ', () => {
+    const plan = buildPlan({
+      desired: [desired('entity', 'payments', { state: { groups: ['tier-0'] } })],
+      live: [live('entity', 'payments', { groups: ['tier-1'] }, { owner: SOURCE })],
+      handlers: allHandlers(),
+      options: options(),
+    });
+    expect(plan.changes[0]).toMatchObject({
+      action: 'update',
+      diff: [{ path: 'groups', before: ['tier-1'], after: ['tier-0'] }],
+    });
+    expect(plan.changes[0]?.adopt).toBeUndefined();
+  });
+
+  it('adopts an unowned live object even when nothing else differs', () => {
+    const plan = buildPlan({
+      desired: [desired('entity', 'payments', { state: { title: 'P' } })],
+      live: [live('entity', 'payments', { title: 'P' })],
+      handlers: allHandlers(),
+      options: options(),
+    });
+    expect(plan.changes[0]).toMatchObject({ action: 'update', adopt: true, diff: [] });
+    expect(plan.changes[0]?.reason).toBe('adopt: exists live, not yet managed by any repository');
+    expect(plan.diagnostics).toEqual([]);
+  });
+
+  it('refuses an object managed by another source unless takeover is allowed', () => {
+    const input = {
+      desired: [desired('entity', 'payments', { state: { title: 'P' } }, { file: 'cortex.yaml', line: 1 })],
+      live: [live('entity', 'payments', { title: 'P' }, { owner: 'other-repo' })],
+      handlers: allHandlers(),
+    };
+    const refused = buildPlan({ ...input, options: options() });
+    expect(refused.diagnostics).toEqual([
+      expect.objectContaining({
+        severity: 'error',
+        code: 'ownership-conflict',
+        file: 'cortex.yaml',
+        message: 'entity `payments` is managed by source `other-repo`; pass --allow-takeover to hand it over',
+      }),
+    ]);
+    const taken = buildPlan({ ...input, options: options({ allowTakeover: true }) });
+    expect(taken.diagnostics).toEqual([]);
+    expect(taken.changes[0]).toMatchObject({ action: 'update', adopt: true, reason: 'take over from `other-repo`' });
+  });
+
+  it('unarchives an archived live object whose manifest is back', () => {
+    const plan = buildPlan({
+      desired: [desired('entity', 'payments', { state: { title: 'P' } })],
+      live: [live('entity', 'payments', { title: 'P' }, { owner: SOURCE, archived: true })],
+      handlers: allHandlers(),
+      options: options(),
+    });
+    expect(plan.changes[0]).toMatchObject({
+      action: 'update',
+      unarchive: true,
+      reason: 'archived live; the manifest is back',
+    });
+  });
+});
+
+describe('buildPlan: prune', () => {
+  const ownedLive = (n: number) =>
+    Array.from({ length: n }, (_, i) => live('catalog-page', `page-${i}`, { n: i }, { owner: SOURCE }));
+  const keep = (n: number) =>
+    Array.from({ length: n }, (_, i) => desired('catalog-page', `page-${i}`, { state: { n: i } }));
+
+  it('never touches live-only objects without --prune, and lists no foreign or unowned ones', () => {
+    const liveObjs = [
+      live('entity', 'mine', {}, { owner: SOURCE }),
+      live('entity', 'theirs', {}, { owner: 'other-repo' }),
+      live('entity', 'nobodys', {}),
+    ];
+    const d = [desired('entity', 'kept', { state: {} })];
+    expect(actions(buildPlan({ desired: d, live: liveObjs, handlers: allHandlers(), options: options() }))).toEqual([
+      'create entity/kept',
+    ]);
+    const pruned = buildPlan({
+      desired: d,
+      live: liveObjs,
+      handlers: allHandlers(),
+      options: options({ prune: true, allowMassDelete: true }),
+    });
+    expect(actions(pruned)).toEqual(['create entity/kept', 'archive entity/mine']);
+    expect(pruned.changes[1]?.reason).toBe('manifest removed; managed by source `platform-repo`');
+  });
+
+  it('uses the entity prune action override and delete for other kinds', () => {
+    const plan = buildPlan({
+      desired: [desired('entity', 'kept', { state: {} })],
+      live: [
+        live('entity', 'gone', {}, { owner: SOURCE }),
+        live('initiative', 'q3', {}, { owner: SOURCE }),
+        ...ownedLive(6),
+      ],
+      handlers: allHandlers('archive'),
+      options: options({ prune: true, entityPruneAction: 'delete', allowMassDelete: true }),
+    });
+    expect(actions(plan).filter((a) => a.includes('gone') || a.includes('q3'))).toEqual([
+      'delete initiative/q3',
+      'delete entity/gone',
+    ]);
+  });
+
+  it('skips protected objects, objects matching --protect globs and already archived ones', () => {
+    const plan = buildPlan({
+      desired: keep(1),
+      live: [
+        ...ownedLive(1),
+        live('entity', 'flagged', {}, { owner: SOURCE, protected: true }),
+        live('entity', 'prod-api', {}, { owner: SOURCE }),
+        live('entity', 'archived', {}, { owner: SOURCE, archived: true }),
+        live('entity', 'stale', {}, { owner: SOURCE }),
+      ],
+      handlers: allHandlers(),
+      options: options({ prune: true, protect: ['entity/prod-*'], allowMassDelete: true }),
+    });
+    expect(actions(plan)).toEqual(['noop catalog-page/page-0', 'archive entity/stale']);
+  });
+
+  it('refuses to prune more than 25 % of the owned objects without --allow-mass-delete', () => {
+    const atLimit = buildPlan({
+      desired: keep(3),
+      live: ownedLive(4),
+      handlers: allHandlers(),
+      options: options({ prune: true }),
+    });
+    expect(atLimit.diagnostics).toEqual([]);
+    expect(atLimit.summary.delete).toBe(1);
+
+    const over = buildPlan({
+      desired: keep(2),
+      live: ownedLive(4),
+      handlers: allHandlers(),
+      options: options({ prune: true }),
+    });
+    expect(codes(over.diagnostics)).toEqual(['mass-delete']);
+    expect(over.diagnostics[0]?.message).toContain('prunes 2 object(s), more than 25 % of the 4 object(s)');
+    expect(over.summary.delete).toBe(2); // still listed, so users see what would happen
+
+    const allowed = buildPlan({
+      desired: keep(2),
+      live: ownedLive(4),
+      handlers: allHandlers(),
+      options: options({ prune: true, allowMassDelete: true }),
+    });
+    expect(allowed.diagnostics).toEqual([]);
+
+    const byCount = buildPlan({
+      desired: keep(90),
+      live: ownedLive(100),
+      handlers: allHandlers(),
+      options: options({ prune: true, maxDeleteCount: 5 }),
+    });
+    expect(codes(byCount.diagnostics)).toEqual(['mass-delete']);
+  });
+
+  it('prunes nothing when no manifest was found', () => {
+    const plan = buildPlan({
+      desired: [],
+      live: ownedLive(3),
+      handlers: allHandlers(),
+      options: options({ prune: true, allowMassDelete: true }),
+    });
+    expect(plan.changes).toEqual([]);
+    expect(codes(plan.diagnostics)).toEqual(['prune-empty']);
+  });
+
+  it('prunes nothing when a manifest failed to load', () => {
+    const plan = buildPlan({
+      desired: keep(1),
+      live: ownedLive(3),
+      handlers: allHandlers(),
+      options: options({ prune: true, allowMassDelete: true, manifestsComplete: false }),
+    });
+    expect(actions(plan)).toEqual(['noop catalog-page/page-0']);
+    expect(codes(plan.diagnostics)).toEqual(['prune-incomplete']);
+  });
+});
+
+describe('buildPlan: ordering', () => {
+  it('creates referenced objects first and removes in reverse kind order after all writes', () => {
+    const plan = buildPlan({
+      desired: [
+        desired('entity', 'payments', {
+          state: {},
+          type: 'database',
+          refs: [ref('entity-type', 'database', 'type'), ref('entity', 'team-a', 'owners.0.name')],
+        }),
+        desired('entity', 'team-a', { state: {}, type: 'team' }),
+        desired('entity-type', 'database', { state: { v: 2 } }),
+        desired('catalog-page', 'keep', { state: {} }),
+      ],
+      live: [
+        live('entity-type', 'database', { v: 1 }, { owner: SOURCE }),
+        live('catalog-page', 'keep', {}, { owner: SOURCE }),
+        live('entity-type', 'legacy', {}, { owner: SOURCE }),
+        live('entity', 'old', {}, { owner: SOURCE, type: 'legacy' }),
+        live('scaffolder-template', 'tpl', {}, { owner: SOURCE }),
+      ],
+      handlers: allHandlers('delete'),
+      options: options({ prune: true, allowMassDelete: true }),
+    });
+    expect(plan.diagnostics).toEqual([]);
+    expect(actions(plan)).toEqual([
+      'update entity-type/database',
+      'create entity/team-a',
+      'create entity/payments',
+      'noop catalog-page/keep',
+      'delete scaffolder-template/tpl',
+      'delete entity/old',
+      'delete entity-type/legacy',
+    ]);
+    const byId = new Map(plan.changes.map((c) => [c.id, c]));
+    expect(byId.get('payments')?.waitsFor).toEqual(['entity-type/database', 'entity/team-a']);
+    expect(byId.get('legacy')?.waitsFor).toEqual(['entity/old']);
+  });
+
+  it('errors when a manifest still references an object this plan deletes', () => {
+    const plan = buildPlan({
+      desired: [
+        desired(
+          'entity',
+          'payments',
+          { state: {}, refs: [ref('entity-type', 'legacy', 'type')] },
+          {
+            file: 'cortex.yaml',
+            positions: { type: [4, 9] },
+          },
+        ),
+        ...Array.from({ length: 5 }, (_, i) => desired('catalog-page', `p${i}`, { state: {} })),
+      ],
+      live: [live('entity-type', 'legacy', {}, { owner: SOURCE })],
+      handlers: allHandlers(),
+      options: options({ prune: true, allowMassDelete: true }),
+    });
+    expect(plan.diagnostics).toEqual([
+      expect.objectContaining({
+        code: 'reference-to-pruned',
+        severity: 'error',
+        file: 'cortex.yaml',
+        line: 4,
+        column: 9,
+      }),
+    ]);
+  });
+});

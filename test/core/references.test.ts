@@ -1,0 +1,152 @@
+import { describe, expect, it } from 'vitest';
+import { checkReferences, suggest } from '../../src/core/references.js';
+import { allHandlers, desired, live, ref } from './fakes.js';
+
+const handlers = allHandlers();
+
+describe('checkReferences', () => {
+  it('accepts references to desired objects and built-in entity types', () => {
+    const diags = checkReferences({
+      desired: [
+        desired('entity', 'payments', {
+          state: {},
+          refs: [
+            ref('entity-type', 'service', 'type'),
+            ref('entity', 'team-a', 'owners.0.name', { entityType: 'team' }),
+          ],
+        }),
+        desired('entity', 'team-a', { state: {}, type: 'team' }),
+      ],
+      handlers,
+    });
+    expect(diags).toEqual([]);
+  });
+
+  it('reports an unknown target at the reference, suggesting a close name', () => {
+    const diags = checkReferences({
+      desired: [
+        desired(
+          'entity',
+          'checkout',
+          { state: {}, refs: [ref('entity', 'paymnts', 'x-cortex-parents.0.tag')] },
+          {
+            file: 'svc/cortex.yaml',
+            positions: { 'x-cortex-parents.0.tag': [12, 11] },
+          },
+        ),
+        desired('entity', 'payments', { state: {} }),
+        desired('entity', 'shipping', { state: {} }),
+      ],
+      handlers,
+    });
+    expect(diags).toEqual([
+      {
+        severity: 'error',
+        code: 'unknown-reference',
+        message: 'unknown entity `paymnts` (did you mean `payments`?)',
+        file: 'svc/cortex.yaml',
+        line: 12,
+        column: 11,
+        field: 'x-cortex-parents.0.tag',
+        kind: 'entity',
+        id: 'checkout',
+      },
+    ]);
+  });
+
+  it('offers no suggestion when nothing is close', () => {
+    const [d] = checkReferences({
+      desired: [
+        desired('entity', 'a', { state: {}, refs: [ref('entity-type', 'zzzzzz', 'type')] }),
+        desired('entity-type', 'database', { state: {} }),
+      ],
+      handlers,
+    });
+    expect(d?.message).toBe('unknown entity type `zzzzzz`');
+  });
+
+  it('counts live objects as targets only when planning', () => {
+    const input = {
+      desired: [desired('entity', 'a', { state: {}, refs: [ref('entity', 'legacy', 'parent')] })],
+      handlers,
+    };
+    expect(checkReferences(input).map((d) => d.code)).toEqual(['unknown-reference']);
+    expect(checkReferences({ ...input, live: [live('entity', 'legacy', {})] })).toEqual([]);
+  });
+
+  it('requires owners of provider CORTEX to be team entities', () => {
+    const diags = checkReferences({
+      desired: [
+        desired('entity', 'payments', {
+          state: {},
+          refs: [ref('entity', 'billing', 'info.x-cortex-owners.0.name', { entityType: 'team' })],
+        }),
+      ],
+      live: [live('entity', 'billing', {}, { type: 'service' })],
+      handlers,
+    });
+    expect(diags).toEqual([
+      expect.objectContaining({
+        code: 'wrong-entity-type',
+        message: '`billing` is a `service` entity, but info.x-cortex-owners.0.name must name a `team` entity',
+      }),
+    ]);
+  });
+
+  it('checks scorecard references only when the scorecards are known', () => {
+    const d = [desired('initiative', 'q3', { state: {}, refs: [ref('scorecard', 'prod-readyness', 'scorecardTag')] })];
+    expect(checkReferences({ desired: d, handlers })).toEqual([]);
+    expect(checkReferences({ desired: d, handlers, scorecards: ['prod-readiness', 'dora'] })[0]?.message).toBe(
+      'unknown scorecard `prod-readyness` (did you mean `prod-readiness`?)',
+    );
+  });
+
+  it('names a whole ordering cycle once, at its first object', () => {
+    const diags = checkReferences({
+      desired: [
+        desired('entity', 'c', { state: {}, refs: [ref('entity', 'a', 'parent')] }),
+        desired('entity', 'b', { state: {}, refs: [ref('entity', 'c', 'parent')] }),
+        desired(
+          'entity',
+          'a',
+          { state: {}, refs: [ref('entity', 'b', 'parent')] },
+          {
+            file: 'a.yaml',
+            positions: { parent: [7, 3] },
+          },
+        ),
+        // a non-ordering back edge (children) is not a cycle
+        desired('entity', 'p', { state: {}, refs: [ref('entity', 'q', 'children', { ordering: false })] }),
+        desired('entity', 'q', { state: {}, refs: [ref('entity', 'p', 'parent')] }),
+      ],
+      handlers,
+    });
+    expect(diags).toEqual([
+      expect.objectContaining({
+        code: 'reference-cycle',
+        message: 'reference cycle: entity/a → entity/b → entity/c → entity/a',
+        file: 'a.yaml',
+        line: 7,
+        column: 3,
+      }),
+    ]);
+  });
+
+  it('reports a self-reference as a cycle', () => {
+    const diags = checkReferences({
+      desired: [desired('entity', 'a', { state: {}, refs: [ref('entity', 'a', 'parent')] })],
+      handlers,
+    });
+    expect(diags.map((d) => d.message)).toEqual(['reference cycle: entity/a → entity/a']);
+  });
+});
+
+describe('suggest', () => {
+  it('prefers the smallest edit distance, accepts prefixes and case differences, ignores far names', () => {
+    expect(suggest('paymnts', ['shipping', 'payments', 'payment-gw'])).toBe('payments');
+    expect(suggest('payments', ['payments-api', 'orders'])).toBe('payments-api');
+    expect(suggest('Payments-API', ['payments-api'])).toBe('payments-api');
+    expect(suggest('ab', ['xy', 'cd'])).toBeUndefined();
+    expect(suggest('inventory', ['billing', 'orders'])).toBeUndefined();
+  });
+});
