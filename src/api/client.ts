@@ -278,8 +278,9 @@ export const createApiClient = (options: ApiClientOptions): ApiClient & { stats(
 
       if (retryInMs === undefined) {
         const responseBody = outcome.kind === 'response' ? redactValue(outcome.body, secrets) : undefined;
-        const requestId =
+        const rawRequestId =
           extracted.requestId ?? (outcome.kind === 'response' ? outcome.headers['x-request-id'] : undefined);
+        const requestId = rawRequestId === undefined ? undefined : redactText(rawRequestId, secrets);
         throw new ApiError(
           outcome.kind === 'error' ? (outcome.errorKind === 'timeout' ? 'TIMEOUT' : 'NETWORK') : 'API',
           {
