@@ -84,7 +84,7 @@ function changeBlock(c: Change): string {
     for (const d of c.diff) lines.push(diffRow(d));
     lines.push('');
   }
-  lines.push('</details>');
+  lines.push('</details>', '');
   return lines.join('\n');
 }
 
