@@ -32,7 +32,17 @@ export interface ParsedFile {
 }
 
 const formatBytes = (bytes: number): string =>
-  bytes >= 1024 * 1024 ? `${(bytes / (1024 * 1024)).toFixed(1)} MiB` : `${Math.ceil(bytes / 1024)} KiB`;
+  bytes % (1024 * 1024) === 0
+    ? `${bytes / (1024 * 1024)} MiB`
+    : bytes % 1024 === 0
+      ? `${bytes / 1024} KiB`
+      : `${bytes.toLocaleString('en-US')} bytes`;
+
+/**
+ * YAML errors reported per file before the rest are summarised: a broken line early in a file makes
+ * the parser report every later token, and those follow-on errors bury the real one.
+ */
+export const MAX_YAML_ERRORS_PER_FILE = 20;
 
 interface HasRange {
   range?: [number, number, number] | null;
@@ -79,6 +89,16 @@ const yamlProblem = (file: string, text: string, lineCounter: LineCounter, probl
   return { severity: isWarning ? 'warning' : 'error', code, message, file, line, column: col };
 };
 
+/** The error for a file over the size limit (also used by the loader, which checks before reading). */
+export const fileTooLarge = (file: string, bytes: number, maxFileBytes: number): Diagnostic => ({
+  severity: 'error',
+  code: 'file-too-large',
+  message: `${file} is ${bytes.toLocaleString('en-US')} bytes, over the ${formatBytes(maxFileBytes)} limit for a manifest file`,
+  file,
+  line: 1,
+  column: 1,
+});
+
 /**
  * Mapping keys that are themselves mappings or lists (`{{ x }}: y` in an unrendered template): JSON
  * has no such keys, so they are errors rather than silently stringified.
@@ -109,21 +129,7 @@ const collectionKeys = (doc: Document, file: string, lineCounter: LineCounter): 
 export const parseManifestFile = (file: string, text: string, limits: Partial<ParseLimits> = {}): ParsedFile => {
   const { maxFileBytes, maxAliasCount } = { ...DEFAULT_PARSE_LIMITS, ...limits };
   const bytes = Buffer.byteLength(text, 'utf8');
-  if (bytes > maxFileBytes) {
-    return {
-      documents: [],
-      diagnostics: [
-        {
-          severity: 'error',
-          code: 'file-too-large',
-          message: `${file} is ${formatBytes(bytes)}, over the ${formatBytes(maxFileBytes)} limit for a manifest file`,
-          file,
-          line: 1,
-          column: 1,
-        },
-      ],
-    };
-  }
+  if (bytes > maxFileBytes) return { documents: [], diagnostics: [fileTooLarge(file, bytes, maxFileBytes)] };
 
   const lineCounter = new LineCounter();
   const parsed = parseAllDocuments(text, {
@@ -167,6 +173,21 @@ export const parseManifestFile = (file: string, text: string, limits: Partial<Pa
     documents.push({ file, index, line, column: col, value, locate: locator(doc, lineCounter, start) });
   });
 
+  const syntaxErrors = diagnostics.filter((d) => d.code === 'yaml-syntax');
+  if (syntaxErrors.length > MAX_YAML_ERRORS_PER_FILE) {
+    const dropped = new Set(syntaxErrors.slice(MAX_YAML_ERRORS_PER_FILE));
+    const last = syntaxErrors[syntaxErrors.length - 1];
+    const kept = diagnostics.filter((d) => !dropped.has(d));
+    kept.push({
+      severity: 'error',
+      code: 'yaml-syntax',
+      message: `${dropped.size} more YAML errors, up to line ${last?.line}; fix the first ones, the rest usually follow from them`,
+      file,
+      line: last?.line ?? 1,
+      column: last?.column ?? 1,
+    });
+    return { documents, diagnostics: kept };
+  }
   if (documents.length === 0 && diagnostics.length === 0) {
     diagnostics.push({
       severity: 'warning',

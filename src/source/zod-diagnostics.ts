@@ -8,9 +8,9 @@ import type { Diagnostic, KindName, ParsedDocument } from '../core/model.js';
 
 type Issue = z.core.$ZodIssue;
 
-/** Identifies the object a diagnostic belongs to. */
+/** Identifies the object a diagnostic belongs to (no kind for non-manifest files such as the config). */
 export interface DiagnosticSubject {
-  kind: KindName;
+  kind?: KindName;
   id?: string;
 }
 
@@ -146,8 +146,8 @@ export const zodIssuesToDiagnostics = (
         file: doc.file,
         line: position.line,
         column: position.column,
-        kind: base.kind,
       };
+      if (base.kind !== undefined) diagnostic.kind = base.kind;
       if (field !== '') diagnostic.field = field;
       if (base.id !== undefined) diagnostic.id = base.id;
       return diagnostic;

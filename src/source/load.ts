@@ -1,0 +1,180 @@
+/**
+ * Loads every manifest under a root: discover, read (bounded parallelism), parse YAML with
+ * positions, hand each document to the kind that owns the file, then check ids are unique per kind.
+ * Never throws for bad input: every problem becomes a diagnostic, and callers fail closed on errors.
+ */
+import { promises as fs } from 'node:fs';
+import path from 'node:path';
+import type { DesiredObject, Diagnostic } from '../core/model.js';
+import type { AnyKindHandler } from '../kinds/types.js';
+import { discoverManifestFiles } from './discover.js';
+import { DEFAULT_PARSE_LIMITS, fileTooLarge, type ParseLimits, parseManifestFile } from './yaml.js';
+
+export interface LoadOptions {
+  /** Size and alias limits for each file. */
+  limits?: Partial<ParseLimits>;
+  /** How many files are read at once. Default 64. */
+  concurrency?: number;
+}
+
+export interface LoadResult {
+  /** Valid objects, in file order; of duplicated ids only the first declaration is kept. */
+  objects: DesiredObject[];
+  /** Every problem found, errors and warnings, in file order (duplicate-id errors last). */
+  diagnostics: Diagnostic[];
+  /** The manifest files read, relative to the root, sorted. */
+  files: string[];
+}
+
+interface FileResult {
+  objects: DesiredObject[];
+  diagnostics: Diagnostic[];
+}
+
+const errorMessage = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** Reads, parses and validates one file with the handler that owns it. */
+const loadFile = async (
+  root: string,
+  file: string,
+  handler: AnyKindHandler,
+  limits: ParseLimits,
+): Promise<FileResult> => {
+  const fail = (code: string, message: string): FileResult => ({
+    objects: [],
+    diagnostics: [{ severity: 'error', code, message, file, line: 1, column: 1, kind: handler.kind }],
+  });
+  let text: string;
+  try {
+    const handle = await fs.open(path.join(root, file), 'r');
+    try {
+      const { size } = await handle.stat();
+      if (size > limits.maxFileBytes) {
+        return { objects: [], diagnostics: [{ ...fileTooLarge(file, size, limits.maxFileBytes), kind: handler.kind }] };
+      }
+      text = utf8.decode(await handle.readFile());
+    } finally {
+      await handle.close();
+    }
+  } catch (error) {
+    if (error instanceof TypeError) return fail('encoding', `${file} is not valid UTF-8 text`);
+    return fail('read-failed', `cannot read ${file}: ${errorMessage(error)}`);
+  }
+
+  const parsed = parseManifestFile(file, text, limits);
+  const result: FileResult = {
+    objects: [],
+    diagnostics: parsed.diagnostics.map((d) => ({ ...d, kind: handler.kind })),
+  };
+  for (const doc of parsed.documents) {
+    try {
+      const { objects, diagnostics } = handler.parse(doc);
+      result.objects.push(...objects);
+      result.diagnostics.push(...diagnostics);
+    } catch (error) {
+      result.diagnostics.push({
+        severity: 'error',
+        code: 'internal',
+        message: `the ${handler.title} parser failed on document ${doc.index + 1}: ${errorMessage(error)}`,
+        file,
+        line: doc.line,
+        column: doc.column,
+        kind: handler.kind,
+      });
+    }
+  }
+  return result;
+};
+
+/** Runs `task` over `items` with at most `limit` in flight; results keep the items' order. */
+const mapBounded = async <T, R>(items: readonly T[], limit: number, task: (item: T) => Promise<R>): Promise<R[]> => {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await task(items[index] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
+  return results;
+};
+
+/** One error per id declared more than once in a kind, naming every declaration; keeps the first. */
+const checkDuplicateIds = (objects: readonly DesiredObject[]): { kept: DesiredObject[]; diagnostics: Diagnostic[] } => {
+  const byKey = new Map<string, DesiredObject[]>();
+  for (const object of objects) {
+    const key = `${object.kind}/${object.id}`;
+    const group = byKey.get(key);
+    if (group) group.push(object);
+    else byKey.set(key, [object]);
+  }
+  const kept: DesiredObject[] = [];
+  const diagnostics: Diagnostic[] = [];
+  for (const object of objects) {
+    const group = byKey.get(`${object.kind}/${object.id}`) ?? [];
+    if (group[0] === object) kept.push(object);
+    if (group.length < 2 || group[1] !== object) continue;
+    const places = group.map((o) => `${o.source.file}:${o.source.line}`);
+    diagnostics.push({
+      severity: 'error',
+      code: 'duplicate-id',
+      message: `${object.kind} \`${object.id}\` is declared ${group.length} times: ${places.join(', ')}`,
+      file: object.source.file,
+      line: object.source.line,
+      column: object.source.column,
+      kind: object.kind,
+      id: object.id,
+    });
+  }
+  return { kept, diagnostics };
+};
+
+/**
+ * Loads and validates every manifest under `root` with the given kind handlers. A missing root,
+ * an unreadable folder or file, invalid YAML or an invalid manifest becomes an error diagnostic.
+ */
+export const loadManifests = async (
+  root: string,
+  handlers: readonly AnyKindHandler[],
+  options: LoadOptions = {},
+): Promise<LoadResult> => {
+  const limits: ParseLimits = { ...DEFAULT_PARSE_LIMITS, ...options.limits };
+  const rootError = (message: string): LoadResult => ({
+    objects: [],
+    files: [],
+    diagnostics: [{ severity: 'error', code: 'manifest-root', message }],
+  });
+  const stat = await fs.stat(root).catch(() => undefined);
+  if (stat === undefined) return rootError(`manifest directory ${root} does not exist`);
+  if (!stat.isDirectory()) return rootError(`manifest directory ${root} is not a directory`);
+
+  const ownersOf = (file: string): AnyKindHandler[] => handlers.filter((h) => h.ownsFile(file));
+  let files: string[];
+  try {
+    files = await discoverManifestFiles(root, (file) => ownersOf(file).length > 0);
+  } catch (error) {
+    return rootError(`cannot list the manifests under ${root}: ${errorMessage(error)}`);
+  }
+
+  const results = await mapBounded(files, options.concurrency ?? 64, async (file): Promise<FileResult> => {
+    const [handler, ...others] = ownersOf(file);
+    if (handler === undefined) return { objects: [], diagnostics: [] };
+    if (others.length > 0) {
+      const kinds = [handler, ...others].map((h) => h.kind).join(', ');
+      return {
+        objects: [],
+        diagnostics: [
+          { severity: 'error', code: 'ambiguous-kind', message: `${file} is claimed by several kinds: ${kinds}`, file },
+        ],
+      };
+    }
+    return loadFile(root, file, handler, limits);
+  });
+
+  const objects = results.flatMap((r) => r.objects);
+  const { kept, diagnostics: duplicates } = checkDuplicateIds(objects);
+  return { objects: kept, diagnostics: [...results.flatMap((r) => r.diagnostics), ...duplicates], files };
+};
