@@ -107,7 +107,8 @@ export const createApiClient = (options: ApiClientOptions): ApiClient & { stats(
     throw new ConfigError('The Cortex API key contains spaces or characters not allowed in an HTTP header');
   }
   const apiKey = options.apiKey;
-  const secrets = [apiKey];
+  // The key as sent, and as a server might echo it back inside a URL.
+  const secrets = [...new Set([apiKey, encodeURIComponent(apiKey)])];
   const baseUrl = normalizeBaseUrl(options.baseUrl ?? DEFAULT_BASE_URL);
   const dispatcher = options.dispatcher ?? defaultDispatcher();
   const now = options.now ?? Date.now;
