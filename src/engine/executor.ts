@@ -1,11 +1,14 @@
 /**
  * Runs a plan: changes in dependency order with bounded concurrency. A failed change skips every
  * change that waits for it (transitively); independent changes go on. Kinds with bulk endpoints
- * (`applyBatch`) get all their ready changes of one phase together.
+ * (`applyBatch`) get all their ready changes of one phase together. Removals start only when
+ * every change of an earlier phase has finished (all writes first, then removals in reverse kind
+ * order: `changePhase`).
  */
 import type { ApiClient } from '../api/types.js';
 import type { ApplyReport, Change, ChangeResult, KindName, ObjectKey } from '../core/model.js';
 import { objectKey } from '../core/model.js';
+import { changePhase } from '../core/order.js';
 import type { AnyKindHandler, ApplyOptions } from '../kinds/types.js';
 import type { PlanLogSink } from './plan-log.js';
 import { recordingClient, type WriteCounter } from './recording-client.js';
@@ -23,6 +26,7 @@ export interface ExecuteInput {
 
 interface Step {
   kind: KindName;
+  phase: number;
   changes: Change[];
   batch: boolean;
 }
@@ -37,13 +41,13 @@ const buildSteps = (changes: readonly Change[], handlerFor: ExecuteInput['handle
     if (change.action === 'noop') continue;
     const handler = handlerFor(change.kind);
     if (!handler.applyBatch) {
-      steps.push({ kind: change.kind, changes: [change], batch: false });
+      steps.push({ kind: change.kind, phase: changePhase(change), changes: [change], batch: false });
       continue;
     }
     const group = `${change.kind}:${isRemoval(change) ? 'remove' : 'write'}`;
     let step = batches.get(group);
     if (!step) {
-      step = { kind: change.kind, changes: [], batch: true };
+      step = { kind: change.kind, phase: changePhase(change), changes: [], batch: true };
       batches.set(group, step);
       steps.push(step);
     }
@@ -74,6 +78,7 @@ export const executePlan = async (input: ExecuteInput): Promise<ApplyReport> => 
     });
 
   const stepReady = (step: Step): boolean =>
+    steps.every((other) => other.phase >= step.phase || done.has(other)) &&
     step.changes.every((c) =>
       c.waitsFor.every((key) => {
         const dep = stepOf.get(key);
