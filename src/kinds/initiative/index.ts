@@ -56,9 +56,9 @@ const pastTargetDateWarning = (
 /** Which manifest field an API refusal most likely concerns (by its message), for a located diagnostic. */
 const FIELD_HINTS: readonly [RegExp, string][] = [
   [/target\s*date/i, 'targetDate'],
+  [/\brules?\b|expression/i, 'emphasizedRules'],
+  [/\blevels?\b|\brank\b/i, 'emphasizedLevels'],
   [/scorecard/i, 'scorecardTag'],
-  [/rule|expression/i, 'emphasizedRules'],
-  [/level|rank/i, 'emphasizedLevels'],
   [/notification|time\s*unit|email/i, 'notificationSchedule'],
   [/filter|query|group|type/i, 'filter'],
 ];

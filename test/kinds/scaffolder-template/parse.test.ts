@@ -1,0 +1,144 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import type { DesiredObject, LiveObject } from '../../../src/core/model.js';
+import { scaffolderTemplateKind as kind } from '../../../src/kinds/scaffolder-template/index.js';
+import type {
+  LiveScaffolderTemplate,
+  ScaffolderTemplateManifest,
+} from '../../../src/kinds/scaffolder-template/schema.js';
+import { liveScaffolderTemplateSchema } from '../../../src/kinds/scaffolder-template/schema.js';
+import { yamlDoc } from '../initiative/yaml-doc.js';
+
+const MANIFEST = `tag: python-service
+name: Python service
+description: A FastAPI service with CI
+type: COOKIECUTTER
+repoLocator:
+  type: GITHUB
+  org: acme
+  repoName: python-service-template
+  url: https://github.com/acme/python-service-template
+requireNewService: true
+createYamlFile: true
+`;
+
+const parseOne = (text: string): DesiredObject<ScaffolderTemplateManifest> => {
+  const result = kind.parse(yamlDoc(text, '.cortex/scaffolders/python.yaml'));
+  expect(result.diagnostics).toEqual([]);
+  const [obj] = result.objects;
+  if (!obj) throw new Error('no object parsed');
+  return obj;
+};
+
+const live = (state: unknown): LiveObject<LiveScaffolderTemplate> => {
+  const parsed = liveScaffolderTemplateSchema.parse(state);
+  return { kind: 'scaffolder-template', id: parsed.tag, state: parsed };
+};
+
+describe('Scaffolder template manifests', () => {
+  it('owns YAML files under .cortex/scaffolders/ only', () => {
+    expect(kind.ownsFile('.cortex/scaffolders/python.yaml')).toBe(true);
+    expect(kind.ownsFile('.cortex/scaffolders/backend/go.yml')).toBe(true);
+    expect(kind.ownsFile('.cortex/initiatives/python.yaml')).toBe(false);
+  });
+
+  it('parses a manifest into one object identified by its tag', () => {
+    const obj = parseOne(MANIFEST);
+    expect(obj.id).toBe('python-service');
+    expect(obj.spec.repoLocator).toMatchObject({ type: 'GITHUB', org: 'acme' });
+  });
+
+  it.each([
+    ['Bad_Tag', 'Bad_Tag'],
+    ['-x', '-x'],
+    ['x-', 'x-'],
+  ])('rejects the tag %s with an error located at the tag', (tag) => {
+    const result = kind.parse(yamlDoc(MANIFEST.replace('tag: python-service', `tag: "${tag}"`)));
+    expect(result.objects).toEqual([]);
+    expect(result.diagnostics).toEqual([
+      expect.objectContaining({
+        severity: 'error',
+        field: 'tag',
+        line: 1,
+        column: 1,
+        kind: 'scaffolder-template',
+        id: tag,
+      }),
+    ]);
+    expect(result.diagnostics[0]?.message).toMatch(
+      /lowercase letters, digits and dashes.*must not start or end with a dash/,
+    );
+  });
+
+  it('accepts tags of lowercase letters, digits and inner dashes', () => {
+    for (const tag of ['a', 'py3', 'python-service', 'a--b']) {
+      expect(kind.parse(yamlDoc(MANIFEST.replace('python-service', tag))).diagnostics).toEqual([]);
+    }
+  });
+
+  it('is strict: an unknown field, an unknown provider and a missing repo are located errors', () => {
+    const text = MANIFEST.replace('requireNewService: true', 'requireNewService: true\nicon: rocket').replace(
+      '  org: acme\n',
+      '',
+    );
+    const result = kind.parse(yamlDoc(text));
+    expect(result.diagnostics.map((d) => d.field).sort()).toEqual(['icon', 'repoLocator.org']);
+    const badProvider = kind.parse(yamlDoc(MANIFEST.replace('type: GITHUB', 'type: SVN')));
+    expect(badProvider.diagnostics).toEqual([expect.objectContaining({ field: 'repoLocator.type', line: 6 })]);
+  });
+
+  it('takes the undocumented locator fields of other providers', () => {
+    const obj = parseOne(
+      MANIFEST.replace(
+        /repoLocator:[\s\S]*?(?=requireNewService)/,
+        'repoLocator:\n  type: GITLAB\n  namespace: acme/templates\n  project: py\n',
+      ),
+    );
+    expect(obj.spec.repoLocator).toEqual({ type: 'GITLAB', namespace: 'acme/templates', project: 'py' });
+  });
+
+  it('references nothing and exports a JSON Schema with the tag pattern', () => {
+    expect(kind.references(parseOne(MANIFEST))).toEqual([]);
+    const schema = z.toJSONSchema(kind.manifestSchema, { io: 'input' }) as unknown as {
+      properties: { tag: { pattern?: string } };
+    };
+    expect(new RegExp(schema.properties.tag.pattern ?? '^$').test('python-service')).toBe(true);
+    expect(new RegExp(schema.properties.tag.pattern ?? '').test('Bad_Tag')).toBe(false);
+  });
+});
+
+describe('Scaffolder template comparison', () => {
+  const serverCopy = {
+    id: 'sc2da8159dbeefb974',
+    tag: 'python-service',
+    name: 'Python service',
+    description: 'A FastAPI service with CI',
+    type: 'COOKIECUTTER',
+    labels: [],
+    repoLocator: {
+      type: 'GITHUB',
+      org: 'acme',
+      repoName: 'python-service-template',
+      url: 'https://github.com/acme/python-service-template',
+    },
+    requireNewService: true,
+    requirePullRequest: false,
+    createYamlFile: true,
+    showReadme: false,
+    strictAliasUsage: false,
+    dateCreated: '2026-01-01T00:00:00Z',
+  };
+
+  it('a template with server defaults filled in equals its manifest that omits them', () => {
+    expect(kind.liveState(live(serverCopy))).toEqual(kind.desiredState(parseOne(MANIFEST)));
+  });
+
+  it('a field set live but omitted in the manifest is a difference (the upsert resets it)', () => {
+    const desired = kind.desiredState(parseOne(MANIFEST));
+    expect(kind.liveState(live({ ...serverCopy, showReadme: true }))).not.toEqual(desired);
+    expect(kind.liveState(live({ ...serverCopy, labels: ['python'] }))).not.toEqual(desired);
+    expect(
+      kind.liveState(live({ ...serverCopy, repoLocator: { ...serverCopy.repoLocator, org: 'other' } })),
+    ).not.toEqual(desired);
+  });
+});
