@@ -2,6 +2,7 @@
  * An `ApiClient` that writes one plan-log line per API operation, tagged with the change being
  * applied, and counts write requests. The executor gives one to every step.
  */
+import { paginateWith } from '../api/paginate.js';
 import type { ApiClient, ApiRequest, ApiResponse } from '../api/types.js';
 import { isApiError } from '../core/errors.js';
 import type { Action, KindName } from '../core/model.js';
@@ -70,15 +71,7 @@ export const recordingClient = (
       },
     );
   };
-  return {
-    request: <T>(req: ApiRequest) => record(req, () => base.request<T>(req)),
-    paginate: async <T>(req: ApiRequest, listKey: string) => {
-      const started = now();
-      const items = await record(req, async () => {
-        const all = await base.paginate<T>(req, listKey);
-        return { status: 200, headers: {}, body: all, attempts: 1, durationMs: now() - started };
-      });
-      return items.body;
-    },
-  };
+  const request = <T>(req: ApiRequest) => record(req, () => base.request<T>(req));
+  // Paged reads go page by page through `request`, so each page is its own plan-log line.
+  return { request, paginate: <T>(req: ApiRequest, listKey: string) => paginateWith<T>(request, req, listKey) };
 };
