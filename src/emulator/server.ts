@@ -21,7 +21,7 @@ import { TokenBucket, tooManyRequests } from './rate-limit.js';
 import { addKey, bearerToken, findKeyByValue, hashKeyValue } from './resources/api-keys.js';
 import { type EmulatorState, INITIAL_STATE, KEPT_ON_RESET, ROUTES } from './resources/index.js';
 import { compileRoutes, matchRoute } from './router.js';
-import { createPrng, randomHexId } from './util.js';
+import { createPrng, fnv1a, randomHexId } from './util.js';
 
 export type { EmulatorFaults } from './faults.js';
 export type { EmulatorState } from './resources/index.js';
@@ -122,9 +122,10 @@ export const startEmulator = async (options: EmulatorOptions = {}): Promise<Runn
   const now = options.now ?? Date.now;
   const seed = options.seed ?? 1;
   const faultRandom = createPrng(seed);
-  const idRandom = createPrng(seed ^ 0x9e3779b9);
-  const env: EmulatorEnv = { now, newId: (prefix) => randomHexId(prefix, idRandom) };
   const state = await loadState(options.dataFile);
+  // Ids after a reload must not repeat the ids of the saved run: the loaded state salts the seed.
+  const idRandom = createPrng(seed ^ 0x9e3779b9 ^ fnv1a(JSON.stringify(state)));
+  const env: EmulatorEnv = { now, newId: (prefix) => randomHexId(prefix, idRandom) };
   const requests: RequestLogEntry[] = [];
   const routes = compileRoutes(ROUTES);
   const perMinute = options.rateLimitPerMinute ?? 1000;
@@ -138,7 +139,11 @@ export const startEmulator = async (options: EmulatorOptions = {}): Promise<Runn
     const hash = hashKeyValue(key.value);
     const existing = Object.values(state.apiKeys.byCid).find((k) => k.valueHash === hash);
     if (existing) existing.permissions = [...key.permissions];
-    else addKey(state.apiKeys, { ...key, cid: env.newId('ak'), now: now() });
+    else {
+      let cid = env.newId('ak');
+      while (state.apiKeys.byCid[cid]) cid = env.newId('ak');
+      addKey(state.apiKeys, { ...key, cid, now: now() });
+    }
   };
   addApiKey({ value: apiKey, permissions: PERMISSIONS });
 

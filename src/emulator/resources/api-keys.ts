@@ -113,6 +113,12 @@ const publicView = (k: StoredApiKey): JsonObject => ({
 });
 
 const EDIT = ['EDIT_API_KEYS'] as const;
+
+const uniqueCid = (state: ApiKeysState, next: () => string): string => {
+  let cid = next();
+  while (state.byCid[cid]) cid = next();
+  return cid;
+};
 type Slices = { apiKeys: ApiKeysState };
 
 const withKey =
@@ -179,7 +185,7 @@ export const apiKeyRoutes: readonly RouteDef<Slices>[] = [
         permissions: wanted,
         name: body.name,
         roles,
-        cid: env.newId('ak'),
+        cid: uniqueCid(state.apiKeys, () => env.newId('ak')),
         now: env.now(),
       });
       key.description = typeof body.description === 'string' ? body.description : null;

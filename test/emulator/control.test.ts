@@ -1,0 +1,81 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { describe, expect, it } from 'vitest';
+import { runEmulatorCommand } from '../../src/emulator/cli.js';
+import { call, descriptor, start } from './helpers.js';
+
+describe('observability', () => {
+  it('logs API requests, shows state, and resets over HTTP without a key', async () => {
+    const emu = await start();
+    await call(emu, 'POST', '/api/v1/open-api?dryRun=false', { body: descriptor('a') });
+    await call(emu, 'GET', '/api/v1/catalog/a');
+    const log = await call(emu, 'GET', '/_emulator/requests', { key: null });
+    expect(log.json.requests).toEqual([
+      expect.objectContaining({ method: 'POST', path: '/api/v1/open-api', query: 'dryRun=false', status: 200 }),
+      expect.objectContaining({ method: 'GET', path: '/api/v1/catalog/a', status: 200, ts: expect.any(Number) }),
+    ]);
+    const state = await call(emu, 'GET', '/_emulator/state', { key: null });
+    expect(Object.keys(state.json.entities.idByTag)).toEqual(['a']);
+    expect(JSON.stringify(state.json)).not.toContain(emu.apiKey);
+    await call(emu, 'POST', '/_emulator/reset', { key: null });
+    expect(emu.requests).toEqual([]);
+    expect((await call(emu, 'GET', '/api/v1/catalog')).json.total).toBe(0); // the key still works
+  });
+});
+
+describe('persistence', () => {
+  it('saves state on stop and loads it at start', async () => {
+    const dataFile = join(mkdtempSync(join(tmpdir(), 'emu-')), 'state.json');
+    const first = await start({ dataFile, apiKey: 'k1' });
+    await call(first, 'POST', '/api/v1/catalog/definitions', { body: { type: 'queue', schema: {} } });
+    await call(first, 'POST', '/api/v1/open-api', {
+      body: descriptor('q', { 'x-cortex-type': 'queue', 'x-cortex-definition': {} }),
+    });
+    await call(first, 'PUT', '/api/v1/catalog/q/archive');
+    const id = (await call(first, 'GET', '/api/v1/catalog/q')).json.id;
+    await first.stop();
+    const second = await start({ dataFile });
+    expect((await call(second, 'GET', '/api/v1/catalog/q', { key: 'k1' })).json).toMatchObject({
+      id,
+      isArchived: true,
+    });
+    expect((await call(second, 'GET', '/api/v1/catalog/definitions/queue')).status).toBe(200);
+  });
+});
+
+describe('the emulator command', () => {
+  const run = async (env: NodeJS.ProcessEnv) => {
+    const stdout = new PassThrough();
+    let out = '';
+    stdout.on('data', (c: Buffer) => {
+      out += c.toString();
+    });
+    const emu = await runEmulatorCommand({ port: 0 }, { stdout, env });
+    return { emu, lines: out.split('\n').filter((l) => l !== '') };
+  };
+
+  it('prints the URL first and a generated key second', async () => {
+    const { emu, lines } = await run({});
+    try {
+      expect(lines[0]).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(lines).toHaveLength(2);
+      expect((await call({ url: lines[0] ?? '', apiKey: lines[1] ?? '' }, 'GET', '/api/v1/catalog')).status).toBe(200);
+    } finally {
+      await emu.stop();
+    }
+  });
+
+  it('accepts CORTEX_API_KEY as admin without printing it', async () => {
+    const { emu, lines } = await run({ CORTEX_API_KEY: 'secret-key-from-env' });
+    try {
+      expect(lines).toEqual([emu.url]);
+      expect(
+        (await call({ url: emu.url, apiKey: 'secret-key-from-env' }, 'GET', '/api/v1/catalog/definitions')).status,
+      ).toBe(200);
+    } finally {
+      await emu.stop();
+    }
+  });
+});

@@ -1,0 +1,225 @@
+import { describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import { call, descriptor, start } from './helpers.js';
+
+const yamlDescriptor = `openapi: 3.0.1
+# a comment the service does not keep
+info:
+  title: Payments API
+  x-cortex-tag: payments-api
+  x-cortex-groups: [tier-0]
+  x-cortex-description: not a real key
+  x-cortex-custom-data: {a: 1}
+  x-cortex-custom-metadata:
+    owners: [owner-1]
+    tier: 0
+`;
+
+describe('POST /api/v1/open-api', () => {
+  it('stores the descriptor as data: comments lost, unknown x-cortex keys dropped', async () => {
+    const emu = await start();
+    const r = await call(emu, 'POST', '/api/v1/open-api', { body: yamlDescriptor });
+    expect(r).toMatchObject({ status: 200, json: { ok: true, violations: [] } });
+    const d = await call(emu, 'GET', '/api/v1/catalog/payments-api/openapi');
+    expect(d.json.info['x-cortex-description']).toBeUndefined();
+    expect(d.json.info['x-cortex-custom-data']).toBeUndefined();
+    expect(d.json.info['x-cortex-groups']).toEqual(['tier-0']);
+    const y = await call(emu, 'GET', '/api/v1/catalog/payments-api/openapi?yaml=true');
+    expect(y.text).not.toContain('comment');
+    expect(parseYaml(y.text)).toEqual(d.json);
+  });
+
+  it('replaces the whole descriptor on upsert and keeps the id', async () => {
+    const emu = await start();
+    await call(emu, 'POST', '/api/v1/open-api', { body: yamlDescriptor });
+    const before = await call(emu, 'GET', '/api/v1/catalog/payments-api');
+    expect(before.json.id).toMatch(/^en[0-9a-f]{16}$/);
+    await call(emu, 'POST', '/api/v1/open-api', { body: descriptor('payments-api', { title: 'Renamed' }) });
+    const after = await call(emu, 'GET', `/api/v1/catalog/${before.json.id}/openapi`);
+    expect(after.json.info).toEqual({ title: 'Renamed', 'x-cortex-tag': 'payments-api' });
+    expect((await call(emu, 'GET', '/api/v1/catalog/payments-api')).json.id).toBe(before.json.id);
+  });
+
+  it('accepts JSON and YAML content types', async () => {
+    const emu = await start();
+    for (const [i, ct] of ['application/json', 'application/yaml', 'text/yaml'].entries()) {
+      const r = await call(emu, 'POST', '/api/v1/open-api', { body: descriptor(`t${i}`), contentType: ct });
+      expect(r.status, ct).toBe(200);
+    }
+  });
+
+  it('answers 400 with violations for a missing title, a missing tag, or invalid YAML', async () => {
+    const emu = await start();
+    const noTitle = await call(emu, 'POST', '/api/v1/open-api', {
+      body: 'openapi: 3.0.1\ninfo:\n  x-cortex-tag: a\n',
+    });
+    expect(noTitle.status).toBe(400);
+    expect(noTitle.json.ok).toBe(false);
+    expect(noTitle.json.violations[0]).toMatchObject({
+      violationType: 'MUST',
+      pointer: '/info/title',
+      startLine: expect.any(Number),
+      endLine: expect.any(Number),
+      paths: expect.any(Array),
+      title: expect.any(String),
+      description: expect.any(String),
+    });
+    const noTag = await call(emu, 'POST', '/api/v1/open-api', { body: 'openapi: 3.0.1\ninfo:\n  title: A\n' });
+    expect(noTag.json.violations.map((v: { pointer: string }) => v.pointer)).toEqual(['/info/x-cortex-tag']);
+    const bad = await call(emu, 'POST', '/api/v1/open-api', { body: 'info:\n  title: [unclosed\n  x: 1\n' });
+    expect(bad.status).toBe(400);
+    expect(bad.json.violations).toHaveLength(1);
+    expect((await call(emu, 'GET', '/api/v1/catalog?includeArchived=true')).json.total).toBe(0);
+  });
+
+  it('validates only with dryRun, and mode=CREATE refuses an existing tag', async () => {
+    const emu = await start();
+    expect((await call(emu, 'POST', '/api/v1/open-api?dryRun=true', { body: descriptor('dry') })).json.ok).toBe(true);
+    expect((await call(emu, 'GET', '/api/v1/catalog/dry')).status).toBe(404);
+    expect((await call(emu, 'POST', '/api/v1/open-api?mode=CREATE', { body: descriptor('dry') })).status).toBe(200);
+    expect((await call(emu, 'POST', '/api/v1/open-api?mode=CREATE', { body: descriptor('dry') })).status).toBe(409);
+  });
+
+  it('refuses an entity of an unknown custom type, and one without x-cortex-definition', async () => {
+    const emu = await start();
+    const unknown = await call(emu, 'POST', '/api/v1/open-api', {
+      body: descriptor('agent', { 'x-cortex-type': 'ai-agent', 'x-cortex-definition': {} }),
+    });
+    expect(unknown.status).toBe(400);
+    expect(unknown.json.violations[0].pointer).toBe('/info/x-cortex-type');
+    await call(emu, 'POST', '/api/v1/catalog/definitions', {
+      body: {
+        type: 'ai-agent',
+        schema: { type: 'object', required: ['model'], properties: { model: { type: 'string' } } },
+      },
+    });
+    const noDef = await call(emu, 'POST', '/api/v1/open-api', {
+      body: descriptor('agent', { 'x-cortex-type': 'ai-agent' }),
+    });
+    expect(noDef.json.violations[0].pointer).toBe('/info/x-cortex-definition');
+    const wrongDef = await call(emu, 'POST', '/api/v1/open-api', {
+      body: descriptor('agent', { 'x-cortex-type': 'ai-agent', 'x-cortex-definition': {} }),
+    });
+    expect(wrongDef.status).toBe(400);
+    const good = await call(emu, 'POST', '/api/v1/open-api', {
+      body: descriptor('agent', { 'x-cortex-type': 'ai-agent', 'x-cortex-definition': { model: 'x' } }),
+    });
+    expect(good.status).toBe(200);
+  });
+});
+
+describe('PATCH /api/v1/open-api', () => {
+  it('deep-merges, removes keys equal to the delete marker, and appends arrays on request', async () => {
+    const emu = await start();
+    await call(emu, 'POST', '/api/v1/open-api', { body: yamlDescriptor });
+    const patch = `openapi: 3.0.0
+info:
+  x-cortex-tag: payments-api
+  x-cortex-groups: __delete__
+  x-cortex-custom-metadata:
+    owners: [owner-2]
+`;
+    const r = await call(emu, 'PATCH', '/api/v1/open-api?appendArrays=true&deleteMarkerValue=__delete__', {
+      body: patch,
+    });
+    expect(r).toMatchObject({ status: 200, json: { ok: true } });
+    const info = (await call(emu, 'GET', '/api/v1/catalog/payments-api/openapi')).json.info;
+    expect(info.title).toBe('Payments API');
+    expect(info['x-cortex-groups']).toBeUndefined();
+    expect(info['x-cortex-custom-metadata']).toEqual({ owners: ['owner-1', 'owner-2'], tier: 0 });
+    await call(emu, 'PATCH', '/api/v1/open-api', { body: patch.replace('  x-cortex-groups: __delete__\n', '') });
+    const replaced = (await call(emu, 'GET', '/api/v1/catalog/payments-api/openapi')).json.info;
+    expect(replaced['x-cortex-custom-metadata'].owners).toEqual(['owner-2']);
+  });
+
+  it('creates with 201, or answers 404 with failIfEntityDoesNotExist', async () => {
+    const emu = await start();
+    expect(
+      (await call(emu, 'PATCH', '/api/v1/open-api?failIfEntityDoesNotExist=true', { body: descriptor('new') })).status,
+    ).toBe(404);
+    expect((await call(emu, 'PATCH', '/api/v1/open-api', { body: descriptor('new') })).status).toBe(201);
+    expect((await call(emu, 'PATCH', '/api/v1/open-api', { body: descriptor('new') })).status).toBe(200);
+  });
+});
+
+describe('reading the catalog', () => {
+  it('excludes teams from descriptors unless asked, accepts repeated or comma-joined types', async () => {
+    const emu = await start();
+    await call(emu, 'POST', '/api/v1/open-api', { body: descriptor('svc') });
+    await call(emu, 'POST', '/api/v1/open-api', { body: descriptor('dom', { 'x-cortex-type': 'domain' }) });
+    await call(emu, 'POST', '/api/v1/open-api', { body: descriptor('tm', { 'x-cortex-type': 'team' }) });
+    const tags = async (q: string) =>
+      (await call(emu, 'GET', `/api/v1/catalog/descriptors${q}`)).json.descriptors
+        .map((d: { info: Record<string, string> }) => d.info['x-cortex-tag'])
+        .sort();
+    expect(await tags('')).toEqual(['dom', 'svc']);
+    expect(await tags('?types=team&types=service')).toEqual(['svc', 'tm']);
+    expect(await tags('?types=team,domain')).toEqual(['dom', 'tm']);
+    const asYaml = await call(emu, 'GET', '/api/v1/catalog/descriptors?yaml=true&types=team');
+    expect(parseYaml(asYaml.json.descriptors[0])).toEqual({
+      openapi: '3.0.1',
+      info: { title: 'Title of tm', 'x-cortex-tag': 'tm', 'x-cortex-type': 'team' },
+    });
+  });
+
+  it('hides archived entities unless includeArchived, and unarchives', async () => {
+    const emu = await start();
+    await call(emu, 'POST', '/api/v1/open-api', { body: descriptor('old') });
+    const archived = await call(emu, 'PUT', '/api/v1/catalog/old/archive');
+    expect(archived).toMatchObject({ status: 200, json: { tag: 'old', isArchived: true } });
+    expect((await call(emu, 'GET', '/api/v1/catalog')).json.total).toBe(0);
+    expect((await call(emu, 'GET', '/api/v1/catalog/descriptors')).json.total).toBe(0);
+    const all = await call(emu, 'GET', '/api/v1/catalog?includeArchived=true');
+    expect(all.json.entities[0]).toMatchObject({ tag: 'old', isArchived: true, name: 'Title of old', type: 'service' });
+    expect((await call(emu, 'PUT', '/api/v1/catalog/old/unarchive')).json.isArchived).toBe(false);
+    expect((await call(emu, 'GET', '/api/v1/catalog')).json.total).toBe(1);
+  });
+
+  it('pages in an order that is not insertion order, stable across calls', async () => {
+    const emu = await start();
+    const inserted = Array.from({ length: 20 }, (_, i) => `svc-${String(i).padStart(2, '0')}`);
+    for (const tag of inserted) await call(emu, 'POST', '/api/v1/open-api', { body: descriptor(tag) });
+    const read = async () => {
+      const seen: string[] = [];
+      for (let page = 0; page < 4; page++) {
+        const r = await call(emu, 'GET', `/api/v1/catalog?pageSize=6&page=${page}`);
+        expect(r.json).toMatchObject({ page, total: 20, totalPages: 4 });
+        seen.push(...r.json.entities.map((e: { tag: string }) => e.tag));
+      }
+      return seen;
+    };
+    const first = await read();
+    expect([...first].sort()).toEqual(inserted);
+    expect(first).not.toEqual(inserted);
+    expect(await read()).toEqual(first);
+    expect((await call(emu, 'GET', '/api/v1/catalog?pageSize=1001')).status).toBe(400);
+  });
+
+  it('serves tags holding @, / and . when URL-encoded, by tag or by id', async () => {
+    const emu = await start();
+    const tag = 'team@corp/payments.api';
+    await call(emu, 'POST', '/api/v1/open-api', { body: descriptor(tag) });
+    const byTag = await call(emu, 'GET', `/api/v1/catalog/${encodeURIComponent(tag)}`);
+    expect(byTag.json.tag).toBe(tag);
+    const byId = await call(emu, 'GET', `/api/v1/catalog/${byTag.json.id}/openapi`);
+    expect(byId.json.info['x-cortex-tag']).toBe(tag);
+    expect((await call(emu, 'PUT', `/api/v1/catalog/${encodeURIComponent(tag)}/archive`)).status).toBe(200);
+    expect((await call(emu, 'DELETE', `/api/v1/catalog/${encodeURIComponent(tag)}`)).status).toBe(200);
+    expect((await call(emu, 'GET', `/api/v1/catalog/${encodeURIComponent(tag)}`)).status).toBe(404);
+  });
+});
+
+describe('deleting', () => {
+  it('deletes one entity with an empty 200, and all entities of given types', async () => {
+    const emu = await start();
+    await call(emu, 'POST', '/api/v1/open-api', { body: descriptor('a') });
+    await call(emu, 'POST', '/api/v1/open-api', { body: descriptor('b', { 'x-cortex-type': 'domain' }) });
+    await call(emu, 'POST', '/api/v1/open-api', { body: descriptor('c', { 'x-cortex-type': 'team' }) });
+    const del = await call(emu, 'DELETE', '/api/v1/catalog/a');
+    expect(del).toMatchObject({ status: 200, text: '' });
+    expect((await call(emu, 'DELETE', '/api/v1/catalog/a')).status).toBe(404);
+    expect((await call(emu, 'DELETE', '/api/v1/catalog?types=domain')).status).toBe(200);
+    const left = await call(emu, 'GET', '/api/v1/catalog?includeArchived=true');
+    expect(left.json.entities.map((e: { tag: string }) => e.tag)).toEqual(['c']);
+  });
+});

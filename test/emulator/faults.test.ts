@@ -1,0 +1,61 @@
+import { expect, it } from 'vitest';
+import { call, descriptor, start } from './helpers.js';
+
+const exists = async (emu: { url: string; apiKey: string }, tag: string) =>
+  (await call(emu, 'GET', `/api/v1/catalog/${tag}`)).status === 200;
+
+it('failRate answers 503 without processing', async () => {
+  const emu = await start({ faults: { failRate: 1 } });
+  const r = await call(emu, 'POST', '/api/v1/open-api', { body: descriptor('a') });
+  expect(r.status).toBe(503);
+  emu.setFaults({});
+  expect(await exists(emu, 'a')).toBe(false);
+  expect(emu.requests[0]).toMatchObject({ method: 'POST', path: '/api/v1/open-api', status: 503, fault: 'failed' });
+});
+
+it('lostResponseRate processes the request, then closes the connection without an answer', async () => {
+  const emu = await start({ faults: { lostResponseRate: 1 } });
+  await expect(call(emu, 'POST', '/api/v1/open-api', { body: descriptor('lost') })).rejects.toThrow();
+  emu.setFaults({});
+  expect(await exists(emu, 'lost')).toBe(true);
+  expect(emu.requests[0]).toMatchObject({ status: 0, fault: 'lost-response' });
+});
+
+it('dropConnectionRate closes the connection before processing', async () => {
+  const emu = await start({ faults: { dropConnectionRate: 1 } });
+  await expect(call(emu, 'POST', '/api/v1/open-api', { body: descriptor('dropped') })).rejects.toThrow();
+  emu.setFaults({});
+  expect(await exists(emu, 'dropped')).toBe(false);
+});
+
+it('every429 forces a 429 on every k-th request, with Retry-After', async () => {
+  const emu = await start({ faults: { every429: 3, retryAfterSeconds: 2 } });
+  const statuses: number[] = [];
+  for (let i = 0; i < 6; i++) {
+    const r = await call(emu, 'GET', '/api/v1/catalog');
+    statuses.push(r.status);
+    if (r.status === 429) {
+      expect(r.headers.get('retry-after')).toBe('2');
+      expect(r.json).toMatchObject({ status: 429, retryAfter: 2 });
+    }
+  }
+  expect(statuses).toEqual([200, 200, 429, 200, 200, 429]);
+});
+
+it('repeats the same fault pattern for the same seed, and takes faults over HTTP at runtime', async () => {
+  const pattern = async (seed: number) => {
+    const emu = await start({ seed });
+    const set = await call(emu, 'POST', '/_emulator/faults', { body: { failRate: 0.5 }, key: null });
+    expect(set.json).toEqual({ failRate: 0.5 });
+    const out: number[] = [];
+    for (let i = 0; i < 16; i++) out.push((await call(emu, 'GET', '/api/v1/catalog')).status);
+    // control endpoints are never faulted
+    expect((await call(emu, 'GET', '/_emulator/state', { key: null })).status).toBe(200);
+    return out;
+  };
+  const a = await pattern(42);
+  expect(a).toContain(503);
+  expect(a).toContain(200);
+  expect(await pattern(42)).toEqual(a);
+  expect(await pattern(7)).not.toEqual(a);
+});
