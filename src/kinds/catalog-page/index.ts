@@ -139,7 +139,7 @@ const listOf = (body: unknown, operation: string): unknown[] => {
   throw new CortexSyncError('API', `${operation}: the response holds no list of catalog pages`);
 };
 
-const readAllPages = async (client: ApiClient): Promise<unknown[]> => {
+const readAllPages = async (client: ApiClient, pageSize: number): Promise<unknown[]> => {
   const operation = 'list catalog pages';
   const items: unknown[] = [];
   for (let page = 0; ; page++) {
@@ -147,7 +147,7 @@ const readAllPages = async (client: ApiClient): Promise<unknown[]> => {
       operation,
       method: 'GET',
       path: PAGES_PATH,
-      query: { page, pageSize: PAGE_SIZE },
+      query: { page, pageSize },
     });
     const list = listOf(response.body, operation);
     items.push(...list);
@@ -157,8 +157,8 @@ const readAllPages = async (client: ApiClient): Promise<unknown[]> => {
 };
 
 /** Reads every catalog page but those Cortex manages (read-only: never managed, never pruned). */
-const fetchLive = async (ctx: FetchContext): Promise<LiveObject<LiveCatalogPage>[]> => {
-  const items = await readAllPages(ctx.client);
+const fetchLiveWith = async (ctx: FetchContext, pageSize: number): Promise<LiveObject<LiveCatalogPage>[]> => {
+  const items = await readAllPages(ctx.client, pageSize);
   const declaredIcons = new Map<string, string>();
   for (const obj of ctx.desired) declaredIcons.set(obj.id, (obj.spec as CatalogPageManifest).iconTag);
   const out: LiveObject<LiveCatalogPage>[] = [];
@@ -222,17 +222,28 @@ const apply = async (change: Change, ctx: ApplyContext): Promise<void> => {
   }
 };
 
-/** The `catalog-page` kind handler. */
-export const catalogPageKind: KindHandler<CatalogPageManifest, LiveCatalogPage> = {
+/** Options of the catalog-page kind (tests use a small page size to see paging). */
+export interface CatalogPageKindOptions {
+  /** Items per list request; default 1000 (the API's maximum). */
+  pageSize?: number;
+}
+
+/** Builds the `catalog-page` kind handler. */
+export const createCatalogPageKind = (
+  options: CatalogPageKindOptions = {},
+): KindHandler<CatalogPageManifest, LiveCatalogPage> => ({
   kind: KIND,
   title: 'catalog page',
   manifestSchema: catalogPageManifestSchema,
   ownsFile: (relPath) => relPath.startsWith('.cortex/catalog-pages/') && /\.(ya?ml|json)$/i.test(relPath),
   parse,
   references,
-  fetchLive,
+  fetchLive: (ctx) => fetchLiveWith(ctx, options.pageSize ?? PAGE_SIZE),
   desiredState: (obj) => canonical(obj.spec, obj.spec.iconTag),
   liveState: (obj) => canonical(obj.state.page, obj.state.comparedIconTag),
   pruneAction: 'delete',
   apply,
-};
+});
+
+/** The `catalog-page` kind handler. */
+export const catalogPageKind = createCatalogPageKind();

@@ -13,8 +13,8 @@ const jsonObject = z.record(z.string(), z.json());
 /** The `type` of an entity type: what descriptors write in `x-cortex-type`. */
 export const entityTypeNameSchema = z
   .string()
-  .regex(/^[A-Za-z0-9][A-Za-z0-9._-]*$/, {
-    error: 'type must start with a letter or digit and hold only letters, digits, `.`, `_` and `-`',
+  .regex(/^[a-z0-9][a-z0-9._-]*$/, {
+    error: 'type must be a lower-case key: start with a letter or digit, then letters, digits, `.`, `_` or `-`',
   })
   .refine((t) => !(BUILT_IN_ENTITY_TYPES as readonly string[]).includes(t), {
     error: 'service, domain and team are built-in entity types and cannot be declared',
