@@ -4,15 +4,13 @@
  */
 import { CortexSyncError, isApiError } from '../../core/errors.js';
 import type { Change, DesiredObject, Diagnostic, LiveObject, ParsedDocument } from '../../core/model.js';
+import { BUILT_IN_ENTITY_TYPES } from '../../core/references.js';
 import { zodIssuesToDiagnostics } from '../../source/zod-diagnostics.js';
 import type { ApplyContext, FetchContext, KindHandler, ObjectReference, ParseResult } from '../types.js';
 import { createInitiative, deleteInitiative, duplicateNameError, listInitiatives, updateInitiative } from './api.js';
 import { canonicalDesiredInitiative, canonicalLiveInitiative } from './normalize.js';
 import type { InitiativeManifest, LiveInitiative } from './schema.js';
 import { initiativeManifestSchema } from './schema.js';
-
-/** Entity types every workspace has; a filter naming them references no `entity-type` manifest. */
-const BUILT_IN_ENTITY_TYPES: ReadonlySet<string> = new Set(['service', 'domain', 'team']);
 
 export interface InitiativeKindOptions {
   /** The clock for the "targetDate is not in the future" warning (milliseconds since the epoch). */
@@ -30,6 +28,15 @@ const cidOf = (change: Change): string => {
   const cid = change.live?.serverId;
   if (!cid) throw new CortexSyncError('INTERNAL', `${change.action} of initiative "${change.id}" has no live cid`);
   return cid;
+};
+
+/** Does the live Initiative of `change` already equal its manifest? */
+const liveEqualsManifest = (change: Change): boolean => {
+  const state = change.live?.state as LiveInitiative | undefined;
+  return (
+    state !== undefined &&
+    JSON.stringify(canonicalLiveInitiative(state)) === JSON.stringify(canonicalDesiredInitiative(specOf(change)))
+  );
 };
 
 /** A located warning when `targetDate` is today or earlier: the API rejects writes of such an Initiative. */
@@ -114,7 +121,7 @@ export const createInitiativeKind = (
       const types = obj.spec.filter?.types;
       for (const side of ['include', 'exclude'] as const) {
         (types?.[side] ?? []).forEach((type, i) => {
-          if (BUILT_IN_ENTITY_TYPES.has(type)) return;
+          if (BUILT_IN_ENTITY_TYPES.includes(type)) return; // every workspace has them: no edge
           refs.push({
             kind: 'entity-type',
             id: type,
@@ -167,6 +174,9 @@ export const createInitiativeKind = (
           if (change.live?.serverId) return updateInitiative(ctx.client, change.live.serverId, specOf(change));
           return createInitiative(ctx.client, specOf(change));
         case 'update':
+          // An adopted Initiative that already equals its manifest needs no write (ownership is in
+          // the inventory); a PUT could even be refused, e.g. once its targetDate has passed.
+          if (liveEqualsManifest(change)) return;
           return updateInitiative(ctx.client, cidOf(change), specOf(change));
         case 'delete':
           return deleteInitiative(ctx.client, cidOf(change), change.id);

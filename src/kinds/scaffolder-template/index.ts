@@ -65,6 +65,15 @@ const specOf = (change: Change): ScaffolderTemplateManifest => {
   return change.desired.spec as ScaffolderTemplateManifest;
 };
 
+/** Does the live template of `change` already equal its manifest (server defaults filled in)? */
+const liveEqualsManifest = (change: Change): boolean => {
+  const state = change.live?.state as LiveScaffolderTemplate | undefined;
+  return (
+    state !== undefined &&
+    JSON.stringify(canonicalLiveTemplate(state)) === JSON.stringify(canonicalDesiredTemplate(specOf(change)))
+  );
+};
+
 /** The upsert: safe to retry, since the server updates the template with that tag instead of adding one. */
 const upsertTemplate = async (client: ApiClient, spec: ScaffolderTemplateManifest): Promise<void> => {
   await client.request({
@@ -153,8 +162,11 @@ export const scaffolderTemplateKind: KindHandler<ScaffolderTemplateManifest, Liv
       switch (change.action) {
         case 'noop':
           return;
-        case 'create':
         case 'update':
+          // An adopted template that already equals its manifest needs no write.
+          if (liveEqualsManifest(change)) return;
+          return await upsertTemplate(ctx.client, specOf(change));
+        case 'create':
           return await upsertTemplate(ctx.client, specOf(change));
         case 'delete':
           return await deleteTemplate(ctx.client, change.id);

@@ -90,6 +90,26 @@ describe('initiative kind against the emulator', () => {
     expect(storedInitiatives()).toHaveLength(2);
   });
 
+  it('adopting an Initiative that already equals its manifest sends no write, even once it has expired', async () => {
+    const desired = desiredOf(kind, [manifest('Adopted')], DIR);
+    await planAndApply(kind, client, desired);
+    clock = Date.parse('2027-01-15T00:00:00Z');
+    const [live] = await kind.fetchLive({ client, entityTypes: [], desired, managedIds: [] });
+    const adopt: Change = {
+      kind: 'initiative',
+      id: 'Adopted',
+      action: 'update',
+      adopt: true,
+      diff: [],
+      waitsFor: [],
+      desired: desired[0]!,
+      live: live!,
+    };
+    const writesBefore = emulator.requests.filter((r) => r.method !== 'GET').length;
+    await kind.apply(adopt, applyContext(client));
+    expect(emulator.requests.filter((r) => r.method !== 'GET').length).toBe(writesBefore);
+  });
+
   it('deletes by cid, and a delete of one already gone succeeds', async () => {
     const desired = desiredOf(kind, [manifest('Gone soon')], DIR);
     await planAndApply(kind, client, desired);
