@@ -1,9 +1,9 @@
 /**
- * Loads every manifest under a root: discover, read (bounded parallelism), parse YAML with
+ * Loads every manifest under a root: discover, read, parse YAML with
  * positions, hand each document to the kind that owns the file, then check ids are unique per kind.
  * Never throws for bad input: every problem becomes a diagnostic, and callers fail closed on errors.
  */
-import { promises as fs } from 'node:fs';
+import { promises as fs, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import type { DesiredObject, Diagnostic } from '../core/model.js';
 import type { AnyKindHandler } from '../kinds/types.js';
@@ -13,8 +13,6 @@ import { DEFAULT_PARSE_LIMITS, fileTooLarge, type ParseLimits, parseManifestFile
 export interface LoadOptions {
   /** Size and alias limits for each file. */
   limits?: Partial<ParseLimits>;
-  /** How many files are read at once. Default 64. */
-  concurrency?: number;
 }
 
 export interface LoadResult {
@@ -35,29 +33,24 @@ const errorMessage = (error: unknown): string => (error instanceof Error ? error
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
-/** Reads, parses and validates one file with the handler that owns it. */
-const loadFile = async (
-  root: string,
-  file: string,
-  handler: AnyKindHandler,
-  limits: ParseLimits,
-): Promise<FileResult> => {
+/**
+ * Reads, parses and validates one file with the handler that owns it. Reads are synchronous: for
+ * thousands of small files that is several times faster than the thread pool, and the loader
+ * yields to the event loop between batches.
+ */
+const loadFile = (root: string, file: string, handler: AnyKindHandler, limits: ParseLimits): FileResult => {
   const fail = (code: string, message: string): FileResult => ({
     objects: [],
     diagnostics: [{ severity: 'error', code, message, file, line: 1, column: 1, kind: handler.kind }],
   });
+  const fullPath = path.join(root, file);
   let text: string;
   try {
-    const handle = await fs.open(path.join(root, file), 'r');
-    try {
-      const { size } = await handle.stat();
-      if (size > limits.maxFileBytes) {
-        return { objects: [], diagnostics: [{ ...fileTooLarge(file, size, limits.maxFileBytes), kind: handler.kind }] };
-      }
-      text = utf8.decode(await handle.readFile());
-    } finally {
-      await handle.close();
+    const { size } = statSync(fullPath);
+    if (size > limits.maxFileBytes) {
+      return { objects: [], diagnostics: [{ ...fileTooLarge(file, size, limits.maxFileBytes), kind: handler.kind }] };
     }
+    text = utf8.decode(readFileSync(fullPath));
   } catch (error) {
     if (error instanceof TypeError) return fail('encoding', `${file} is not valid UTF-8 text`);
     return fail('read-failed', `cannot read ${file}: ${errorMessage(error)}`);
@@ -85,22 +78,17 @@ const loadFile = async (
       });
     }
   }
+  result.diagnostics.sort(byPosition);
   return result;
 };
 
-/** Runs `task` over `items` with at most `limit` in flight; results keep the items' order. */
-const mapBounded = async <T, R>(items: readonly T[], limit: number, task: (item: T) => Promise<R>): Promise<R[]> => {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await task(items[index] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(limit, items.length)) }, worker));
-  return results;
-};
+/** Orders a file's diagnostics by line, then column (stable: same place keeps its order). */
+const byPosition = (a: Diagnostic, b: Diagnostic): number =>
+  (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0);
+
+/** Files handled between two yields to the event loop (keeps a long-lived process responsive). */
+const FILES_PER_TURN = 200;
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** One error per id declared more than once in a kind, naming every declaration; keeps the first. */
 const checkDuplicateIds = (objects: readonly DesiredObject[]): { kept: DesiredObject[]; diagnostics: Diagnostic[] } => {
@@ -159,7 +147,7 @@ export const loadManifests = async (
     return rootError(`cannot list the manifests under ${root}: ${errorMessage(error)}`);
   }
 
-  const results = await mapBounded(files, options.concurrency ?? 64, async (file): Promise<FileResult> => {
+  const routeFile = (file: string): FileResult => {
     const [handler, ...others] = ownersOf(file);
     if (handler === undefined) return { objects: [], diagnostics: [] };
     if (others.length > 0) {
@@ -172,8 +160,13 @@ export const loadManifests = async (
       };
     }
     return loadFile(root, file, handler, limits);
-  });
+  };
 
+  const results: FileResult[] = [];
+  for (const [index, file] of files.entries()) {
+    if (index > 0 && index % FILES_PER_TURN === 0) await nextTurn();
+    results.push(routeFile(file));
+  }
   const objects = results.flatMap((r) => r.objects);
   const { kept, diagnostics: duplicates } = checkDuplicateIds(objects);
   return { objects: kept, diagnostics: [...results.flatMap((r) => r.diagnostics), ...duplicates], files };

@@ -17,6 +17,9 @@ const LEGACY_KEYS: Record<string, string> = {
 const isRecord = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
+const byPosition = (a: Diagnostic, b: Diagnostic): number =>
+  (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0);
+
 /** The entity type of a descriptor: `x-cortex-type` without surrounding whitespace (`service` by default). */
 export const descriptorEntityType = (spec: EntityDescriptor): string => spec.info['x-cortex-type'].trim();
 
@@ -86,7 +89,7 @@ const warningsFor = (doc: ParsedDocument, id: string | undefined): Diagnostic[] 
       `info.x-cortex-definition: entities of the custom type '${type.trim()}' usually need one (\`{}\` when the type's schema is empty)`,
     );
   }
-  return warnings;
+  return warnings.sort(byPosition);
 };
 
 /** Validates one YAML document as an entity descriptor; the id is `info.x-cortex-tag`. */
@@ -100,7 +103,8 @@ export const parseEntityDocument = (doc: ParsedDocument): ParseResult<EntityDesc
   if (!result.success) {
     const subject =
       tentativeId === undefined ? { kind: 'entity' as const } : { kind: 'entity' as const, id: tentativeId };
-    return { objects: [], diagnostics: [...zodIssuesToDiagnostics(result.error.issues, doc, subject), ...warnings] };
+    const diagnostics = [...zodIssuesToDiagnostics(result.error.issues, doc, subject), ...warnings];
+    return { objects: [], diagnostics: diagnostics.sort(byPosition) };
   }
   const spec = result.data;
   const id = spec.info['x-cortex-tag'];
