@@ -92,10 +92,12 @@ const withForceHint = (error: ApiError): ApiError =>
     { cause: error },
   );
 
-const schemaChanged = (change: Change): boolean => {
+/** Does this update change the schema of a workspace type (the only refusal `force` can override)? */
+const changesCustomSchema = (change: Change): boolean => {
   const desired = (change.desired?.spec as EntityTypeManifest | undefined)?.schema;
-  const live = (change.live?.state as LiveEntityType | undefined)?.definition.schema;
-  return JSON.stringify(sortKeysDeep(desired ?? {})) !== JSON.stringify(sortKeysDeep(live ?? {}));
+  const live = (change.live?.state as LiveEntityType | undefined)?.definition;
+  if (live?.source === 'CORTEX') return false;
+  return JSON.stringify(sortKeysDeep(desired ?? {})) !== JSON.stringify(sortKeysDeep(live?.schema ?? {}));
 };
 
 const desiredSpec = (change: Change): EntityTypeManifest => {
@@ -126,7 +128,8 @@ const applyChange = async (change: Change, client: ApiClient, force: boolean): P
           body: payloadOf(desiredSpec(change), false),
         });
       } catch (error) {
-        if (!force && isApiError(error) && error.status === 400 && schemaChanged(change)) throw withForceHint(error);
+        if (!force && isApiError(error) && error.status === 400 && changesCustomSchema(change))
+          throw withForceHint(error);
         throw error;
       }
       return;

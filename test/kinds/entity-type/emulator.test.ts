@@ -88,6 +88,7 @@ describe('entity-type against the emulator', () => {
     const update = changeFor(entityTypeKind, DB_STRICTER, before);
     const refused = entityTypeKind.apply(update, ctx);
     await expect(refused).rejects.toThrow(/--force-entity-type-schema/);
+    await expect(refused).rejects.toMatchObject({ code: 'API', status: 400 });
     await expect(refused).rejects.toThrow(/update entity type `db` failed: PUT .* HTTP 400/);
     const put = h.sent.find((r) => r.method === 'PUT');
     expect(put?.path).toBe('/api/v1/catalog/definitions/db');
@@ -98,6 +99,16 @@ describe('entity-type against the emulator', () => {
     expect(h.sent.filter((r) => r.method === 'PUT').at(-1)?.query).toMatchObject({ force: true });
     const after = await liveDb(DB_STRICTER);
     expect(entityTypeKind.liveState(after!)).toEqual(entityTypeKind.desiredState(DB_STRICTER));
+  });
+
+  it('does not suggest forcing when Cortex refuses to change one of its own types', async () => {
+    const rds = (await entityTypeKind.fetchLive(h.fetchContext([]))).find((o) => o.id === 'rds');
+    const declared = manifest('type: rds\nname: Our RDS\nschema: {type: object}\n');
+    const refused = entityTypeKind.apply(changeFor(entityTypeKind, declared, rds), h.applyContext());
+    await expect(refused).rejects.toThrow(
+      /update entity type `rds` failed: .*HTTP 400: Built-in entity type rds cannot be changed/,
+    );
+    await expect(refused).rejects.not.toThrow(/force/);
   });
 
   it('deletes a type, and a type already gone counts as deleted', async () => {
