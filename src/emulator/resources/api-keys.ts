@@ -204,7 +204,10 @@ export const apiKeyRoutes: readonly RouteDef<Slices>[] = [
       const parsed = parseJsonBody(req, { object: true });
       if (!parsed.ok) return parsed.response;
       const body = parsed.value as JsonObject;
-      if (typeof body.name === 'string') key.name = body.name;
+      // The vendor's UpdateApiRequest requires name.
+      if (typeof body.name !== 'string' || body.name === '')
+        return errorResponse(400, 'BAD_REQUEST', 'name is required');
+      key.name = body.name;
       if (typeof body.description === 'string') key.description = body.description;
       return { status: 200, body: publicView(key) };
     }),

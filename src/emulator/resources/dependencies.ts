@@ -114,13 +114,17 @@ const createOne = single('POST', (ref, key, req, state) => {
   return { status: 201, body: view(ref, state, key) };
 });
 
+// The vendor's DependencyUpdateRequest requires both fields; metadata is replaced wholesale.
 const updateOne = single('PUT', (ref, key, req, state) => {
+  const parsed = parseJsonBody(req, { object: true });
+  if (!parsed.ok) return parsed.response;
+  const b = parsed.value as JsonObject;
+  if (typeof b.description !== 'string' || !('metadata' in b)) {
+    return errorResponse(400, 'BAD_REQUEST', 'description and metadata are required');
+  }
   const edge = state.dependencies.edges[key];
   if (!edge) return notFound('Dependency not found');
-  const parsed = optionalBody(req);
-  if (!parsed.ok) return parsed.response;
-  const b = parsed.body;
-  edge.description = typeof b.description === 'string' ? b.description : null;
+  edge.description = b.description;
   edge.metadata = b.metadata ?? null;
   return { status: 200, body: view(ref, state, key) };
 });
