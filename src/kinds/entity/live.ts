@@ -14,7 +14,7 @@ import { z } from 'zod';
 import { type ApiClient, encodePathSegment } from '../../api/types.js';
 import type { JsonObject, LiveObject } from '../../core/model.js';
 import type { FetchContext } from '../types.js';
-import { tagOfDescriptor, toJsonValue } from './normalize.js';
+import { entityTypeOfDescriptor, tagOfDescriptor, toJsonValue } from './normalize.js';
 import { OWNERSHIP_METADATA_KEY, type OwnershipMarker, readOwnershipMarker } from './ownership.js';
 import { BUILT_IN_ENTITY_TYPES } from './schema.js';
 
@@ -202,7 +202,12 @@ export const shouldProbeEach = (missing: number, activeCount: number): boolean =
 
 /** Reads every live entity (see the module comment). */
 export const fetchEntityLive = async (ctx: FetchContext): Promise<LiveObject<EntityLive>[]> => {
-  const types = entityTypesToList(ctx.entityTypes);
+  // The desired entities' own types too: built-in custom types such as `s3` are not in the
+  // definitions list the context is built from.
+  const types = entityTypesToList([
+    ...ctx.entityTypes,
+    ...ctx.desired.map((d) => entityTypeOfDescriptor(d.spec).trim()),
+  ]);
   const descriptors = await listDescriptors(ctx.client, types);
   const live = [...descriptors].map(([tag, descriptor]) => liveFromDescriptor(tag, descriptor));
 

@@ -90,10 +90,12 @@ describe('entity fetchLive', () => {
     expect(live.map((l) => l.id).sort()).toEqual(['agent-1', 'platform-team']);
     expect(entityKind.entityTypeOf?.(liveById(live, 'platform-team') as LiveEntity)).toBe('team');
     expect(entityKind.entityTypeOf?.(liveById(live, 'agent-1') as LiveEntity)).toBe('ai-agent');
-    // Without the custom type in the context the descriptor list would miss it; the desired entity
-    // is then looked up on its own and still found, active.
+    // A type missing from the context (built-in custom types such as s3 are not in the definitions
+    // list) is still listed when a desired entity has it.
+    h.mark();
     const withoutType = await fetchLive([agent]);
-    expect(liveById(withoutType, 'agent-1')?.archived).toBeUndefined();
+    expect(h.requestsSinceMark()).toHaveLength(1);
+    expect(h.requestsSinceMark()[0]?.query).toContain('types=ai-agent');
     expect(entityKind.liveState(liveById(withoutType, 'agent-1') as LiveEntity)).toEqual(
       entityKind.desiredState(agent),
     );
@@ -127,6 +129,26 @@ describe('entity fetchLive', () => {
     ]);
     expect(liveById(live, 'old')).toMatchObject({ archived: true, owner: SOURCE_ID });
     expect(liveById(live, 'old')?.serverId).toMatch(/^en/);
+  });
+
+  it('reads the descriptor of a desired entity that is live under a type not listed', async () => {
+    await createEntityType(h.client, 'ai-agent');
+    const agent = entity(manifest('agent-1', '  x-cortex-type: ai-agent\n  x-cortex-definition: {model: claude}\n'));
+    await create(agent);
+    // The manifest now makes it a service; the live entity is still an ai-agent, a type the context omits.
+    const asService = entity(manifest('agent-1'));
+    h.mark();
+    const live = await fetchLive([asService]);
+    expect(h.requestsSinceMark().map((r) => `${r.method} ${r.path}`)).toEqual([
+      'GET /api/v1/catalog/descriptors',
+      'GET /api/v1/catalog/agent-1',
+      'GET /api/v1/catalog/agent-1/openapi',
+    ]);
+    const found = liveById(live, 'agent-1');
+    expect(found).toMatchObject({ owner: SOURCE_ID, serverId: expect.stringMatching(/^en/) });
+    expect(found?.archived).toBeUndefined();
+    expect(entityKind.entityTypeOf?.(found as LiveEntity)).toBe('ai-agent');
+    expect(entityKind.liveState(found as LiveEntity)).toEqual(entityKind.desiredState(agent));
   });
 
   it('uses the full listing when many desired entities are missing', async () => {
