@@ -7,7 +7,13 @@ import { closest } from 'fastest-levenshtein';
 import type { DesiredObject, Diagnostic, ParsedDocument } from '../../core/model.js';
 import { formatFieldPath, zodIssuesToDiagnostics } from '../../source/zod-diagnostics.js';
 import type { ObjectReference, ParseResult } from '../types.js';
-import { BUILT_IN_ENTITY_TYPES, type EntityDescriptor, entityDescriptorSchema, KNOWN_CORTEX_KEYS } from './schema.js';
+import {
+  BUILT_IN_ENTITY_TYPES,
+  type EntityDescriptor,
+  entityDescriptorSchema,
+  KNOWN_CORTEX_KEYS,
+  TAG_TEMPLATE,
+} from './schema.js';
 
 const LEGACY_KEYS: Record<string, string> = {
   'x-cortex-domain-parents': 'x-cortex-parents',
@@ -63,7 +69,7 @@ const warningsFor = (doc: ParsedDocument, id: string | undefined): Diagnostic[] 
     }
   }
   const tag = info['x-cortex-tag'];
-  if (typeof tag === 'string' && /\s/.test(tag.trim())) {
+  if (typeof tag === 'string' && /\s/.test(tag.trim()) && !TAG_TEMPLATE.test(tag)) {
     warn(
       ['info', 'x-cortex-tag'],
       'info.x-cortex-tag',
