@@ -84,6 +84,8 @@ export interface RunningEmulator {
   reset(): void;
 }
 
+const MAX_LOGGED_REQUESTS = 50_000;
+
 const METHODS: readonly string[] = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'];
 
 const readBody = (req: IncomingMessage, limit: number): Promise<{ text: string; tooLarge: boolean }> =>
@@ -246,6 +248,8 @@ export const startEmulator = async (options: EmulatorOptions = {}): Promise<Runn
         entry.durationMs = performance.now() - started;
         if (fault) entry.fault = fault;
         requests.push(entry);
+        // A long-running emulator keeps the newest entries only.
+        if (requests.length > MAX_LOGGED_REQUESTS * 1.1) requests.splice(0, requests.length - MAX_LOGGED_REQUESTS);
       };
       const decision = decideFaults(faults, apiRequestCount, faultRandom);
       if ((faults.latencyMs ?? 0) > 0) await sleep(faults.latencyMs ?? 0);

@@ -79,3 +79,15 @@ describe('the emulator command', () => {
     }
   });
 });
+
+describe('routing', () => {
+  it('answers 404 for an unknown path and 405 for a known path with another method', async () => {
+    const emu = await start();
+    const unknown = await call(emu, 'GET', '/api/v1/nothing-here');
+    expect(unknown.status).toBe(404);
+    expect(unknown.json).toMatchObject({ httpStatus: 404 });
+    const wrongMethod = await call(emu, 'PATCH', '/api/v1/catalog/definitions');
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.headers.get('allow')).toContain('GET');
+  });
+});
