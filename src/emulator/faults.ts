@@ -14,7 +14,36 @@ export interface EmulatorFaults {
   retryAfterSeconds?: number;
   /** Fraction of requests whose socket is destroyed before processing. */
   dropConnectionRate?: number;
+  /**
+   * Refuse every request matching a method and a path (exact, or a prefix ending in `*`) with this
+   * status and message, in the vendor's error shape, without processing it. For tests of how a
+   * client handles one refused operation among many (e.g. an entity type the API will not create).
+   */
+  reject?: RejectRule[];
 }
+
+export interface RejectRule {
+  method: string;
+  path: string;
+  /** Only requests whose body contains this text. */
+  bodyIncludes?: string;
+  status: number;
+  message: string;
+}
+
+/** The first reject rule matching this request, if any. */
+export const matchReject = (
+  faults: EmulatorFaults,
+  method: string,
+  path: string,
+  body: string,
+): RejectRule | undefined =>
+  faults.reject?.find(
+    (rule) =>
+      rule.method.toUpperCase() === method &&
+      (rule.path.endsWith('*') ? path.startsWith(rule.path.slice(0, -1)) : path === rule.path) &&
+      (rule.bodyIncludes === undefined || body.includes(rule.bodyIncludes)),
+  );
 
 /** What happens to one request. */
 export interface FaultDecision {
@@ -54,6 +83,17 @@ export const parseFaults = (value: unknown): EmulatorFaults => {
   ] as const) {
     const v = value[key];
     if (typeof v === 'number' && Number.isFinite(v) && v >= 0) out[key] = v;
+  }
+  if (Array.isArray(value.reject)) {
+    out.reject = value.reject.filter(
+      (r): r is RejectRule =>
+        isObject(r) &&
+        typeof r.method === 'string' &&
+        typeof r.path === 'string' &&
+        typeof r.status === 'number' &&
+        typeof r.message === 'string' &&
+        (r.bodyIncludes === undefined || typeof r.bodyIncludes === 'string'),
+    );
   }
   return out;
 };

@@ -15,7 +15,7 @@ import {
   PERMISSIONS,
   type Permission,
 } from './contract.js';
-import { decideFaults, type EmulatorFaults, parseFaults } from './faults.js';
+import { decideFaults, type EmulatorFaults, matchReject, parseFaults } from './faults.js';
 import { loadState, saveState } from './persistence.js';
 import { TokenBucket, tooManyRequests } from './rate-limit.js';
 import { addKey, bearerToken, findKeyByValue, hashKeyValue } from './resources/api-keys.js';
@@ -62,7 +62,7 @@ export interface RequestLogEntry {
   /** Clock time (ms since the epoch) when the request arrived. */
   ts: number;
   /** Set when a fault hit the request. */
-  fault?: 'dropped' | 'failed' | 'forced-429' | 'lost-response';
+  fault?: 'dropped' | 'failed' | 'forced-429' | 'lost-response' | 'rejected';
 }
 
 export interface RunningEmulator {
@@ -260,7 +260,11 @@ export const startEmulator = async (options: EmulatorOptions = {}): Promise<Runn
       }
       let response: EmulatorResponse;
       let fault: RequestLogEntry['fault'];
-      if (decision.fail) {
+      const rejected = matchReject(faults, method, rawPath, body.text);
+      if (rejected) {
+        response = errorResponse(rejected.status, 'BAD_REQUEST', rejected.message);
+        fault = 'rejected';
+      } else if (decision.fail) {
         response = errorResponse(503, 'UNCATEGORIZED', 'Service unavailable (injected fault)');
         fault = 'failed';
       } else if (decision.force429) {

@@ -59,3 +59,31 @@ it('repeats the same fault pattern for the same seed, and takes faults over HTTP
   expect(await pattern(42)).toEqual(a);
   expect(await pattern(7)).not.toEqual(a);
 });
+
+it('reject refuses only the matching operation, in the vendor error shape, without processing it', async () => {
+  const emu = await start({
+    faults: {
+      reject: [
+        {
+          method: 'POST',
+          path: '/api/v1/catalog/definitions',
+          bodyIncludes: 'database',
+          status: 400,
+          message: 'Refused type',
+        },
+      ],
+    },
+  });
+  const refused = await call(emu, 'POST', '/api/v1/catalog/definitions', {
+    body: { type: 'database', name: 'Database', schema: {} },
+  });
+  expect(refused.status).toBe(400);
+  expect(refused.json).toMatchObject({ type: 'BAD_REQUEST', message: 'Refused type' });
+  expect((await call(emu, 'GET', '/api/v1/catalog/definitions/database')).status).toBe(404);
+  expect((await call(emu, 'POST', '/api/v1/open-api', { body: descriptor('other') })).status).toBe(200);
+  const otherType = await call(emu, 'POST', '/api/v1/catalog/definitions', {
+    body: { type: 'queue', name: 'Q', schema: {} },
+  });
+  expect(otherType.status).toBe(200);
+  expect(emu.requests[0]).toMatchObject({ status: 400, fault: 'rejected' });
+});
