@@ -1,0 +1,115 @@
+/**
+ * `npm run bench`: generates synthetic repositories, runs the emulator in its own process, and
+ * measures no-op plans (with the parse floor and the naive baseline), apply throughput under a
+ * rate limit, and memory across repeated plans. Prints markdown tables, writes
+ * `bench/results.json`, and exits 0 even when a goal is missed (it is a report; misses say MISSED).
+ *
+ * Options: `--sizes 1000,10000`, `--repeats 3`, `--apply-entities 2000`, `--memory-entities 1000`,
+ * `--memory-runs 10`, `--out FILE` (default bench/results.json), `--keep` (keep the temp dir).
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cpus, loadavg, platform, release, tmpdir, totalmem } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { VERSION } from '../version.js';
+import { judgeGoals, renderReport } from './report.js';
+import { type BenchContext, type MemoryResult, measureApply, measureMemory, measureNoopPlan } from './scenarios.js';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+
+const option = (name: string, fallback: string): string => {
+  const at = process.argv.indexOf(name);
+  return at >= 0 ? (process.argv[at + 1] ?? fallback) : fallback;
+};
+
+const sizes = option('--sizes', '1000,10000').split(',').map(Number);
+const repeats = Number(option('--repeats', '3'));
+const applyEntities = Number(option('--apply-entities', '2000'));
+const memoryEntities = Number(option('--memory-entities', String(sizes[0] ?? 1000)));
+const memoryRuns = Number(option('--memory-runs', '10'));
+const out = resolve(option('--out', join(ROOT, 'bench', 'results.json')));
+const APPLY_BUDGET = { perMinute: 6000, burst: 100 };
+const APPLY_CONCURRENCY = 8;
+
+const started = performance.now();
+const log = (line: string): void => {
+  process.stderr.write(`[${((performance.now() - started) / 1000).toFixed(0).padStart(4)} s] ${line}\n`);
+};
+const workDir = await mkdtemp(join(tmpdir(), 'cortex-sync-bench-'));
+const ctx: BenchContext = { workDir, apiKey: `bench-${randomBytes(12).toString('hex')}`, repeats, log };
+const loadBefore = loadavg();
+
+try {
+  let memory: MemoryResult | undefined;
+  const plans = [];
+  for (const entities of sizes) {
+    plans.push(
+      await measureNoopPlan(ctx, entities, async (emulator, dir) => {
+        if (entities === memoryEntities) memory = await measureMemory(ctx, emulator, dir, entities, memoryRuns);
+      }),
+    );
+  }
+  if (!memory) throw new Error(`--memory-entities ${memoryEntities} is not one of --sizes ${sizes.join(',')}`);
+  const applies = await measureApply(
+    ctx,
+    applyEntities,
+    APPLY_BUDGET,
+    [
+      { label: 'client at the budget', clientPerMinute: APPLY_BUDGET.perMinute },
+      { label: 'client set to 2× the budget (429s)', clientPerMinute: APPLY_BUDGET.perMinute * 2 },
+    ],
+    APPLY_CONCURRENCY,
+  );
+  const goals = judgeGoals(plans, applies, memory);
+  const cpu = cpus();
+  const machine = {
+    cpu: cpu[0]?.model ?? 'unknown',
+    cores: cpu.length,
+    memoryGb: Math.round(totalmem() / 2 ** 30),
+    os: `${platform()} ${release()}`,
+    node: process.version,
+    loadAverageBefore: loadBefore.map((l) => Number(l.toFixed(2))),
+    loadAverageAfter: loadavg().map((l) => Number(l.toFixed(2))),
+  };
+  const durationS = (performance.now() - started) / 1000;
+  const machineLine = `${machine.cores} × ${machine.cpu}, ${machine.memoryGb} GB, ${machine.os}, Node ${machine.node}, cortex-sync ${VERSION}; load average ${machine.loadAverageBefore[0]} → ${machine.loadAverageAfter[0]}; ${durationS.toFixed(0)} s in all.`;
+  const markdown = renderReport({ plans, applies, memory, goals, machine: machineLine });
+  process.stdout.write(markdown);
+  const missed = goals.filter((g) => !g.met);
+  process.stdout.write(
+    missed.length === 0
+      ? '\nAll goals met.\n'
+      : `\nMISSED ${missed.length} goal(s): ${missed.map((g) => g.id).join(', ')}\n`,
+  );
+  await mkdir(dirname(out), { recursive: true });
+  await writeFile(
+    out,
+    `${JSON.stringify(
+      {
+        formatVersion: 1,
+        date: new Date().toISOString(),
+        version: VERSION,
+        machine,
+        durationS: Number(durationS.toFixed(1)),
+        settings: {
+          sizes,
+          repeats,
+          applyEntities,
+          applyBudget: APPLY_BUDGET,
+          applyConcurrency: APPLY_CONCURRENCY,
+          memoryEntities,
+          memoryRuns,
+        },
+        goals,
+        noopPlans: plans,
+        applies,
+        memory,
+      },
+      null,
+      2,
+    )}\n`,
+  );
+  log(`wrote ${out}`);
+} finally {
+  if (!process.argv.includes('--keep')) await rm(workDir, { recursive: true, force: true });
+}
