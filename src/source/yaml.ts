@@ -89,6 +89,10 @@ const yamlProblem = (file: string, text: string, lineCounter: LineCounter, probl
   return { severity: isWarning ? 'warning' : 'error', code, message, file, line, column: col };
 };
 
+/** A document with no content (`---` followed by comments or nothing, or a bare `~`). */
+const isEmptyDocument = (doc: Document): boolean =>
+  doc.contents === null || (isScalar(doc.contents) && doc.contents.value === null);
+
 /** The error for a file over the size limit (also used by the loader, which checks before reading). */
 export const fileTooLarge = (file: string, bytes: number, maxFileBytes: number): Diagnostic => ({
   severity: 'error',
@@ -146,7 +150,7 @@ export const parseManifestFile = (file: string, text: string, limits: Partial<Pa
     for (const problem of [...doc.errors, ...doc.warnings]) {
       diagnostics.push(yamlProblem(file, text, lineCounter, problem));
     }
-    if (doc.errors.length > 0 || doc.contents === null) return;
+    if (doc.errors.length > 0 || isEmptyDocument(doc)) return;
     const complexKeys = collectionKeys(doc, file, lineCounter);
     if (complexKeys.length > 0) {
       diagnostics.push(...complexKeys);

@@ -36,7 +36,11 @@ describe('loadManifests', () => {
 
     const { objects, diagnostics, files } = await loadManifests(root, handlers);
     expect(diagnostics).toEqual([]);
-    expect(files).toEqual(['.cortex/catalog/ledger.yaml', '.cortex/teams/nested/platform.yml', 'svc/payments/cortex.yaml']);
+    expect(files).toEqual([
+      '.cortex/catalog/ledger.yaml',
+      '.cortex/teams/nested/platform.yml',
+      'svc/payments/cortex.yaml',
+    ]);
     expect(objects.map((o) => [o.kind, o.id, o.source.file, o.source.line])).toEqual([
       ['entity', 'ledger', '.cortex/catalog/ledger.yaml', 4],
       ['entity', 'platform', '.cortex/teams/nested/platform.yml', 4],
@@ -114,7 +118,14 @@ describe('loadManifests', () => {
     const { objects, diagnostics } = await loadManifests(root, handlers);
     expect(objects.map((o) => o.id)).toEqual(['svc']);
     expect(diagnostics).toMatchObject([
-      { severity: 'warning', code: 'unknown-key', file: 'cortex.yaml', line: 5, column: 3, field: 'info.x-cortex-group' },
+      {
+        severity: 'warning',
+        code: 'unknown-key',
+        file: 'cortex.yaml',
+        line: 5,
+        column: 3,
+        field: 'info.x-cortex-group',
+      },
     ]);
     expect(diagnostics[0]?.message).toContain('x-cortex-groups');
   });

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { formatFieldPath, zodIssuesToDiagnostics } from '../../src/source/zod-diagnostics.js';
 import { parseManifestFile } from '../../src/source/yaml.js';
+import { formatFieldPath, zodIssuesToDiagnostics } from '../../src/source/zod-diagnostics.js';
 
 const schema = z.strictObject({
   info: z.strictObject({
@@ -35,7 +35,8 @@ describe('zodIssuesToDiagnostics', () => {
       [5, 7, 'info.owners[0].name', 'info.owners[0].name: expected a string, got number 7'],
       [6, 3, 'info.version', 'info.version: expected a string or a number, got a list'],
     ]);
-    for (const d of diagnostics) expect(d).toMatchObject({ severity: 'error', file: 'm.yaml', kind: 'entity', id: 'svc' });
+    for (const d of diagnostics)
+      expect(d).toMatchObject({ severity: 'error', file: 'm.yaml', kind: 'entity', id: 'svc' });
   });
 
   it('reports a missing required field at its parent and each unknown key at the key', () => {
@@ -50,6 +51,8 @@ describe('zodIssuesToDiagnostics', () => {
 
   it('explains a document that is not a mapping', () => {
     const diagnostics = diagnose('just text\n');
-    expect(diagnostics.map((d) => [d.line, d.message])).toEqual([[1, "the document must be a mapping, got 'just text'"]]);
+    expect(diagnostics.map((d) => [d.line, d.message])).toEqual([
+      [1, "the document must be a mapping, got 'just text'"],
+    ]);
   });
 });
