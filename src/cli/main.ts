@@ -3,15 +3,15 @@
  * engine, render its result, return the exit code (0 ok, 1 error, 2 changes with
  * `plan --detailed-exitcode`). The only place that renders errors.
  */
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { createApiClient } from '../api/client.js';
 import { CortexSyncError } from '../core/errors.js';
-import { hasErrors } from '../core/model.js';
-import { resolveConfig, type ConfigFlags, type SyncConfig } from '../engine/config.js';
+import { hasErrors, type Plan } from '../core/model.js';
+import { runEmulatorCommand } from '../emulator/cli.js';
+import { type ConfigFlags, resolveConfig, type SyncConfig } from '../engine/config.js';
 import { openPlanLog } from '../engine/plan-log.js';
 import { reconcile, validateManifests } from '../engine/reconcile.js';
-import { runEmulatorCommand } from '../emulator/cli.js';
 import {
   renderApplyReport,
   renderDiagnostics,
@@ -69,13 +69,61 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     return hasErrors(diagnostics) ? undefined : config;
   };
   const clientFor = (c: SyncConfig) => {
-    if (!c.apiKey) throw new CortexSyncError('CONFIG', 'CORTEX_API_KEY is not set: plan and apply read the live workspace');
+    if (!c.apiKey)
+      throw new CortexSyncError('CONFIG', 'CORTEX_API_KEY is not set: plan and apply read the live workspace');
     return createApiClient({
       baseUrl: c.baseUrl,
       apiKey: c.apiKey,
       requestsPerMinute: c.requestsPerMinute,
       concurrency: c.concurrency,
     });
+  };
+
+  const renderPlan = (plan: Plan, output: CommonOptions['output']): string =>
+    output === 'json'
+      ? renderPlanJson(plan)
+      : output === 'markdown'
+        ? renderPlanMarkdown(plan)
+        : renderPlanText(plan, { color: colorOut });
+
+  const planCommand = async (o: CommonOptions & { detailedExitcode?: boolean }): Promise<number> => {
+    const c = await config(o);
+    if (!c) return 1;
+    const result = await reconcile({ config: c, client: clientFor(c), mode: 'plan' });
+    if (result.diagnostics.length) writeLine(io.stderr, renderDiagnostics(result.diagnostics, { color: colorErr }));
+    if (result.status === 'invalid') return 1;
+    writeLine(io.stdout, renderPlan(result.plan, o.output));
+    if (result.status === 'refused') return 1;
+    const { summary } = result.plan;
+    const changes = summary.create + summary.update + summary.delete + summary.archive;
+    return o.detailedExitcode && changes > 0 ? 2 : 0;
+  };
+
+  const applyCommand = async (o: CommonOptions & { dryRun?: boolean; planLog?: string }): Promise<number> => {
+    const c = await config(o);
+    if (!c) return 1;
+    const client = clientFor(c);
+    const logFile = o.planLog
+      ? resolve(io.cwd, o.planLog)
+      : join(io.cwd, '.cortex-sync', `plan-log-${new Date().toISOString().replace(/[:.]/g, '-')}.jsonl`);
+    const planLog = o.dryRun ? undefined : openPlanLog(logFile);
+    try {
+      const mode = o.dryRun ? 'plan' : 'apply';
+      const result = await reconcile({ config: c, client, mode, ...(planLog ? { planLog } : {}) });
+      if (result.diagnostics.length) writeLine(io.stderr, renderDiagnostics(result.diagnostics, { color: colorErr }));
+      if (result.status === 'invalid') return 1;
+      writeLine(io.stdout, renderPlan(result.plan, o.output));
+      if (result.status === 'refused') {
+        writeLine(io.stderr, 'Nothing was applied: the plan has errors (see above).');
+        return 1;
+      }
+      if (result.status !== 'applied') return 0;
+      const report = renderApplyReport({ ...result.report, planLogFile: logFile }, { color: colorOut });
+      writeLine(o.output === 'json' ? io.stderr : io.stdout, report);
+      return result.report.results.some((r) => r.outcome !== 'ok') ? 1 : 0;
+    } finally {
+      await planLog?.close();
+    }
   };
 
   const program = new Command('cortex-sync')
@@ -109,7 +157,14 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
       const diagnostics = [...configDiagnostics, ...result.diagnostics];
       const failed = hasErrors(diagnostics);
       if (o.output === 'json') {
-        writeLine(io.stdout, JSON.stringify({ valid: !failed, files: result.files.length, objects: result.objects.length, diagnostics }, null, 2));
+        writeLine(
+          io.stdout,
+          JSON.stringify(
+            { valid: !failed, files: result.files.length, objects: result.objects.length, diagnostics },
+            null,
+            2,
+          ),
+        );
       } else {
         if (diagnostics.length) writeLine(io.stderr, renderDiagnostics(diagnostics, { color: colorErr }));
         writeLine(
@@ -129,18 +184,7 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
       .addOption(new Option('--output <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
       .option('--detailed-exitcode', 'exit 2 when there are changes to apply'),
   ).action(async (o: CommonOptions & { detailedExitcode?: boolean }) => {
-    const c = await config(o);
-    if (!c) return void (exitCode = 1);
-    const result = await reconcile({ config: c, client: clientFor(c), mode: 'plan' });
-    if (result.diagnostics.length) writeLine(io.stderr, renderDiagnostics(result.diagnostics, { color: colorErr }));
-    if (result.status === 'invalid') return void (exitCode = 1);
-    const { plan } = result;
-    if (o.output === 'json') writeLine(io.stdout, renderPlanJson(plan));
-    else if (o.output === 'markdown') writeLine(io.stdout, renderPlanMarkdown(plan));
-    else writeLine(io.stdout, renderPlanText(plan, { color: colorOut }));
-    if (result.status === 'refused') return void (exitCode = 1);
-    const changes = plan.summary.create + plan.summary.update + plan.summary.delete + plan.summary.archive;
-    exitCode = o.detailedExitcode && changes > 0 ? 2 : 0;
+    exitCode = await planCommand(o);
   });
 
   sharedSyncOptions(
@@ -151,31 +195,11 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
       .option('--plan-log <file>', 'JSON Lines log of every API operation (default .cortex-sync/plan-log-<time>.jsonl)')
       .option('--concurrency <n>', 'changes applied at once', positiveInt)
       .option('--force-entity-type-schema', 'allow entity type schema changes that break existing entities')
-      .addOption(new Option('--output <format>', 'plan output format').choices(['text', 'json', 'markdown']).default('text')),
+      .addOption(
+        new Option('--output <format>', 'plan output format').choices(['text', 'json', 'markdown']).default('text'),
+      ),
   ).action(async (o: CommonOptions & { dryRun?: boolean; planLog?: string }) => {
-    const c = await config(o);
-    if (!c) return void (exitCode = 1);
-    const client = clientFor(c);
-    const logFile = o.planLog
-      ? join(io.cwd, o.planLog)
-      : join(io.cwd, '.cortex-sync', `plan-log-${new Date().toISOString().replace(/[:.]/g, '-')}.jsonl`);
-    const planLog = o.dryRun ? undefined : openPlanLog(logFile);
-    try {
-      const result = await reconcile({ config: c, client, mode: o.dryRun ? 'plan' : 'apply', ...(planLog ? { planLog } : {}) });
-      if (result.diagnostics.length) writeLine(io.stderr, renderDiagnostics(result.diagnostics, { color: colorErr }));
-      if (result.status === 'invalid') return void (exitCode = 1);
-      const render = o.output === 'json' ? renderPlanJson : o.output === 'markdown' ? renderPlanMarkdown : (p: typeof result.plan) => renderPlanText(p, { color: colorOut });
-      writeLine(io.stdout, render(result.plan));
-      if (result.status === 'refused') {
-        writeLine(io.stderr, 'Nothing was applied: the plan has errors (see above).');
-        return void (exitCode = 1);
-      }
-      if (result.status !== 'applied') return void (exitCode = 0);
-      writeLine(o.output === 'json' ? io.stderr : io.stdout, renderApplyReport({ ...result.report, planLogFile: logFile }, { color: colorOut }));
-      exitCode = result.report.results.some((r) => r.outcome !== 'ok') ? 1 : 0;
-    } finally {
-      await planLog?.close();
-    }
+    exitCode = await applyCommand(o);
   });
 
   program
@@ -190,7 +214,7 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
         {
           port: o.port,
           host: o.host,
-          ...(o.data ? { dataFile: join(io.cwd, o.data) } : {}),
+          ...(o.data ? { dataFile: resolve(io.cwd, o.data) } : {}),
           ...(o.rateLimit ? { rateLimitPerMinute: o.rateLimit } : {}),
         },
         { stdout: io.stdout, env: io.env },

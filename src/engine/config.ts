@@ -4,7 +4,7 @@
  * file and line.
  */
 import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from '../core/errors.js';
 import type { Diagnostic } from '../core/model.js';
@@ -76,7 +76,8 @@ export const readConfigFile = async (dir: string): Promise<{ config: ConfigFile;
   }
   const parsed = parseManifestFile(CONFIG_FILE, text);
   const doc = parsed.documents[0];
-  if (!doc || parsed.diagnostics.some((d) => d.severity === 'error')) return { config: {}, diagnostics: parsed.diagnostics };
+  if (!doc || parsed.diagnostics.some((d) => d.severity === 'error'))
+    return { config: {}, diagnostics: parsed.diagnostics };
   const result = configFileSchema.safeParse(doc.value ?? {});
   if (!result.success) return { config: {}, diagnostics: zodIssuesToDiagnostics(result.error.issues, doc, {}) };
   return { config: result.data, diagnostics: parsed.diagnostics };
@@ -90,7 +91,7 @@ export const resolveConfig = async (
   env: NodeJS.ProcessEnv,
   cwd: string,
 ): Promise<{ config: SyncConfig; diagnostics: Diagnostic[] }> => {
-  const dir = join(cwd, flags.dir ?? env.CORTEX_SYNC_DIR ?? '.');
+  const dir = resolve(cwd, flags.dir ?? env.CORTEX_SYNC_DIR ?? '.');
   const { config: file, diagnostics } = await readConfigFile(dir);
   const sourceId = flags.sourceId ?? env.CORTEX_SYNC_SOURCE_ID ?? file.sourceId ?? (await deriveSourceId(dir, env));
   return {
@@ -100,7 +101,8 @@ export const resolveConfig = async (
       ...(sourceId !== undefined ? { sourceId } : {}),
       baseUrl: flags.baseUrl ?? env.CORTEX_BASE_URL ?? file.baseUrl ?? DEFAULT_BASE_URL,
       ...(env.CORTEX_API_KEY ? { apiKey: env.CORTEX_API_KEY } : {}),
-      prune: flags.prune ?? (env.CORTEX_SYNC_PRUNE ? env.CORTEX_SYNC_PRUNE === 'true' : undefined) ?? file.prune ?? false,
+      prune:
+        flags.prune ?? (env.CORTEX_SYNC_PRUNE ? env.CORTEX_SYNC_PRUNE === 'true' : undefined) ?? file.prune ?? false,
       pruneEntities: file.pruneEntities ?? 'archive',
       allowMassDelete: flags.allowMassDelete ?? false,
       allowTakeover: flags.allowTakeover ?? false,
@@ -108,8 +110,7 @@ export const resolveConfig = async (
       ...(file.maxDeleteCount !== undefined ? { maxDeleteCount: file.maxDeleteCount } : {}),
       protect: file.protect ?? [],
       concurrency: flags.concurrency ?? envNumber(env.CORTEX_SYNC_CONCURRENCY) ?? file.concurrency ?? 8,
-      requestsPerMinute:
-        flags.requestsPerMinute ?? envNumber(env.CORTEX_RATE_LIMIT) ?? file.requestsPerMinute ?? 1000,
+      requestsPerMinute: flags.requestsPerMinute ?? envNumber(env.CORTEX_RATE_LIMIT) ?? file.requestsPerMinute ?? 1000,
       forceEntityTypeSchema: flags.forceEntityTypeSchema ?? file.forceEntityTypeSchema ?? false,
     },
   };

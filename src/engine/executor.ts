@@ -6,7 +6,7 @@
  * order: `changePhase`).
  */
 import type { ApiClient } from '../api/types.js';
-import type { ApplyReport, Change, ChangeResult, KindName, ObjectKey } from '../core/model.js';
+import type { ApplyReport, Change, ChangeResult, Diagnostic, KindName, ObjectKey } from '../core/model.js';
 import { objectKey } from '../core/model.js';
 import { changePhase } from '../core/order.js';
 import type { AnyKindHandler, ApplyOptions } from '../kinds/types.js';
@@ -109,7 +109,11 @@ export const executePlan = async (input: ExecuteInput): Promise<ApplyReport> => 
       const blocker = blockerOf(change);
       if (blocker) {
         const outcome = results.get(blocker)?.outcome;
-        skip(change, blocker, `skipped: waits for ${blocker}, which ${outcome === 'failed' ? 'failed' : 'was skipped'}`);
+        skip(
+          change,
+          blocker,
+          `skipped: waits for ${blocker}, which ${outcome === 'failed' ? 'failed' : 'was skipped'}`,
+        );
       } else runnable.push(change);
     }
     if (runnable.length === 0) return;
@@ -117,7 +121,13 @@ export const executePlan = async (input: ExecuteInput): Promise<ApplyReport> => 
     const first = runnable[0]!;
     if (step.batch && handler.applyBatch) {
       const id = runnable.length === 1 ? first.id : `${first.id} (+${runnable.length - 1} more)`;
-      const client = recordingClient(input.client, { kind: step.kind, id, action: first.action }, input.log, counter, now);
+      const client = recordingClient(
+        input.client,
+        { kind: step.kind, id, action: first.action },
+        input.log,
+        counter,
+        now,
+      );
       try {
         const outcomes = await handler.applyBatch(runnable, { client, options: input.options });
         for (const { change, error } of outcomes) record(handler, change, error);
@@ -130,7 +140,7 @@ export const executePlan = async (input: ExecuteInput): Promise<ApplyReport> => 
       runnable.map(async (change) => {
         const client = recordingClient(input.client, change, input.log, counter, now);
         try {
-          await handler.apply(change, { client, options: input.options });
+          await handler.apply(change, { client, options: input.options, warn: warnFor(change) });
           record(handler, change, undefined);
         } catch (error) {
           record(handler, change, error);
@@ -139,15 +149,30 @@ export const executePlan = async (input: ExecuteInput): Promise<ApplyReport> => 
     );
   };
 
+  /** Warnings the API gave about changes that succeeded, shown with the apply report. */
+  const warnings = new Map<ObjectKey, Diagnostic[]>();
+  const warnFor =
+    (change: Change) =>
+    (diagnostics: Diagnostic[]): void => {
+      const key = objectKey(change.kind, change.id);
+      warnings.set(key, [...(warnings.get(key) ?? []), ...diagnostics]);
+    };
+
   const record = (handler: AnyKindHandler, change: Change, error: unknown): void => {
     const key = objectKey(change.kind, change.id);
     if (error === undefined) {
-      results.set(key, { change, outcome: 'ok' });
+      const diagnostics = warnings.get(key);
+      results.set(key, { change, outcome: 'ok', ...(diagnostics?.length ? { diagnostics } : {}) });
       return;
     }
     const err = error instanceof Error ? error : new Error(String(error));
     const diagnostics = handler.explainFailure?.(change, err);
-    results.set(key, { change, outcome: 'failed', error: errorLine(err), ...(diagnostics?.length ? { diagnostics } : {}) });
+    results.set(key, {
+      change,
+      outcome: 'failed',
+      error: errorLine(err),
+      ...(diagnostics?.length ? { diagnostics } : {}),
+    });
   };
 
   const inFlight = new Map<Step, Promise<void>>();
@@ -170,7 +195,8 @@ export const executePlan = async (input: ExecuteInput): Promise<ApplyReport> => 
   // Steps that never became ready are caught in a cycle the planner should have refused.
   for (const step of steps) {
     if (started_.has(step)) continue;
-    for (const change of step.changes) skip(change, change.waitsFor[0] ?? objectKey(change.kind, change.id), 'skipped: dependency cycle');
+    for (const change of step.changes)
+      skip(change, change.waitsFor[0] ?? objectKey(change.kind, change.id), 'skipped: dependency cycle');
   }
 
   const ordered = input.changes

@@ -91,7 +91,9 @@ const sortedObjects = (keys: ReadonlySet<ObjectKey>): Record<string, string[]> =
   for (const key of [...keys].sort()) {
     const slash = key.indexOf('/');
     const kind = key.slice(0, slash);
-    (objects[kind] ??= []).push(key.slice(slash + 1));
+    const ids = objects[kind] ?? [];
+    ids.push(key.slice(slash + 1));
+    objects[kind] = ids;
   }
   return objects;
 };
@@ -142,4 +144,5 @@ export const writeInventory = async (
 };
 
 /** For messages: where the inventory of a source lives. */
-export const inventoryPath = (sourceId: string): string => `/api/v1/catalog/${encodePathSegment(inventoryTag(sourceId))}`;
+export const inventoryPath = (sourceId: string): string =>
+  `/api/v1/catalog/${encodePathSegment(inventoryTag(sourceId))}`;

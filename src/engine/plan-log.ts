@@ -19,7 +19,8 @@ export const openPlanLog = (file: string): PlanLogSink => {
     write: (entry) => {
       stream.write(`${JSON.stringify(entry)}\n`);
     },
-    close: () => new Promise<void>((resolve, reject) => stream.end((err?: Error | null) => (err ? reject(err) : resolve()))),
+    close: () =>
+      new Promise<void>((resolve, reject) => stream.end((err?: Error | null) => (err ? reject(err) : resolve()))),
   };
 };
 

@@ -16,7 +16,7 @@ import {
 } from '../core/model.js';
 import { buildPlan } from '../core/plan.js';
 import { checkReferences } from '../core/references.js';
-import { KIND_HANDLERS, handlerFor } from '../kinds/registry.js';
+import { handlerFor, KIND_HANDLERS } from '../kinds/registry.js';
 import type { AnyKindHandler } from '../kinds/types.js';
 import { loadManifests } from '../source/load.js';
 import type { SyncConfig } from './config.js';
@@ -75,7 +75,11 @@ export const reconcile = async (input: ReconcileInput): Promise<ReconcileResult>
   if (hasErrors(loaded.diagnostics)) return { status: 'invalid', diagnostics: loaded.diagnostics };
   const desired = loaded.objects;
 
-  const needScorecards = desired.some((o) => lookup(o.kind).references(o).some((r) => r.kind === 'scorecard'));
+  const needScorecards = desired.some((o) =>
+    lookup(o.kind)
+      .references(o)
+      .some((r) => r.kind === 'scorecard'),
+  );
   const state = await fetchLiveState({ client, handlers, desired, sourceId, needScorecards });
   const referenceDiagnostics = checkReferences({
     desired,
@@ -136,11 +140,8 @@ export const reconcile = async (input: ReconcileInput): Promise<ReconcileResult>
       .map((r) => objectKey(r.change.kind, r.change.id)),
   );
   const desiredSet = new Set(desiredKeys);
-  const final = new Set(
-    [...grown].filter((key) => !removed.has(key) && (desiredSet.has(key) || liveKeys.has(key))),
-  );
+  const final = new Set([...grown].filter((key) => !removed.has(key) && (desiredSet.has(key) || liveKeys.has(key))));
   if (!sameKeys(final, grown)) await writeInventory(inventoryClient, sourceId, final, typeExists);
   report.writeRequests += counter.writes;
   return { status: 'applied', plan, diagnostics, report };
 };
-

@@ -8,7 +8,10 @@ import { dirname, join } from 'node:path';
 
 /** `git@github.com:acme/catalog.git`, `https://x@github.com/acme/catalog` → `github.com/acme/catalog`. */
 export const normalizeRemoteUrl = (url: string): string | undefined => {
-  const trimmed = url.trim().replace(/\.git$/, '').replace(/\/+$/, '');
+  const trimmed = url
+    .trim()
+    .replace(/\.git$/, '')
+    .replace(/\/+$/, '');
   const scp = /^[^@/]+@([^:/]+):(.+)$/.exec(trimmed);
   if (scp) return `${scp[1]}/${scp[2]}`.toLowerCase();
   try {

@@ -41,6 +41,10 @@ export function renderApplyReport(report: ApplyReport, options: { color: boolean
         why = `skipped: waits for ${r.blockedBy}, which ${state}`;
       }
       lines.push(`  ${paint('yellow', `- ${what}`)}: ${why}`);
+    } else if (r.diagnostics && r.diagnostics.length > 0) {
+      lines.push(`  ${paint('yellow', `! ${what}`)}: applied, with warnings from the API`);
+      const text = renderDiagnostics(r.diagnostics, options);
+      for (const line of text.trimEnd().split('\n')) lines.push(`      ${line}`);
     }
   }
   if (report.planLogFile !== undefined) lines.push(paint('dim', `Plan log: ${report.planLogFile}`));
