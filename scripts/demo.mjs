@@ -14,7 +14,10 @@ const env = { ...process.env, CORTEX_API_KEY: 'demo-key-for-the-local-emulator' 
 
 const startEmulator = () =>
   new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [bin, 'emulator', '--port', '0'], { env, stdio: ['ignore', 'pipe', 'inherit'] });
+    const child = spawn(process.execPath, [bin, 'emulator', '--port', '0'], {
+      env,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
     const lines = createInterface({ input: child.stdout });
     lines.once('line', (url) => resolve({ child, url: url.trim() }));
     child.once('exit', (code) => reject(new Error(`emulator exited with code ${code}`)));
@@ -45,7 +48,9 @@ try {
   for (const [title, args, ok] of steps) {
     const code = await run(title, args, url);
     if (!ok.includes(code)) {
-      process.stderr.write(`\nDemo step failed: cortex-sync ${args.join(' ')} exited ${code}, expected ${ok.join(' or ')}\n`);
+      process.stderr.write(
+        `\nDemo step failed: cortex-sync ${args.join(' ')} exited ${code}, expected ${ok.join(' or ')}\n`,
+      );
       failed = true;
       break;
     }
