@@ -1,0 +1,178 @@
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { CONFIG_FILE, DEFAULT_BASE_URL, resolveConfig } from '../../src/engine/config.js';
+import { removeDir, tempDir, writeFiles } from './helpers.js';
+
+let dir: string;
+beforeEach(async () => {
+  dir = await tempDir();
+});
+afterEach(() => removeDir(dir));
+
+const fileConfig = [
+  'sourceId: from-file',
+  'baseUrl: http://file.example:1',
+  'prune: true',
+  'pruneEntities: delete',
+  'maxDeleteShare: 0.5',
+  'maxDeleteCount: 12',
+  'protect: ["entity/payments-*"]',
+  'concurrency: 3',
+  'requestsPerMinute: 300',
+  'forceEntityTypeSchema: true',
+  '',
+].join('\n');
+
+describe('resolveConfig', () => {
+  it('uses the defaults when there is no cortex-sync.yaml, no environment and no flag', async () => {
+    const { config, diagnostics } = await resolveConfig({}, { GITHUB_REPOSITORY: 'acme/catalog' }, dir);
+    expect(diagnostics).toEqual([]);
+    expect(config).toEqual({
+      dir,
+      sourceId: 'github.com/acme/catalog',
+      baseUrl: DEFAULT_BASE_URL,
+      prune: false,
+      pruneEntities: 'archive',
+      allowMassDelete: false,
+      allowTakeover: false,
+      maxDeleteShare: 0.25,
+      protect: [],
+      concurrency: 8,
+      requestsPerMinute: 1000,
+      forceEntityTypeSchema: false,
+    });
+    expect(DEFAULT_BASE_URL).toBe('https://api.getcortexapp.com');
+  });
+
+  it('reads every setting of cortex-sync.yaml at the manifest root', async () => {
+    await writeFiles(dir, { [CONFIG_FILE]: fileConfig });
+    const { config, diagnostics } = await resolveConfig({}, {}, dir);
+    expect(diagnostics).toEqual([]);
+    expect(config).toMatchObject({
+      sourceId: 'from-file',
+      baseUrl: 'http://file.example:1',
+      prune: true,
+      pruneEntities: 'delete',
+      maxDeleteShare: 0.5,
+      maxDeleteCount: 12,
+      protect: ['entity/payments-*'],
+      concurrency: 3,
+      requestsPerMinute: 300,
+      forceEntityTypeSchema: true,
+    });
+  });
+
+  it('the environment beats the file', async () => {
+    await writeFiles(dir, { [CONFIG_FILE]: fileConfig });
+    const env = {
+      CORTEX_SYNC_SOURCE_ID: 'from-env',
+      CORTEX_BASE_URL: 'http://env.example:2',
+      CORTEX_SYNC_PRUNE: 'false',
+      CORTEX_SYNC_CONCURRENCY: '5',
+      CORTEX_RATE_LIMIT: '600',
+      CORTEX_API_KEY: 'env-key',
+    };
+    const { config } = await resolveConfig({}, env, dir);
+    expect(config).toMatchObject({
+      sourceId: 'from-env',
+      baseUrl: 'http://env.example:2',
+      prune: false,
+      concurrency: 5,
+      requestsPerMinute: 600,
+      apiKey: 'env-key',
+    });
+  });
+
+  it('flags beat the environment and the file', async () => {
+    await writeFiles(dir, { [CONFIG_FILE]: fileConfig });
+    const env = {
+      CORTEX_SYNC_SOURCE_ID: 'from-env',
+      CORTEX_BASE_URL: 'http://env.example:2',
+      CORTEX_SYNC_PRUNE: 'false',
+      CORTEX_SYNC_CONCURRENCY: '5',
+      CORTEX_RATE_LIMIT: '600',
+    };
+    const { config } = await resolveConfig(
+      {
+        sourceId: 'from-flag',
+        baseUrl: 'http://flag.example:3',
+        prune: true,
+        concurrency: 2,
+        requestsPerMinute: 60,
+        allowMassDelete: true,
+        allowTakeover: true,
+      },
+      env,
+      dir,
+    );
+    expect(config).toMatchObject({
+      sourceId: 'from-flag',
+      baseUrl: 'http://flag.example:3',
+      prune: true,
+      concurrency: 2,
+      requestsPerMinute: 60,
+      allowMassDelete: true,
+      allowTakeover: true,
+    });
+  });
+
+  it('CORTEX_SYNC_PRUNE=true turns prune on over a file that leaves it off', async () => {
+    await writeFiles(dir, { [CONFIG_FILE]: 'prune: false\n' });
+    const on = await resolveConfig({}, { CORTEX_SYNC_PRUNE: 'true' }, dir);
+    expect(on.config.prune).toBe(true);
+    const unset = await resolveConfig({}, {}, dir);
+    expect(unset.config.prune).toBe(false);
+  });
+
+  it('reads the file from --dir (or CORTEX_SYNC_DIR), resolved against the working directory', async () => {
+    await writeFiles(dir, { [`manifests/${CONFIG_FILE}`]: 'sourceId: in-subdir\n' });
+    const byFlag = await resolveConfig({ dir: 'manifests' }, {}, dir);
+    expect(byFlag.config.dir).toBe(join(dir, 'manifests'));
+    expect(byFlag.config.sourceId).toBe('in-subdir');
+    const byEnv = await resolveConfig({}, { CORTEX_SYNC_DIR: 'manifests' }, dir);
+    expect(byEnv.config.sourceId).toBe('in-subdir');
+  });
+
+  it('an unknown key is an error naming cortex-sync.yaml and its line', async () => {
+    await writeFiles(dir, { [CONFIG_FILE]: 'sourceId: ok\nprune: true\npruneEnities: delete\n' });
+    const { diagnostics, config } = await resolveConfig({}, {}, dir);
+    const errors = diagnostics.filter((d) => d.severity === 'error');
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatchObject({ file: CONFIG_FILE, line: 3 });
+    expect(errors[0]?.message).toContain('pruneEnities');
+    // A broken file contributes nothing: prune stays at its safe default.
+    expect(config.prune).toBe(false);
+  });
+
+  it('a bad value is an error naming the file and the line of the value', async () => {
+    await writeFiles(dir, { [CONFIG_FILE]: 'sourceId: ok\n\nmaxDeleteShare: 3\nconcurrency: many\n' });
+    const { diagnostics } = await resolveConfig({}, {}, dir);
+    const errors = diagnostics.filter((d) => d.severity === 'error');
+    expect(errors.map((d) => [d.file, d.line, d.field])).toEqual([
+      [CONFIG_FILE, 3, 'maxDeleteShare'],
+      [CONFIG_FILE, 4, 'concurrency'],
+    ]);
+  });
+
+  it('broken YAML is an error naming the file and line', async () => {
+    await writeFiles(dir, { [CONFIG_FILE]: 'sourceId: ok\nprune: [true\n' });
+    const { diagnostics } = await resolveConfig({}, {}, dir);
+    const error = diagnostics.find((d) => d.severity === 'error');
+    expect(error).toMatchObject({ file: CONFIG_FILE });
+    expect(error?.line).toBeGreaterThanOrEqual(2);
+  });
+
+  it('an empty cortex-sync.yaml is the same as none', async () => {
+    await writeFiles(dir, { [CONFIG_FILE]: '# nothing configured yet\n' });
+    const { diagnostics, config } = await resolveConfig({}, { CORTEX_SYNC_SOURCE_ID: 'x' }, dir);
+    expect(diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    expect(config.concurrency).toBe(8);
+  });
+
+  it('ignores a non-numeric CORTEX_SYNC_CONCURRENCY and falls back to the file', async () => {
+    await writeFiles(dir, { [CONFIG_FILE]: 'concurrency: 4\n' });
+    const { config } = await resolveConfig({}, { CORTEX_SYNC_CONCURRENCY: 'lots', CORTEX_RATE_LIMIT: '' }, dir);
+    expect(config.concurrency).toBe(4);
+    expect(config.requestsPerMinute).toBe(1000);
+  });
+});
