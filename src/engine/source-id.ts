@@ -10,8 +10,8 @@ import { dirname, join } from 'node:path';
 export const normalizeRemoteUrl = (url: string): string | undefined => {
   const trimmed = url
     .trim()
-    .replace(/\.git$/, '')
-    .replace(/\/+$/, '');
+    .replace(/\/+$/, '')
+    .replace(/\.git$/, '');
   const scp = /^[^@/]+@([^:/]+):(.+)$/.exec(trimmed);
   if (scp) return `${scp[1]}/${scp[2]}`.toLowerCase();
   try {

@@ -1,0 +1,84 @@
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { resolveConfig } from '../../src/engine/config.js';
+import { deriveSourceId, normalizeRemoteUrl } from '../../src/engine/source-id.js';
+import { gitConfigWithOrigin, removeDir, tempDir, writeFiles } from './helpers.js';
+
+describe('normalizeRemoteUrl', () => {
+  it.each([
+    ['git@github.com:acme/catalog.git', 'github.com/acme/catalog'],
+    ['git@github.com:acme/catalog', 'github.com/acme/catalog'],
+    ['https://github.com/acme/catalog.git', 'github.com/acme/catalog'],
+    ['https://github.com/acme/catalog', 'github.com/acme/catalog'],
+    ['https://github.com/acme/catalog/', 'github.com/acme/catalog'],
+    ['https://github.com/acme/catalog.git/', 'github.com/acme/catalog'],
+    ['https://x-access-token:ghs_secret@github.com/acme/catalog.git', 'github.com/acme/catalog'],
+    ['https://user@github.com/acme/catalog', 'github.com/acme/catalog'],
+    ['ssh://git@github.com:22/acme/catalog.git', 'github.com/acme/catalog'],
+    ['  HTTPS://GitHub.com/Acme/Catalog.git\n', 'github.com/acme/catalog'],
+    ['git@gitlab.example.com:group/sub/catalog.git', 'gitlab.example.com/group/sub/catalog'],
+  ])('%j → %s', (url, id) => {
+    expect(normalizeRemoteUrl(url)).toBe(id);
+  });
+
+  it('never keeps credentials of an https remote in the id', () => {
+    const id = normalizeRemoteUrl('https://bot:p4ssw0rd@github.com/acme/catalog.git');
+    expect(id).not.toContain('p4ssw0rd');
+    expect(id).not.toContain('bot');
+  });
+
+  it('gives no id for a remote without a repository path or that is not a URL', () => {
+    expect(normalizeRemoteUrl('https://github.com/')).toBeUndefined();
+    expect(normalizeRemoteUrl('not a url')).toBeUndefined();
+  });
+});
+
+describe('deriveSourceId', () => {
+  let root: string;
+  beforeEach(async () => {
+    root = await tempDir('cortex-sync-source-id-');
+  });
+  afterEach(() => removeDir(root));
+
+  it('uses GITHUB_REPOSITORY in GitHub Actions, lower-cased, over any git remote', async () => {
+    await writeFiles(root, { '.git/config': gitConfigWithOrigin('git@gitlab.com:other/repo.git') });
+    expect(await deriveSourceId(root, { GITHUB_REPOSITORY: 'Acme/Catalog' })).toBe('github.com/acme/catalog');
+  });
+
+  it('reads the origin remote (not another remote) from .git/config in a parent directory', async () => {
+    await writeFiles(root, {
+      '.git/config': gitConfigWithOrigin('git@github.com:acme/catalog.git'),
+      'services/payments/cortex.yaml': 'openapi: 3.0.1\n',
+    });
+    expect(await deriveSourceId(join(root, 'services', 'payments'), {})).toBe('github.com/acme/catalog');
+  });
+
+  it('is undefined outside a git repository and for a repository without an origin remote', async () => {
+    await writeFiles(root, { 'plain/cortex.yaml': 'openapi: 3.0.1\n' });
+    expect(await deriveSourceId(join(root, 'plain'), {})).toBeUndefined();
+    await writeFiles(root, { 'no-origin/.git/config': '[core]\n\tbare = false\n[remote "upstream"]\n\turl = x\n' });
+    expect(await deriveSourceId(join(root, 'no-origin'), {})).toBeUndefined();
+  });
+
+  it('two checkouts of the same repository (ssh locally, https with a token in CI) get the same id', async () => {
+    await writeFiles(root, {
+      'laptop/catalog/.git/config': gitConfigWithOrigin('git@github.com:Acme/catalog.git'),
+      'runner/_work/x/.git/config': gitConfigWithOrigin('https://x-access-token:tok@github.com/acme/catalog'),
+    });
+    const local = await deriveSourceId(join(root, 'laptop', 'catalog'), {});
+    const ci = await deriveSourceId(join(root, 'runner', '_work', 'x'), {});
+    const actions = await deriveSourceId(join(root, 'runner', '_work', 'x'), { GITHUB_REPOSITORY: 'acme/catalog' });
+    expect(local).toBe('github.com/acme/catalog');
+    expect(ci).toBe(local);
+    expect(actions).toBe(local);
+  });
+
+  it('is what resolveConfig uses when no source id is configured', async () => {
+    await writeFiles(root, { '.git/config': gitConfigWithOrigin('git@github.com:acme/catalog.git') });
+    const derived = await resolveConfig({}, {}, root);
+    expect(derived.config.sourceId).toBe('github.com/acme/catalog');
+    await writeFiles(root, { 'cortex-sync.yaml': 'sourceId: platform-catalog\n' });
+    const configured = await resolveConfig({}, {}, root);
+    expect(configured.config.sourceId).toBe('platform-catalog');
+  });
+});
