@@ -18,18 +18,24 @@ export function canonicalJson(value: JsonValue | undefined): string {
   return JSON.stringify(sortKeys(value));
 }
 
-/** A copy of `value` whose objects have their keys in sorted order (arrays keep their order). */
-export function sortKeys(value: JsonValue): JsonValue {
+/**
+ * A copy of `value` whose objects have their keys in sorted order (arrays keep their order).
+ * Accepts any parsed JSON/YAML value: `undefined` members are dropped, values JSON cannot hold
+ * become `null`.
+ */
+export function sortKeys(value: unknown): JsonValue {
   if (Array.isArray(value)) return value.map(sortKeys);
-  if (isRecord(value)) {
+  if (value !== null && typeof value === 'object') {
     const out: JsonRecord = {};
     for (const key of Object.keys(value).sort()) {
-      const v = value[key];
+      const v = (value as Record<string, unknown>)[key];
       if (v !== undefined) out[key] = sortKeys(v);
     }
     return out;
   }
-  return value;
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean' || value === null)
+    return value;
+  return null;
 }
 
 /** Structural equality of JSON values; object key order is ignored, array order is not. */

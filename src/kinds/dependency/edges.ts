@@ -2,6 +2,7 @@
  * Dependency edge identity and canonical form, shared by parse, fetchLive and apply. An edge is
  * identified by caller, callee, and (together) method and path: `payments→ledger POST /v1/entries`.
  */
+import { sortKeys } from '../../core/diff.js';
 import type { JsonObject, JsonValue } from '../../core/model.js';
 
 /** The fields that identify one edge. */
@@ -36,21 +37,6 @@ export const parseDependencyId = (id: string): EdgeKey | undefined => {
   return { callerTag, calleeTag, ...(method ? { method } : {}), ...(path ? { path } : {}) };
 };
 
-/** A JSON value with object keys sorted at every depth. */
-export const sortKeysDeep = (value: unknown): JsonValue => {
-  if (Array.isArray(value)) return value.map(sortKeysDeep);
-  if (value !== null && typeof value === 'object') {
-    const out: JsonObject = {};
-    for (const key of Object.keys(value).sort()) {
-      const item = (value as Record<string, unknown>)[key];
-      if (item !== undefined) out[key] = sortKeysDeep(item);
-    }
-    return out;
-  }
-  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return value;
-  return null;
-};
-
 const isEmptyObject = (value: unknown): boolean =>
   value !== null && typeof value === 'object' && !Array.isArray(value) && Object.keys(value).length === 0;
 
@@ -61,7 +47,7 @@ export const canonicalEdge = (edge: EdgeKey & { description?: string | null; met
   if (edge.path) out.path = edge.path;
   if (edge.description) out.description = edge.description;
   if (edge.metadata !== undefined && edge.metadata !== null && !isEmptyObject(edge.metadata)) {
-    out.metadata = sortKeysDeep(edge.metadata);
+    out.metadata = sortKeys(edge.metadata);
   }
   return out;
 };

@@ -2,8 +2,10 @@
  * The `entity-type` kind: custom entity types (`/api/v1/catalog/definitions`), one per document
  * under `.cortex/entity-types/`, identified by `type`.
  */
+
 import type { ApiClient } from '../../api/types.js';
 import { encodePathSegment } from '../../api/types.js';
+import { sortKeys } from '../../core/diff.js';
 import { ApiError, CortexSyncError, isApiError } from '../../core/errors.js';
 import type { Change, DesiredObject, JsonObject, JsonValue, LiveObject, ParsedDocument } from '../../core/model.js';
 import { zodIssuesToDiagnostics } from '../../source/zod-diagnostics.js';
@@ -25,21 +27,6 @@ export const SERVER_DEFAULT_ICON_TAGS: readonly string[] = ['Cortex-builtin::Box
 const isServerDefaultIcon = (iconTag: string | null | undefined): boolean =>
   !iconTag || SERVER_DEFAULT_ICON_TAGS.includes(iconTag);
 
-/** A JSON value with object keys sorted at every depth, so key order never makes a difference. */
-export const sortKeysDeep = (value: unknown): JsonValue => {
-  if (Array.isArray(value)) return value.map(sortKeysDeep);
-  if (value !== null && typeof value === 'object') {
-    const out: JsonObject = {};
-    for (const key of Object.keys(value).sort()) {
-      const item = (value as Record<string, unknown>)[key];
-      if (item !== undefined) out[key] = sortKeysDeep(item);
-    }
-    return out;
-  }
-  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return value;
-  return null;
-};
-
 const nonEmpty = (s: string | null | undefined): string | undefined => (s ? s : undefined);
 
 const canonical = (fields: {
@@ -52,7 +39,7 @@ const canonical = (fields: {
   const out: JsonObject = { type: fields.type };
   if (fields.name !== undefined) out.name = fields.name;
   if (fields.description !== undefined) out.description = fields.description;
-  out.schema = sortKeysDeep(fields.schema ?? {});
+  out.schema = sortKeys(fields.schema ?? {});
   if (fields.iconTag !== undefined) out.iconTag = fields.iconTag;
   return out;
 };
@@ -97,7 +84,7 @@ const changesCustomSchema = (change: Change): boolean => {
   const desired = (change.desired?.spec as EntityTypeManifest | undefined)?.schema;
   const live = (change.live?.state as LiveEntityType | undefined)?.definition;
   if (live?.source === 'CORTEX') return false;
-  return JSON.stringify(sortKeysDeep(desired ?? {})) !== JSON.stringify(sortKeysDeep(live?.schema ?? {}));
+  return JSON.stringify(sortKeys(desired ?? {})) !== JSON.stringify(sortKeys(live?.schema ?? {}));
 };
 
 const desiredSpec = (change: Change): EntityTypeManifest => {

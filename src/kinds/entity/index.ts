@@ -2,13 +2,15 @@
  * The `entity` kind: Cortex entity descriptors (`cortex.yaml`), identified by `info.x-cortex-tag`.
  * See `readme.md` in this folder for how live state is read, compared and written.
  */
+
+import { sortKeys } from '../../core/diff.js';
 import { isApiError } from '../../core/errors.js';
 import type { Change, DesiredObject, Diagnostic, JsonValue, LiveObject, ParsedDocument } from '../../core/model.js';
 import type { KindHandler, ParseResult } from '../types.js';
 import { applyEntityChange, descriptorTextFor } from './apply.js';
 import { ownsEntityFile } from './files.js';
 import { type EntityLive, fetchEntityLive } from './live.js';
-import { canonicalDescriptor, DEFAULT_ENTITY_TYPE, entityTypeOfDescriptor, sortKeys } from './normalize.js';
+import { canonicalDescriptor, DEFAULT_ENTITY_TYPE, entityTypeOfDescriptor } from './normalize.js';
 import { CUSTOM_METADATA_KEY, OWNERSHIP_METADATA_KEY, setsReservedOwnershipKey } from './ownership.js';
 import { entityReferences, parseEntityDocument } from './parse.js';
 import { type EntityDescriptor, entityDescriptorSchema } from './schema.js';

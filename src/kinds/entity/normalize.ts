@@ -18,6 +18,7 @@
  * Scalars keep their JSON type (`12435` and `"12435"` differ): the write path quotes every string a
  * YAML 1.1 reader would retype, so the API gives back the types the manifest had.
  */
+import { sortKeys } from '../../core/diff.js';
 import type { JsonObject, JsonValue } from '../../core/model.js';
 import { withoutOwnershipMarker } from './ownership.js';
 import { KNOWN_CORTEX_KEYS } from './schema.js';
@@ -67,15 +68,6 @@ export const toJsonValue = (value: unknown): JsonValue => {
     return out;
   }
   return null;
-};
-
-/** The same value with every object's keys sorted (recursively); arrays keep their order. */
-export const sortKeys = (value: JsonValue): JsonValue => {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value === null || typeof value !== 'object') return value;
-  const out: JsonObject = {};
-  for (const key of Object.keys(value).sort()) out[key] = sortKeys(value[key] as JsonValue);
-  return out;
 };
 
 const stableKey = (value: JsonValue): string => JSON.stringify(value);
