@@ -4,7 +4,7 @@
  * `origin` remote of the git repository holding the manifests.
  */
 import { readFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 
 /** `git@github.com:acme/catalog.git`, `https://x@github.com/acme/catalog` → `github.com/acme/catalog`. */
 export const normalizeRemoteUrl = (url: string): string | undefined => {
@@ -23,16 +23,27 @@ export const normalizeRemoteUrl = (url: string): string | undefined => {
   }
 };
 
+const readText = (path: string): Promise<string | undefined> => readFile(path, 'utf8').catch(() => undefined);
+
+/**
+ * The config of the git repository holding `start`. In a submodule or a worktree `.git` is a file
+ * (`gitdir: …`) naming the real git directory; a worktree's shares its `commondir`'s config.
+ */
 const findGitConfig = async (start: string): Promise<string | undefined> => {
   let dir = start;
   for (;;) {
-    try {
-      return await readFile(join(dir, '.git', 'config'), 'utf8');
-    } catch {
-      const parent = dirname(dir);
-      if (parent === dir) return undefined;
-      dir = parent;
+    const dotGit = join(dir, '.git');
+    const config = await readText(join(dotGit, 'config'));
+    if (config !== undefined) return config;
+    const gitdir = /^gitdir:\s*(.+)$/m.exec((await readText(dotGit)) ?? '')?.[1]?.trim();
+    if (gitdir) {
+      const gitDir = resolve(dir, gitdir);
+      const common = (await readText(join(gitDir, 'commondir')))?.trim();
+      return readText(join(common ? resolve(gitDir, common) : gitDir, 'config'));
     }
+    const parent = dirname(dir);
+    if (parent === dir) return undefined;
+    dir = parent;
   }
 };
 

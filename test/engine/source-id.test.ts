@@ -73,6 +73,25 @@ describe('deriveSourceId', () => {
     expect(actions).toBe(local);
   });
 
+  it("a submodule gets its own id, not the superproject's", async () => {
+    await writeFiles(root, {
+      '.git/config': gitConfigWithOrigin('git@github.com:acme/platform.git'),
+      '.git/modules/catalog/config': gitConfigWithOrigin('git@github.com:acme/catalog.git'),
+      'catalog/.git': 'gitdir: ../.git/modules/catalog\n',
+    });
+    expect(await deriveSourceId(join(root, 'catalog'), {})).toBe('github.com/acme/catalog');
+  });
+
+  it('a worktree gets the id of the repository it belongs to', async () => {
+    await writeFiles(root, {
+      'main/.git/config': gitConfigWithOrigin('git@github.com:acme/catalog.git'),
+      'main/.git/worktrees/feature/commondir': '../..\n',
+      'main/.git/worktrees/feature/HEAD': 'ref: refs/heads/feature\n',
+      'feature/.git': `gitdir: ${join(root, 'main', '.git', 'worktrees', 'feature')}\n`,
+    });
+    expect(await deriveSourceId(join(root, 'feature'), {})).toBe('github.com/acme/catalog');
+  });
+
   it('is what resolveConfig uses when no source id is configured', async () => {
     await writeFiles(root, { '.git/config': gitConfigWithOrigin('git@github.com:acme/catalog.git') });
     const derived = await resolveConfig({}, {}, root);
