@@ -19,7 +19,7 @@ export interface Reply {
   status: number;
   headers: Headers;
   text: string;
-  // biome-ignore lint/suspicious/noExplicitAny: test responses are inspected dynamically
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- being replaced by typed bodies
   json: any;
 }
 

@@ -22,7 +22,7 @@ const tag = z
   .string()
   .min(1, { error: 'must not be empty' })
   .refine((value) => value.trim() === value, { error: 'must not start or end with whitespace' })
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: rejecting control characters is the point
+  // eslint-disable-next-line no-control-regex -- rejecting control characters is the point
   .refine((value) => !/[\u0000-\u001f\u007f]/.test(value), { error: 'must not contain control characters' })
   .refine((value) => !TAG_TEMPLATE.test(value), {
     error: 'looks like an unrendered template placeholder; render the template before syncing',

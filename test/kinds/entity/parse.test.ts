@@ -132,7 +132,7 @@ describe('parseEntityDocument', () => {
     for (const tag of [
       '""',
       '"{{ cookiecutter.slug }}"',
-      // biome-ignore lint/suspicious/noTemplateCurlyInString: a literal unrendered placeholder
+      // a literal, unrendered template placeholder
       '${env}-svc',
       '$SERVICE_NAME',
       '<SERVICE_TAG>',
