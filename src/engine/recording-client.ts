@@ -43,7 +43,9 @@ export const recordingClient = (
         if (isWrite) counter.writes += response.attempts;
         log.write({
           ts: new Date(started).toISOString(),
-          ...tag,
+          kind: tag.kind,
+          id: tag.id,
+          action: tag.action,
           method: req.method,
           path: withQuery(req),
           status: response.status,
@@ -58,7 +60,9 @@ export const recordingClient = (
         if (isWrite) counter.writes += attempts;
         log.write({
           ts: new Date(started).toISOString(),
-          ...tag,
+          kind: tag.kind,
+          id: tag.id,
+          action: tag.action,
           method: req.method,
           path: withQuery(req),
           status: isApiError(error) ? (error.status ?? null) : null,
