@@ -131,6 +131,14 @@ export const executePlan = async (input: ExecuteInput): Promise<ApplyReport> => 
       try {
         const outcomes = await handler.applyBatch(runnable, { client, options: input.options });
         for (const { change, error } of outcomes) record(handler, change, error);
+        for (const change of runnable) {
+          if (!results.has(objectKey(change.kind, change.id)))
+            record(
+              handler,
+              change,
+              new Error(`the ${handler.title} bulk write reported no outcome for \`${change.id}\``),
+            );
+        }
       } catch (error) {
         for (const change of runnable) record(handler, change, error);
       }
