@@ -222,6 +222,29 @@ describe('executePlan: batch kinds', () => {
     ]);
   });
 
+  it('a change a bulk kind gives no outcome for is reported failed, not left out, and its dependents wait', async () => {
+    const trace = newTrace();
+    const forgetful: AnyKindHandler = {
+      ...batchKind('dependency', trace),
+      async applyBatch(changes) {
+        return changes.filter((c) => c.id !== 'lost:edge').map((c) => ({ change: c }));
+      },
+    };
+    const { outcomes } = await run(
+      [
+        change('dependency', 'kept:edge', 'create'),
+        change('dependency', 'lost:edge', 'create'),
+        change('catalog-page', 'after', 'create', ['dependency/lost:edge']),
+      ],
+      [forgetful, tracedKind('catalog-page', trace)],
+    );
+    expect(outcomes).toEqual({
+      'dependency/kept:edge': 'ok',
+      'dependency/lost:edge': 'failed',
+      'catalog-page/after': 'skipped',
+    });
+  });
+
   it('a whole batch fails when applyBatch throws', async () => {
     const trace = newTrace();
     const client = memoryApi({ failures: { '/api/v1/fake/dependency/bulk': 503 } });
