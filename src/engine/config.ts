@@ -83,8 +83,29 @@ export const readConfigFile = async (dir: string): Promise<{ config: ConfigFile;
   return { config: result.data, diagnostics: parsed.diagnostics };
 };
 
-const envNumber = (value: string | undefined): number | undefined =>
-  value !== undefined && value.trim() !== '' && Number.isFinite(Number(value)) ? Number(value) : undefined;
+/** A whole-number environment setting, checked like its file counterpart; a bad value is an error. */
+const envInt = (env: NodeJS.ProcessEnv, name: string, max: number, errors: Diagnostic[]): number | undefined => {
+  const value = env[name];
+  if (value === undefined || value.trim() === '') return undefined;
+  const n = Number(value);
+  if (Number.isInteger(n) && n >= 1 && n <= max) return n;
+  const range = max === Number.MAX_SAFE_INTEGER ? '≥ 1' : `from 1 to ${max}`;
+  errors.push({
+    severity: 'error',
+    code: 'config',
+    message: `${name}: expected a whole number ${range}, got '${value}'`,
+  });
+  return undefined;
+};
+
+/** `true` or `false`; anything else is an error rather than a silent "no". */
+const envBoolean = (env: NodeJS.ProcessEnv, name: string, errors: Diagnostic[]): boolean | undefined => {
+  const value = env[name]?.trim();
+  if (value === undefined || value === '') return undefined;
+  if (value === 'true' || value === 'false') return value === 'true';
+  errors.push({ severity: 'error', code: 'config', message: `${name}: expected true or false, got '${value}'` });
+  return undefined;
+};
 
 export const resolveConfig = async (
   flags: ConfigFlags,
@@ -94,23 +115,26 @@ export const resolveConfig = async (
   const dir = resolve(cwd, flags.dir ?? env.CORTEX_SYNC_DIR ?? '.');
   const { config: file, diagnostics } = await readConfigFile(dir);
   const sourceId = flags.sourceId ?? env.CORTEX_SYNC_SOURCE_ID ?? file.sourceId ?? (await deriveSourceId(dir, env));
+  const envErrors: Diagnostic[] = [];
+  const envPrune = envBoolean(env, 'CORTEX_SYNC_PRUNE', envErrors);
+  const envConcurrency = envInt(env, 'CORTEX_SYNC_CONCURRENCY', 64, envErrors);
+  const envRate = envInt(env, 'CORTEX_RATE_LIMIT', Number.MAX_SAFE_INTEGER, envErrors);
   return {
-    diagnostics,
+    diagnostics: [...diagnostics, ...envErrors],
     config: {
       dir,
       ...(sourceId !== undefined ? { sourceId } : {}),
       baseUrl: flags.baseUrl ?? env.CORTEX_BASE_URL ?? file.baseUrl ?? DEFAULT_BASE_URL,
       ...(env.CORTEX_API_KEY ? { apiKey: env.CORTEX_API_KEY } : {}),
-      prune:
-        flags.prune ?? (env.CORTEX_SYNC_PRUNE ? env.CORTEX_SYNC_PRUNE === 'true' : undefined) ?? file.prune ?? false,
+      prune: flags.prune ?? envPrune ?? file.prune ?? false,
       pruneEntities: file.pruneEntities ?? 'archive',
       allowMassDelete: flags.allowMassDelete ?? false,
       allowTakeover: flags.allowTakeover ?? false,
       maxDeleteShare: file.maxDeleteShare ?? 0.25,
       ...(file.maxDeleteCount !== undefined ? { maxDeleteCount: file.maxDeleteCount } : {}),
       protect: file.protect ?? [],
-      concurrency: flags.concurrency ?? envNumber(env.CORTEX_SYNC_CONCURRENCY) ?? file.concurrency ?? 8,
-      requestsPerMinute: flags.requestsPerMinute ?? envNumber(env.CORTEX_RATE_LIMIT) ?? file.requestsPerMinute ?? 1000,
+      concurrency: flags.concurrency ?? envConcurrency ?? file.concurrency ?? 8,
+      requestsPerMinute: flags.requestsPerMinute ?? envRate ?? file.requestsPerMinute ?? 1000,
       forceEntityTypeSchema: flags.forceEntityTypeSchema ?? file.forceEntityTypeSchema ?? false,
     },
   };
