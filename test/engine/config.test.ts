@@ -169,10 +169,31 @@ describe('resolveConfig', () => {
     expect(config.concurrency).toBe(8);
   });
 
-  it('ignores a non-numeric CORTEX_SYNC_CONCURRENCY and falls back to the file', async () => {
+  it.each([
+    ['CORTEX_SYNC_CONCURRENCY', 'lots'],
+    ['CORTEX_SYNC_CONCURRENCY', '0'],
+    ['CORTEX_SYNC_CONCURRENCY', '2.5'],
+    ['CORTEX_SYNC_CONCURRENCY', '65'],
+    ['CORTEX_RATE_LIMIT', '-1'],
+    ['CORTEX_SYNC_PRUNE', 'yes'],
+    ['CORTEX_SYNC_PRUNE', '1'],
+  ])('a bad %s=%j is an error naming the variable, not a silent default', async (name, value) => {
     await writeFiles(dir, { [CONFIG_FILE]: 'concurrency: 4\n' });
-    const { config } = await resolveConfig({}, { CORTEX_SYNC_CONCURRENCY: 'lots', CORTEX_RATE_LIMIT: '' }, dir);
-    expect(config.concurrency).toBe(4);
-    expect(config.requestsPerMinute).toBe(1000);
+    const { diagnostics } = await resolveConfig({}, { [name]: value }, dir);
+    const errors = diagnostics.filter((d) => d.severity === 'error');
+    expect(errors).toHaveLength(1);
+    expect(errors[0]?.message).toContain(name);
+    expect(errors[0]?.message).toContain(`'${value}'`);
+  });
+
+  it('an empty environment variable counts as unset', async () => {
+    await writeFiles(dir, { [CONFIG_FILE]: 'concurrency: 4\nprune: true\n' });
+    const { config, diagnostics } = await resolveConfig(
+      {},
+      { CORTEX_SYNC_CONCURRENCY: '', CORTEX_RATE_LIMIT: ' ', CORTEX_SYNC_PRUNE: '' },
+      dir,
+    );
+    expect(diagnostics).toEqual([]);
+    expect(config).toMatchObject({ concurrency: 4, requestsPerMinute: 1000, prune: true });
   });
 });
