@@ -2,8 +2,9 @@
  * The plan log: JSON Lines, one line per API operation of an apply (interface.md), plus one line
  * per change skipped because something it depends on failed.
  */
-import { createWriteStream, mkdirSync, type WriteStream } from 'node:fs';
+import { createWriteStream, mkdirSync, openSync, type WriteStream } from 'node:fs';
 import { dirname } from 'node:path';
+import { ConfigError } from '../core/errors.js';
 import type { PlanLogEntry } from '../core/model.js';
 
 export interface PlanLogSink {
@@ -11,16 +12,32 @@ export interface PlanLogSink {
   close(): Promise<void>;
 }
 
-/** Appends entries to `file` (created with its directory). */
+/**
+ * Appends entries to `file` (created with its directory). The file is opened at once, so a path
+ * that cannot be written fails here — before the apply sends anything — as a `ConfigError`.
+ */
 export const openPlanLog = (file: string): PlanLogSink => {
-  mkdirSync(dirname(file), { recursive: true });
-  const stream: WriteStream = createWriteStream(file, { flags: 'a', encoding: 'utf8' });
+  let fd: number;
+  try {
+    mkdirSync(dirname(file), { recursive: true });
+    fd = openSync(file, 'a');
+  } catch (error) {
+    throw new ConfigError(`cannot open the plan log ${file}: ${(error as Error).message}`, { cause: error });
+  }
+  const stream: WriteStream = createWriteStream(file, { fd, encoding: 'utf8' });
+  let failure: Error | undefined;
+  stream.on('error', (error) => {
+    failure ??= error;
+  });
   return {
     write: (entry) => {
-      stream.write(`${JSON.stringify(entry)}\n`);
+      if (!failure) stream.write(`${JSON.stringify(entry)}\n`);
     },
     close: () =>
-      new Promise<void>((resolve, reject) => stream.end((err?: Error | null) => (err ? reject(err) : resolve()))),
+      new Promise<void>((resolve, reject) => {
+        if (failure) return reject(failure);
+        stream.end((err?: Error | null) => (err ? reject(err) : resolve()));
+      }),
   };
 };
 
