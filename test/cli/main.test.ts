@@ -207,6 +207,31 @@ describe('plan output', () => {
   });
 });
 
+describe('apply', () => {
+  it('a plan log that cannot be written: exit 1 naming it, before anything is written to the API', async () => {
+    await oneService('plan-log-svc');
+    await writeFiles(dir, { 'logs/placeholder': '' });
+    const before = emulator.requests.length;
+    const run = await cli(['apply', '--plan-log', 'logs'], { cwd: dir, emulator, env: SOURCE });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^error: cannot open the plan log .*logs/);
+    expect(run.stderr.trim().split('\n')).toHaveLength(1);
+    expect(emulator.requests.slice(before)).toEqual([]);
+  });
+
+  it('apply --output json: the plan JSON alone on stdout, the apply report on stderr', async () => {
+    await oneService('apply-json-svc');
+    const run = await cli(['apply', '--output', 'json', '--plan-log', 'log.jsonl'], {
+      cwd: dir,
+      emulator,
+      env: { CORTEX_SYNC_SOURCE_ID: 'apply-json' },
+    });
+    expect(run.code).toBe(0);
+    expect(JSON.parse(run.stdout)).toMatchObject({ summary: { create: 1 } });
+    expect(run.stderr).toContain('Apply complete');
+  });
+});
+
 describe('emulator', () => {
   it('--port 0 prints a working base URL first, then the generated key; stops when asked', async () => {
     let status = 0;
