@@ -1,0 +1,129 @@
+import { describe, expect, it } from 'vitest';
+import type { ApiClient, ApiRequest } from '../../src/api/types.js';
+import { ApiError } from '../../src/core/errors.js';
+import type { KindName, LiveObject } from '../../src/core/model.js';
+import { fetchLiveState } from '../../src/engine/fetch-live.js';
+import { INVENTORY_ENTITY_TYPE } from '../../src/engine/inventory.js';
+import type { AnyKindHandler, FetchContext } from '../../src/kinds/types.js';
+import { tracedKind, newTrace } from './fakes.js';
+
+/** A client answering list reads: inventories, and scorecards (a list, or an HTTP error status). */
+const listClient = (inventories: unknown[], scorecards: string[] | number): ApiClient & { paged: string[] } => {
+  const paged: string[] = [];
+  return {
+    paged,
+    request: async () => {
+      throw new Error('no single requests expected');
+    },
+    paginate: async <T>(req: ApiRequest): Promise<T[]> => {
+      paged.push(req.path);
+      if (req.path === '/api/v1/catalog/descriptors') return inventories as T[];
+      if (req.path === '/api/v1/scorecards') {
+        if (typeof scorecards === 'number') {
+          throw new ApiError('API', {
+            operation: 'list scorecards',
+            method: 'GET',
+            path: req.path,
+            status: scorecards,
+            attempts: 1,
+            durationMs: 1,
+          });
+        }
+        return scorecards.map((tag) => ({ tag })) as T[];
+      }
+      throw new Error(`unexpected list ${req.path}`);
+    },
+  };
+};
+
+const inventory = (source: string, objects: Record<string, string[]>) => ({
+  info: { 'x-cortex-type': INVENTORY_ENTITY_TYPE, 'x-cortex-definition': { source, objects } },
+});
+
+/** A kind whose live objects are `ids` (each claiming `owner` when given) and which keeps what it was asked. */
+const liveKind = (
+  kind: KindName,
+  ids: string[],
+  seen: Partial<Record<KindName, FetchContext>>,
+  extra: Partial<AnyKindHandler> = {},
+  owner?: string,
+): AnyKindHandler => ({
+  ...tracedKind(kind, newTrace()),
+  ...extra,
+  fetchLive: async (ctx) => {
+    seen[kind] = ctx;
+    return ids.map((id): LiveObject => ({ kind, id, state: {}, ...(owner ? { owner } : {}) }));
+  },
+});
+
+describe('fetchLiveState', () => {
+  it('takes owners from the inventories, tells each kind what it manages, and warns about double claims', async () => {
+    const seen: Partial<Record<KindName, FetchContext>> = {};
+    const handlers = [
+      liveKind('entity-type', ['database', INVENTORY_ENTITY_TYPE], seen),
+      liveKind('entity', ['payments'], seen, { ownershipOnObject: true }, 'marker-owner'),
+      liveKind('catalog-page', ['home', 'ui-made', 'shared'], seen, {}, 'stale-owner'),
+    ];
+    const client = listClient(
+      [
+        inventory('repo-a', { 'catalog-page': ['home', 'shared', 'deleted-live'], 'entity-type': ['database'] }),
+        inventory('repo-b', { 'catalog-page': ['shared'] }),
+      ],
+      [],
+    );
+    const state = await fetchLiveState({ client, handlers, desired: [], sourceId: 'repo-a', needScorecards: false });
+
+    const owners = Object.fromEntries(state.live.map((o) => [`${o.kind}/${o.id}`, o.owner]));
+    expect(owners).toEqual({
+      'entity-type/database': 'repo-a',
+      'entity/payments': 'marker-owner',
+      'catalog-page/home': 'repo-a',
+      'catalog-page/ui-made': undefined,
+      'catalog-page/shared': 'repo-a',
+    });
+    expect(state.inventoryTypeExists).toBe(true);
+    expect(seen['catalog-page']?.managedIds).toEqual(['home', 'shared', 'deleted-live']);
+    expect(seen['entity']?.entityTypes).toEqual(expect.arrayContaining(['service', 'domain', 'team', 'database']));
+    expect(seen['entity']?.entityTypes).not.toContain(INVENTORY_ENTITY_TYPE);
+    expect(state.diagnostics).toEqual([
+      expect.objectContaining({
+        severity: 'warning',
+        code: 'inventory-conflict',
+        message: expect.stringContaining('catalog-page/shared'),
+      }),
+    ]);
+    expect(client.paged).not.toContain('/api/v1/scorecards');
+  });
+
+  it('reads no inventories when the inventory type does not exist yet: nothing is owned', async () => {
+    const seen: Partial<Record<KindName, FetchContext>> = {};
+    const client = listClient([inventory('repo-a', { 'catalog-page': ['home'] })], []);
+    const state = await fetchLiveState({
+      client,
+      handlers: [liveKind('entity-type', ['database'], seen), liveKind('catalog-page', ['home'], seen, {}, 'x')],
+      desired: [],
+      sourceId: 'repo-a',
+      needScorecards: false,
+    });
+    expect(state.inventoryTypeExists).toBe(false);
+    expect(client.paged).toEqual([]);
+    expect(state.live.find((o) => o.id === 'home')?.owner).toBeUndefined();
+  });
+
+  it('scorecards: listed when needed; a 403 is a warning, any other failure stops the plan', async () => {
+    const handlers = (seen: Partial<Record<KindName, FetchContext>> = {}) => [liveKind('entity-type', [], seen)];
+    const read = (scorecards: string[] | number) =>
+      fetchLiveState({
+        client: listClient([], scorecards),
+        handlers: handlers(),
+        desired: [],
+        sourceId: 'repo-a',
+        needScorecards: true,
+      });
+    expect((await read(['dora', 'security'])).scorecards).toEqual(['dora', 'security']);
+    const forbidden = await read(403);
+    expect(forbidden.scorecards).toBeUndefined();
+    expect(forbidden.diagnostics).toEqual([expect.objectContaining({ code: 'scorecards-unreadable' })]);
+    await expect(read(500)).rejects.toThrow(/HTTP 500/);
+  });
+});
