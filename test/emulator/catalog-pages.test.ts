@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { call, start } from './helpers.js';
+import { CatalogPage, pageOf } from './bodies.js';
+import { bodyOf, call, start } from './helpers.js';
 
 const T0 = Date.parse('2026-06-01T12:00:00Z');
 
@@ -20,7 +21,9 @@ const page = (overrides: Record<string, unknown> = {}) => ({
 });
 
 const slugs = async (emu: { url: string; apiKey: string }) =>
-  (await call(emu, 'GET', '/api/v1/catalog-pages')).json.catalogPages.map((p: { slug: string }) => p.slug).sort();
+  bodyOf(await call(emu, 'GET', '/api/v1/catalog-pages'), pageOf('catalogPages', CatalogPage))
+    .catalogPages.map((p) => p.slug)
+    .sort();
 
 describe('Catalog pages', () => {
   it('creates a FILTER page (type inferred from filter) with server fields, readable by slug and in the list', async () => {
@@ -37,7 +40,7 @@ describe('Catalog pages', () => {
     expect((await call(emu, 'GET', '/api/v1/catalog-pages/data-pipelines')).json).toEqual(created.json);
     const list = await call(emu, 'GET', '/api/v1/catalog-pages');
     expect(list.json).toMatchObject({ page: 0, total: 2, totalPages: 1 });
-    expect(list.json.catalogPages).toContainEqual(created.json);
+    expect(bodyOf(list, pageOf('catalogPages', CatalogPage)).catalogPages).toContainEqual(created.json);
   });
 
   it('infers RELATIONSHIP_TYPE from relationshipTypeTag and accepts an explicit DOMAIN page', async () => {
@@ -52,7 +55,7 @@ describe('Catalog pages', () => {
       body: page({ slug: 'domains', filter: undefined, type: 'DOMAIN' }),
     });
     expect(domain.status).toBe(200);
-    expect(domain.json.type).toBe('DOMAIN');
+    expect(bodyOf(domain, CatalogPage).type).toBe('DOMAIN');
   });
 
   it('POST with an existing slug replaces every field, keeps dateCreated, and adds no page', async () => {
@@ -90,7 +93,7 @@ describe('Catalog pages', () => {
   it('refuses to change or delete the Cortex-managed page (403) and leaves it as it was', async () => {
     const { emu } = await startAt();
     const before = await call(emu, 'GET', '/api/v1/catalog-pages/services');
-    expect(before.json.isCortexManaged).toBe(true);
+    expect(bodyOf(before, CatalogPage).isCortexManaged).toBe(true);
     const post = await call(emu, 'POST', '/api/v1/catalog-pages', { body: page({ slug: 'services' }) });
     expect(post.status).toBe(403);
     expect(post.json).toMatchObject({ type: 'FORBIDDEN', httpStatus: 403 });

@@ -16,7 +16,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type EmulatorState, type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
 import { componentSchema, responseSchemaRef, schemaErrors, validatorFor, withoutNulls } from './contract-schemas.js';
-import { call, descriptor, type Reply } from './helpers.js';
+import { ApiKeyRecord, Initiative, listOf, Scaffolder } from './bodies.js';
+import { bodyOf, call, descriptor, type Reply } from './helpers.js';
 
 const T0 = Date.parse('2026-06-01T12:00:00Z');
 const DESCRIPTOR_TYPE = 'application/openapi;charset=UTF-8';
@@ -93,12 +94,14 @@ const prepare = async (emu: RunningEmulator): Promise<Ids> => {
   const created = await must(call(emu, 'POST', '/api/v1/initiatives', { body: initiative() }));
   await must(call(emu, 'POST', '/api/v1/catalog-pages', { body: catalogPage }));
   const template = await must(call(emu, 'POST', '/api/v1/scaffolders', { body: scaffolder }));
-  const key = await must(
+  await must(
     call(emu, 'POST', '/api/v1/auth/key', { body: { name: 'ci', roles: [{ type: 'DEFAULT', role: 'READ_ONLY' }] } }),
   );
+  // The create answer carries the key's value but no cid (api.md, Create API key): the list has it.
   const keys = await must(call(emu, 'GET', '/api/v1/auth/key'));
-  const apiKeyCid = keys.json.apiKeys.find((k: { name: string }) => k.name === 'ci')?.cid ?? key.json.cid;
-  return { initiativeCid: created.json.cid, scaffolderId: template.json.id, apiKeyCid };
+  const apiKeyCid = bodyOf(keys, listOf('apiKeys', ApiKeyRecord)).apiKeys.find((k) => k.name === 'ci')?.cid;
+  if (apiKeyCid === undefined) throw new Error(`setup: the created key is not listed: ${keys.text}`);
+  return { initiativeCid: bodyOf(created, Initiative).cid, scaffolderId: bodyOf(template, Scaffolder).id, apiKeyCid };
 };
 
 const CASES: Case[] = [

@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { runEmulatorCommand } from '../../src/emulator/cli.js';
-import { call, descriptor, start } from './helpers.js';
+import { z } from 'zod';
+import { Counted, Entity, listOf } from './bodies.js';
+import { bodyOf, call, descriptor, start } from './helpers.js';
 
 describe('observability', () => {
   it('logs API requests, shows state, and resets over HTTP without a key', async () => {
@@ -12,16 +14,17 @@ describe('observability', () => {
     await call(emu, 'POST', '/api/v1/open-api?dryRun=false', { body: descriptor('a') });
     await call(emu, 'GET', '/api/v1/catalog/a');
     const log = await call(emu, 'GET', '/_emulator/requests', { key: null });
-    expect(log.json.requests).toEqual([
+    expect(bodyOf(log, listOf('requests', z.unknown())).requests).toEqual([
       expect.objectContaining({ method: 'POST', path: '/api/v1/open-api', query: 'dryRun=false', status: 200 }),
       expect.objectContaining({ method: 'GET', path: '/api/v1/catalog/a', status: 200, ts: expect.any(Number) }),
     ]);
     const state = await call(emu, 'GET', '/_emulator/state', { key: null });
-    expect(Object.keys(state.json.entities.idByTag)).toEqual(['a']);
+    const stateBody = z.looseObject({ entities: z.looseObject({ idByTag: z.record(z.string(), z.unknown()) }) });
+    expect(Object.keys(bodyOf(state, stateBody).entities.idByTag)).toEqual(['a']);
     expect(JSON.stringify(state.json)).not.toContain(emu.apiKey);
     await call(emu, 'POST', '/_emulator/reset', { key: null });
     expect(emu.requests).toEqual([]);
-    expect((await call(emu, 'GET', '/api/v1/catalog')).json.total).toBe(0); // the key still works
+    expect(bodyOf(await call(emu, 'GET', '/api/v1/catalog'), Counted).total).toBe(0); // the key still works
   });
 });
 
@@ -34,7 +37,7 @@ describe('persistence', () => {
       body: descriptor('q', { 'x-cortex-type': 'queue', 'x-cortex-definition': {} }),
     });
     await call(first, 'PUT', '/api/v1/catalog/q/archive');
-    const id = (await call(first, 'GET', '/api/v1/catalog/q')).json.id;
+    const id = bodyOf(await call(first, 'GET', '/api/v1/catalog/q'), Entity).id;
     await first.stop();
     const second = await start({ dataFile });
     expect((await call(second, 'GET', '/api/v1/catalog/q', { key: 'k1' })).json).toMatchObject({

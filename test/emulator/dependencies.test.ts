@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { call, descriptor, start } from './helpers.js';
+import { z } from 'zod';
+import { Dependency, ErrorBody, listOf } from './bodies.js';
+import { bodyOf, call, descriptor, start } from './helpers.js';
 
 const withEntities = async () => {
   const emu = await start();
@@ -14,7 +16,10 @@ const withEntities = async () => {
 };
 
 const listed = async (emu: { url: string; apiKey: string }, tag: string) =>
-  (await call(emu, 'GET', `/api/v1/catalog/${tag}/dependencies`)).json.dependencies as Record<string, unknown>[];
+  bodyOf(
+    await call(emu, 'GET', `/api/v1/catalog/${tag}/dependencies`),
+    listOf('dependencies', z.record(z.string(), z.unknown())),
+  ).dependencies;
 
 describe('dependencies', () => {
   it('bulk PUT echoes, 404 for an unknown entity, and bulk DELETE removes', async () => {
@@ -24,7 +29,8 @@ describe('dependencies', () => {
     };
     const put = await call(emu, 'PUT', '/api/v1/catalog/dependencies', { body });
     expect(put.status).toBe(200);
-    expect(put.json.values.caller[0]).toMatchObject(body.values.caller[0] as object);
+    const echoed = bodyOf(put, z.looseObject({ values: z.record(z.string(), z.array(z.unknown())) }));
+    expect(echoed.values.caller?.[0]).toMatchObject(body.values.caller[0] as object);
     expect(
       (await call(emu, 'PUT', '/api/v1/catalog/dependencies', { body: { values: { caller: [{ tag: 'ghost' }] } } }))
         .status,
@@ -53,7 +59,7 @@ describe('dependencies', () => {
     for (const method of ['POST', 'PUT', 'DELETE']) {
       const r = await call(emu, method, path, { body: { description: 'x', metadata: {} } });
       expect(r.status, method).toBe(400);
-      expect(r.json.message).toBe('Cannot modify dependency that is defined in cortex.yaml');
+      expect(bodyOf(r, ErrorBody).message).toBe('Cannot modify dependency that is defined in cortex.yaml');
     }
     const bulk = await call(emu, 'PUT', '/api/v1/catalog/dependencies', {
       body: { values: { caller: [{ tag: 'callee', method: 'POST', path: '/v1/entries' }] } },
@@ -91,10 +97,8 @@ describe('dependencies', () => {
       'GET',
       '/api/v1/catalog/callee/dependencies?includeIncoming=true&includeOutgoing=false',
     );
-    expect(incoming.json.dependencies.map((d: { callerTag: string }) => d.callerTag).sort()).toEqual([
-      'caller',
-      'other',
-    ]);
+    const incomingEdges = bodyOf(incoming, listOf('dependencies', Dependency)).dependencies;
+    expect(incomingEdges.map((d) => d.callerTag).sort()).toEqual(['caller', 'other']);
     await call(emu, 'DELETE', '/api/v1/catalog/other');
     await call(emu, 'POST', '/api/v1/open-api', { body: descriptor('other') });
     expect(await listed(emu, 'other')).toEqual([]);

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { call, descriptor, start } from './helpers.js';
+import { z } from 'zod';
+import { Counted, Descriptor, Entity, pageOf, Tagged, ValidationResult } from './bodies.js';
+import { bodyOf, call, descriptor, start } from './helpers.js';
 
 const yamlDescriptor = `openapi: 3.0.1
 # a comment the service does not keep
@@ -21,9 +23,10 @@ describe('POST /api/v1/open-api', () => {
     const r = await call(emu, 'POST', '/api/v1/open-api', { body: yamlDescriptor });
     expect(r).toMatchObject({ status: 200, json: { ok: true, violations: [] } });
     const d = await call(emu, 'GET', '/api/v1/catalog/payments-api/openapi');
-    expect(d.json.info['x-cortex-description']).toBeUndefined();
-    expect(d.json.info['x-cortex-custom-data']).toBeUndefined();
-    expect(d.json.info['x-cortex-groups']).toEqual(['tier-0']);
+    const { info } = bodyOf(d, Descriptor);
+    expect(info['x-cortex-description']).toBeUndefined();
+    expect(info['x-cortex-custom-data']).toBeUndefined();
+    expect(info['x-cortex-groups']).toEqual(['tier-0']);
     const y = await call(emu, 'GET', '/api/v1/catalog/payments-api/openapi?yaml=true');
     expect(y.text).not.toContain('comment');
     expect(parseYaml(y.text)).toEqual(d.json);
@@ -33,11 +36,12 @@ describe('POST /api/v1/open-api', () => {
     const emu = await start();
     await call(emu, 'POST', '/api/v1/open-api', { body: yamlDescriptor });
     const before = await call(emu, 'GET', '/api/v1/catalog/payments-api');
-    expect(before.json.id).toMatch(/^en[0-9a-f]{16}$/);
+    const { id } = bodyOf(before, Entity);
+    expect(id).toMatch(/^en[0-9a-f]{16}$/);
     await call(emu, 'POST', '/api/v1/open-api', { body: descriptor('payments-api', { title: 'Renamed' }) });
-    const after = await call(emu, 'GET', `/api/v1/catalog/${before.json.id}/openapi`);
-    expect(after.json.info).toEqual({ title: 'Renamed', 'x-cortex-tag': 'payments-api' });
-    expect((await call(emu, 'GET', '/api/v1/catalog/payments-api')).json.id).toBe(before.json.id);
+    const after = await call(emu, 'GET', `/api/v1/catalog/${id}/openapi`);
+    expect(bodyOf(after, Descriptor).info).toEqual({ title: 'Renamed', 'x-cortex-tag': 'payments-api' });
+    expect(bodyOf(await call(emu, 'GET', '/api/v1/catalog/payments-api'), Entity).id).toBe(id);
   });
 
   it('accepts JSON and YAML content types', async () => {
@@ -54,8 +58,9 @@ describe('POST /api/v1/open-api', () => {
       body: 'openapi: 3.0.1\ninfo:\n  x-cortex-tag: a\n',
     });
     expect(noTitle.status).toBe(400);
-    expect(noTitle.json.ok).toBe(false);
-    expect(noTitle.json.violations[0]).toMatchObject({
+    const noTitleResult = bodyOf(noTitle, ValidationResult);
+    expect(noTitleResult.ok).toBe(false);
+    expect(noTitleResult.violations[0]).toMatchObject({
       violationType: 'MUST',
       pointer: '/info/title',
       startLine: expect.any(Number),
@@ -65,16 +70,17 @@ describe('POST /api/v1/open-api', () => {
       description: expect.any(String),
     });
     const noTag = await call(emu, 'POST', '/api/v1/open-api', { body: 'openapi: 3.0.1\ninfo:\n  title: A\n' });
-    expect(noTag.json.violations.map((v: { pointer: string }) => v.pointer)).toEqual(['/info/x-cortex-tag']);
+    expect(bodyOf(noTag, ValidationResult).violations.map((v) => v.pointer)).toEqual(['/info/x-cortex-tag']);
     const bad = await call(emu, 'POST', '/api/v1/open-api', { body: 'info:\n  title: [unclosed\n  x: 1\n' });
     expect(bad.status).toBe(400);
-    expect(bad.json.violations).toHaveLength(1);
-    expect((await call(emu, 'GET', '/api/v1/catalog?includeArchived=true')).json.total).toBe(0);
+    expect(bodyOf(bad, ValidationResult).violations).toHaveLength(1);
+    expect(bodyOf(await call(emu, 'GET', '/api/v1/catalog?includeArchived=true'), Counted).total).toBe(0);
   });
 
   it('validates only with dryRun, and mode=CREATE refuses an existing tag', async () => {
     const emu = await start();
-    expect((await call(emu, 'POST', '/api/v1/open-api?dryRun=true', { body: descriptor('dry') })).json.ok).toBe(true);
+    const dry = await call(emu, 'POST', '/api/v1/open-api?dryRun=true', { body: descriptor('dry') });
+    expect(bodyOf(dry, ValidationResult).ok).toBe(true);
     expect((await call(emu, 'GET', '/api/v1/catalog/dry')).status).toBe(404);
     expect((await call(emu, 'POST', '/api/v1/open-api?mode=CREATE', { body: descriptor('dry') })).status).toBe(200);
     expect((await call(emu, 'POST', '/api/v1/open-api?mode=CREATE', { body: descriptor('dry') })).status).toBe(409);
@@ -86,7 +92,7 @@ describe('POST /api/v1/open-api', () => {
       body: descriptor('agent', { 'x-cortex-type': 'ai-agent', 'x-cortex-definition': {} }),
     });
     expect(unknown.status).toBe(400);
-    expect(unknown.json.violations[0].pointer).toBe('/info/x-cortex-type');
+    expect(bodyOf(unknown, ValidationResult).violations[0]?.pointer).toBe('/info/x-cortex-type');
     await call(emu, 'POST', '/api/v1/catalog/definitions', {
       body: {
         type: 'ai-agent',
@@ -96,7 +102,7 @@ describe('POST /api/v1/open-api', () => {
     const noDef = await call(emu, 'POST', '/api/v1/open-api', {
       body: descriptor('agent', { 'x-cortex-type': 'ai-agent' }),
     });
-    expect(noDef.json.violations[0].pointer).toBe('/info/x-cortex-definition');
+    expect(bodyOf(noDef, ValidationResult).violations[0]?.pointer).toBe('/info/x-cortex-definition');
     const wrongDef = await call(emu, 'POST', '/api/v1/open-api', {
       body: descriptor('agent', { 'x-cortex-type': 'ai-agent', 'x-cortex-definition': {} }),
     });
@@ -123,12 +129,15 @@ info:
       body: patch,
     });
     expect(r).toMatchObject({ status: 200, json: { ok: true } });
-    const info = (await call(emu, 'GET', '/api/v1/catalog/payments-api/openapi')).json.info;
+    const info = bodyOf(await call(emu, 'GET', '/api/v1/catalog/payments-api/openapi'), Descriptor).info;
     expect(info.title).toBe('Payments API');
     expect(info['x-cortex-groups']).toBeUndefined();
     expect(info['x-cortex-custom-metadata']).toEqual({ owners: ['owner-1', 'owner-2'], tier: 0 });
     await call(emu, 'PATCH', '/api/v1/open-api', { body: patch.replace('  x-cortex-groups: __delete__\n', '') });
-    const replaced = (await call(emu, 'GET', '/api/v1/catalog/payments-api/openapi')).json.info;
+    const withOwners = z.looseObject({
+      info: z.looseObject({ 'x-cortex-custom-metadata': z.looseObject({ owners: z.array(z.string()) }) }),
+    });
+    const replaced = bodyOf(await call(emu, 'GET', '/api/v1/catalog/payments-api/openapi'), withOwners).info;
     expect(replaced['x-cortex-custom-metadata'].owners).toEqual(['owner-2']);
   });
 
@@ -149,14 +158,17 @@ describe('reading the catalog', () => {
     await call(emu, 'POST', '/api/v1/open-api', { body: descriptor('dom', { 'x-cortex-type': 'domain' }) });
     await call(emu, 'POST', '/api/v1/open-api', { body: descriptor('tm', { 'x-cortex-type': 'team' }) });
     const tags = async (q: string) =>
-      (await call(emu, 'GET', `/api/v1/catalog/descriptors${q}`)).json.descriptors
-        .map((d: { info: Record<string, string> }) => d.info['x-cortex-tag'])
+      bodyOf(await call(emu, 'GET', `/api/v1/catalog/descriptors${q}`), pageOf('descriptors', Descriptor))
+        .descriptors.map((d) => d.info['x-cortex-tag'])
         .sort();
     expect(await tags('')).toEqual(['dom', 'svc']);
     expect(await tags('?types=team&types=service')).toEqual(['svc', 'tm']);
     expect(await tags('?types=team,domain')).toEqual(['dom', 'tm']);
     const asYaml = await call(emu, 'GET', '/api/v1/catalog/descriptors?yaml=true&types=team');
-    expect(parseYaml(asYaml.json.descriptors[0])).toEqual({
+    // a tuple with a rest element: at least one descriptor, typed as present
+    const yamlList = z.looseObject({ descriptors: z.tuple([z.string()], z.string()) });
+    const [firstYaml] = bodyOf(asYaml, yamlList).descriptors;
+    expect(parseYaml(firstYaml)).toEqual({
       openapi: '3.0.1',
       info: { title: 'Title of tm', 'x-cortex-tag': 'tm', 'x-cortex-type': 'team' },
     });
@@ -167,12 +179,17 @@ describe('reading the catalog', () => {
     await call(emu, 'POST', '/api/v1/open-api', { body: descriptor('old') });
     const archived = await call(emu, 'PUT', '/api/v1/catalog/old/archive');
     expect(archived).toMatchObject({ status: 200, json: { tag: 'old', isArchived: true } });
-    expect((await call(emu, 'GET', '/api/v1/catalog')).json.total).toBe(0);
-    expect((await call(emu, 'GET', '/api/v1/catalog/descriptors')).json.total).toBe(0);
+    expect(bodyOf(await call(emu, 'GET', '/api/v1/catalog'), Counted).total).toBe(0);
+    expect(bodyOf(await call(emu, 'GET', '/api/v1/catalog/descriptors'), Counted).total).toBe(0);
     const all = await call(emu, 'GET', '/api/v1/catalog?includeArchived=true');
-    expect(all.json.entities[0]).toMatchObject({ tag: 'old', isArchived: true, name: 'Title of old', type: 'service' });
-    expect((await call(emu, 'PUT', '/api/v1/catalog/old/unarchive')).json.isArchived).toBe(false);
-    expect((await call(emu, 'GET', '/api/v1/catalog')).json.total).toBe(1);
+    expect(bodyOf(all, pageOf('entities', Tagged)).entities[0]).toMatchObject({
+      tag: 'old',
+      isArchived: true,
+      name: 'Title of old',
+      type: 'service',
+    });
+    expect(bodyOf(await call(emu, 'PUT', '/api/v1/catalog/old/unarchive'), Entity).isArchived).toBe(false);
+    expect(bodyOf(await call(emu, 'GET', '/api/v1/catalog'), Counted).total).toBe(1);
   });
 
   it('pages in an order that is not insertion order, stable across calls', async () => {
@@ -184,7 +201,7 @@ describe('reading the catalog', () => {
       for (let page = 0; page < 4; page++) {
         const r = await call(emu, 'GET', `/api/v1/catalog?pageSize=6&page=${page}`);
         expect(r.json).toMatchObject({ page, total: 20, totalPages: 4 });
-        seen.push(...r.json.entities.map((e: { tag: string }) => e.tag));
+        seen.push(...bodyOf(r, pageOf('entities', Tagged)).entities.map((e) => e.tag));
       }
       return seen;
     };
@@ -200,9 +217,10 @@ describe('reading the catalog', () => {
     const tag = 'team@corp/payments.api';
     await call(emu, 'POST', '/api/v1/open-api', { body: descriptor(tag) });
     const byTag = await call(emu, 'GET', `/api/v1/catalog/${encodeURIComponent(tag)}`);
-    expect(byTag.json.tag).toBe(tag);
-    const byId = await call(emu, 'GET', `/api/v1/catalog/${byTag.json.id}/openapi`);
-    expect(byId.json.info['x-cortex-tag']).toBe(tag);
+    const entity = bodyOf(byTag, Entity);
+    expect(entity.tag).toBe(tag);
+    const byId = await call(emu, 'GET', `/api/v1/catalog/${entity.id}/openapi`);
+    expect(bodyOf(byId, Descriptor).info['x-cortex-tag']).toBe(tag);
     expect((await call(emu, 'PUT', `/api/v1/catalog/${encodeURIComponent(tag)}/archive`)).status).toBe(200);
     expect((await call(emu, 'DELETE', `/api/v1/catalog/${encodeURIComponent(tag)}`)).status).toBe(200);
     expect((await call(emu, 'GET', `/api/v1/catalog/${encodeURIComponent(tag)}`)).status).toBe(404);
@@ -220,6 +238,6 @@ describe('deleting', () => {
     expect((await call(emu, 'DELETE', '/api/v1/catalog/a')).status).toBe(404);
     expect((await call(emu, 'DELETE', '/api/v1/catalog?types=domain')).status).toBe(200);
     const left = await call(emu, 'GET', '/api/v1/catalog?includeArchived=true');
-    expect(left.json.entities.map((e: { tag: string }) => e.tag)).toEqual(['c']);
+    expect(bodyOf(left, pageOf('entities', Tagged)).entities.map((e) => e.tag)).toEqual(['c']);
   });
 });

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { call, descriptor, start } from './helpers.js';
+import { z } from 'zod';
+import { EntityType, ErrorBody, listOf } from './bodies.js';
+import { bodyOf, call, descriptor, start } from './helpers.js';
 
 const agentSchema = { type: 'object', properties: { model: { type: 'string' } } };
 
@@ -17,12 +19,13 @@ describe('entity types', () => {
     });
     expect(created.json).toMatchObject({ type: 'ai-agent', source: 'CUSTOM', iconTag: 'Cortex-builtin::Robot' });
     const custom = await call(emu, 'GET', '/api/v1/catalog/definitions');
-    expect(custom.json.definitions.map((d: { type: string }) => d.type)).toEqual(['ai-agent']);
+    expect(bodyOf(custom, listOf('definitions', EntityType)).definitions.map((d) => d.type)).toEqual(['ai-agent']);
     const all = await call(emu, 'GET', '/api/v1/catalog/definitions?includeBuiltIn=true');
-    const types = all.json.definitions.map((d: { type: string }) => d.type);
+    const types = bodyOf(all, listOf('definitions', EntityType)).definitions.map((d) => d.type);
     expect(types).toEqual(expect.arrayContaining(['ai-agent', 'rds', 's3']));
     for (const core of ['service', 'domain', 'team']) expect(types).not.toContain(core);
-    expect((await call(emu, 'GET', '/api/v1/catalog/definitions/ai-agent')).json.schema).toEqual(agentSchema);
+    const agent = await call(emu, 'GET', '/api/v1/catalog/definitions/ai-agent');
+    expect(bodyOf(agent, z.looseObject({ schema: z.unknown() })).schema).toEqual(agentSchema);
   });
 
   it('refuses to create an existing type and replaces an invalid icon with the default', async () => {
@@ -30,7 +33,7 @@ describe('entity types', () => {
     const first = await call(emu, 'POST', '/api/v1/catalog/definitions', {
       body: { type: 'queue', schema: {}, iconTag: 'no-such-icon' },
     });
-    expect(first.json.iconTag).toBe('Cortex-builtin::Box');
+    expect(bodyOf(first, z.looseObject({ iconTag: z.string() })).iconTag).toBe('Cortex-builtin::Box');
     const again = await call(emu, 'POST', '/api/v1/catalog/definitions', { body: { type: 'queue', schema: {} } });
     expect(again.status).toBe(400);
     expect(
@@ -47,7 +50,7 @@ describe('entity types', () => {
     const stricter = { ...agentSchema, required: ['model', 'vendor'] };
     const refused = await call(emu, 'PUT', '/api/v1/catalog/definitions/ai-agent', { body: { schema: stricter } });
     expect(refused.status).toBe(400);
-    expect(refused.json.message).toContain('bot');
+    expect(bodyOf(refused, ErrorBody).message).toContain('bot');
     const forced = await call(emu, 'PUT', '/api/v1/catalog/definitions/ai-agent?force=true', {
       body: { schema: stricter, name: 'Agent' },
     });

@@ -1,5 +1,6 @@
-/** Test helpers: a started emulator and a tiny fetch wrapper with the admin key. */
+/** Test helpers: a started emulator, a tiny fetch wrapper with the admin key, and typed reads of its bodies. */
 import { afterEach } from 'vitest';
+import { z } from 'zod';
 import { type EmulatorOptions, type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
 
 const running: RunningEmulator[] = [];
@@ -15,13 +16,24 @@ export const start = async (options: EmulatorOptions = {}): Promise<RunningEmula
   return emu;
 };
 
+/** An emulator answer. `json` is the parsed body (undefined when empty or not JSON); read fields with `bodyOf`. */
 export interface Reply {
   status: number;
   headers: Headers;
   text: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- being replaced by typed bodies
-  json: any;
+  json: unknown;
 }
+
+/**
+ * The reply's JSON body, checked against `schema` and typed by it. Throws (failing the test) with
+ * the status, the body and zod's account of what did not match. Use `z.looseObject` schemas so the
+ * value keeps every field of the body, and compare whole bodies on `reply.json` directly.
+ */
+export const bodyOf = <S extends z.ZodType>(reply: Reply, schema: S): z.output<S> => {
+  const parsed = schema.safeParse(reply.json);
+  if (parsed.success) return parsed.data;
+  throw new Error(`unexpected body (status ${reply.status}): ${reply.text}\n${z.prettifyError(parsed.error)}`);
+};
 
 /** Sends a request; `body` strings are sent as is, objects as JSON. */
 export const call = async (

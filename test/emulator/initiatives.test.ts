@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Permission } from '../../src/emulator/contract.js';
-import { call, start } from './helpers.js';
+import { Counted, Initiative, pageOf } from './bodies.js';
+import { bodyOf, call, start } from './helpers.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 const T0 = Date.parse('2026-06-01T12:00:00Z');
@@ -38,7 +39,8 @@ describe('Initiatives', () => {
     const { emu } = await startAt();
     const created = await call(emu, 'POST', '/api/v1/initiatives', { body: validBody() });
     expect(created.status).toBe(200);
-    expect(created.json.cid).toMatch(/^in[0-9a-f]{16}$/);
+    const { cid } = bodyOf(created, Initiative);
+    expect(cid).toMatch(/^in[0-9a-f]{16}$/);
     expect(created.json).toMatchObject({
       name: 'Prod readiness Q3',
       scorecardTag: 'production-readiness',
@@ -49,7 +51,7 @@ describe('Initiatives', () => {
       dateCreated: '2026-06-01T12:00:00Z',
       dateUpdated: '2026-06-01T12:00:00Z',
     });
-    const got = await call(emu, 'GET', `/api/v1/initiatives/${created.json.cid}`);
+    const got = await call(emu, 'GET', `/api/v1/initiatives/${cid}`);
     expect(got.json).toEqual(created.json);
     const list = await call(emu, 'GET', '/api/v1/initiatives');
     expect(list.json).toEqual({ initiatives: [created.json], page: 0, total: 1, totalPages: 1 });
@@ -59,10 +61,10 @@ describe('Initiatives', () => {
     const { emu } = await startAt();
     const a = await call(emu, 'POST', '/api/v1/initiatives', { body: validBody() });
     const b = await call(emu, 'POST', '/api/v1/initiatives', { body: validBody() });
-    expect(a.json.cid).not.toBe(b.json.cid);
+    expect(bodyOf(a, Initiative).cid).not.toBe(bodyOf(b, Initiative).cid);
     const list = await call(emu, 'GET', '/api/v1/initiatives?pageSize=1');
     expect(list.json).toMatchObject({ total: 2, totalPages: 2, page: 0 });
-    expect(list.json.initiatives).toHaveLength(1);
+    expect(bodyOf(list, pageOf('initiatives', Initiative)).initiatives).toHaveLength(1);
   });
 
   it('PUT replaces the whole object: omitted optional fields are cleared, dateCreated is kept', async () => {
@@ -79,17 +81,19 @@ describe('Initiatives', () => {
     });
     clock.ms += 1000;
     const { description: _d, ...rest } = validBody({ name: 'Renamed', emphasizedLevels: [], isDraft: true });
-    const put = await call(emu, 'PUT', `/api/v1/initiatives/${created.json.cid}`, { body: rest });
+    const { cid } = bodyOf(created, Initiative);
+    const put = await call(emu, 'PUT', `/api/v1/initiatives/${cid}`, { body: rest });
     expect(put.status).toBe(200);
-    expect(put.json.name).toBe('Renamed');
-    expect(put.json.isDraft).toBe(true);
-    expect(put.json.emphasizedLevels).toEqual([]);
+    const replaced = bodyOf(put, Initiative);
+    expect(replaced.name).toBe('Renamed');
+    expect(replaced.isDraft).toBe(true);
+    expect(replaced.emphasizedLevels).toEqual([]);
     expect(put.json).not.toHaveProperty('description');
     expect(put.json).not.toHaveProperty('filter');
     expect(put.json).not.toHaveProperty('notificationSchedule');
-    expect(put.json.dateCreated).toBe('2026-06-01T12:00:00Z');
-    expect(put.json.dateUpdated).toBe('2026-06-01T12:00:01Z');
-    expect((await call(emu, 'GET', `/api/v1/initiatives/${created.json.cid}`)).json).toEqual(put.json);
+    expect(replaced.dateCreated).toBe('2026-06-01T12:00:00Z');
+    expect(replaced.dateUpdated).toBe('2026-06-01T12:00:01Z');
+    expect((await call(emu, 'GET', `/api/v1/initiatives/${cid}`)).json).toEqual(put.json);
   });
 
   it('answers 404 for an unknown cid on GET, PUT and DELETE', async () => {
@@ -106,9 +110,10 @@ describe('Initiatives', () => {
   it('DELETE removes the Initiative', async () => {
     const { emu } = await startAt();
     const created = await call(emu, 'POST', '/api/v1/initiatives', { body: validBody() });
-    expect((await call(emu, 'DELETE', `/api/v1/initiatives/${created.json.cid}`)).status).toBe(200);
-    expect((await call(emu, 'GET', `/api/v1/initiatives/${created.json.cid}`)).status).toBe(404);
-    expect((await call(emu, 'GET', '/api/v1/initiatives')).json.total).toBe(0);
+    const { cid } = bodyOf(created, Initiative);
+    expect((await call(emu, 'DELETE', `/api/v1/initiatives/${cid}`)).status).toBe(200);
+    expect((await call(emu, 'GET', `/api/v1/initiatives/${cid}`)).status).toBe(404);
+    expect(bodyOf(await call(emu, 'GET', '/api/v1/initiatives'), Counted).total).toBe(0);
   });
 
   it.each([
@@ -137,9 +142,10 @@ describe('Initiatives', () => {
     expect(post.status).toBe(400);
     expect(post.json).toMatchObject({ type: 'BAD_REQUEST', httpStatus: 400 });
     const created = await call(emu, 'POST', '/api/v1/initiatives', { body: validBody() });
-    const put = await call(emu, 'PUT', `/api/v1/initiatives/${created.json.cid}`, { body });
+    const put = await call(emu, 'PUT', `/api/v1/initiatives/${bodyOf(created, Initiative).cid}`, { body });
     expect(put.status).toBe(400);
-    expect((await call(emu, 'GET', '/api/v1/initiatives')).json.initiatives).toEqual([created.json]);
+    const listed = bodyOf(await call(emu, 'GET', '/api/v1/initiatives'), pageOf('initiatives', Initiative));
+    expect(listed.initiatives).toEqual([created.json]);
   });
 
   it('rejects malformed JSON (400) and a non-JSON content type (415)', async () => {
@@ -159,9 +165,13 @@ describe('Initiatives', () => {
     const draft = await call(emu, 'POST', '/api/v1/initiatives', { body: validBody({ isDraft: true }) });
     const live = await call(emu, 'POST', '/api/v1/initiatives', { body: validBody({ name: 'Live' }) });
     const cids = async (query: string) =>
-      (await call(emu, 'GET', `/api/v1/initiatives${query}`)).json.initiatives.map((i: { cid: string }) => i.cid);
-    expect(await cids('')).toEqual([live.json.cid]);
-    expect((await cids('?includeDrafts=true')).sort()).toEqual([draft.json.cid, live.json.cid].sort());
+      bodyOf(await call(emu, 'GET', `/api/v1/initiatives${query}`), pageOf('initiatives', Initiative)).initiatives.map(
+        (i) => i.cid,
+      );
+    const draftCid = bodyOf(draft, Initiative).cid;
+    const liveCid = bodyOf(live, Initiative).cid;
+    expect(await cids('')).toEqual([liveCid]);
+    expect((await cids('?includeDrafts=true')).sort()).toEqual([draftCid, liveCid].sort());
     expect((await call(emu, 'GET', '/api/v1/initiatives?includeDrafts=maybe')).status).toBe(400);
   });
 
@@ -171,13 +181,15 @@ describe('Initiatives', () => {
     const later = await call(emu, 'POST', '/api/v1/initiatives', { body: validBody({ targetDate: '2027-01-01' }) });
     clock.ms += 10 * DAY; // 2026-06-11: `soon` expired yesterday
     const list = await call(emu, 'GET', '/api/v1/initiatives');
-    expect(list.json.initiatives.map((i: { cid: string }) => i.cid)).toEqual([later.json.cid]);
+    const listedCids = bodyOf(list, pageOf('initiatives', Initiative)).initiatives.map((i) => i.cid);
+    expect(listedCids).toEqual([bodyOf(later, Initiative).cid]);
     const all = await call(emu, 'GET', '/api/v1/initiatives?includeExpired=true');
-    expect(all.json.total).toBe(2);
-    expect((await call(emu, 'GET', `/api/v1/initiatives/${soon.json.cid}`)).status).toBe(200);
+    expect(bodyOf(all, Counted).total).toBe(2);
+    const soonCid = bodyOf(soon, Initiative).cid;
+    expect((await call(emu, 'GET', `/api/v1/initiatives/${soonCid}`)).status).toBe(200);
     // Re-PUTting the expired one fails: its target date is no longer in the future.
-    expect((await call(emu, 'PUT', `/api/v1/initiatives/${soon.json.cid}`, { body: validBody() })).status).toBe(200);
-    const stale = await call(emu, 'PUT', `/api/v1/initiatives/${soon.json.cid}`, {
+    expect((await call(emu, 'PUT', `/api/v1/initiatives/${soonCid}`, { body: validBody() })).status).toBe(200);
+    const stale = await call(emu, 'PUT', `/api/v1/initiatives/${soonCid}`, {
       body: validBody({ targetDate: '2026-06-10' }),
     });
     expect(stale.status).toBe(400);
@@ -194,10 +206,11 @@ describe('Initiatives', () => {
     const created = await call(emu, 'POST', '/api/v1/initiatives', { body: validBody(), key: 'editor' });
     expect(created.status).toBe(200);
     expect((await call(emu, 'GET', '/api/v1/initiatives', { key: 'editor' })).status).toBe(200);
-    expect((await call(emu, 'GET', `/api/v1/initiatives/${created.json.cid}`, { key: 'viewer' })).status).toBe(200);
+    const { cid } = bodyOf(created, Initiative);
+    expect((await call(emu, 'GET', `/api/v1/initiatives/${cid}`, { key: 'viewer' })).status).toBe(200);
     expect((await call(emu, 'GET', '/api/v1/initiatives', { key: 'viewer' })).status).toBe(200);
     expect((await call(emu, 'POST', '/api/v1/initiatives', { body: validBody(), key: 'viewer' })).status).toBe(403);
-    expect((await call(emu, 'DELETE', `/api/v1/initiatives/${created.json.cid}`, { key: 'viewer' })).status).toBe(403);
+    expect((await call(emu, 'DELETE', `/api/v1/initiatives/${cid}`, { key: 'viewer' })).status).toBe(403);
     expect((await call(emu, 'GET', '/api/v1/initiatives', { key: 'outsider' })).status).toBe(403);
   });
 });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { deriveScaffolderTag } from '../../src/emulator/resources/scaffolders.js';
-import { call, start } from './helpers.js';
+import { pageOf, Scaffolder } from './bodies.js';
+import { bodyOf, call, start } from './helpers.js';
 
 const template = (overrides: Record<string, unknown> = {}) => ({
   tag: 'node-service',
@@ -24,7 +25,9 @@ const template = (overrides: Record<string, unknown> = {}) => ({
 });
 
 const tags = async (emu: { url: string; apiKey: string }) =>
-  (await call(emu, 'GET', '/api/v1/scaffolders')).json.scaffolders.map((s: { tag: string }) => s.tag).sort();
+  bodyOf(await call(emu, 'GET', '/api/v1/scaffolders'), pageOf('scaffolders', Scaffolder))
+    .scaffolders.map((s) => s.tag)
+    .sort();
 
 describe('Scaffolder templates', () => {
   it('creates a template with a Cortex-generated id, readable by tag, by id and in the list', async () => {
@@ -32,9 +35,10 @@ describe('Scaffolder templates', () => {
     const created = await call(emu, 'POST', '/api/v1/scaffolders', { body: template() });
     expect(created.status).toBe(200);
     expect(created.json).toMatchObject({ ...template(), id: expect.any(String) });
-    expect(created.json.id).not.toBe('node-service');
+    const { id } = bodyOf(created, Scaffolder);
+    expect(id).not.toBe('node-service');
     expect((await call(emu, 'GET', '/api/v1/scaffolders/node-service')).json).toEqual(created.json);
-    expect((await call(emu, 'GET', `/api/v1/scaffolders/${created.json.id}`)).json).toEqual(created.json);
+    expect((await call(emu, 'GET', `/api/v1/scaffolders/${id}`)).json).toEqual(created.json);
     const list = await call(emu, 'GET', '/api/v1/scaffolders');
     expect(list.json).toEqual({ scaffolders: [created.json], page: 0, total: 1, totalPages: 1 });
   });
@@ -46,7 +50,7 @@ describe('Scaffolder templates', () => {
       body: { tag: 'node-service', name: 'Node Svc', type: 'COOKIECUTTER', repoLocator: template().repoLocator },
     });
     expect(again.status).toBe(200);
-    expect(again.json.id).toBe(first.json.id);
+    expect(bodyOf(again, Scaffolder).id).toBe(bodyOf(first, Scaffolder).id);
     expect(again.json).toMatchObject({
       name: 'Node Svc',
       labels: [],
@@ -64,10 +68,11 @@ describe('Scaffolder templates', () => {
     const emu = await start();
     const body = { ...template({ name: '  My Node.js Service (v2)! ' }), tag: undefined };
     const a = await call(emu, 'POST', '/api/v1/scaffolders', { body });
-    expect(a.json.tag).toBe('my-node-js-service-v2');
+    const derived = bodyOf(a, Scaffolder);
+    expect(derived.tag).toBe('my-node-js-service-v2');
     const b = await call(emu, 'POST', '/api/v1/scaffolders', { body });
     expect(b.status).toBe(200);
-    expect(b.json.id).not.toBe(a.json.id);
+    expect(bodyOf(b, Scaffolder).id).not.toBe(derived.id);
     expect(await tags(emu)).toEqual(['my-node-js-service-v2', 'my-node-js-service-v2-2']);
     const unnamable = await call(emu, 'POST', '/api/v1/scaffolders', { body: { ...body, name: '!!!' } });
     expect(unnamable.status).toBe(400);
@@ -76,7 +81,7 @@ describe('Scaffolder templates', () => {
 
   it('PUT replaces an existing template, renames it when the body has another tag, and 404s when missing', async () => {
     const emu = await start();
-    const created = await call(emu, 'POST', '/api/v1/scaffolders', { body: template() });
+    const { id } = bodyOf(await call(emu, 'POST', '/api/v1/scaffolders', { body: template() }), Scaffolder);
     const missing = await call(emu, 'PUT', '/api/v1/scaffolders/nope', { body: template({ tag: 'nope' }) });
     expect(missing.status).toBe(404);
     expect(missing.json).toMatchObject({ type: 'NOT_FOUND', httpStatus: 404 });
@@ -85,14 +90,14 @@ describe('Scaffolder templates', () => {
     const kept = await call(emu, 'PUT', '/api/v1/scaffolders/node-service', {
       body: { ...template({ description: undefined }), tag: undefined },
     });
-    expect(kept.json).toMatchObject({ id: created.json.id, tag: 'node-service' });
+    expect(kept.json).toMatchObject({ id, tag: 'node-service' });
     expect(kept.json).not.toHaveProperty('description');
 
-    const renamed = await call(emu, 'PUT', `/api/v1/scaffolders/${created.json.id}`, {
+    const renamed = await call(emu, 'PUT', `/api/v1/scaffolders/${id}`, {
       body: template({ tag: 'node-service-v2' }),
     });
     expect(renamed.status).toBe(200);
-    expect(renamed.json).toMatchObject({ id: created.json.id, tag: 'node-service-v2' });
+    expect(renamed.json).toMatchObject({ id, tag: 'node-service-v2' });
     expect((await call(emu, 'GET', '/api/v1/scaffolders/node-service')).status).toBe(404);
     expect(await tags(emu)).toEqual(['node-service-v2']);
   });
@@ -111,7 +116,7 @@ describe('Scaffolder templates', () => {
     const emu = await start();
     const a = await call(emu, 'POST', '/api/v1/scaffolders', { body: template() });
     await call(emu, 'POST', '/api/v1/scaffolders', { body: template({ tag: 'go-service' }) });
-    expect((await call(emu, 'DELETE', `/api/v1/scaffolders/${a.json.id}`)).status).toBe(200);
+    expect((await call(emu, 'DELETE', `/api/v1/scaffolders/${bodyOf(a, Scaffolder).id}`)).status).toBe(200);
     expect((await call(emu, 'DELETE', '/api/v1/scaffolders/go-service')).status).toBe(200);
     expect((await call(emu, 'DELETE', '/api/v1/scaffolders/go-service')).status).toBe(404);
     expect(await tags(emu)).toEqual([]);

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { seedScorecards } from '../../src/emulator/resources/scorecards.js';
-import { call, start } from './helpers.js';
+import { z } from 'zod';
+import { pageOf, Scorecard, Tagged } from './bodies.js';
+import { bodyOf, call, start } from './helpers.js';
 
 describe('Scorecards (read-only, seeded)', () => {
   it('starts with production-readiness: Gold, Silver, Bronze and its rules', async () => {
@@ -8,20 +10,21 @@ describe('Scorecards (read-only, seeded)', () => {
     const list = await call(emu, 'GET', '/api/v1/scorecards');
     expect(list.status).toBe(200);
     expect(list.json).toMatchObject({ page: 0, totalPages: 1 });
-    expect(list.json.total).toBe(list.json.scorecards.length);
-    const tags = list.json.scorecards.map((s: { tag: string }) => s.tag);
+    const listed = bodyOf(list, pageOf('scorecards', Tagged));
+    expect(listed.total).toBe(listed.scorecards.length);
+    const tags = listed.scorecards.map((s) => s.tag);
     expect(tags).toContain('production-readiness');
     const got = await call(emu, 'GET', '/api/v1/scorecards/production-readiness');
     expect(got.status).toBe(200);
-    const { scorecard } = got.json;
+    const { scorecard } = bodyOf(got, z.looseObject({ scorecard: Scorecard }));
     expect(scorecard.name).toBe('Production Readiness');
     expect(scorecard.levels).toEqual([
       { level: { name: 'Gold', number: 1 } },
       { level: { name: 'Silver', number: 2 } },
       { level: { name: 'Bronze', number: 3 } },
     ]);
-    expect(scorecard.rules.map((r: { expression: string }) => r.expression)).toContain('git != null');
-    expect(list.json.scorecards.find((s: { tag: string }) => s.tag === 'production-readiness')).toEqual(scorecard);
+    expect(scorecard.rules.map((r) => r.expression)).toContain('git != null');
+    expect(listed.scorecards.find((s) => s.tag === 'production-readiness')).toEqual(scorecard);
   });
 
   it('answers 404 in the vendor error shape for an unknown tag', async () => {
@@ -66,7 +69,9 @@ describe('Scorecards (read-only, seeded)', () => {
       emphasizedRules: [{ expression: 'custom("tracing") = true', title: 'Tracing on' }],
     });
     const tags = async (query: string) =>
-      (await call(emu, 'GET', `/api/v1/scorecards${query}`)).json.scorecards.map((s: { tag: string }) => s.tag);
+      bodyOf(await call(emu, 'GET', `/api/v1/scorecards${query}`), pageOf('scorecards', Tagged)).scorecards.map(
+        (s) => s.tag,
+      );
     expect(await tags('')).toContain('observability');
     expect(await tags('?showDrafts=false')).not.toContain('observability');
   });
