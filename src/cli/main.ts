@@ -27,6 +27,12 @@ const positiveInt = (value: string): number => {
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a whole number ≥ 1');
   return n;
 };
+/** The same bound as `concurrency` in cortex-sync.yaml and CORTEX_SYNC_CONCURRENCY. */
+const concurrency = (value: string): number => {
+  const n = positiveInt(value);
+  if (n > 64) throw new InvalidArgumentError('expected at most 64');
+  return n;
+};
 const port = (value: string): number => {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('expected a port number 0–65535');
@@ -193,7 +199,7 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
       .description('plan, then apply the changes in dependency order')
       .option('--dry-run', 'only plan (sends GET requests only)')
       .option('--plan-log <file>', 'JSON Lines log of every API operation (default .cortex-sync/plan-log-<time>.jsonl)')
-      .option('--concurrency <n>', 'changes applied at once', positiveInt)
+      .option('--concurrency <n>', 'changes applied at once (1–64)', concurrency)
       .option('--force-entity-type-schema', 'allow entity type schema changes that break existing entities')
       .addOption(
         new Option('--output <format>', 'plan output format').choices(['text', 'json', 'markdown']).default('text'),

@@ -174,7 +174,13 @@ export const executePlan = async (input: ExecuteInput): Promise<ApplyReport> => 
       return;
     }
     const err = error instanceof Error ? error : new Error(String(error));
-    const diagnostics = handler.explainFailure?.(change, err);
+    let diagnostics: Diagnostic[] | undefined;
+    try {
+      diagnostics = handler.explainFailure?.(change, err);
+    } catch {
+      // Explaining a failure must never hide it: the error line is reported either way.
+      diagnostics = undefined;
+    }
     results.set(key, {
       change,
       outcome: 'failed',

@@ -12,7 +12,7 @@ export const normalizeRemoteUrl = (url: string): string | undefined => {
     .trim()
     .replace(/\/+$/, '')
     .replace(/\.git$/, '');
-  const scp = /^[^@/]+@([^:/]+):(.+)$/.exec(trimmed);
+  const scp = /^(?:[^@/]+@)?([^:/]+):(?!\/\/)([^\\].*)$/.exec(trimmed);
   if (scp) return `${scp[1]}/${scp[2]}`.toLowerCase();
   try {
     const parsed = new URL(trimmed);

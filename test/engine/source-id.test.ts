@@ -17,6 +17,8 @@ describe('normalizeRemoteUrl', () => {
     ['ssh://git@github.com:22/acme/catalog.git', 'github.com/acme/catalog'],
     ['  HTTPS://GitHub.com/Acme/Catalog.git\n', 'github.com/acme/catalog'],
     ['git@gitlab.example.com:group/sub/catalog.git', 'gitlab.example.com/group/sub/catalog'],
+    ['github.com:acme/catalog.git', 'github.com/acme/catalog'],
+    ['my-host-alias:acme/catalog', 'my-host-alias/acme/catalog'],
   ])('%j → %s', (url, id) => {
     expect(normalizeRemoteUrl(url)).toBe(id);
   });
