@@ -121,6 +121,8 @@ export interface NoopPlanResult {
   planUnthrottled: Measured;
   /** `loadManifests` alone on the same files. */
   floor: Measured & { objects: number; files: number };
+  /** Median of plan wall / floor wall over the alternating runs. */
+  planToFloor: number;
   budget: ReturnType<typeof requestBudget>;
   naive: { requests: number; minutes: number };
   emulatorLogMs: { medianDurationMs: number; maxDurationMs: number };
@@ -141,7 +143,9 @@ export const measureNoopPlan = async (
     await setupApply(ctx, emulator, dir);
     const setupMs = performance.now() - started;
 
+    // Plans and floors alternate, so that both see the same load on a shared machine.
     const plans: PlanChild[] = [];
+    const floors: FloorChild[] = [];
     const logCounts: number[] = [];
     const durations: number[] = [];
     for (let i = 0; i < ctx.repeats; i++) {
@@ -162,21 +166,6 @@ export const measureNoopPlan = async (
       plans.push(plan);
       logCounts.push(log.length);
       durations.push(...log.map((r) => r.durationMs));
-    }
-    const unthrottled: PlanChild[] = [];
-    for (let i = 0; i < ctx.repeats; i++) {
-      ctx.log(`no-op plan, ${entities} entities: plan without the client's rate limit ${i + 1}/${ctx.repeats}`);
-      unthrottled.push(
-        await runChild<PlanChild>({
-          script: 'run-plan.js',
-          args: ['plan', '--dir', dir, '--rpm', '10000000'],
-          emulator,
-          apiKey: ctx.apiKey,
-        }),
-      );
-    }
-    const floors: FloorChild[] = [];
-    for (let i = 0; i < ctx.repeats; i++) {
       ctx.log(`no-op plan, ${entities} entities: parse floor ${i + 1}/${ctx.repeats}`);
       floors.push(
         await runChild<FloorChild>({
@@ -187,6 +176,16 @@ export const measureNoopPlan = async (
         }),
       );
     }
+    const unthrottled: PlanChild[] = [];
+    ctx.log(`no-op plan, ${entities} entities: plan without the client's rate limit`);
+    unthrottled.push(
+      await runChild<PlanChild>({
+        script: 'run-plan.js',
+        args: ['plan', '--dir', dir, '--rpm', '10000000'],
+        emulator,
+        apiKey: ctx.apiKey,
+      }),
+    );
     if (after) await after(emulator, dir);
 
     const first = plans[0] as PlanChild;
@@ -205,6 +204,7 @@ export const measureNoopPlan = async (
       },
       planUnthrottled: summarize(unthrottled),
       floor: { ...summarize(floors), objects: floors[0]?.objects ?? 0, files: floors[0]?.files ?? 0 },
+      planToFloor: median(plans.map((p, i) => p.wallMs / (floors[i]?.wallMs ?? Number.NaN))),
       budget: requestBudget(shape),
       naive: { requests: naive, minutes: naive / 1000 },
       emulatorLogMs: { medianDurationMs: median(durations), maxDurationMs: Math.max(...durations) },
@@ -219,8 +219,11 @@ export interface MemoryResult {
   runs: number;
   heapMb: number[];
   wallMs: number[];
+  /** Last sample minus the first (after plan 1). */
   growthMb: number;
   growthShare: number;
+  /** Last sample minus the middle one: growth once the code is warm (JIT, inline caches). */
+  secondHalfGrowthMb: number;
   allNoop: boolean;
 }
 
@@ -249,6 +252,7 @@ export const measureMemory = async (
     wallMs: result.wallMs,
     growthMb: lastHeap - firstHeap,
     growthShare: firstHeap > 0 ? (lastHeap - firstHeap) / firstHeap : 0,
+    secondHalfGrowthMb: lastHeap - (result.heapMb[Math.floor((result.heapMb.length - 1) / 2)] ?? firstHeap),
     allNoop: result.changes.every((c) => c === 0),
   };
 };
