@@ -34,7 +34,7 @@ export interface ApiClientOptions {
   random?: () => number;
   /** Client-wide sustained rate; default 1000 (the API's documented limit). */
   requestsPerMinute?: number;
-  /** Requests that may start back to back; default 20. */
+  /** Requests that may start back to back; default a quarter of `requestsPerMinute`. */
   burst?: number;
   /** Max requests in flight; default 8. */
   concurrency?: number;
@@ -118,9 +118,13 @@ export const createApiClient = (options: ApiClientOptions): ApiClient & { stats(
   const maxAttempts = Math.max(1, Math.floor(options.maxAttempts ?? 5));
   const maxRetryAfterMs = options.maxRetryAfterMs ?? 300_000;
   const userAgent = options.userAgent ?? `cortex-sync/${VERSION}`;
+  const requestsPerMinute = options.requestsPerMinute ?? 1000;
   const limiter = new RateLimiter({
-    requestsPerMinute: options.requestsPerMinute ?? 1000,
-    burst: options.burst ?? 20,
+    requestsPerMinute,
+    // The API's limit is per minute: a quarter of a minute's budget may go back to back (a no-op
+    // plan of 10,000 entities is ~220 reads), then requests are spaced at the rate. A server that
+    // smooths harder answers 429 with Retry-After, which pauses the whole client.
+    burst: options.burst ?? Math.max(1, Math.floor(requestsPerMinute / 4)),
     concurrency: options.concurrency ?? 8,
     now,
     sleep,
