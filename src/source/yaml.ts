@@ -1,6 +1,8 @@
 /**
  * Parses one manifest file into YAML documents that remember where every node came from, and
  * reports every YAML error and warning with its line and column (not just the first one).
+ * Ordinary files take the fast path (`yaml-fast.ts`); anything unusual takes the full `yaml`
+ * parser below, which is the one that explains problems.
  */
 import {
   type Document,
@@ -15,6 +17,7 @@ import {
   type YAMLError,
 } from 'yaml';
 import type { Diagnostic, ParsedDocument } from '../core/model.js';
+import { fastLocator, lineStarts, parseFast, positionOf } from './yaml-fast.js';
 
 /** Guards against hostile or accidental huge inputs. */
 export interface ParseLimits {
@@ -126,11 +129,29 @@ const collectionKeys = (doc: Document, file: string, lineCounter: LineCounter): 
   return found;
 };
 
+/** Collections nested deeper than this are refused (by the fast path; the full parser then decides). */
+const MAX_DEPTH = 100;
+
 /**
  * Parses `text` (the content of `file`, relative to the manifest root) into its non-empty YAML
  * documents. A document with YAML errors is left out and its errors are reported; warnings keep it.
  */
 export const parseManifestFile = (file: string, text: string, limits: Partial<ParseLimits> = {}): ParsedFile => {
+  const { maxFileBytes } = { ...DEFAULT_PARSE_LIMITS, ...limits };
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes > maxFileBytes) return { documents: [], diagnostics: [fileTooLarge(file, bytes, maxFileBytes)] };
+  const fast = parseFast(text, MAX_DEPTH);
+  if (fast === undefined) return parseManifestFileFully(file, text, limits);
+  const starts = lineStarts(text);
+  const documents = fast.map(({ index, start, value, shallowKeys }): ParsedDocument => {
+    const { line, column } = positionOf(starts, start);
+    return { file, index, line, column, value, locate: fastLocator(text, index, start, shallowKeys) };
+  });
+  return { documents, diagnostics: [] };
+};
+
+/** The full parser: every YAML error and warning with its position; alias expansion bounded. */
+export const parseManifestFileFully = (file: string, text: string, limits: Partial<ParseLimits> = {}): ParsedFile => {
   const { maxFileBytes, maxAliasCount } = { ...DEFAULT_PARSE_LIMITS, ...limits };
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes > maxFileBytes) return { documents: [], diagnostics: [fileTooLarge(file, bytes, maxFileBytes)] };
