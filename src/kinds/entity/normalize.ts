@@ -145,7 +145,14 @@ const canonicalInfo = (rawInfo: JsonObject): JsonObject => {
   const type = out['x-cortex-type'];
   if (typeof type === 'string') out['x-cortex-type'] = type.trim() || DEFAULT_ENTITY_TYPE;
   else if (type === undefined) out['x-cortex-type'] = DEFAULT_ENTITY_TYPE;
-  return sortKeys(out) as JsonObject;
+  return withSortedTopKeys(out);
+};
+
+/** `object` with its own keys sorted; its values are already canonical (sorted deeply once). */
+const withSortedTopKeys = (object: JsonObject): JsonObject => {
+  const out: JsonObject = {};
+  for (const key of Object.keys(object).sort()) out[key] = object[key] as JsonValue;
+  return out;
 };
 
 /**
@@ -160,7 +167,7 @@ export const canonicalDescriptor = (descriptor: unknown): JsonValue => {
     if (key === 'openapi') continue;
     out[key] = key === 'info' && isObject(value) ? canonicalInfo(value) : sortKeys(value);
   }
-  return sortKeys(out);
+  return withSortedTopKeys(out);
 };
 
 /** `x-cortex-type` of a descriptor, `service` when it has none. */
