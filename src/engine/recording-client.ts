@@ -5,7 +5,7 @@
 import { paginateWith } from '../api/paginate.js';
 import type { ApiClient, ApiRequest, ApiResponse } from '../api/types.js';
 import { isApiError } from '../core/errors.js';
-import type { Action, KindName } from '../core/model.js';
+import type { Action, KindName, PlanLogEntry } from '../core/model.js';
 import type { PlanLogSink } from './plan-log.js';
 
 export interface OperationTag {
@@ -37,37 +37,31 @@ export const recordingClient = (
 ): ApiClient => {
   const record = <T>(req: ApiRequest, run: () => Promise<ApiResponse<T>>): Promise<ApiResponse<T>> => {
     const started = now();
-    const isWrite = req.method !== 'GET';
+    /** One plan-log line for this request; writes (retries included) are counted. */
+    const logLine = (outcome: Pick<PlanLogEntry, 'status' | 'attempts' | 'durationMs' | 'outcome' | 'error'>): void => {
+      if (req.method !== 'GET') counter.writes += outcome.attempts;
+      log.write({
+        ts: new Date(started).toISOString(),
+        kind: tag.kind,
+        id: tag.id,
+        action: tag.action,
+        method: req.method,
+        path: withQuery(req),
+        ...outcome,
+      });
+    };
     return run().then(
       (response) => {
-        if (isWrite) counter.writes += response.attempts;
-        log.write({
-          ts: new Date(started).toISOString(),
-          kind: tag.kind,
-          id: tag.id,
-          action: tag.action,
-          method: req.method,
-          path: withQuery(req),
-          status: response.status,
-          attempts: response.attempts,
-          durationMs: response.durationMs,
-          outcome: 'ok',
-        });
+        const { status, attempts, durationMs } = response;
+        logLine({ status, attempts, durationMs, outcome: 'ok' });
         return response;
       },
       (error: unknown) => {
-        const attempts = isApiError(error) ? error.attempts : 1;
-        if (isWrite) counter.writes += attempts;
-        log.write({
-          ts: new Date(started).toISOString(),
-          kind: tag.kind,
-          id: tag.id,
-          action: tag.action,
-          method: req.method,
-          path: withQuery(req),
-          status: isApiError(error) ? (error.status ?? null) : null,
-          attempts,
-          durationMs: isApiError(error) ? error.durationMs : now() - started,
+        const api = isApiError(error) ? error : undefined;
+        logLine({
+          status: api?.status ?? null,
+          attempts: api?.attempts ?? 1,
+          durationMs: api?.durationMs ?? now() - started,
           outcome: 'failed',
           error: error instanceof Error ? error.message : String(error),
         });
