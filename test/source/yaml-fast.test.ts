@@ -8,8 +8,9 @@ import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { parseManifestFile, parseManifestFileFully } from '../../src/source/yaml.js';
 import { parseFast } from '../../src/source/yaml-fast.js';
+import { CORPUS_DIR } from '../support/corpus.js';
 
-const CORPUS = join(import.meta.dirname, '..', '..', '..', 'shared', 'corpus', 'cortex-yaml');
+const CORPUS = CORPUS_DIR;
 const EXAMPLES = join(import.meta.dirname, '..', '..', 'examples');
 
 const yamlFiles = async (dir: string): Promise<string[]> => {

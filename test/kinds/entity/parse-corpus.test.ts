@@ -1,5 +1,5 @@
 /**
- * Every descriptor of the real-world corpus (`/work/shared/corpus/cortex-yaml/`) either loads, or is
+ * Every descriptor of the real-world corpus (`shared/corpus/cortex-yaml/`, found by `test/support/corpus.ts`) either loads, or is
  * one of the files the corpus documents as broken (STATS.md "Invalid or broken files", INDEX.tsv
  * notes) and then fails with located errors for the documented reason, never with a crash.
  */
@@ -9,8 +9,9 @@ import { describe, expect, it } from 'vitest';
 import type { Diagnostic } from '../../../src/core/model.js';
 import { entityReferences, parseEntityDocument } from '../../../src/kinds/entity/parse.js';
 import { parseManifestFile } from '../../../src/source/yaml.js';
+import { CORPUS_DIR } from '../../support/corpus.js';
 
-const CORPUS = '/work/shared/corpus/cortex-yaml';
+const CORPUS = CORPUS_DIR;
 
 /** The deliberately broken files, with the diagnostic that must explain why (code and/or field, and message). */
 interface ExpectedError {

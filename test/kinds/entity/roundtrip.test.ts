@@ -1,8 +1,9 @@
 /**
- * The real-world corpus round trip: every valid descriptor of /work/shared/corpus/cortex-yaml is
+ * The real-world corpus round trip: every valid descriptor of the shared corpus (`test/support/corpus.ts`) is
  * created through the emulator, read back in bulk, and must compare equal to its manifest (it
  * would plan as noop). A second apply of the same manifests changes nothing.
  */
+import { CORPUS_DIR } from '../../support/corpus.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -21,7 +22,7 @@ import {
   writeChange,
 } from './helpers.js';
 
-const CORPUS = '/work/shared/corpus/cortex-yaml';
+const CORPUS = CORPUS_DIR;
 
 interface CorpusEntity {
   file: string;
