@@ -17,6 +17,9 @@ export const KIND_NAMES = [
 ] as const;
 export type KindName = (typeof KIND_NAMES)[number];
 
+/** Entity types every workspace has; they are never declared, created or pruned. */
+export const BUILT_IN_ENTITY_TYPES: readonly string[] = ['service', 'domain', 'team'];
+
 /** A position in a manifest file; `file` is relative to the manifest root, with `/` separators. Lines and columns are 1-based. */
 export interface SourceLocation {
   file: string;

@@ -6,6 +6,7 @@
 import { distance } from 'fastest-levenshtein';
 import type { KindHandler, ObjectReference, ReferenceTargetKind } from '../kinds/types.js';
 import {
+  BUILT_IN_ENTITY_TYPES,
   type DesiredObject,
   type Diagnostic,
   KIND_NAMES,
@@ -14,8 +15,7 @@ import {
   objectKey,
 } from './model.js';
 
-/** Entity types every workspace has without declaring them. */
-export const BUILT_IN_ENTITY_TYPES: readonly string[] = ['service', 'domain', 'team'];
+export { BUILT_IN_ENTITY_TYPES };
 
 export interface ReferenceCheckInput {
   desired: readonly DesiredObject[];

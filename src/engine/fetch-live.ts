@@ -5,11 +5,16 @@
  */
 import type { ApiClient } from '../api/types.js';
 import { isApiError } from '../core/errors.js';
-import { type DesiredObject, type Diagnostic, type KindName, type LiveObject, objectKey } from '../core/model.js';
+import {
+  BUILT_IN_ENTITY_TYPES,
+  type DesiredObject,
+  type Diagnostic,
+  type KindName,
+  type LiveObject,
+  objectKey,
+} from '../core/model.js';
 import type { AnyKindHandler } from '../kinds/types.js';
 import { emptyInventoryIndex, INVENTORY_ENTITY_TYPE, type InventoryIndex, readInventories } from './inventory.js';
-
-export const BUILT_IN_ENTITY_TYPES = ['service', 'domain', 'team'] as const;
 
 export interface LiveState {
   live: LiveObject[];

@@ -3,6 +3,7 @@
  * applied, and counts write requests. The executor gives one to every step.
  */
 import { paginateWith } from '../api/paginate.js';
+import { pathWithQuery } from '../api/request-parts.js';
 import type { ApiClient, ApiRequest, ApiResponse } from '../api/types.js';
 import { isApiError } from '../core/errors.js';
 import type { Action, KindName, PlanLogEntry } from '../core/model.js';
@@ -17,16 +18,6 @@ export interface OperationTag {
 export interface WriteCounter {
   writes: number;
 }
-
-const withQuery = (req: ApiRequest): string => {
-  const params = new URLSearchParams();
-  for (const [key, value] of Object.entries(req.query ?? {})) {
-    if (value === undefined) continue;
-    for (const item of Array.isArray(value) ? value : [value]) params.append(key, String(item));
-  }
-  const qs = params.toString();
-  return qs ? `${req.path}?${qs}` : req.path;
-};
 
 export const recordingClient = (
   base: ApiClient,
@@ -46,7 +37,7 @@ export const recordingClient = (
         id: tag.id,
         action: tag.action,
         method: req.method,
-        path: withQuery(req),
+        path: pathWithQuery(req.path, req.query),
         ...outcome,
       });
     };

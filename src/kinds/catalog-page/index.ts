@@ -5,7 +5,15 @@
 import type { ApiClient } from '../../api/types.js';
 import { encodePathSegment } from '../../api/types.js';
 import { CortexSyncError } from '../../core/errors.js';
-import type { Change, DesiredObject, JsonObject, JsonValue, LiveObject, ParsedDocument } from '../../core/model.js';
+import {
+  BUILT_IN_ENTITY_TYPES,
+  type Change,
+  type DesiredObject,
+  type JsonObject,
+  type JsonValue,
+  type LiveObject,
+  type ParsedDocument,
+} from '../../core/model.js';
 import { zodIssuesToDiagnostics } from '../../source/zod-diagnostics.js';
 import type { ApplyContext, FetchContext, KindHandler, ObjectReference, ParseResult } from '../types.js';
 import {
@@ -19,9 +27,6 @@ import {
 const KIND = 'catalog-page';
 const PAGES_PATH = '/api/v1/catalog-pages';
 const PAGE_SIZE = 1000;
-
-/** Entity types every workspace has; a filter naming them needs no entity-type object. */
-const CORE_ENTITY_TYPES: readonly string[] = ['service', 'domain', 'team'];
 
 /** Icons the server may show in place of one it does not know (inferred; see readme). */
 export const SERVER_DEFAULT_ICON_TAGS: readonly string[] = ['Cortex-builtin::Box'];
@@ -115,7 +120,7 @@ const references = (obj: DesiredObject<CatalogPageManifest>): ObjectReference[] 
   const types = obj.spec.filter?.types;
   for (const list of ['include', 'exclude'] as const) {
     (types?.[list] ?? []).forEach((type, i) => {
-      if (CORE_ENTITY_TYPES.includes(type)) return;
+      if (BUILT_IN_ENTITY_TYPES.includes(type)) return;
       refs.push({
         kind: 'entity-type',
         id: type,

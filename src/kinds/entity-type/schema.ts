@@ -3,9 +3,10 @@
  * wire-notes §5) and the tolerant live shape (`CatalogDefinitionResponse`, only compared fields typed).
  */
 import { z } from 'zod';
+import { BUILT_IN_ENTITY_TYPES } from '../../core/model.js';
 
 /** Entity types every workspace has and that the definitions API never lists; they cannot be declared. */
-export const BUILT_IN_ENTITY_TYPES = ['service', 'domain', 'team'] as const;
+export { BUILT_IN_ENTITY_TYPES };
 
 /** A JSON object (the entity type's JSON Schema). */
 const jsonObject = z.record(z.string(), z.json());
@@ -16,7 +17,7 @@ export const entityTypeNameSchema = z
   .regex(/^[a-z0-9][a-z0-9._-]*$/, {
     error: 'type must be a lower-case key: start with a letter or digit, then letters, digits, `.`, `_` or `-`',
   })
-  .refine((t) => !(BUILT_IN_ENTITY_TYPES as readonly string[]).includes(t), {
+  .refine((t) => !BUILT_IN_ENTITY_TYPES.includes(t), {
     error: 'service, domain and team are built-in entity types and cannot be declared',
   });
 

@@ -9,8 +9,7 @@
  */
 import { z } from 'zod';
 
-/** Built-in entity types; every other `x-cortex-type` is a custom type that needs an entity type. */
-export const BUILT_IN_ENTITY_TYPES: readonly string[] = ['service', 'domain', 'team'];
+export { BUILT_IN_ENTITY_TYPES } from '../../core/model.js';
 
 /**
  * A tag as the corpus uses it: non-empty, no leading/trailing whitespace, no control characters and
