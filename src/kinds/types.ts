@@ -64,6 +64,17 @@ export interface ApplyContext {
   warn?(diagnostics: Diagnostic[]): void;
 }
 
+/**
+ * One file `export` writes: its path in the repository layout (relative, `/` separators, e.g.
+ * `.cortex/teams/platform.yaml`), the one YAML document it holds (keys in a readable order), and
+ * the ids of the objects of this kind it declares (a dependency file holds every edge of one caller).
+ */
+export interface ManifestFile {
+  path: string;
+  document: JsonValue;
+  ids: string[];
+}
+
 /** Per-change outcome of a batch. */
 export interface BatchOutcome {
   change: Change;
