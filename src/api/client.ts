@@ -19,7 +19,7 @@ import {
   serializeBody,
 } from './request-parts.js';
 import { type AttemptErrorKind, parseRetryAfterMs, retryDelayMs, shouldRetry } from './retry-policy.js';
-import type { ApiClient, ApiRequest, ApiResponse, HttpMethod, RequestEvent } from './types.js';
+import type { ApiClient, ApiRequest, ApiResponse, ClientStats, HttpMethod, RequestEvent } from './types.js';
 
 export interface ApiClientOptions {
   /** Default https://api.getcortexapp.com; a trailing slash is tolerated, a path prefix kept. */
@@ -48,23 +48,6 @@ export interface ApiClientOptions {
   userAgent?: string;
   /** Called after every attempt. Exceptions thrown by the observer are ignored. */
   onRequest?: (event: RequestEvent) => void;
-}
-
-/** Counters for benchmarks and tests. */
-export interface ClientStats {
-  /** Attempts sent (retries included). */
-  requestsSent: number;
-  requestsByMethod: Record<HttpMethod, number>;
-  /** 429 responses received. */
-  rateLimited: number;
-  /** Attempts that were retries. */
-  retries: number;
-  timeouts: number;
-  networkErrors: number;
-  /** Total time the client was paused by `Retry-After` (overlaps counted once). */
-  pausedMs: number;
-  /** Attempts started while the client was paused. Must stay 0. */
-  requestsStartedDuringPause: number;
 }
 
 type AttemptOutcome =
@@ -101,7 +84,7 @@ const errorText = (error: unknown): string => {
 };
 
 /** Creates the HTTP client. One client = one rate limit and one pause gate for all its requests. */
-export const createApiClient = (options: ApiClientOptions): ApiClient & { stats(): ClientStats } => {
+export const createApiClient = (options: ApiClientOptions): ApiClient => {
   if (typeof options.apiKey !== 'string' || options.apiKey === '') throw new ConfigError('No Cortex API key was given');
   if (!HEADER_SAFE.test(options.apiKey)) {
     throw new ConfigError('The Cortex API key contains spaces or characters not allowed in an HTTP header');
@@ -312,5 +295,6 @@ export const createApiClient = (options: ApiClientOptions): ApiClient & { stats(
     request,
     paginate: <T = unknown>(req: ApiRequest, listKey: string) => paginateWith<T>(request, req, listKey),
     stats: () => ({ ...counters, requestsByMethod: { ...counters.requestsByMethod }, pausedMs: limiter.pausedMsTotal }),
+    close: async () => {},
   };
 };

@@ -1,5 +1,5 @@
 /** The HTTP adapter and the `ApiClient` port. */
-export { type ApiClientOptions, type ClientStats, createApiClient, defaultDispatcher } from './client.js';
+export { type ApiClientOptions, createApiClient, defaultDispatcher } from './client.js';
 export {
   type ExtractedApiMessage,
   extractApiMessage,

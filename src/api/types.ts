@@ -28,6 +28,12 @@ export interface ApiRequest {
   idempotent?: boolean;
   /** Statuses (beyond 2xx) that are answers, not errors: e.g. `[404]` for an existence probe. */
   acceptStatus?: readonly number[];
+  /**
+   * Aborting cancels this request's waits at once (rate-limiter queue, Retry-After pause, backoff
+   * sleep) with a `CancelledError`, and no new attempt starts. An attempt already sent is not
+   * aborted: it finishes or times out.
+   */
+  signal?: AbortSignal;
 }
 
 export interface ApiResponse<T = unknown> {
@@ -55,6 +61,35 @@ export interface RequestEvent {
   error?: string;
 }
 
+/** Counters for benchmarks, metrics and tests. */
+export interface ClientStats {
+  /** Attempts sent (retries included). */
+  requestsSent: number;
+  requestsByMethod: Record<HttpMethod, number>;
+  /** 429 responses received. */
+  rateLimited: number;
+  /** Attempts that were retries. */
+  retries: number;
+  timeouts: number;
+  networkErrors: number;
+  /** Total time the client was paused by `Retry-After` (overlaps counted once). */
+  pausedMs: number;
+  /** Attempts started while the client was paused. Must stay 0. */
+  requestsStartedDuringPause: number;
+}
+
+/** All-zero stats, for fakes of the port. */
+export const emptyClientStats = (): ClientStats => ({
+  requestsSent: 0,
+  requestsByMethod: { GET: 0, POST: 0, PUT: 0, PATCH: 0, DELETE: 0 },
+  rateLimited: 0,
+  retries: 0,
+  timeouts: 0,
+  networkErrors: 0,
+  pausedMs: 0,
+  requestsStartedDuringPause: 0,
+});
+
 export interface ApiClient {
   /** Sends one request, retrying as the policy allows. Throws `ApiError` on a final failure. */
   request<T = unknown>(req: ApiRequest): Promise<ApiResponse<T>>;
@@ -63,6 +98,10 @@ export interface ApiClient {
    * query sets one. Stops on an empty page or when `page + 1 >= totalPages`.
    */
   paginate<T = unknown>(req: ApiRequest, listKey: string): Promise<T[]>;
+  /** Releases the client's sockets and timers; waiting requests are cancelled. Idempotent. */
+  close(): Promise<void>;
+  /** Counters since the client was created. */
+  stats(): ClientStats;
 }
 
 /** Encodes one path segment (tags may hold `@`, `/`, `.`). */

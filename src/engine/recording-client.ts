@@ -62,5 +62,10 @@ export const recordingClient = (
   };
   const request = <T>(req: ApiRequest) => record(req, () => base.request<T>(req));
   // Paged reads go page by page through `request`, so each page is its own plan-log line.
-  return { request, paginate: <T>(req: ApiRequest, listKey: string) => paginateWith<T>(request, req, listKey) };
+  return {
+    request,
+    paginate: <T>(req: ApiRequest, listKey: string) => paginateWith<T>(request, req, listKey),
+    close: () => base.close(),
+    stats: () => base.stats(),
+  };
 };

@@ -3,7 +3,13 @@
  * small kinds written as plain objects whose `apply` sends one request per change through the
  * client the executor hands them, logging when each change starts and ends.
  */
-import type { ApiClient, ApiRequest, ApiResponse, HttpMethod } from '../../src/api/types.js';
+import {
+  type ApiClient,
+  type ApiRequest,
+  type ApiResponse,
+  emptyClientStats,
+  type HttpMethod,
+} from '../../src/api/types.js';
 import { ApiError } from '../../src/core/errors.js';
 import { type Action, type Change, type KindName, type ObjectKey, objectKey } from '../../src/core/model.js';
 import type { AnyKindHandler, ApplyContext, BatchOutcome } from '../../src/kinds/types.js';
@@ -39,7 +45,7 @@ export const memoryApi = (
     }
     return { status: 200, headers: {}, body: {} as T, attempts, durationMs: 3 };
   };
-  return { sent, request, paginate: async () => [] };
+  return { sent, request, paginate: async () => [], close: async () => {}, stats: emptyClientStats };
 };
 
 /** Yields to the event loop once. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ApiClient, ApiRequest } from '../../src/api/types.js';
+import { type ApiClient, type ApiRequest, emptyClientStats } from '../../src/api/types.js';
 import { ApiError } from '../../src/core/errors.js';
 import type { KindName, LiveObject } from '../../src/core/model.js';
 import { fetchLiveState } from '../../src/engine/fetch-live.js';
@@ -12,6 +12,8 @@ const listClient = (inventories: unknown[], scorecards: string[] | number): ApiC
   const paged: string[] = [];
   return {
     paged,
+    close: async () => {},
+    stats: emptyClientStats,
     request: async () => {
       throw new Error('no single requests expected');
     },

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { ApiClient } from '../../../src/api/types.js';
+import { type ApiClient, emptyClientStats } from '../../../src/api/types.js';
 import { deepEqual } from '../../../src/core/diff.js';
 import type { LiveObject } from '../../../src/core/model.js';
 import { catalogPageKind } from '../../../src/kinds/catalog-page/index.js';
@@ -113,6 +113,8 @@ describe('catalog-page icon normalisation', () => {
       durationMs: 0,
     }),
     paginate: async () => [],
+    close: async () => {},
+    stats: emptyClientStats,
   });
 
   it('does not report an icon the server replaced with its default, but does report another icon', async () => {
@@ -148,6 +150,8 @@ describe('catalog-page icon normalisation', () => {
         durationMs: 0,
       }),
       paginate: async () => [],
+      close: async () => {},
+      stats: emptyClientStats,
     };
     await expect(catalogPageKind.fetchLive({ client, entityTypes: [], desired: [], managedIds: [] })).rejects.toThrow(
       /no list of catalog pages/,

@@ -33,6 +33,8 @@ export const startHarness = async (): Promise<Harness> => {
       sent.push(req);
       return http.paginate(req, listKey);
     },
+    close: () => http.close(),
+    stats: () => http.stats(),
   };
   return {
     emulator,

@@ -6,7 +6,7 @@
 
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import type { ApiClient, ApiRequest, ApiResponse } from '../../../src/api/types.js';
+import { type ApiClient, type ApiRequest, type ApiResponse, emptyClientStats } from '../../../src/api/types.js';
 import { ApiError } from '../../../src/core/errors.js';
 import type { Change, Diagnostic } from '../../../src/core/model.js';
 import { descriptorYaml, wireDescriptor } from '../../../src/kinds/entity/apply.js';
@@ -282,6 +282,8 @@ describe('entity apply: answers that are 200 but not plain success', () => {
       return { status: 200, headers: {}, body: body as T, attempts: 1, durationMs: 1 };
     },
     paginate: async () => [],
+    close: async () => {},
+    stats: emptyClientStats,
   });
   const desired = () => entity('openapi: 3.0.1\ninfo: {title: A, x-cortex-tag: a}\n');
 

@@ -153,6 +153,8 @@ describe('initiative kind against the emulator', () => {
     let lost = 0;
     const losing: ApiClient = {
       paginate: (req, key) => client.paginate(req, key),
+      close: () => client.close(),
+      stats: () => client.stats(),
       async request(req) {
         const res = await client.request(req);
         if (req.method === 'POST' && lost === 0) {

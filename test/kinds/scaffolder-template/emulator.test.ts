@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ApiClient } from '../../../src/api/types.js';
+import { type ApiClient, emptyClientStats } from '../../../src/api/types.js';
 import { ApiError } from '../../../src/core/errors.js';
 import type { Change } from '../../../src/core/model.js';
 import { type RunningEmulator, startEmulator } from '../../../src/emulator/server.js';
@@ -109,6 +109,8 @@ describe('Scaffolder template kind against the emulator', () => {
 describe('Scaffolder API switched off for the workspace (403 on the list)', () => {
   const forbidden: ApiClient = {
     request: () => Promise.reject(new Error('not used')),
+    close: async () => {},
+    stats: emptyClientStats,
     paginate: (req) =>
       Promise.reject(
         new ApiError('API', {
