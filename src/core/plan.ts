@@ -226,6 +226,7 @@ function planPrunes(
     return [];
   }
 
+  if (!options.allowMassDelete) diagnostics.push(...wholeKindPrunes(prunes, ownedLive, handlerOf, options.sourceId));
   const share = options.maxDeleteShare ?? DEFAULT_MAX_DELETE_SHARE;
   const overShare = prunes.length > share * ownedLive.length;
   const overCount = options.maxDeleteCount !== undefined && prunes.length > options.maxDeleteCount;
@@ -240,6 +241,38 @@ function planPrunes(
     });
   }
   return prunes;
+}
+
+/**
+ * The per-kind guard: a plan that removes every managed object of one kind (at least
+ * `MIN_WHOLE_KIND_PRUNE` of them) looks like a lost folder, not an edit, even when it is a small
+ * share of all managed objects (3 Initiatives among 21 objects). One error per such kind.
+ */
+export const MIN_WHOLE_KIND_PRUNE = 2;
+
+function wholeKindPrunes(
+  prunes: readonly Change[],
+  ownedLive: readonly LiveObject[],
+  handlerOf: (kind: KindName) => KindHandler,
+  sourceId: string,
+): Diagnostic[] {
+  const count = (objects: readonly { kind: KindName }[]): Map<KindName, number> => {
+    const counts = new Map<KindName, number>();
+    for (const o of objects) counts.set(o.kind, (counts.get(o.kind) ?? 0) + 1);
+    return counts;
+  };
+  const managed = count(ownedLive.filter((l) => !l.archived));
+  const diagnostics: Diagnostic[] = [];
+  for (const [kind, n] of count(prunes)) {
+    if (n < MIN_WHOLE_KIND_PRUNE || n < (managed.get(kind) ?? 0)) continue;
+    diagnostics.push({
+      severity: 'error',
+      code: 'mass-delete',
+      message: `this plan prunes every ${handlerOf(kind).title} managed by source \`${sourceId}\` (${n} of ${n}); pass --allow-mass-delete if that is intended`,
+      kind,
+    });
+  }
+  return diagnostics;
 }
 
 const formatPercent = (share: number): string => `${Math.round(share * 1000) / 10} %`;

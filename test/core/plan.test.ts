@@ -203,6 +203,30 @@ describe('buildPlan: prune', () => {
     expect(codes(byCount.diagnostics)).toEqual(['mass-delete']);
   });
 
+  it('refuses to prune every managed object of one kind, even a small share of the whole, without --allow-mass-delete', () => {
+    const initiatives = ['q1', 'q2', 'q3'].map((id) => live('initiative', id, {}, { owner: SOURCE }));
+    const input = { desired: keep(18), live: [...ownedLive(18), ...initiatives], handlers: allHandlers() };
+    const refused = buildPlan({ ...input, options: options({ prune: true }) });
+    expect(refused.summary.delete).toBe(3); // 3 of 21: under the 25 % share
+    expect(codes(refused.diagnostics)).toEqual(['mass-delete']);
+    expect(refused.diagnostics[0]?.message).toMatch(/prunes every .* managed by source `platform-repo` \(3 of 3\)/);
+    expect(buildPlan({ ...input, options: options({ prune: true, allowMassDelete: true }) }).diagnostics).toEqual([]);
+
+    const oneKept = buildPlan({
+      ...input,
+      desired: [...keep(18), desired('initiative', 'q1', { state: {} })],
+      options: options({ prune: true }),
+    });
+    expect(oneKept.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    const lastOfOne = buildPlan({
+      desired: keep(18),
+      live: [...ownedLive(18), initiatives[0] as (typeof initiatives)[number]],
+      handlers: allHandlers(),
+      options: options({ prune: true }),
+    });
+    expect(lastOfOne.diagnostics).toEqual([]); // removing the only one of a kind is an ordinary edit
+  });
+
   it('prunes nothing when no manifest was found', () => {
     const plan = buildPlan({
       desired: [],
