@@ -1,10 +1,15 @@
 /**
  * Reference checks over desired objects: every named target exists (in the repository, or live
  * when planning), entity references have the required entity type, and ordering edges form no
- * cycle. Pure; every problem is an error located at the reference in its manifest.
+ * cycle. Pure; every problem is located at the reference in its manifest.
+ *
+ * Offline (no live objects: `validate`), a target that is not in the repository cannot be judged:
+ * a service's `cortex.yaml` names its domain or owner team, which usually lives in the workspace or
+ * in another repository. That is a warning saying `plan` checks it; `plan` makes it an error only
+ * when the live workspace lacks it too.
  */
 import { distance } from 'fastest-levenshtein';
-import type { KindHandler, ObjectReference, ReferenceTargetKind } from '../kinds/types.js';
+import type { KindModel, ObjectReference, ReferenceTargetKind } from './kind-contract.js';
 import {
   BUILT_IN_ENTITY_TYPES,
   type DesiredObject,
@@ -21,14 +26,17 @@ export interface ReferenceCheckInput {
   desired: readonly DesiredObject[];
   /** Live objects (plan); absent for offline validation. */
   live?: readonly LiveObject[];
-  handlers: readonly KindHandler[];
+  handlers: readonly KindModel[];
   /** Scorecard tags known to exist; references to scorecards are checked only when given. */
   scorecards?: readonly string[];
 }
 
 type Target = { desired?: DesiredObject; live?: LiveObject };
 
-/** Checks every reference of every desired object; returns errors (empty when all is well). */
+/**
+ * Checks every reference of every desired object; returns errors, and offline the warnings for
+ * targets outside the repository (empty when all is well).
+ */
 export function checkReferences(input: ReferenceCheckInput): Diagnostic[] {
   const handlers = new Map(input.handlers.map((h) => [h.kind, h]));
   const titleOf = (kind: ReferenceTargetKind): string =>
@@ -62,6 +70,7 @@ export function checkReferences(input: ReferenceCheckInput): Diagnostic[] {
     return ids;
   };
 
+  const offline = input.live === undefined;
   const diagnostics: Diagnostic[] = [];
   const edges = new Map<ObjectKey, { to: ObjectKey; ref: ObjectReference }[]>();
   for (const obj of input.desired) {
@@ -69,7 +78,7 @@ export function checkReferences(input: ReferenceCheckInput): Diagnostic[] {
     if (!handler) continue;
     const from = objectKey(obj.kind, obj.id);
     for (const ref of handler.references(obj)) {
-      const problem = checkOne(ref, targets, scorecards, handlers, titleOf, candidatesFor);
+      const problem = checkOne(ref, targets, scorecards, handlers, titleOf, candidatesFor, offline);
       if (problem) diagnostics.push(locate(obj, ref, problem));
       if (ref.ordering && ref.kind !== 'scorecard') {
         const to = objectKey(ref.kind, ref.id);
@@ -89,17 +98,24 @@ function checkOne(
   ref: ObjectReference,
   targets: ReadonlyMap<ObjectKey, Target>,
   scorecards: ReadonlySet<string> | undefined,
-  handlers: ReadonlyMap<string, KindHandler>,
+  handlers: ReadonlyMap<string, KindModel>,
   titleOf: (kind: ReferenceTargetKind) => string,
   candidatesFor: (kind: ReferenceTargetKind) => string[],
-): { code: string; message: string } | undefined {
-  const unknown = (): { code: string; message: string } => {
+  offline: boolean,
+): Problem | undefined {
+  const unknown = (): Problem => {
     const hint = suggest(ref.id, candidatesFor(ref.kind));
+    const meant = hint ? ` (did you mean \`${hint}\`?)` : '';
     const what = ref.kind === 'entity' && ref.entityType ? `${ref.entityType} entity` : titleOf(ref.kind);
-    return {
-      code: 'unknown-reference',
-      message: `unknown ${what} \`${ref.id}\`${hint ? ` (did you mean \`${hint}\`?)` : ''}`,
-    };
+    // Offline, a target outside the repository may well exist in the workspace: `plan` decides.
+    if (offline && ref.kind !== 'scorecard') {
+      return {
+        code: 'unknown-reference',
+        severity: 'warning',
+        message: `${what} \`${ref.id}\` is not in this repository${meant}; \`plan\` checks it against the workspace`,
+      };
+    }
+    return { code: 'unknown-reference', message: `unknown ${what} \`${ref.id}\`${meant}` };
   };
   if (ref.kind === 'scorecard') {
     if (!scorecards || scorecards.has(ref.id)) return undefined;
@@ -123,10 +139,16 @@ function checkOne(
   return undefined;
 }
 
-function locate(obj: DesiredObject, ref: ObjectReference, problem: { code: string; message: string }): Diagnostic {
+interface Problem {
+  code: string;
+  message: string;
+  severity?: Diagnostic['severity'];
+}
+
+function locate(obj: DesiredObject, ref: ObjectReference, problem: Problem): Diagnostic {
   const pos = obj.doc.locate(ref.path);
   return {
-    severity: 'error',
+    severity: problem.severity ?? 'error',
     code: problem.code,
     message: problem.message,
     file: obj.source.file,

@@ -22,8 +22,9 @@ describe('checkReferences', () => {
     expect(diags).toEqual([]);
   });
 
-  it('reports an unknown target at the reference, suggesting a close name', () => {
+  it('when planning, reports a target neither in the repository nor live as an error at the reference, suggesting a close name', () => {
     const diags = checkReferences({
+      live: [live('entity', 'shipping-live', {})],
       desired: [
         desired(
           'entity',
@@ -56,6 +57,7 @@ describe('checkReferences', () => {
 
   it('offers no suggestion when nothing is close', () => {
     const [d] = checkReferences({
+      live: [],
       desired: [
         desired('entity', 'a', { state: {}, refs: [ref('entity-type', 'zzzzzz', 'type')] }),
         desired('entity-type', 'database', { state: {} }),
@@ -70,8 +72,60 @@ describe('checkReferences', () => {
       desired: [desired('entity', 'a', { state: {}, refs: [ref('entity', 'legacy', 'parent')] })],
       handlers,
     };
-    expect(checkReferences(input).map((d) => d.code)).toEqual(['unknown-reference']);
+    expect(checkReferences({ ...input, live: [] }).map((d) => [d.severity, d.code])).toEqual([
+      ['error', 'unknown-reference'],
+    ]);
     expect(checkReferences({ ...input, live: [live('entity', 'legacy', {})] })).toEqual([]);
+  });
+
+  it('offline, a target outside the repository is a located warning that says plan checks it', () => {
+    const diags = checkReferences({
+      desired: [
+        desired(
+          'entity',
+          'checkout',
+          {
+            state: {},
+            refs: [
+              ref('entity', 'threatintel-rd', 'x-cortex-parents.0.tag'),
+              ref('entity', 'platform', 'x-cortex-owners.0.name', { entityType: 'team' }),
+              ref('entity-type', 'library', 'x-cortex-type'),
+              ref('entity', 'paymnts', 'x-cortex-dependency.0.tag', { ordering: false }),
+            ],
+          },
+          { file: 'svc/cortex.yaml', positions: { 'x-cortex-parents.0.tag': [9, 9] } },
+        ),
+        desired('entity', 'payments', { state: {} }),
+      ],
+      handlers,
+    });
+    expect(diags.map((d) => [d.severity, d.message])).toEqual([
+      ['warning', 'entity `threatintel-rd` is not in this repository; `plan` checks it against the workspace'],
+      ['warning', 'team entity `platform` is not in this repository; `plan` checks it against the workspace'],
+      ['warning', 'entity type `library` is not in this repository; `plan` checks it against the workspace'],
+      [
+        'warning',
+        'entity `paymnts` is not in this repository (did you mean `payments`?); `plan` checks it against the workspace',
+      ],
+    ]);
+    expect(diags[0]).toMatchObject({ file: 'svc/cortex.yaml', line: 9, column: 9, field: 'x-cortex-parents.0.tag' });
+  });
+
+  it('offline, a wrong entity type inside the repository and a cycle stay errors', () => {
+    const diags = checkReferences({
+      desired: [
+        desired('entity', 'payments', {
+          state: {},
+          refs: [ref('entity', 'billing', 'info.x-cortex-owners.0.name', { entityType: 'team' })],
+        }),
+        desired('entity', 'billing', { state: {}, type: 'service', refs: [ref('entity', 'billing', 'parent')] }),
+      ],
+      handlers,
+    });
+    expect(diags.map((d) => [d.severity, d.code])).toEqual([
+      ['error', 'wrong-entity-type'],
+      ['error', 'reference-cycle'],
+    ]);
   });
 
   it('requires owners of provider CORTEX to be team entities', () => {
