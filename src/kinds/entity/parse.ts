@@ -9,6 +9,7 @@ import { formatFieldPath, zodIssuesToDiagnostics } from '../../source/zod-diagno
 import type { ObjectReference, ParseResult } from '../types.js';
 import {
   BUILT_IN_ENTITY_TYPES,
+  descriptorOddities,
   type EntityDescriptor,
   entityDescriptorSchema,
   KNOWN_CORTEX_KEYS,
@@ -67,6 +68,10 @@ const warningsFor = (doc: ParsedDocument, id: string | undefined): Diagnostic[] 
         `${field}: unknown Cortex key; the API silently drops it (did you mean \`${suggestion}\`?)`,
       );
     }
+  }
+  for (const oddity of descriptorOddities(info)) {
+    const path = ['info', ...oddity.path];
+    warn(path, formatFieldPath(path), 'tolerated-value', `${formatFieldPath(path)}: ${oddity.message}`);
   }
   const tag = info['x-cortex-tag'];
   if (typeof tag === 'string' && /\s/.test(tag.trim()) && !TAG_TEMPLATE.test(tag)) {

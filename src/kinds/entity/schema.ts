@@ -57,11 +57,18 @@ export const OWNER_PROVIDERS = [
   'WORKDAY',
 ] as const;
 
-/** Fields each owner type carries besides `type`, `description` and `inheritance`. */
-const OWNER_FIELDS: Record<(typeof OWNER_TYPES)[number], { required: string; allowed: readonly string[] }> = {
+/**
+ * Fields each owner type carries besides `type`, `description` and `inheritance`. `tolerated`: what
+ * real workspaces write in place of the required field and the API accepts (`{type: email, name: …}`,
+ * `{type: slack, name: …}`); accepted, and `ownerOddities` warns.
+ */
+const OWNER_FIELDS: Record<
+  (typeof OWNER_TYPES)[number],
+  { required: string; allowed: readonly string[]; tolerated?: string }
+> = {
   group: { required: 'name', allowed: ['name', 'provider'] },
-  email: { required: 'email', allowed: ['email'] },
-  slack: { required: 'channel', allowed: ['channel', 'notificationsEnabled'] },
+  email: { required: 'email', allowed: ['email'], tolerated: 'name' },
+  slack: { required: 'channel', allowed: ['channel', 'notificationsEnabled'], tolerated: 'name' },
 };
 const OWNER_SPECIFIC = ['name', 'provider', 'email', 'channel', 'notificationsEnabled'] as const;
 
@@ -70,7 +77,8 @@ const owner = z
     type: anyCaseEnum(OWNER_TYPES),
     name: nonEmpty.optional(),
     provider: z.enum(OWNER_PROVIDERS).optional(),
-    email: nonEmpty.optional(),
+    /** `email: null` occurs in real workspaces (the API accepts it); `ownerOddities` warns. */
+    email: nonEmpty.nullable().optional(),
     channel: nonEmpty.optional(),
     notificationsEnabled: z.boolean().optional(),
     description: text.optional(),
@@ -79,11 +87,15 @@ const owner = z
   .superRefine((item, ctx) => {
     const type = item.type.toLowerCase() as (typeof OWNER_TYPES)[number];
     const fields = OWNER_FIELDS[type];
-    if (item[fields.required as keyof typeof item] === undefined) {
+    const tolerated = fields.tolerated !== undefined && item[fields.tolerated as keyof typeof item] !== undefined;
+    if (item[fields.required as keyof typeof item] === undefined && !tolerated) {
       ctx.addIssue({ code: 'custom', message: `an owner of type ${type} needs \`${fields.required}\``, path: [] });
     }
     for (const key of OWNER_SPECIFIC) {
-      if (item[key] !== undefined && !fields.allowed.includes(key)) {
+      const allowed =
+        fields.allowed.includes(key) ||
+        (key === fields.tolerated && item[fields.required as keyof typeof item] === undefined);
+      if (item[key] !== undefined && !allowed) {
         ctx.addIssue({
           code: 'custom',
           message: `\`${key}\` is not a field of ${type} owners (they use \`${fields.required}\`)`,
@@ -215,8 +227,8 @@ export const entityInfoSchema = z.looseObject({
   'x-cortex-tag': tag,
   'x-cortex-type': nonEmpty.default('service'),
   'x-cortex-groups': optional(z.array(nonEmpty)),
-  /** Legacy name of `x-cortex-groups`; accepted with a warning. */
-  'x-cortex-service-groups': optional(z.array(nonEmpty)),
+  /** Legacy name of `x-cortex-groups`; accepted with a warning. A single group as a string is read as a one-item list. */
+  'x-cortex-service-groups': optional(z.union([z.array(nonEmpty), nonEmpty.transform((group) => [group])])),
   'x-cortex-owners': optional(z.array(owner)),
   'x-cortex-link': optional(z.array(link)),
   'x-cortex-custom-metadata': optional(jsonMap),
@@ -249,3 +261,50 @@ export type EntityInfo = z.infer<typeof entityInfoSchema>;
 export const KNOWN_CORTEX_KEYS: readonly string[] = Object.keys(entityInfoSchema.shape).filter((key) =>
   key.startsWith('x-cortex-'),
 );
+
+/** A value the API accepts but that is probably not what its author meant: where, and why. */
+export interface DescriptorOddity {
+  /** Path inside `info`. */
+  path: (string | number)[];
+  message: string;
+}
+
+/**
+ * Shapes real workspaces use that the schema accepts (the API takes them) but that deserve a
+ * warning: owners written with `name` in place of `email`/`channel`, `email: null`, and a single
+ * `x-cortex-service-groups` string. Looks at the raw `info` block; never throws.
+ */
+export const descriptorOddities = (info: unknown): DescriptorOddity[] => {
+  if (typeof info !== 'object' || info === null || Array.isArray(info)) return [];
+  const record = info as Record<string, unknown>;
+  const oddities: DescriptorOddity[] = [];
+  const owners = record['x-cortex-owners'];
+  if (Array.isArray(owners)) {
+    owners.forEach((item: unknown, i) => {
+      if (typeof item !== 'object' || item === null) return;
+      const o = item as Record<string, unknown>;
+      const type = typeof o.type === 'string' ? o.type.toLowerCase() : '';
+      const field = type === 'email' ? 'email' : type === 'slack' ? 'channel' : undefined;
+      if (field !== undefined && o[field] === undefined && typeof o.name === 'string') {
+        oddities.push({
+          path: ['x-cortex-owners', i, 'name'],
+          message: `a ${type} owner written with \`name\`; the API accepts it, but ${type} owners use \`${field}: ${o.name}\``,
+        });
+      }
+      if (type === 'email' && 'email' in o && o.email === null) {
+        oddities.push({
+          path: ['x-cortex-owners', i, 'email'],
+          message: 'an email owner with `email: null` names no one; the API accepts it',
+        });
+      }
+    });
+  }
+  const serviceGroups = record['x-cortex-service-groups'];
+  if (typeof serviceGroups === 'string') {
+    oddities.push({
+      path: ['x-cortex-service-groups'],
+      message: `a single group written as a string; it is sent as the list [${serviceGroups}]`,
+    });
+  }
+  return oddities;
+};

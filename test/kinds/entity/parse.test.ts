@@ -89,7 +89,9 @@ describe('parseEntityDocument', () => {
       '    - type: team',
       '      name: x',
       '    - type: email',
+      '      email: jane@example.com',
       '      name: jane',
+      '    - type: slack',
       '    - type: group',
       '      name: platform',
       '      provider: cortex',
@@ -97,15 +99,44 @@ describe('parseEntityDocument', () => {
     expect(result.objects).toEqual([]);
     expect(result.diagnostics.map((d) => [d.line, d.message])).toEqual([
       [6, "info.x-cortex-owners[0].type: expected one of group, email, slack, got 'team'"],
-      [8, 'info.x-cortex-owners[1]: an owner of type email needs `email`'],
-      [9, 'info.x-cortex-owners[1].name: `name` is not a field of email owners (they use `email`)'],
+      [10, 'info.x-cortex-owners[1].name: `name` is not a field of email owners (they use `email`)'],
+      [11, 'info.x-cortex-owners[2]: an owner of type slack needs `channel`'],
       [
-        12,
+        14,
         expect.stringMatching(
-          /^info\.x-cortex-owners\[2\]\.provider: expected one of ACTIVE_DIRECTORY, .*CORTEX.*, got 'cortex'$/,
+          /^info\.x-cortex-owners\[3\]\.provider: expected one of ACTIVE_DIRECTORY, .*CORTEX.*, got 'cortex'$/,
         ),
       ],
     ]);
+  });
+
+  it('accepts the owner shapes real workspaces use and the API takes, with a located warning each', () => {
+    const result = parse(
+      '  x-cortex-tag: svc',
+      '  x-cortex-owners:',
+      '    - type: EMAIL',
+      '      name: matthew@example.com',
+      '    - type: SLACK',
+      '      name: wg-payments',
+      '    - type: EMAIL',
+      '      email: null',
+      '      inheritance: APPEND',
+      '  x-cortex-service-groups: tier-4',
+    );
+    expect(result.objects).toHaveLength(1);
+    expect(result.objects[0]?.spec.info['x-cortex-service-groups']).toEqual(['tier-4']);
+    expect(result.diagnostics.map((d) => [d.severity, d.line, d.field])).toEqual([
+      ['warning', 7, 'info.x-cortex-owners[0].name'],
+      ['warning', 9, 'info.x-cortex-owners[1].name'],
+      ['warning', 11, 'info.x-cortex-owners[2].email'],
+      ['warning', 13, 'info.x-cortex-service-groups'],
+      ['warning', 13, 'info.x-cortex-service-groups'],
+    ]);
+    expect(result.diagnostics[0]?.message).toContain('email owners use `email: matthew@example.com`');
+    expect(result.diagnostics[1]?.message).toContain('slack owners use `channel: wg-payments`');
+    expect(result.diagnostics.map((d) => d.message)).toContain(
+      'info.x-cortex-service-groups: a single group written as a string; it is sent as the list [tier-4]',
+    );
   });
 
   it('requires method and path of a dependency together', () => {
