@@ -1,45 +1,52 @@
 /**
  * The undici adapter behind the `ApiClient` port — the only code in cortex-sync that does HTTP.
  * Every attempt passes one client-wide gate (`RateLimiter`): a 429 closes it for `Retry-After`, so
- * no queued or new request starts inside that window. Retries follow `retry-policy.ts`.
+ * no queued or new request starts inside that window, and lowers the rate the client sends at.
+ * Retries follow `retry-policy.ts`. A client owns its connection pool: `close()` releases it.
  */
-import { Agent, type Dispatcher, request as undiciRequest } from 'undici';
-import { ApiError, ConfigError } from '../core/errors.js';
+import { Agent, type Dispatcher } from 'undici';
+import { ApiError, CancelledError, ConfigError } from '../core/errors.js';
+import type { Clock, EngineEvent, EventSink } from '../engine/context.js';
 import { VERSION } from '../version.js';
-import { extractApiMessage, MAX_REQUEST_BODY_BYTES, RequestTooLargeError, redactText, redactValue } from './errors.js';
+import { type AttemptOutcome, sendAttempt } from './attempt.js';
+import { extractApiMessage, MAX_REQUEST_BODY_BYTES, RequestTooLargeError } from './errors.js';
 import { paginateWith } from './paginate.js';
 import { RateLimiter } from './rate-limiter.js';
-import {
-  DEFAULT_BASE_URL,
-  decodeBody,
-  normalizeBaseUrl,
-  normalizeHeaders,
-  pathWithQuery,
-  type SerializedBody,
-  serializeBody,
-} from './request-parts.js';
-import { type AttemptErrorKind, parseRetryAfterMs, retryDelayMs, shouldRetry } from './retry-policy.js';
-import type { ApiClient, ApiRequest, ApiResponse, ClientStats, HttpMethod, RequestEvent } from './types.js';
+import { createRedactor, redactDeep } from './redact.js';
+import { DEFAULT_BASE_URL, normalizeBaseUrl, pathWithQuery, serializeBody } from './request-parts.js';
+import { parseRetryAfterMs, retryDelayMs, shouldRetry } from './retry-policy.js';
+import type { ApiClient, ApiRequest, ApiResponse, ClientStats, RequestEvent } from './types.js';
 
 export interface ApiClientOptions {
   /** Default https://api.getcortexapp.com; a trailing slash is tolerated, a path prefix kept. */
   baseUrl?: string;
   /** Sent as `Authorization: Bearer <apiKey>`; never appears in errors, events or logs. */
   apiKey: string;
-  /** Default: a shared keep-alive `Agent`. */
+  /** Default: a keep-alive `Agent` of this client's own, closed by `close()`. An injected one is not closed. */
   dispatcher?: Dispatcher;
+  /** Time for the rate limiter, pauses and backoffs (timeouts use real timers). Default: the system clock. */
+  clock?: Clock;
+  /** Shorthand for a clock's `now` (ignored when `clock` is given). */
   now?: () => number;
+  /** Shorthand for a clock's `sleep`; waits it starts end early on cancel (ignored when `clock` is given). */
   sleep?: (ms: number) => Promise<void>;
+  /** Receives `request`, `ratelimit.paused` and `request.waiting` events. */
+  events?: EventSink;
   /** Uniform in [0, 1), for backoff jitter. */
   random?: () => number;
-  /** Client-wide sustained rate; default 1000 (the API's documented limit). */
+  /** Client-wide ceiling of the rate; default 1000 (the API's documented limit). */
   requestsPerMinute?: number;
+  /** Lower the rate on each 429 and creep back up while none come (`adaptive-rate.ts`); default true. */
+  adaptiveRate?: boolean;
   /** Requests that may start back to back; default a quarter of `requestsPerMinute`. */
   burst?: number;
   /** Max requests in flight; default 8. */
   concurrency?: number;
   /** Per attempt; default 30 s. */
   timeoutMs?: number;
+  /** A `request.waiting` event after an attempt has waited this long (default 5 s), then every `waitingEveryMs` (10 s). */
+  waitingNoticeMs?: number;
+  waitingEveryMs?: number;
   /** Attempts per request, first included; default 5. */
   maxAttempts?: number;
   /** A 429 asking for a longer wait than this fails at once instead of stalling; default 5 min. */
@@ -50,69 +57,88 @@ export interface ApiClientOptions {
   onRequest?: (event: RequestEvent) => void;
 }
 
-type AttemptOutcome =
-  | {
-      kind: 'response';
-      status: number;
-      headers: Record<string, string>;
-      body: unknown;
-      durationMs: number;
-      /** For a 429: the pause applied to the whole client. */
-      rateLimitDelayMs?: number;
-    }
-  | { kind: 'error'; errorKind: AttemptErrorKind; message: string; cause: unknown; durationMs: number };
-
-let sharedAgent: Agent | undefined;
-
-/** The process-wide keep-alive agent used when no dispatcher is injected. */
-export const defaultDispatcher = (): Dispatcher => {
-  sharedAgent ??= new Agent({ connections: 16, keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 });
-  return sharedAgent;
-};
-
-const defaultSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
 const HEADER_SAFE = /^[\x21-\x7e]+$/;
-const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
 
-const errorText = (error: unknown): string => {
-  if (error instanceof Error) {
-    const code = (error as { code?: unknown }).code;
-    return typeof code === 'string' && !error.message.includes(code) ? `${code}: ${error.message}` : error.message;
+/** A clock from the `now`/`sleep` shorthands: a sleep that cannot be cancelled is raced against the signal. */
+const clockOf = (options: ApiClientOptions): Clock => {
+  if (options.clock) return options.clock;
+  const now = options.now ?? Date.now;
+  const legacySleep = options.sleep;
+  if (!legacySleep) {
+    return {
+      now,
+      sleep: (ms, signal) =>
+        new Promise<void>((resolve, reject) => {
+          if (signal?.aborted) return reject(signal.reason);
+          const onAbort = () => {
+            clearTimeout(timer);
+            reject(signal?.reason);
+          };
+          const timer = setTimeout(() => {
+            signal?.removeEventListener('abort', onAbort);
+            resolve();
+          }, ms);
+          signal?.addEventListener('abort', onAbort, { once: true });
+        }),
+    };
   }
-  return String(error);
+  return {
+    now,
+    sleep: (ms, signal) =>
+      new Promise<void>((resolve, reject) => {
+        if (signal?.aborted) return reject(signal.reason);
+        const onAbort = () => reject(signal?.reason);
+        signal?.addEventListener('abort', onAbort, { once: true });
+        legacySleep(ms).then(
+          () => {
+            signal?.removeEventListener('abort', onAbort);
+            resolve();
+          },
+          (error: unknown) => {
+            signal?.removeEventListener('abort', onAbort);
+            reject(error);
+          },
+        );
+      }),
+  };
 };
 
-/** Creates the HTTP client. One client = one rate limit and one pause gate for all its requests. */
+/** Creates the HTTP client. One client = one rate limit, one pause gate and one connection pool. */
 export const createApiClient = (options: ApiClientOptions): ApiClient => {
   if (typeof options.apiKey !== 'string' || options.apiKey === '') throw new ConfigError('No Cortex API key was given');
   if (!HEADER_SAFE.test(options.apiKey)) {
     throw new ConfigError('The Cortex API key contains spaces or characters not allowed in an HTTP header');
   }
   const apiKey = options.apiKey;
-  // The key as sent, and as a server might echo it back inside a URL.
-  const secrets = [...new Set([apiKey, encodeURIComponent(apiKey)])];
+  const redact = createRedactor(apiKey);
   const baseUrl = normalizeBaseUrl(options.baseUrl ?? DEFAULT_BASE_URL);
-  const dispatcher = options.dispatcher ?? defaultDispatcher();
-  const now = options.now ?? Date.now;
-  const sleep = options.sleep ?? defaultSleep;
+  const host = new URL(baseUrl).host;
+  const clock = clockOf(options);
+  const now = () => clock.now();
   const random = options.random ?? Math.random;
   const timeoutMs = options.timeoutMs ?? 30_000;
   const maxAttempts = Math.max(1, Math.floor(options.maxAttempts ?? 5));
   const maxRetryAfterMs = options.maxRetryAfterMs ?? 300_000;
   const userAgent = options.userAgent ?? `cortex-sync/${VERSION}`;
   const requestsPerMinute = options.requestsPerMinute ?? 1000;
+  const ownAgent = options.dispatcher
+    ? undefined
+    : new Agent({ connections: 16, keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 });
+  const dispatcher: Dispatcher = options.dispatcher ?? (ownAgent as Agent);
+  const closing = new AbortController();
+  let closed: Promise<void> | undefined;
   const limiter = new RateLimiter({
     requestsPerMinute,
     // The API's limit is per minute: a quarter of a minute's budget may go back to back (a no-op
     // plan of 10,000 entities is ~220 reads), then requests are spaced at the rate. A server that
-    // smooths harder answers 429 with Retry-After, which pauses the whole client.
+    // limits harder answers 429: that pauses the whole client and lowers its rate.
     burst: options.burst ?? Math.max(1, Math.floor(requestsPerMinute / 4)),
     concurrency: options.concurrency ?? 8,
     now,
-    sleep,
+    sleep: (ms, signal) => clock.sleep(ms, signal),
+    adaptive: options.adaptiveRate ?? true,
   });
-  const counters: Omit<ClientStats, 'pausedMs'> = {
+  const counters: Omit<ClientStats, 'pausedMs' | 'currentPerMinute' | 'rateDecreases'> = {
     requestsSent: 0,
     requestsByMethod: { GET: 0, POST: 0, PUT: 0, PATCH: 0, DELETE: 0 },
     rateLimited: 0,
@@ -122,7 +148,22 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
     requestsStartedDuringPause: 0,
   };
 
-  const emit = (event: RequestEvent): void => {
+  const emit = (event: EngineEvent): void => {
+    try {
+      options.events?.emit(event);
+    } catch {
+      // An observer must not break a sync.
+    }
+  };
+  const emitAttempt = (event: RequestEvent): void => {
+    emit({
+      type: 'request',
+      operation: event.operation,
+      method: event.method,
+      status: event.status ?? null,
+      durationMs: event.durationMs,
+      ...(event.retryInMs !== undefined ? { retryInMs: event.retryInMs } : {}),
+    });
     if (!options.onRequest) return;
     try {
       options.onRequest(event);
@@ -131,78 +172,91 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
     }
   };
 
-  /** Pauses the whole client on a 429, unless the server asks for longer than we are willing to wait. */
+  /** Pauses the whole client on a 429 (unless it asks for longer than we wait) and lowers the rate. */
   const pauseForRateLimit = (delayMs: number): void => {
-    if (delayMs <= maxRetryAfterMs) limiter.pauseFor(delayMs);
+    if (delayMs > maxRetryAfterMs) return;
+    const added = limiter.rateLimited(delayMs);
+    if (added > 0) emit({ type: 'ratelimit.paused', ms: delayMs });
   };
 
-  /** One attempt. Runs inside the limiter: called synchronously when the gate grants it. */
-  const attemptOnce = async (
-    method: HttpMethod,
+  /** Sleeps unless the request's signal aborts or the client closes first (then: `CancelledError`). */
+  const backoff = async (ms: number, operation: string, signal: AbortSignal | undefined): Promise<void> => {
+    const controller = new AbortController();
+    const abort = () => controller.abort();
+    const sources = [signal, closing.signal].filter((s): s is AbortSignal => s !== undefined);
+    for (const source of sources) source.addEventListener('abort', abort, { once: true });
+    try {
+      if (sources.some((s) => s.aborted)) controller.abort();
+      await clock.sleep(ms, controller.signal);
+    } catch (cause) {
+      if (controller.signal.aborted)
+        throw new CancelledError(operation, `${operation} cancelled before it was retried`);
+      throw cause;
+    } finally {
+      for (const source of sources) source.removeEventListener('abort', abort);
+    }
+  };
+
+  const attemptOnce = (
+    req: ApiRequest,
     url: string,
     headers: Record<string, string>,
-    body: SerializedBody | undefined,
+    body: ReturnType<typeof serializeBody>,
     attempt: number,
   ): Promise<AttemptOutcome> => {
     if (limiter.isPaused()) counters.requestsStartedDuringPause++;
     counters.requestsSent++;
-    counters.requestsByMethod[method]++;
-    const started = now();
-    const controller = new AbortController();
-    let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, timeoutMs);
-    try {
-      const res = await undiciRequest(url, {
-        method,
-        headers,
-        body: body?.payload ?? null,
-        dispatcher,
-        signal: controller.signal,
-      });
-      const resHeaders = normalizeHeaders(res.headers);
+    counters.requestsByMethod[req.method]++;
+    let pausedAtHead = false;
+    return sendAttempt({
+      dispatcher,
+      url,
+      method: req.method,
+      headers,
+      body,
+      timeoutMs,
+      now,
+      describeError: redact,
       // Close the gate as soon as the status is known, before reading the body.
-      const headerHint = res.statusCode === 429 ? parseRetryAfterMs(resHeaders['retry-after'], now()) : undefined;
-      if (headerHint !== undefined) pauseForRateLimit(headerHint);
-      const resBody = decodeBody(await res.body.text(), resHeaders['content-type']);
-      const outcome: AttemptOutcome = {
-        kind: 'response',
-        status: res.statusCode,
-        headers: resHeaders,
-        body: resBody,
-        durationMs: now() - started,
-      };
-      if (res.statusCode === 429) {
+      onHead: (status, resHeaders) => {
+        if (status !== 429) return;
+        const hinted = parseRetryAfterMs(resHeaders['retry-after'], now());
+        if (hinted === undefined) return;
+        pausedAtHead = true;
+        pauseForRateLimit(hinted);
+      },
+      waiting: {
+        first: options.waitingNoticeMs ?? 5_000,
+        every: options.waitingEveryMs ?? 10_000,
+        notify: (waitedMs) =>
+          emit({ type: 'request.waiting', operation: req.operation, method: req.method, host, waitedMs }),
+      },
+    }).then((outcome) => {
+      if (outcome.kind === 'error') {
+        if (outcome.errorKind === 'timeout') counters.timeouts++;
+        else counters.networkErrors++;
+      } else if (outcome.status === 429) {
         counters.rateLimited++;
-        const delay = retryDelayMs({ status: 429, headers: resHeaders, body: resBody, attempt, random, nowMs: now() });
-        pauseForRateLimit(delay);
+        const delay = retryDelayMs({
+          status: 429,
+          headers: outcome.headers,
+          body: outcome.body,
+          attempt,
+          random,
+          nowMs: now(),
+        });
+        // Without a Retry-After header the delay comes from the body or a backoff.
+        if (!pausedAtHead) pauseForRateLimit(delay);
         outcome.rateLimitDelayMs = delay;
       }
       return outcome;
-    } catch (cause) {
-      const code = (cause as { code?: unknown } | null)?.code;
-      const isTimeout = timedOut || (typeof code === 'string' && TIMEOUT_CODES.has(code));
-      if (isTimeout) counters.timeouts++;
-      else counters.networkErrors++;
-      const message = timedOut ? `no response within ${timeoutMs} ms` : redactText(errorText(cause), secrets);
-      return {
-        kind: 'error',
-        errorKind: isTimeout ? 'timeout' : 'network',
-        message,
-        cause,
-        durationMs: now() - started,
-      };
-    } finally {
-      clearTimeout(timer);
-    }
+    });
   };
 
   const request = async <T = unknown>(req: ApiRequest): Promise<ApiResponse<T>> => {
-    const { method, operation } = req;
+    const { method, operation, signal } = req;
     const rawPath = pathWithQuery(req.path, req.query);
-    const path = redactText(rawPath, secrets);
+    const path = redact(rawPath);
     const url = `${baseUrl}${rawPath}`;
     const body = serializeBody(req);
     if (body && body.bytes > MAX_REQUEST_BODY_BYTES) {
@@ -217,13 +271,13 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
     const started = now();
 
     for (let attempt = 1; ; attempt++) {
-      const outcome = await limiter.schedule(() => attemptOnce(method, url, headers, body, attempt));
+      const outcome = await limiter.schedule(() => attemptOnce(req, url, headers, body, attempt), signal, operation);
       const event: RequestEvent = { operation, method, path, attempt, durationMs: outcome.durationMs };
       if (outcome.kind === 'response') {
         event.status = outcome.status;
         const ok = (outcome.status >= 200 && outcome.status < 300) || (req.acceptStatus ?? []).includes(outcome.status);
         if (ok) {
-          emit(event);
+          emitAttempt(event);
           return {
             status: outcome.status,
             headers: outcome.headers,
@@ -240,7 +294,7 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
         outcome.kind === 'error'
           ? outcome.message
           : extracted.apiMessage !== undefined
-            ? redactText(extracted.apiMessage, secrets)
+            ? redact(extracted.apiMessage)
             : undefined;
       let retryInMs: number | undefined;
       let refusal: string | undefined;
@@ -262,14 +316,12 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
       }
       event.retryInMs = retryInMs;
       if (apiMessage !== undefined) event.error = apiMessage;
-      emit(event);
+      emitAttempt(event);
 
-      if (retryInMs === undefined) {
-        const responseBody = outcome.kind === 'response' ? redactValue(outcome.body, secrets) : undefined;
+      const failure = (): ApiError => {
         const rawRequestId =
           extracted.requestId ?? (outcome.kind === 'response' ? outcome.headers['x-request-id'] : undefined);
-        const requestId = rawRequestId === undefined ? undefined : redactText(rawRequestId, secrets);
-        throw new ApiError(
+        return new ApiError(
           outcome.kind === 'error' ? (outcome.errorKind === 'timeout' ? 'TIMEOUT' : 'NETWORK') : 'API',
           {
             operation,
@@ -277,24 +329,41 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
             path,
             status,
             apiMessage: [apiMessage, refusal].filter((m) => m !== undefined).join('; ') || undefined,
-            body: responseBody,
+            body: outcome.kind === 'response' ? redactDeep(outcome.body, redact) : undefined,
             attempts: attempt,
             durationMs: now() - started,
-            requestId,
+            requestId: rawRequestId === undefined ? undefined : redact(rawRequestId),
           },
           outcome.kind === 'error' ? { cause: outcome.cause } : undefined,
         );
+      };
+      if (retryInMs === undefined) throw failure();
+      if (signal?.aborted || closing.signal.aborted) {
+        throw new CancelledError(operation, `${operation} cancelled before it was retried (${failure().message})`);
       }
       counters.retries++;
       // A 429 already closed the client-wide gate; the next attempt waits in the limiter's queue.
-      if (status !== 429) await sleep(retryInMs);
+      if (status !== 429) await backoff(retryInMs, operation, signal);
     }
   };
 
   return {
     request,
     paginate: <T = unknown>(req: ApiRequest, listKey: string) => paginateWith<T>(request, req, listKey),
-    stats: () => ({ ...counters, requestsByMethod: { ...counters.requestsByMethod }, pausedMs: limiter.pausedMsTotal }),
-    close: async () => {},
+    stats: () => ({
+      ...counters,
+      requestsByMethod: { ...counters.requestsByMethod },
+      pausedMs: limiter.pausedMsTotal,
+      currentPerMinute: limiter.currentPerMinute,
+      rateDecreases: limiter.decreases,
+    }),
+    close: () => {
+      closed ??= (async () => {
+        limiter.close();
+        closing.abort();
+        await ownAgent?.close();
+      })();
+      return closed;
+    },
   };
 };

@@ -3,6 +3,7 @@
  * "request body too large" error raised before anything is sent.
  */
 import { ApiError, type ApiErrorDetails } from '../core/errors.js';
+import { createRedactor, type Redactor, redactDeep } from './redact.js';
 
 /** The API's limit on a request body (docs.cortex.io/api: "Max request body 2MB"). */
 export const MAX_REQUEST_BODY_BYTES = 2 * 1024 * 1024;
@@ -82,26 +83,21 @@ export const extractApiMessage = (body: unknown): ExtractedApiMessage => {
   return result;
 };
 
-/** Replaces every occurrence of each secret in `value` with `[REDACTED]`. */
-export const redactText = (value: string, secrets: readonly string[]): string => {
-  let out = value;
-  for (const secret of secrets) {
-    if (secret !== '') out = out.split(secret).join('[REDACTED]');
-  }
-  return out;
+/** A redactor for several secrets at once (see `redact.ts`). */
+const redactorOf = (secrets: readonly string[]): Redactor => {
+  const each = secrets.filter((s) => s !== '').map(createRedactor);
+  return (text) => each.reduce((out, redact) => redact(out), text);
 };
 
+/**
+ * Replaces each secret in `value` with `[REDACTED]`: whole, and (for secrets of 8 characters or
+ * more) any run of 8 or more of its characters in any case, its base64 and URL-encoded forms.
+ */
+export const redactText = (value: string, secrets: readonly string[]): string => redactorOf(secrets)(value);
+
 /** Deep copy of a parsed JSON value with every secret redacted from its strings (keys included). */
-export const redactValue = (value: unknown, secrets: readonly string[]): unknown => {
-  if (typeof value === 'string') return redactText(value, secrets);
-  if (Array.isArray(value)) return value.map((v) => redactValue(v, secrets));
-  if (isRecord(value)) {
-    const out: Record<string, unknown> = {};
-    for (const [k, v] of Object.entries(value)) out[redactText(k, secrets)] = redactValue(v, secrets);
-    return out;
-  }
-  return value;
-};
+export const redactValue = (value: unknown, secrets: readonly string[]): unknown =>
+  redactDeep(value, redactorOf(secrets));
 
 const formatMegabytes = (bytes: number): string => `${(bytes / (1024 * 1024)).toFixed(2)} MB`;
 

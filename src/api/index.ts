@@ -1,5 +1,6 @@
 /** The HTTP adapter and the `ApiClient` port. */
-export { type ApiClientOptions, createApiClient, defaultDispatcher } from './client.js';
+export { type AdaptiveRate, type AdaptiveRateOptions, afterRateLimited, initialRate, rateAt } from './adaptive-rate.js';
+export { type ApiClientOptions, createApiClient } from './client.js';
 export {
   type ExtractedApiMessage,
   extractApiMessage,
@@ -10,6 +11,7 @@ export {
 } from './errors.js';
 export { DEFAULT_PAGE_SIZE, paginateWith } from './paginate.js';
 export { RateLimiter, type RateLimiterOptions } from './rate-limiter.js';
+export { createRedactor, LEAK_RUN, REDACTED, type Redactor, redactDeep, redactSecrets, secretForms } from './redact.js';
 export { DEFAULT_BASE_URL, normalizeBaseUrl, pathWithQuery } from './request-parts.js';
 export {
   type AttemptErrorKind,

@@ -1,36 +1,49 @@
 /**
  * The client-wide gate every HTTP attempt passes through: a pause gate (set by a 429's
- * `Retry-After`), a concurrency cap and a token bucket. Waiters are served first in, first out by a
- * single pump, driven by the injected clock and sleep, so tests run in virtual time.
+ * `Retry-After`), a concurrency cap and a token bucket whose rate adapts to the server's 429s
+ * (`adaptive-rate.ts`). Waiters are served first in, first out by a single pump, driven by the
+ * injected clock, so tests run in virtual time. A waiter can be cancelled (its signal) and the
+ * whole gate closed; neither leaves a timer behind.
  */
+import { CancelledError } from '../core/errors.js';
+import { type AdaptiveRate, type AdaptiveRateOptions, afterRateLimited, initialRate, rateAt } from './adaptive-rate.js';
 
 export interface RateLimiterOptions {
-  /** Sustained rate. */
+  /** Sustained rate; with `adaptive`, the ceiling. */
   requestsPerMinute: number;
-  /** Bucket capacity: how many requests may start back to back. */
+  /** Bucket capacity at the full rate: how many requests may start back to back. */
   burst: number;
   /** Max tasks in flight. */
   concurrency: number;
   now: () => number;
-  sleep: (ms: number) => Promise<void>;
+  /** Resolves after `ms`; with a signal, rejects as soon as it aborts. */
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /** Learn the server's limit from 429s (`rateLimited`); default false. */
+  adaptive?: boolean | Omit<AdaptiveRateOptions, 'maxPerMinute'>;
 }
 
 interface Waiter {
   start: () => void;
+  cancel: (error: CancelledError) => void;
+  operation: string;
 }
 
 /** Token bucket + pause gate + concurrency cap, shared by every request of one client. */
 export class RateLimiter {
-  private readonly ratePerMs: number;
-  private readonly burst: number;
+  private readonly maxPerMinute: number;
+  private readonly burstAtMax: number;
   private readonly concurrency: number;
   private readonly now: () => number;
-  private readonly sleep: (ms: number) => Promise<void>;
+  private readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  private readonly adaptiveOptions: AdaptiveRateOptions | undefined;
+  private adaptive: AdaptiveRate | undefined;
   private tokens: number;
   private lastRefill: number;
   private pausedUntil = Number.NEGATIVE_INFINITY;
   private inFlightCount = 0;
   private pumping = false;
+  private pumpSleep: AbortController | undefined;
+  private closed = false;
   private readonly waiters: Waiter[] = [];
   /** Total time the gate was closed by `pauseFor` (overlapping pauses counted once). */
   pausedMsTotal = 0;
@@ -39,13 +52,18 @@ export class RateLimiter {
     if (!(options.requestsPerMinute > 0)) throw new RangeError('requestsPerMinute must be > 0');
     if (!(options.burst >= 1)) throw new RangeError('burst must be >= 1');
     if (!(options.concurrency >= 1)) throw new RangeError('concurrency must be >= 1');
-    this.ratePerMs = options.requestsPerMinute / 60_000;
-    this.burst = Math.floor(options.burst);
+    this.maxPerMinute = options.requestsPerMinute;
+    this.burstAtMax = Math.floor(options.burst);
     this.concurrency = Math.floor(options.concurrency);
     this.now = options.now;
     this.sleep = options.sleep;
-    this.tokens = this.burst;
+    this.tokens = this.burstAtMax;
     this.lastRefill = this.now();
+    if (options.adaptive) {
+      const tuning = options.adaptive === true ? {} : options.adaptive;
+      this.adaptiveOptions = { ...tuning, maxPerMinute: this.maxPerMinute };
+      this.adaptive = initialRate(this.adaptiveOptions, this.lastRefill);
+    }
   }
 
   /** Is the gate closed right now (inside a `Retry-After` window)? */
@@ -63,23 +81,78 @@ export class RateLimiter {
     return this.waiters.length;
   }
 
-  /** Closes the gate for `ms` from now (extends, never shortens, a pause already in force). */
-  pauseFor(ms: number): void {
+  /** The rate in force now, requests per minute (below the ceiling after 429s when adaptive). */
+  get currentPerMinute(): number {
+    return this.adaptive && this.adaptiveOptions
+      ? rateAt(this.adaptive, this.adaptiveOptions, this.now())
+      : this.maxPerMinute;
+  }
+
+  /** How many times a 429 lowered the rate. */
+  get decreases(): number {
+    return this.adaptive?.decreases ?? 0;
+  }
+
+  /**
+   * Closes the gate for `ms` from now (extends, never shortens, a pause already in force).
+   * Returns the milliseconds the pause was extended by (0 when a longer one was already in force).
+   */
+  pauseFor(ms: number): number {
     const now = this.now();
     const until = now + Math.max(0, ms);
-    if (until <= this.pausedUntil) return;
-    this.pausedMsTotal += until - Math.max(now, this.pausedUntil);
+    if (until <= this.pausedUntil) return 0;
+    const added = until - Math.max(now, this.pausedUntil);
+    this.pausedMsTotal += added;
     this.pausedUntil = until;
+    this.wakePump();
+    return added;
+  }
+
+  /**
+   * A 429 told the client to wait `ms`: pause, empty the bucket (the server's is empty: no burst
+   * after the pause) and, when adaptive, lower the rate. Returns what `pauseFor` returns.
+   */
+  rateLimited(ms: number): number {
+    const added = this.pauseFor(ms);
+    this.refill();
+    this.tokens = Math.min(this.tokens, 0);
+    if (this.adaptive && this.adaptiveOptions) {
+      this.adaptive = afterRateLimited(this.adaptive, this.adaptiveOptions, this.now(), ms);
+    }
+    return added;
   }
 
   /**
    * Runs `task` once the gate is open, a concurrency slot is free and a token is available. `task`
    * is called synchronously at the moment those hold, so nothing it starts can begin inside a pause.
+   * If `signal` aborts first, or the gate is closed, the task never runs and the promise rejects
+   * with a `CancelledError`.
    */
-  schedule<T>(task: () => Promise<T>): Promise<T> {
+  schedule<T>(task: () => Promise<T>, signal?: AbortSignal, operation = 'request'): Promise<T> {
     return new Promise<T>((resolve, reject) => {
-      this.waiters.push({
+      if (this.closed) {
+        reject(new CancelledError(operation, `${operation} cancelled: the client is closed`));
+        return;
+      }
+      if (signal?.aborted) {
+        reject(new CancelledError(operation, `${operation} cancelled before it was sent`));
+        return;
+      }
+      const onAbort = (): void => {
+        const at = this.waiters.indexOf(waiter);
+        if (at < 0) return;
+        this.waiters.splice(at, 1);
+        waiter.cancel(new CancelledError(operation, `${operation} cancelled before it was sent`));
+        if (this.waiters.length === 0) this.wakePump();
+      };
+      const waiter: Waiter = {
+        operation,
+        cancel: (error) => {
+          signal?.removeEventListener('abort', onAbort);
+          reject(error);
+        },
         start: () => {
+          signal?.removeEventListener('abort', onAbort);
           this.inFlightCount++;
           let running: Promise<T>;
           try {
@@ -92,15 +165,36 @@ export class RateLimiter {
             void this.pump();
           });
         },
-      });
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiters.push(waiter);
       void this.pump();
     });
   }
 
+  /** Rejects every waiter with a `CancelledError` and refuses new ones; running tasks finish. */
+  close(): void {
+    this.closed = true;
+    for (const waiter of this.waiters.splice(0)) {
+      waiter.cancel(new CancelledError(waiter.operation, `${waiter.operation} cancelled: the client is closed`));
+    }
+    this.wakePump();
+  }
+
+  private rateNow(): number {
+    return this.currentPerMinute;
+  }
+
+  /** Bucket capacity at the rate in force: a lowered rate bursts proportionally less. */
+  private burstNow(rate: number): number {
+    return Math.max(1, (this.burstAtMax * rate) / this.maxPerMinute);
+  }
+
   private refill(): void {
     const now = this.now();
+    const rate = this.rateNow();
     if (now > this.lastRefill) {
-      this.tokens = Math.min(this.burst, this.tokens + (now - this.lastRefill) * this.ratePerMs);
+      this.tokens = Math.min(this.burstNow(rate), this.tokens + ((now - this.lastRefill) * rate) / 60_000);
     }
     this.lastRefill = Math.max(this.lastRefill, now);
   }
@@ -111,18 +205,31 @@ export class RateLimiter {
     if (pause > 0) return pause;
     this.refill();
     if (this.tokens >= 1) return 0;
-    return Math.ceil((1 - this.tokens) / this.ratePerMs);
+    return Math.ceil(((1 - this.tokens) * 60_000) / this.rateNow());
+  }
+
+  /** Ends the pump's current sleep early (a pause changed, the queue emptied, the gate closed). */
+  private wakePump(): void {
+    this.pumpSleep?.abort();
   }
 
   private async pump(): Promise<void> {
     if (this.pumping) return;
     this.pumping = true;
     try {
-      while (this.waiters.length > 0) {
+      while (this.waiters.length > 0 && !this.closed) {
         if (this.inFlightCount >= this.concurrency) return; // a finishing task restarts the pump
         const wait = this.waitMs();
         if (wait > 0) {
-          await this.sleep(wait);
+          const controller = new AbortController();
+          this.pumpSleep = controller;
+          try {
+            await this.sleep(wait, controller.signal);
+          } catch {
+            // Woken early: look again.
+          } finally {
+            this.pumpSleep = undefined;
+          }
           continue;
         }
         this.tokens -= 1;

@@ -76,6 +76,10 @@ export interface ClientStats {
   pausedMs: number;
   /** Attempts started while the client was paused. Must stay 0. */
   requestsStartedDuringPause: number;
+  /** The rate the client sends at now (below its ceiling after 429s). */
+  currentPerMinute: number;
+  /** How many times a 429 lowered the rate. */
+  rateDecreases: number;
 }
 
 /** All-zero stats, for fakes of the port. */
@@ -88,6 +92,8 @@ export const emptyClientStats = (): ClientStats => ({
   networkErrors: 0,
   pausedMs: 0,
   requestsStartedDuringPause: 0,
+  currentPerMinute: 0,
+  rateDecreases: 0,
 });
 
 export interface ApiClient {

@@ -10,6 +10,7 @@ export type ErrorCode =
   | 'API'
   | 'NETWORK'
   | 'TIMEOUT'
+  | 'CANCELLED'
   | 'PLAN'
   | 'APPLY_FAILED'
   | 'UNSAFE_PRUNE'
@@ -91,3 +92,15 @@ export class ApiError extends CortexSyncError implements ApiErrorDetails {
 }
 
 export const isApiError = (e: unknown): e is ApiError => e instanceof ApiError;
+
+/** A request was cancelled (its signal aborted, or its client closed) while it waited; it was not sent again. */
+export class CancelledError extends CortexSyncError {
+  readonly operation: string;
+  constructor(operation: string, message = `${operation} cancelled`, options?: { cause?: unknown }) {
+    super('CANCELLED', message, options);
+    this.name = 'CancelledError';
+    this.operation = operation;
+  }
+}
+
+export const isCancelledError = (e: unknown): e is CancelledError => e instanceof CancelledError;
