@@ -4,15 +4,17 @@
  * Never throws for bad input: every problem becomes a diagnostic, and callers fail closed on errors.
  */
 import { promises as fs, readFileSync, statSync } from 'node:fs';
-import path from 'node:path';
 import type { DesiredObject, Diagnostic } from '../core/model.js';
-import type { AnyKindHandler } from '../kinds/types.js';
-import { discoverManifestFiles } from './discover.js';
+import type { AnyKindHandler, ParseContext } from '../kinds/types.js';
+import { type DiscoveredFile, discoverManifests } from './discover.js';
+import { capQuotedValues } from './excerpt.js';
 import { DEFAULT_PARSE_LIMITS, fileTooLarge, type ParseLimits, parseManifestFile } from './yaml.js';
 
 export interface LoadOptions {
   /** Size and alias limits for each file. */
   limits?: Partial<ParseLimits>;
+  /** The time parsers judge dates against (milliseconds since the epoch); defaults to now. */
+  now?: number;
 }
 
 export interface LoadResult {
@@ -38,12 +40,18 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  * thousands of small files that is several times faster than the thread pool, and the loader
  * yields to the event loop between batches.
  */
-const loadFile = (root: string, file: string, handler: AnyKindHandler, limits: ParseLimits): FileResult => {
+const loadFile = (
+  found: DiscoveredFile,
+  handler: AnyKindHandler,
+  limits: ParseLimits,
+  ctx: ParseContext,
+): FileResult => {
+  const file = found.relPath;
   const fail = (code: string, message: string): FileResult => ({
     objects: [],
     diagnostics: [{ severity: 'error', code, message, file, line: 1, column: 1, kind: handler.kind }],
   });
-  const fullPath = path.join(root, file);
+  const fullPath = found.realPath;
   let text: string;
   try {
     const { size } = statSync(fullPath);
@@ -53,17 +61,17 @@ const loadFile = (root: string, file: string, handler: AnyKindHandler, limits: P
     text = utf8.decode(readFileSync(fullPath));
   } catch (error) {
     if (error instanceof TypeError) return fail('encoding', `${file} is not valid UTF-8 text`);
-    return fail('read-failed', `cannot read ${file}: ${errorMessage(error)}`);
+    return fail('read-failed', `cannot read ${file}: ${readFailure(error)}`);
   }
 
   const parsed = parseManifestFile(file, text, limits);
   const result: FileResult = {
     objects: [],
-    diagnostics: parsed.diagnostics.map((d) => ({ ...d, kind: handler.kind })),
+    diagnostics: parsed.diagnostics.map((d) => ({ ...d, kind: handler.kind, ...emptyIsAnError(d) })),
   };
   for (const doc of parsed.documents) {
     try {
-      const { objects, diagnostics } = handler.parse(doc);
+      const { objects, diagnostics } = handler.parse(doc, ctx);
       result.objects.push(...objects);
       result.diagnostics.push(...diagnostics);
     } catch (error) {
@@ -81,6 +89,25 @@ const loadFile = (root: string, file: string, handler: AnyKindHandler, limits: P
   result.diagnostics.sort(byPosition);
   return result;
 };
+
+/** Why a read failed: the error code only (an OS message may quote the path it resolved). */
+const readFailure = (error: unknown): string => {
+  const code = (error as NodeJS.ErrnoException | null)?.code;
+  if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
+  return code ?? errorMessage(error);
+};
+
+/**
+ * A manifest location holding nothing (0 bytes, only comments, `---\n~`) is an error, not a
+ * warning: a truncated or emptied file must not read as "this object was removed".
+ */
+const emptyIsAnError = (d: Diagnostic): Partial<Diagnostic> =>
+  d.code === 'empty-manifest'
+    ? {
+        severity: 'error',
+        message: `${d.file ?? 'the file'} is in a manifest location but declares nothing (empty, only comments, or an empty document); delete it or declare an object`,
+      }
+    : {};
 
 /** Orders a file's diagnostics by line, then column (stable: same place keeps its order). */
 const byPosition = (a: Diagnostic, b: Diagnostic): number =>
@@ -130,6 +157,7 @@ export const loadManifests = async (
   options: LoadOptions = {},
 ): Promise<LoadResult> => {
   const limits: ParseLimits = { ...DEFAULT_PARSE_LIMITS, ...options.limits };
+  const parseContext: ParseContext = { now: options.now ?? Date.now() };
   const rootError = (message: string): LoadResult => ({
     objects: [],
     files: [],
@@ -140,14 +168,26 @@ export const loadManifests = async (
   if (!stat.isDirectory()) return rootError(`manifest directory ${root} is not a directory`);
 
   const ownersOf = (file: string): AnyKindHandler[] => handlers.filter((h) => h.ownsFile(file));
-  let files: string[];
+  let discovered: DiscoveredFile[];
+  const unreadable: Diagnostic[] = [];
   try {
-    files = await discoverManifestFiles(root, (file) => ownersOf(file).length > 0);
+    const discovery = await discoverManifests(root, (file) => ownersOf(file).length > 0);
+    discovered = discovery.files;
+    for (const problem of discovery.problems) {
+      unreadable.push({
+        severity: 'error',
+        code: 'unreadable-manifest',
+        message: `${problem.message}; fix or remove it (a manifest that cannot be read must never look deleted)`,
+        ...(problem.relPath !== '' ? { file: problem.relPath, line: 1, column: 1 } : {}),
+      });
+    }
   } catch (error) {
-    return rootError(`cannot list the manifests under ${root}: ${errorMessage(error)}`);
+    return rootError(`cannot list the manifests under ${root}: ${readFailure(error)}`);
   }
+  const files = discovered.map((f) => f.relPath);
 
-  const routeFile = (file: string): FileResult => {
+  const routeFile = (found: DiscoveredFile): FileResult => {
+    const file = found.relPath;
     const [handler, ...others] = ownersOf(file);
     if (handler === undefined) return { objects: [], diagnostics: [] };
     if (others.length > 0) {
@@ -159,15 +199,19 @@ export const loadManifests = async (
         ],
       };
     }
-    return loadFile(root, file, handler, limits);
+    return loadFile(found, handler, limits, parseContext);
   };
 
   const results: FileResult[] = [];
-  for (const [index, file] of files.entries()) {
+  for (const [index, found] of discovered.entries()) {
     if (index > 0 && index % FILES_PER_TURN === 0) await nextTurn();
-    results.push(routeFile(file));
+    results.push(routeFile(found));
   }
   const objects = results.flatMap((r) => r.objects);
   const { kept, diagnostics: duplicates } = checkDuplicateIds(objects);
-  return { objects: kept, diagnostics: [...results.flatMap((r) => r.diagnostics), ...duplicates], files };
+  const diagnostics = [...unreadable, ...results.flatMap((r) => r.diagnostics), ...duplicates].map((d) => ({
+    ...d,
+    message: capQuotedValues(d.message),
+  }));
+  return { objects: kept, diagnostics, files };
 };

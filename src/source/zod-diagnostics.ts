@@ -5,6 +5,7 @@
  */
 import type { z } from 'zod';
 import type { Diagnostic, KindName, ParsedDocument } from '../core/model.js';
+import { excerpt } from './excerpt.js';
 
 type Issue = z.core.$ZodIssue;
 
@@ -14,12 +15,12 @@ export interface DiagnosticSubject {
   id?: string;
 }
 
-/** `info.x-cortex-owners[0].name` from `['info', 'x-cortex-owners', 0, 'name']`. */
+/** `info.x-cortex-owners[0].name` from `['info', 'x-cortex-owners', 0, 'name']`; each key cut to a short excerpt. */
 export const formatFieldPath = (path: readonly PropertyKey[]): string => {
   let out = '';
   for (const segment of path) {
     if (typeof segment === 'number') out += `[${segment}]`;
-    else out += out === '' ? String(segment) : `.${String(segment)}`;
+    else out += out === '' ? excerpt(String(segment)) : `.${excerpt(String(segment))}`;
   }
   return out;
 };
@@ -39,7 +40,7 @@ export const valueAt = (root: unknown, path: readonly PropertyKey[]): { found: b
 /** `'team'`, `3`, `null`, `a list`, `a mapping`: how a received value is shown. */
 export const describeValue = (value: unknown): string => {
   if (value === null || value === undefined) return 'nothing (an empty value)';
-  if (typeof value === 'string') return `'${value.length > 60 ? `${value.slice(0, 57)}...` : value}'`;
+  if (typeof value === 'string') return `'${excerpt(value)}'`;
   if (typeof value === 'number' || typeof value === 'boolean') return `${typeof value} ${String(value)}`;
   if (Array.isArray(value)) return 'a list';
   return 'a mapping';

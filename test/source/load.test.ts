@@ -1,4 +1,4 @@
-import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -172,10 +172,52 @@ describe('loadManifests', () => {
     await chmod(path.join(root, 'locked'), 0o000);
     try {
       const { diagnostics } = await loadManifests(root, handlers);
-      expect(diagnostics).toMatchObject([{ severity: 'error', code: 'manifest-root' }]);
+      expect(diagnostics).toMatchObject([{ severity: 'error', code: 'unreadable-manifest', file: 'locked' }]);
     } finally {
       await chmod(path.join(root, 'locked'), 0o755);
     }
+  });
+
+  it('makes every empty manifest an error naming the file: 0 bytes, only comments, a lone `---\\n~`', async () => {
+    await put('a/cortex.yaml', '');
+    await put('b/cortex.yaml', '# nothing yet\n');
+    await put('.cortex/catalog/c.yaml', '---\n~');
+    await put('d/cortex.yaml', descriptor('kept'));
+    const { objects, diagnostics } = await loadManifests(root, handlers);
+    expect(objects.map((o) => o.id)).toEqual(['kept']);
+    expect(diagnostics.map((d) => [d.severity, d.file])).toEqual([
+      ['error', '.cortex/catalog/c.yaml'],
+      ['error', 'a/cortex.yaml'],
+      ['error', 'b/cortex.yaml'],
+    ]);
+    expect(diagnostics[0]?.message).toMatch(/declares nothing/);
+  });
+
+  it('never reads a symlinked manifest outside the root, so none of its content reaches a message', async () => {
+    const outside = await mkdtemp(path.join(tmpdir(), 'cortex-load-outside-'));
+    try {
+      const secret = 'sk-live-0123456789abcdefSECRET';
+      await writeFile(path.join(outside, 'environ'), `CORTEX_API_KEY=${secret}\u0000HOME=/root\u0000`);
+      await mkdir(path.join(root, 'svc'), { recursive: true });
+      await symlink(path.join(outside, 'environ'), path.join(root, 'svc/cortex.yaml'));
+      const { objects, diagnostics } = await loadManifests(root, handlers);
+      expect(objects).toEqual([]);
+      expect(diagnostics).toMatchObject([{ severity: 'error', code: 'unreadable-manifest', file: 'svc/cortex.yaml' }]);
+      const text = JSON.stringify(diagnostics);
+      expect(text).not.toContain('CORTEX_API_KEY');
+      for (let i = 0; i + 8 <= secret.length; i++) expect(text).not.toContain(secret.slice(i, i + 8));
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+    }
+  });
+
+  it('quotes at most a short excerpt of any value in a message', async () => {
+    const long = 'x'.repeat(500);
+    await put('a/cortex.yaml', `openapi: 3.0.1\ninfo:\n  title: A\n  x-cortex-tag: a\n${long}: 1\n${long}: 2\n`);
+    await put('b/cortex.yaml', `${long}\n`);
+    const { diagnostics } = await loadManifests(root, handlers);
+    expect(diagnostics.length).toBeGreaterThanOrEqual(2);
+    for (const d of diagnostics) expect(d.message).not.toMatch(/x{61}/);
   });
 
   it('loads 10,000 small files', async () => {
