@@ -1,0 +1,46 @@
+/**
+ * The watcher's logs: one JSON object per line on stdout (`ts`, `level`, `msg`, then fields such
+ * as `runId` and `revision`). Every string is redacted against the process's secrets (API key,
+ * webhook secret, git token) before it is written, so no code path can leak one by accident.
+ */
+import { redactValue } from '../api/errors.js';
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+export type LogFields = Record<string, unknown>;
+
+export interface Logger {
+  log(level: LogLevel, msg: string, fields?: LogFields): void;
+  info(msg: string, fields?: LogFields): void;
+  warn(msg: string, fields?: LogFields): void;
+  error(msg: string, fields?: LogFields): void;
+  /** A logger that adds `fields` to every line (e.g. the run id and revision of one run). */
+  with(fields: LogFields): Logger;
+}
+
+export interface LoggerOptions {
+  write: (line: string) => void;
+  /** Values never written: each occurrence becomes `[REDACTED]`. */
+  secrets: readonly string[];
+  now?: () => number;
+}
+
+export const createLogger = (options: LoggerOptions, base: LogFields = {}): Logger => {
+  const secrets = options.secrets.filter((s) => s.length > 0);
+  const now = options.now ?? Date.now;
+  const log = (level: LogLevel, msg: string, fields: LogFields = {}): void => {
+    const record = { ts: new Date(now()).toISOString(), level, msg, ...base, ...fields };
+    try {
+      options.write(`${JSON.stringify(redactValue(record, secrets))}\n`);
+    } catch {
+      // A log line that cannot be written (closed stdout) must not stop the loop.
+    }
+  };
+  return {
+    log,
+    info: (msg, fields) => log('info', msg, fields),
+    warn: (msg, fields) => log('warn', msg, fields),
+    error: (msg, fields) => log('error', msg, fields),
+    with: (fields) => createLogger(options, { ...base, ...fields }),
+  };
+};

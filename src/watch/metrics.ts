@@ -1,0 +1,112 @@
+/**
+ * The watcher's Prometheus metrics, in a registry of its own (never prom-client's global one, so
+ * two watchers in one process, or a test, never share counters). Fed by run records and by the
+ * engine's events (`request`, `ratelimit.paused`).
+ */
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { EngineEvent, EventSink } from '../engine/context.js';
+import type { RunRecord } from './history.js';
+
+export interface PlannedChange {
+  kind: string;
+  action: string;
+}
+
+export class WatchMetrics {
+  readonly registry = new Registry();
+  private readonly runs = new Counter({
+    name: 'cortex_sync_reconcile_runs_total',
+    help: 'Reconcile runs by result (applied, partial, invalid, refused, failed, interrupted).',
+    labelNames: ['result'],
+    registers: [this.registry],
+  });
+  private readonly duration = new Histogram({
+    name: 'cortex_sync_reconcile_duration_seconds',
+    help: 'Wall time of a reconcile run (sync, load, read, plan, apply).',
+    buckets: [0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600],
+    registers: [this.registry],
+  });
+  private readonly lastSuccess = new Gauge({
+    name: 'cortex_sync_last_success_timestamp_seconds',
+    help: 'When the last run that applied without failures finished (Unix time).',
+    registers: [this.registry],
+  });
+  private readonly planObjects = new Gauge({
+    name: 'cortex_sync_plan_objects',
+    help: 'Objects in the last plan, by kind and action.',
+    labelNames: ['kind', 'action'],
+    registers: [this.registry],
+  });
+  private readonly drift = new Counter({
+    name: 'cortex_sync_drift_changes_total',
+    help: 'Changes found with no new revision (the workspace drifted from the repository, e.g. an edit in the UI).',
+    registers: [this.registry],
+  });
+  private readonly requests = new Counter({
+    name: 'cortex_sync_api_requests_total',
+    help: 'API request attempts by method and status (status "error" when no response arrived).',
+    labelNames: ['method', 'status'],
+    registers: [this.registry],
+  });
+  private readonly rateLimited = new Counter({
+    name: 'cortex_sync_api_rate_limited_total',
+    help: 'API answers with status 429 (too many requests).',
+    registers: [this.registry],
+  });
+  private readonly paused = new Counter({
+    name: 'cortex_sync_api_paused_seconds_total',
+    help: 'Time the client paused all requests for Retry-After.',
+    registers: [this.registry],
+  });
+  private readonly revision = new Gauge({
+    name: 'cortex_sync_applied_revision_info',
+    help: 'The git revision last applied without failures (value 1).',
+    labelNames: ['revision'],
+    registers: [this.registry],
+  });
+
+  /** The engine's events, as metrics. */
+  readonly events: EventSink = {
+    emit: (event: EngineEvent) => {
+      if (event.type === 'request') {
+        this.requests.inc({ method: event.method, status: event.status === null ? 'error' : String(event.status) });
+        if (event.status === 429) this.rateLimited.inc();
+      } else if (event.type === 'ratelimit.paused') {
+        this.paused.inc(event.ms / 1000);
+      }
+    },
+  };
+
+  recordRun(record: RunRecord, changes: readonly PlannedChange[] | undefined, drift: number): void {
+    this.runs.inc({ result: record.result });
+    this.duration.observe(record.durationMs / 1000);
+    if (changes) {
+      this.planObjects.reset();
+      const counts = new Map<string, { kind: string; action: string; n: number }>();
+      for (const c of changes) {
+        const key = `${c.kind}\u0000${c.action}`;
+        const entry = counts.get(key) ?? { kind: c.kind, action: c.action, n: 0 };
+        entry.n += 1;
+        counts.set(key, entry);
+      }
+      for (const { kind, action, n } of counts.values()) this.planObjects.set({ kind, action }, n);
+    }
+    if (drift > 0) this.drift.inc(drift);
+    if (record.result === 'applied') {
+      this.lastSuccess.set(Date.parse(record.startedAt) / 1000 + record.durationMs / 1000);
+      if (record.revision) {
+        this.revision.reset();
+        this.revision.set({ revision: record.revision }, 1);
+      }
+    }
+  }
+
+  /** Pre-creates the label-less series so a scrape before the first run shows them at 0. */
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+}

@@ -1,0 +1,31 @@
+/**
+ * Where the manifests come from: a port with two adapters, a git remote (`git-source.ts`) and a
+ * local directory (`dir-source.ts`). The watcher only asks for the newest revision and is told
+ * when there may be a new one.
+ */
+
+export interface SourceSnapshot {
+  /** The manifest root to reconcile (inside the checkout for git). */
+  dir: string;
+  /** The commit for git; `local` for a directory. */
+  revision: string;
+  /** Files (relative to `dir`) known to have changed since the previous snapshot, when the source knows. */
+  changedFiles?: readonly string[];
+}
+
+export type SourceTrigger = 'commit' | 'file-change';
+
+export interface Source {
+  /** For logs: the remote without credentials, or the directory. */
+  readonly description: string;
+  /** Brings the working copy to the newest revision (fetch and check out for git). */
+  sync(signal: AbortSignal): Promise<SourceSnapshot>;
+  /** Starts noticing new revisions (resolves once it does); `onChange` may be called any number of times. */
+  watch(onChange: (trigger: SourceTrigger) => void, onError: (error: Error) => void): Promise<void>;
+  /** Stops noticing changes and releases watchers and timers. Idempotent. */
+  close(): Promise<void>;
+}
+
+/** An interval with ±`share` uniform jitter, so many watchers of one remote do not poll in step. */
+export const jittered = (ms: number, random: () => number = Math.random, share = 0.05): number =>
+  Math.max(1, Math.round(ms * (1 + share * (2 * random() - 1))));
