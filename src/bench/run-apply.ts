@@ -6,6 +6,7 @@
  * Usage: `node run-apply.js --dir DIR [--rpm N] [--concurrency N]`; CORTEX_BASE_URL and
  * CORTEX_API_KEY from the environment.
  */
+import { createEngineContext } from '../engine/context.js';
 import { reconcile } from '../engine/reconcile.js';
 import {
   clientFromEnvironment,
@@ -30,7 +31,7 @@ const { config, client } = await clientFromEnvironment(
   },
   ops.onRequest,
 );
-const run = await timed(() => reconcile({ config, client, mode: 'apply' }));
+const run = await timed(() => reconcile({ config, mode: 'apply' }, createEngineContext(client)));
 const result = run.value;
 const outcomes = { ok: 0, failed: 0, skipped: 0 };
 const failures: string[] = [];

@@ -9,6 +9,7 @@
  * Usage: `node [--expose-gc] run-plan.js plan|floor|memory --dir DIR [--rpm N] [--runs N]`.
  * The API base URL and key come from CORTEX_BASE_URL and CORTEX_API_KEY.
  */
+import { createEngineContext } from '../engine/context.js';
 import { reconcile } from '../engine/reconcile.js';
 import { KIND_HANDLERS } from '../kinds/registry.js';
 import { loadManifests } from '../source/load.js';
@@ -31,7 +32,7 @@ const flags = { dir, ...(rpm !== undefined ? { requestsPerMinute: rpm } : {}) };
 const planOnce = async () => {
   const ops = operationCounter();
   const { config, client } = await clientFromEnvironment(flags, ops.onRequest);
-  const run = await timed(() => reconcile({ config, client, mode: 'plan' }));
+  const run = await timed(() => reconcile({ config, mode: 'plan' }, createEngineContext(client)));
   const result = run.value;
   return {
     wallMs: run.wallMs,
@@ -69,7 +70,7 @@ const memory = async () => {
   const wallMs: number[] = [];
   const changes: number[] = [];
   for (let i = 0; i < runs; i++) {
-    const run = await timed(() => reconcile({ config, client, mode: 'plan' }));
+    const run = await timed(() => reconcile({ config, mode: 'plan' }, createEngineContext(client)));
     wallMs.push(run.wallMs);
     const summary = 'plan' in run.value ? run.value.plan.summary : undefined;
     changes.push(summary ? summary.create + summary.update + summary.delete + summary.archive : -1);

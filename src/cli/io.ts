@@ -6,7 +6,17 @@ export interface CliIo {
   cwd: string;
   /** Resolves when the process is asked to stop (SIGINT/SIGTERM); used by long-running commands. */
   untilStopped?: () => Promise<void>;
+  /**
+   * Aborted when the process is asked to stop; its reason is the signal's name (`'SIGINT'`,
+   * `'SIGTERM'`). A running apply stops starting changes, finishes those in flight, writes the
+   * plan log and the ownership record, reports what was and was not done, and exits 130 / 143.
+   */
+  stop?: AbortSignal;
 }
+
+/** The signal a stop request names (SIGINT when it names none). */
+export const stoppedBy = (stop: AbortSignal | undefined): 'SIGINT' | 'SIGTERM' =>
+  stop?.reason === 'SIGTERM' ? 'SIGTERM' : 'SIGINT';
 
 /** Colour only on a TTY, and never when NO_COLOR is set (https://no-color.org). */
 export const useColor = (stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): boolean =>

@@ -6,10 +6,13 @@
 import { join, resolve } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { createApiClient } from '../api/client.js';
-import { CortexSyncError } from '../core/errors.js';
+import type { ApiClient } from '../api/types.js';
+import { CortexSyncError, InterruptedError } from '../core/errors.js';
 import { hasErrors, type Plan } from '../core/model.js';
+import { runOutcome, signalExitCode } from '../core/outcome.js';
 import { runEmulatorCommand } from '../emulator/cli.js';
 import { type ConfigFlags, resolveConfig, type SyncConfig } from '../engine/config.js';
+import { type EngineContext, NO_EVENTS, systemClock } from '../engine/context.js';
 import { openPlanLog } from '../engine/plan-log.js';
 import { reconcile, validateManifests } from '../engine/reconcile.js';
 import {
@@ -20,7 +23,7 @@ import {
   renderPlanText,
 } from '../render/index.js';
 import { VERSION } from '../version.js';
-import { type CliIo, useColor, writeLine } from './io.js';
+import { type CliIo, stoppedBy, useColor, writeLine } from './io.js';
 
 const positiveInt = (value: string): number => {
   const n = Number(value);
@@ -66,6 +69,8 @@ const flagsOf = (o: CommonOptions): ConfigFlags => ({
 export const runCli = async (argv: readonly string[], io: CliIo): Promise<number> => {
   let exitCode = 0;
   let debug = argv.includes('--debug');
+  /** Never aborted when the caller cannot stop the run. */
+  const stop = io.stop ?? new AbortController().signal;
   const colorOut = useColor(io.stdout, io.env);
   const colorErr = useColor(io.stderr, io.env);
 
@@ -85,6 +90,14 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     });
   };
 
+  /** The run's context: one clock, the stop signal, the client. Progress events come with the CLI's progress view. */
+  const contextFor = (client: ApiClient): EngineContext => ({
+    client,
+    clock: systemClock,
+    signal: stop,
+    events: NO_EVENTS,
+  });
+
   const renderPlan = (plan: Plan, output: CommonOptions['output']): string =>
     output === 'json'
       ? renderPlanJson(plan)
@@ -95,14 +108,16 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
   const planCommand = async (o: CommonOptions & { detailedExitcode?: boolean }): Promise<number> => {
     const c = await config(o);
     if (!c) return 1;
-    const result = await reconcile({ config: c, client: clientFor(c), mode: 'plan' });
-    if (result.diagnostics.length) writeLine(io.stderr, renderDiagnostics(result.diagnostics, { color: colorErr }));
-    if (result.status === 'invalid') return 1;
-    writeLine(io.stdout, renderPlan(result.plan, o.output));
-    if (result.status === 'refused') return 1;
-    const { summary } = result.plan;
-    const changes = summary.create + summary.update + summary.delete + summary.archive;
-    return o.detailedExitcode && changes > 0 ? 2 : 0;
+    const client = clientFor(c);
+    try {
+      const result = await reconcile({ config: c, mode: 'plan' }, contextFor(client));
+      if (result.diagnostics.length) writeLine(io.stderr, renderDiagnostics(result.diagnostics, { color: colorErr }));
+      if (result.status !== 'invalid') writeLine(io.stdout, renderPlan(result.plan, o.output));
+      return runOutcome(result, { command: 'plan', ...(o.detailedExitcode ? { detailedExitcode: true } : {}) })
+        .exitCode;
+    } finally {
+      await client.close();
+    }
   };
 
   const applyCommand = async (o: CommonOptions & { dryRun?: boolean; planLog?: string }): Promise<number> => {
@@ -115,20 +130,22 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     const planLog = o.dryRun ? undefined : openPlanLog(logFile);
     try {
       const mode = o.dryRun ? 'plan' : 'apply';
-      const result = await reconcile({ config: c, client, mode, ...(planLog ? { planLog } : {}) });
+      const result = await reconcile({ config: c, mode, ...(planLog ? { planLog } : {}) }, contextFor(client));
       if (result.diagnostics.length) writeLine(io.stderr, renderDiagnostics(result.diagnostics, { color: colorErr }));
-      if (result.status === 'invalid') return 1;
+      const outcome = runOutcome(result, { command: 'apply', stoppedBy: stoppedBy(stop) });
+      if (result.status === 'invalid') return outcome.exitCode;
       writeLine(io.stdout, renderPlan(result.plan, o.output));
-      if (result.status === 'refused') {
-        writeLine(io.stderr, 'Nothing was applied: the plan has errors (see above).');
-        return 1;
-      }
-      if (result.status !== 'applied') return 0;
-      const report = renderApplyReport({ ...result.report, planLogFile: logFile }, { color: colorOut });
+      if (result.status === 'refused') writeLine(io.stderr, 'Nothing was applied: the plan has errors (see above).');
+      if (result.status !== 'applied') return outcome.exitCode;
+      const report = renderApplyReport(
+        { ...result.report, planLogFile: logFile },
+        { color: colorOut, summaryLine: outcome.summaryLine },
+      );
       writeLine(o.output === 'json' ? io.stderr : io.stdout, report);
-      return result.report.results.some((r) => r.outcome !== 'ok') ? 1 : 0;
+      return outcome.exitCode;
     } finally {
       await planLog?.close();
+      await client.close();
     }
   };
 
@@ -159,7 +176,7 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     .addOption(new Option('--output <format>', 'output format').choices(['text', 'json']).default('text'))
     .action(async (o: CommonOptions) => {
       const { config: c, diagnostics: configDiagnostics } = await resolveConfig(flagsOf(o), io.env, io.cwd);
-      const result = await validateManifests(c.dir);
+      const result = await validateManifests(c.dir, { signal: stop });
       const diagnostics = [...configDiagnostics, ...result.diagnostics];
       const failed = hasErrors(diagnostics);
       if (o.output === 'json') {
@@ -235,6 +252,10 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     return exitCode;
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 1;
+    if (error instanceof InterruptedError) {
+      writeLine(io.stderr, `${stoppedBy(stop)}: ${error.message}.`);
+      return signalExitCode(stoppedBy(stop));
+    }
     const message =
       error instanceof CortexSyncError
         ? `error: ${error.message}`

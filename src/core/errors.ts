@@ -15,6 +15,7 @@ export type ErrorCode =
   | 'APPLY_FAILED'
   | 'UNSAFE_PRUNE'
   | 'OWNERSHIP_CONFLICT'
+  | 'INTERRUPTED'
   | 'INTERNAL';
 
 export class CortexSyncError extends Error {
@@ -41,6 +42,14 @@ export class ConfigError extends CortexSyncError {
   constructor(message: string, options?: { cause?: unknown }) {
     super('CONFIG', message, options);
     this.name = 'ConfigError';
+  }
+}
+
+/** The run was asked to stop (the context's signal) before it wrote anything. */
+export class InterruptedError extends CortexSyncError {
+  constructor(message = 'interrupted before anything was written', options?: { cause?: unknown }) {
+    super('INTERRUPTED', message, options);
+    this.name = 'InterruptedError';
   }
 }
 

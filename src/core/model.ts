@@ -143,6 +143,36 @@ export interface Plan {
   changes: Change[];
   diagnostics: Diagnostic[];
   summary: PlanSummary;
+  /** Writes of this source's ownership record that an apply makes around the changes (set by the engine). */
+  inventory?: InventoryWrite[];
+}
+
+/** What a plan-log line, an event or a count names: one of the six kinds, or the ownership record. */
+export type StepKind = KindName | 'inventory';
+
+/**
+ * A write of this source's ownership record (the inventory: the objects of kinds without an own
+ * marker that this repository manages). It is a step of the plan like any change, so a reviewer
+ * sees every write: `before` grows the record ahead of every object write (nothing created is
+ * ever untracked), `after` shrinks it once removals are done (a failed delete stays tracked).
+ */
+export interface InventoryWrite {
+  phase: 'before' | 'after';
+  /** The record's tag in the workspace. */
+  id: string;
+  /** `create` when the record does not exist yet. */
+  action: 'create' | 'update';
+  /** Keys the record gains and loses. */
+  add: ObjectKey[];
+  remove: ObjectKey[];
+  reason: string;
+}
+
+/** How an inventory write ended in an apply. `skipped`: interrupted before it was sent. */
+export interface InventoryWriteResult {
+  write: InventoryWrite;
+  outcome: Outcome;
+  error?: string;
 }
 
 export const hasErrors = (diagnostics: readonly Diagnostic[]): boolean =>
@@ -163,6 +193,10 @@ export interface ChangeResult {
 
 export interface ApplyReport {
   results: ChangeResult[];
+  /** The ownership-record writes made (or not) around the changes. */
+  inventory?: InventoryWriteResult[];
+  /** The run was asked to stop: changes not yet started are `skipped` ("interrupted"). */
+  interrupted?: boolean;
   /** Write requests sent (POST/PUT/PATCH/DELETE), including retries. */
   writeRequests: number;
   durationMs: number;
@@ -172,7 +206,7 @@ export interface ApplyReport {
 /** One line of the plan log (JSON Lines), one per API operation of an apply. */
 export interface PlanLogEntry {
   ts: string;
-  kind: KindName;
+  kind: StepKind;
   id: string;
   action: Action;
   /** `null` on a line for a skipped change (no request was sent). */
@@ -184,3 +218,15 @@ export interface PlanLogEntry {
   outcome: Outcome;
   error?: string;
 }
+
+/**
+ * What one run of the engine ended in. Expected outcomes are results, not exceptions; every
+ * runtime maps them to exit codes, outputs and metrics through `core/outcome.ts`.
+ */
+export type ReconcileResult =
+  /** Manifests failed to load or validate: nothing was read from or written to the API. */
+  | { status: 'invalid'; diagnostics: Diagnostic[] }
+  /** The plan has errors (ownership conflicts, unsafe prune, unknown references): nothing was written. */
+  | { status: 'refused'; plan: Plan; diagnostics: Diagnostic[] }
+  | { status: 'planned'; plan: Plan; diagnostics: Diagnostic[] }
+  | { status: 'applied'; plan: Plan; diagnostics: Diagnostic[]; report: ApplyReport };

@@ -4,7 +4,7 @@
  * what a run needs comes through here.
  */
 import type { ApiClient } from '../api/types.js';
-import type { Action, KindName, Outcome, PlanSummary } from '../core/model.js';
+import type { Action, Outcome, PlanSummary, StepKind } from '../core/model.js';
 
 /** The one source of time: `now()` for stamps and durations, `sleep()` for every wait (cancellable). */
 export interface Clock {
@@ -19,7 +19,8 @@ export type EngineEvent =
   | { type: 'plan.ready'; summary: PlanSummary; pending: number }
   | {
       type: 'operation.done';
-      kind: KindName;
+      /** One of the six kinds, or `inventory` for a write of the ownership record. */
+      kind: StepKind;
       id: string;
       action: Action;
       outcome: Outcome;
@@ -27,7 +28,14 @@ export type EngineEvent =
       durationMs: number;
       error?: string;
     }
-  | { type: 'request'; operation: string; method: string; status: number | null; durationMs: number; retryInMs?: number }
+  | {
+      type: 'request';
+      operation: string;
+      method: string;
+      status: number | null;
+      durationMs: number;
+      retryInMs?: number;
+    }
   | { type: 'ratelimit.paused'; ms: number }
   /** The client has waited this long for an answer (a slow or hung server): what for, and how long. */
   | { type: 'request.waiting'; operation: string; method: string; host: string; waitedMs: number }
@@ -82,4 +90,15 @@ export const fanOut = (...sinks: EventSink[]): EventSink => ({
       }
     }
   },
+});
+
+/** A context for `client` with the system clock, no observer and a signal nobody aborts, unless given. */
+export const createEngineContext = (
+  client: ApiClient,
+  parts: Partial<Omit<EngineContext, 'client'>> = {},
+): EngineContext => ({
+  client,
+  clock: parts.clock ?? systemClock,
+  signal: parts.signal ?? new AbortController().signal,
+  events: parts.events ?? NO_EVENTS,
 });

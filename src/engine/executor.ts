@@ -4,25 +4,30 @@
  * (`applyBatch`) get all their ready changes of one phase together. Removals start only when
  * every change of an earlier phase has finished (all writes first, then removals in reverse kind
  * order: `changePhase`).
+ *
+ * Once the context's signal aborts, no step starts: changes not yet started are `skipped`
+ * ("interrupted"), steps in flight finish (their requests are bounded by the client's timeout;
+ * waits for the rate limit or a Retry-After end at once), and the report says it was interrupted.
  */
-import type { ApiClient } from '../api/types.js';
 import type { ApplyReport, Change, ChangeResult, Diagnostic, KindName, ObjectKey } from '../core/model.js';
 import { objectKey } from '../core/model.js';
+import { isApiError } from '../core/errors.js';
 import { changePhase } from '../core/order.js';
-import type { AnyKindHandler, ApplyOptions } from '../kinds/types.js';
+import { type AnyKindHandler, type ApplyOptions, toKindChange } from '../kinds/types.js';
+import type { EngineContext } from './context.js';
 import type { PlanLogSink } from './plan-log.js';
 import { recordingClient, type WriteCounter } from './recording-client.js';
 
 export interface ExecuteInput {
   changes: readonly Change[];
   handlerFor: (kind: KindName) => AnyKindHandler;
-  client: ApiClient;
   options: ApplyOptions;
   /** Steps in flight at once (the client has its own request cap and rate limit). */
   concurrency: number;
   log: PlanLogSink;
-  now?: () => number;
 }
+
+export const INTERRUPTED = 'interrupted: the run was stopped before this change started';
 
 interface Step {
   kind: KindName;
@@ -58,8 +63,8 @@ const buildSteps = (changes: readonly Change[], handlerFor: ExecuteInput['handle
 
 const errorLine = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
-export const executePlan = async (input: ExecuteInput): Promise<ApplyReport> => {
-  const now = input.now ?? Date.now;
+export const executePlan = async (input: ExecuteInput, ctx: EngineContext): Promise<ApplyReport> => {
+  const now = () => ctx.clock.now();
   const started = now();
   const counter: WriteCounter = { writes: 0 };
   const steps = buildSteps(input.changes, input.handlerFor);
@@ -86,8 +91,28 @@ export const executePlan = async (input: ExecuteInput): Promise<ApplyReport> => 
       }),
     );
 
-  const skip = (change: Change, blockedBy: ObjectKey, why: string): void => {
-    results.set(objectKey(change.kind, change.id), { change, outcome: 'skipped', blockedBy, error: why });
+  const emitDone = (result: ChangeResult, status: number | null, durationMs: number): void => {
+    ctx.events.emit({
+      type: 'operation.done',
+      kind: result.change.kind,
+      id: result.change.id,
+      action: result.change.action,
+      outcome: result.outcome,
+      status,
+      durationMs,
+      ...(result.error !== undefined ? { error: result.error } : {}),
+    });
+  };
+
+  const skip = (change: Change, blockedBy: ObjectKey | undefined, why: string): void => {
+    const result: ChangeResult = {
+      change,
+      outcome: 'skipped',
+      ...(blockedBy !== undefined ? { blockedBy } : {}),
+      error: why,
+    };
+    results.set(objectKey(change.kind, change.id), result);
+    emitDone(result, null, 0);
     input.log.write({
       ts: new Date(now()).toISOString(),
       kind: change.kind,
@@ -106,6 +131,10 @@ export const executePlan = async (input: ExecuteInput): Promise<ApplyReport> => 
   const runStep = async (step: Step): Promise<void> => {
     const runnable: Change[] = [];
     for (const change of step.changes) {
+      if (ctx.signal.aborted) {
+        skip(change, undefined, INTERRUPTED);
+        continue;
+      }
       const blocker = blockerOf(change);
       if (blocker) {
         const outcome = results.get(blocker)?.outcome;
@@ -119,40 +148,39 @@ export const executePlan = async (input: ExecuteInput): Promise<ApplyReport> => 
     if (runnable.length === 0) return;
     const handler = input.handlerFor(step.kind);
     const first = runnable[0]!;
+    const stepStarted = now();
     if (step.batch && handler.applyBatch) {
       const id = runnable.length === 1 ? first.id : `${first.id} (+${runnable.length - 1} more)`;
-      const client = recordingClient(
-        input.client,
-        { kind: step.kind, id, action: first.action },
-        input.log,
-        counter,
-        now,
-      );
+      const sent = recordingClient(ctx, { kind: step.kind, id, action: first.action }, input.log);
       try {
-        const outcomes = await handler.applyBatch(runnable, { client, options: input.options });
-        for (const { change, error } of outcomes) record(handler, change, error);
+        const outcomes = await handler.applyBatch(runnable.map(toKindChange), { client: sent.client, options: input.options });
+        for (const { change, error } of outcomes) record(handler, change, error, sent, stepStarted);
         for (const change of runnable) {
           if (!results.has(objectKey(change.kind, change.id)))
             record(
               handler,
               change,
               new Error(`the ${handler.title} bulk write reported no outcome for \`${change.id}\``),
+              sent,
+              stepStarted,
             );
         }
       } catch (error) {
-        for (const change of runnable) record(handler, change, error);
+        for (const change of runnable) record(handler, change, error, sent, stepStarted);
       }
+      counter.writes += sent.writes;
       return;
     }
     await Promise.all(
       runnable.map(async (change) => {
-        const client = recordingClient(input.client, change, input.log, counter, now);
+        const sent = recordingClient(ctx, change, input.log);
         try {
-          await handler.apply(change, { client, options: input.options, warn: warnFor(change) });
-          record(handler, change, undefined);
+          await handler.apply(toKindChange(change), { client: sent.client, options: input.options, warn: warnFor(change) });
+          record(handler, change, undefined, sent, stepStarted);
         } catch (error) {
-          record(handler, change, error);
+          record(handler, change, error, sent, stepStarted);
         }
+        counter.writes += sent.writes;
       }),
     );
   };
@@ -166,32 +194,51 @@ export const executePlan = async (input: ExecuteInput): Promise<ApplyReport> => 
       warnings.set(key, [...(warnings.get(key) ?? []), ...diagnostics]);
     };
 
-  const record = (handler: AnyKindHandler, change: Change, error: unknown): void => {
+  const record = (
+    handler: AnyKindHandler,
+    change: Change,
+    error: unknown,
+    sent: { writes: number; lastStatus: number | null },
+    stepStarted: number,
+  ): void => {
     const key = objectKey(change.kind, change.id);
+    const durationMs = now() - stepStarted;
     if (error === undefined) {
       const diagnostics = warnings.get(key);
-      results.set(key, { change, outcome: 'ok', ...(diagnostics?.length ? { diagnostics } : {}) });
+      const result: ChangeResult = { change, outcome: 'ok', ...(diagnostics?.length ? { diagnostics } : {}) };
+      results.set(key, result);
+      emitDone(result, sent.lastStatus, durationMs);
+      return;
+    }
+    if (ctx.signal.aborted && sent.writes === 0) {
+      // Stopped while waiting (rate limit, Retry-After, backoff) before any write went out.
+      const result: ChangeResult = { change, outcome: 'skipped', error: `${INTERRUPTED} (nothing was sent)` };
+      results.set(key, result);
+      emitDone(result, null, durationMs);
       return;
     }
     const err = error instanceof Error ? error : new Error(String(error));
     let diagnostics: Diagnostic[] | undefined;
     try {
-      diagnostics = handler.explainFailure?.(change, err);
+      diagnostics = handler.explainFailure?.(toKindChange(change), err);
     } catch {
       // Explaining a failure must never hide it: the error line is reported either way.
       diagnostics = undefined;
     }
-    results.set(key, {
+    const result: ChangeResult = {
       change,
       outcome: 'failed',
       error: errorLine(err),
       ...(diagnostics?.length ? { diagnostics } : {}),
-    });
+    };
+    results.set(key, result);
+    emitDone(result, isApiError(err) ? (err.status ?? null) : sent.lastStatus, durationMs);
   };
 
   const inFlight = new Map<Step, Promise<void>>();
   for (;;) {
     for (const step of steps) {
+      if (ctx.signal.aborted) break;
       if (inFlight.size >= Math.max(1, input.concurrency)) break;
       if (started_.has(step) || !stepReady(step)) continue;
       started_.add(step);
@@ -206,16 +253,25 @@ export const executePlan = async (input: ExecuteInput): Promise<ApplyReport> => 
     if (inFlight.size === 0) break;
     await Promise.race(inFlight.values());
   }
-  // Steps that never became ready are caught in a cycle the planner should have refused.
+  // Steps never started: the run was interrupted, or they are caught in a cycle the planner
+  // should have refused.
+  const interrupted = ctx.signal.aborted;
   for (const step of steps) {
     if (started_.has(step)) continue;
-    for (const change of step.changes)
-      skip(change, change.waitsFor[0] ?? objectKey(change.kind, change.id), 'skipped: dependency cycle');
+    for (const change of step.changes) {
+      if (interrupted) skip(change, undefined, INTERRUPTED);
+      else skip(change, change.waitsFor[0] ?? objectKey(change.kind, change.id), 'skipped: dependency cycle');
+    }
   }
 
   const ordered = input.changes
     .filter((c) => c.action !== 'noop')
     .map((c) => results.get(objectKey(c.kind, c.id)))
     .filter((r): r is ChangeResult => r !== undefined);
-  return { results: ordered, writeRequests: counter.writes, durationMs: now() - started };
+  return {
+    results: ordered,
+    writeRequests: counter.writes,
+    durationMs: now() - started,
+    ...(interrupted ? { interrupted: true } : {}),
+  };
 };

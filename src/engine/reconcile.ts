@@ -3,36 +3,40 @@
  * Expected outcomes (invalid manifests, a refused plan) are results; unexpected failures (the API
  * refusing a read) are thrown as typed errors for the entrypoint to render.
  */
-import type { ApiClient } from '../api/types.js';
-import { ConfigError } from '../core/errors.js';
+import { ConfigError, InterruptedError } from '../core/errors.js';
 import {
   type ApplyReport,
   type DesiredObject,
   type Diagnostic,
   hasErrors,
+  type InventoryWrite,
+  type InventoryWriteResult,
   type ObjectKey,
   objectKey,
-  type Plan,
+  type ReconcileResult,
 } from '../core/model.js';
 import { buildPlan } from '../core/plan.js';
 import { checkReferences } from '../core/references.js';
-import { handlerFor, KIND_HANDLERS } from '../kinds/registry.js';
+import { createKindHandlers, handlerFor, KIND_HANDLERS } from '../kinds/registry.js';
 import type { AnyKindHandler } from '../kinds/types.js';
 import { loadManifests } from '../source/load.js';
 import type { SyncConfig } from './config.js';
+import type { EngineContext } from './context.js';
 import { executePlan } from './executor.js';
 import { fetchLiveState } from './fetch-live.js';
-import { inventoryTag, sameKeys, writeInventory } from './inventory.js';
+import { inventoryTag, writeInventory } from './inventory.js';
+import {
+  afterWrite,
+  beforeWrite,
+  finalInventory,
+  grownInventory,
+  type InventoryStepsInput,
+  plannedInventoryWrites,
+} from './inventory-steps.js';
 import type { PlanLogSink } from './plan-log.js';
-import { recordingClient } from './recording-client.js';
+import { recordingClient, withSignal } from './recording-client.js';
 
-export type ReconcileResult =
-  /** Manifests failed to load or validate: nothing was read from or written to the API. */
-  | { status: 'invalid'; diagnostics: Diagnostic[] }
-  /** The plan has errors (ownership conflicts, unsafe prune, unknown references): nothing was written. */
-  | { status: 'refused'; plan: Plan; diagnostics: Diagnostic[] }
-  | { status: 'planned'; plan: Plan; diagnostics: Diagnostic[] }
-  | { status: 'applied'; plan: Plan; diagnostics: Diagnostic[]; report: ApplyReport };
+export type { ReconcileResult } from '../core/model.js';
 
 export interface ValidateResult {
   objects: DesiredObject[];
@@ -43,8 +47,10 @@ export interface ValidateResult {
 /** Offline: parse, validate and check references inside the repository. No key, no network. */
 export const validateManifests = async (
   dir: string,
+  ctx: Pick<EngineContext, 'signal'>,
   handlers: readonly AnyKindHandler[] = KIND_HANDLERS,
 ): Promise<ValidateResult> => {
+  if (ctx.signal.aborted) throw new InterruptedError();
   const loaded = await loadManifests(dir, handlers);
   const diagnostics = [...loaded.diagnostics];
   if (!hasErrors(diagnostics)) diagnostics.push(...checkReferences({ desired: loaded.objects, handlers }));
@@ -53,16 +59,54 @@ export const validateManifests = async (
 
 export interface ReconcileInput {
   config: SyncConfig;
-  client: ApiClient;
   mode: 'plan' | 'apply';
   planLog?: PlanLogSink;
   handlers?: readonly AnyKindHandler[];
-  now?: () => number;
 }
 
-export const reconcile = async (input: ReconcileInput): Promise<ReconcileResult> => {
-  const { config, client } = input;
-  const handlers = input.handlers ?? KIND_HANDLERS;
+const NO_LOG: PlanLogSink = { write: () => {}, close: async () => {} };
+
+/**
+ * Loads, reads, plans and (in `apply` mode) applies. Aborting `ctx.signal` while reading throws
+ * `InterruptedError` (nothing was written); while applying, it stops new operations and the
+ * result's report says `interrupted` (the ownership record still reflects what was done).
+ */
+export const reconcile = async (input: ReconcileInput, ctx: EngineContext): Promise<ReconcileResult> => {
+  const started = ctx.clock.now();
+  const { config } = input;
+  ctx.events.emit({
+    type: 'reconcile.started',
+    mode: input.mode,
+    dir: config.dir,
+    ...(config.sourceId ? { sourceId: config.sourceId } : {}),
+  });
+  let status = 'error';
+  try {
+    const result = await run(input, ctx);
+    status = result.status === 'applied' && result.report.interrupted ? 'interrupted' : result.status;
+    return result;
+  } catch (error) {
+    if (ctx.signal.aborted && !(error instanceof InterruptedError)) {
+      status = 'interrupted';
+      throw new InterruptedError(undefined, { cause: error });
+    }
+    if (error instanceof InterruptedError) status = 'interrupted';
+    throw error;
+  } finally {
+    ctx.events.emit({ type: 'reconcile.done', status, durationMs: ctx.clock.now() - started });
+  }
+};
+
+const run = async (input: ReconcileInput, ctx: EngineContext): Promise<ReconcileResult> => {
+  const { config } = input;
+  const client = withSignal(ctx.client, ctx.signal);
+  // Kind-specific settings go to the kinds' own factories, not through the shared contract.
+  const handlers =
+    input.handlers ??
+    createKindHandlers({
+      'entity-type': { forceSchema: config.forceEntityTypeSchema },
+      entity: { pruneAction: config.pruneEntities },
+    });
   const lookup = (kind: AnyKindHandler['kind']) => handlers.find((h) => h.kind === kind) ?? handlerFor(kind);
   const sourceId = config.sourceId;
   if (!sourceId) {
@@ -71,9 +115,10 @@ export const reconcile = async (input: ReconcileInput): Promise<ReconcileResult>
     );
   }
 
-  const loaded = await loadManifests(config.dir, handlers);
+  const loaded = await loadManifests(config.dir, handlers, { now: ctx.clock.now() });
   if (hasErrors(loaded.diagnostics)) return { status: 'invalid', diagnostics: loaded.diagnostics };
   const desired = loaded.objects;
+  if (ctx.signal.aborted) throw new InterruptedError();
 
   const needScorecards = desired.some((o) =>
     lookup(o.kind)
@@ -94,7 +139,6 @@ export const reconcile = async (input: ReconcileInput): Promise<ReconcileResult>
     options: {
       sourceId,
       prune: config.prune,
-      entityPruneAction: config.pruneEntities,
       allowTakeover: config.allowTakeover,
       allowMassDelete: config.allowMassDelete,
       maxDeleteShare: config.maxDeleteShare,
@@ -103,45 +147,123 @@ export const reconcile = async (input: ReconcileInput): Promise<ReconcileResult>
       manifestsComplete: true,
     },
   });
+
+  // The ownership record's writes are steps of the plan, shown like any change.
+  const tracked = new Set(handlers.filter((h) => !h.ownershipOnObject).map((h) => h.kind));
+  const previousKeys = state.inventories.bySource.get(sourceId);
+  const steps: InventoryStepsInput = {
+    id: inventoryTag(sourceId),
+    sourceId,
+    previous: new Set<ObjectKey>(previousKeys ?? []),
+    recordExists: previousKeys !== undefined,
+    desired: desired.filter((o) => tracked.has(o.kind)).map((o) => objectKey(o.kind, o.id)),
+    live: new Set(state.live.map((o) => objectKey(o.kind, o.id))),
+  };
+  plan.inventory = plannedInventoryWrites(steps, plan.changes);
+
   const diagnostics = [...loaded.diagnostics, ...state.diagnostics, ...referenceDiagnostics, ...plan.diagnostics];
+  const pending = plan.changes.filter((c) => c.action !== 'noop').length + plan.inventory.length;
+  ctx.events.emit({ type: 'plan.ready', summary: plan.summary, pending });
   if (hasErrors(diagnostics)) return { status: 'refused', plan, diagnostics };
   if (input.mode === 'plan') return { status: 'planned', plan, diagnostics };
 
-  // Apply. The inventory grows before the writes (so nothing created is ever untracked) and
-  // shrinks after them (so a failed delete stays tracked).
-  const log = input.planLog ?? { write: () => {}, close: async () => {} };
-  const tracked = new Set(handlers.filter((h) => !h.ownershipOnObject).map((h) => h.kind));
-  const previous = new Set<ObjectKey>(state.inventories.bySource.get(sourceId) ?? []);
-  const desiredKeys = desired.filter((o) => tracked.has(o.kind)).map((o) => objectKey(o.kind, o.id));
-  const grown = new Set<ObjectKey>([...previous, ...desiredKeys]);
-  const liveKeys = new Set(state.live.map((o) => objectKey(o.kind, o.id)));
-  const counter = { writes: 0 };
-  const tag = { kind: 'entity' as const, id: inventoryTag(sourceId), action: 'update' as const };
-  const inventoryClient = recordingClient(client, tag, log, counter, input.now);
-  let typeExists = state.inventoryTypeExists;
-  if (!sameKeys(grown, previous)) {
-    await writeInventory(inventoryClient, sourceId, grown, typeExists);
-    typeExists = true;
+  const report = await applyPlan(input, ctx, { plan, steps, typeExists: state.inventoryTypeExists, lookup });
+  return { status: 'applied', plan, diagnostics, report };
+};
+
+/**
+ * Apply: the record grows before the writes (so nothing created is ever untracked) and shrinks
+ * after them (so a failed delete stays tracked). Once interrupted, the shrink still runs, without
+ * the signal, so the record matches what was done.
+ */
+const applyPlan = async (
+  input: ReconcileInput,
+  ctx: EngineContext,
+  run: {
+    plan: NonNullable<Extract<ReconcileResult, { plan: unknown }>['plan']>;
+    steps: InventoryStepsInput;
+    typeExists: boolean;
+    lookup: (kind: AnyKindHandler['kind']) => AnyKindHandler;
+  },
+): Promise<ApplyReport> => {
+  const { config } = input;
+  const sourceId = run.steps.sourceId;
+  const log = input.planLog ?? NO_LOG;
+  const inventory: InventoryWriteResult[] = [];
+  let typeExists = run.typeExists;
+  let writes = 0;
+
+  const writeRecord = async (write: InventoryWrite, keys: ReadonlySet<ObjectKey>, signal?: AbortSignal) => {
+    const started = ctx.clock.now();
+    const sent = recordingClient(
+      { client: ctx.client, clock: ctx.clock, ...(signal ? { signal } : {}) },
+      { kind: 'inventory', id: write.id, action: write.action },
+      log,
+    );
+    try {
+      await writeInventory(sent.client, sourceId, keys, typeExists);
+      typeExists = true;
+      inventory.push({ write, outcome: 'ok' });
+      return true;
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      inventory.push({ write, outcome: signal?.aborted ? 'skipped' : 'failed', error: message });
+      if (!signal?.aborted) throw error;
+      return false;
+    } finally {
+      writes += sent.writes;
+      const last = inventory[inventory.length - 1];
+      ctx.events.emit({
+        type: 'operation.done',
+        kind: 'inventory',
+        id: write.id,
+        action: write.action,
+        outcome: last?.outcome ?? 'failed',
+        status: sent.lastStatus,
+        durationMs: ctx.clock.now() - started,
+        ...(last?.error !== undefined ? { error: last.error } : {}),
+      });
+    }
+  };
+
+  const grown = grownInventory(run.steps);
+  const before = beforeWrite(run.steps);
+  /** The record holds `grown` (written now, or already): the shrink after the changes may follow. */
+  let grownRecorded = before === undefined;
+  if (before) {
+    if (ctx.signal.aborted) inventory.push({ write: before, outcome: 'skipped', error: 'interrupted' });
+    else grownRecorded = await writeRecord(before, grown, ctx.signal);
   }
 
-  const report = await executePlan({
-    changes: plan.changes,
-    handlerFor: lookup,
-    client,
-    options: { sourceId, forceEntityTypeSchema: config.forceEntityTypeSchema },
-    concurrency: config.concurrency,
-    log,
-    ...(input.now ? { now: input.now } : {}),
-  });
-
-  const removed = new Set(
-    report.results
-      .filter((r) => r.outcome === 'ok' && (r.change.action === 'delete' || r.change.action === 'archive'))
-      .map((r) => objectKey(r.change.kind, r.change.id)),
+  const report = await executePlan(
+    {
+      changes: run.plan.changes,
+      handlerFor: run.lookup,
+      options: { sourceId },
+      concurrency: config.concurrency,
+      log,
+    },
+    ctx,
   );
-  const desiredSet = new Set(desiredKeys);
-  const final = new Set([...grown].filter((key) => !removed.has(key) && (desiredSet.has(key) || liveKeys.has(key))));
-  if (!sameKeys(final, grown)) await writeInventory(inventoryClient, sourceId, final, typeExists);
-  report.writeRequests += counter.writes;
-  return { status: 'applied', plan, diagnostics, report };
+
+  if (grownRecorded) {
+    const removed = new Set(
+      report.results
+        .filter((r) => r.outcome === 'ok' && (r.change.action === 'delete' || r.change.action === 'archive'))
+        .map((r) => objectKey(r.change.kind, r.change.id)),
+    );
+    const final = finalInventory(run.steps, grown, removed);
+    const after = afterWrite({ ...run.steps, recordExists: true }, grown, final);
+    if (after) {
+      try {
+        await writeRecord(after, final);
+      } catch {
+        // Reported as a failed step of the apply (the record keeps the removed keys: safe).
+      }
+    }
+  }
+  report.writeRequests += writes;
+  if (inventory.length > 0) report.inventory = inventory;
+  if (inventory.some((r) => r.outcome === 'skipped')) report.interrupted = true;
+  return report;
 };

@@ -1,16 +1,19 @@
 /**
  * An `ApiClient` that writes one plan-log line per API operation, tagged with the change being
- * applied, and counts write requests. The executor gives one to every step.
+ * applied (or the ownership record), counts write requests, and passes the run's signal with
+ * every request (aborting cancels the client's waits, never a request already sent). The executor
+ * gives one to every step.
  */
 import { paginateWith } from '../api/paginate.js';
 import { pathWithQuery } from '../api/request-parts.js';
 import type { ApiClient, ApiRequest, ApiResponse } from '../api/types.js';
 import { isApiError } from '../core/errors.js';
-import type { Action, KindName, PlanLogEntry } from '../core/model.js';
+import type { Action, PlanLogEntry, StepKind } from '../core/model.js';
+import type { Clock } from './context.js';
 import type { PlanLogSink } from './plan-log.js';
 
 export interface OperationTag {
-  kind: KindName;
+  kind: StepKind;
   id: string;
   action: Action;
 }
@@ -19,18 +22,29 @@ export interface WriteCounter {
   writes: number;
 }
 
+/** A recording client and what it has seen so far. */
+export interface RecordedClient {
+  client: ApiClient;
+  /** Write requests sent (POST/PUT/PATCH/DELETE), retries included. */
+  writes: number;
+  /** Status of the last answer, `null` before any. */
+  lastStatus: number | null;
+}
+
 export const recordingClient = (
-  base: ApiClient,
+  run: { client: ApiClient; clock: Clock; signal?: AbortSignal },
   tag: OperationTag,
   log: PlanLogSink,
-  counter: WriteCounter,
-  now: () => number = Date.now,
-): ApiClient => {
-  const record = <T>(req: ApiRequest, run: () => Promise<ApiResponse<T>>): Promise<ApiResponse<T>> => {
+): RecordedClient => {
+  const base = run.client;
+  const now = () => run.clock.now();
+  const recorded: RecordedClient = { client: base, writes: 0, lastStatus: null };
+  const record = <T>(req: ApiRequest, send: () => Promise<ApiResponse<T>>): Promise<ApiResponse<T>> => {
     const started = now();
     /** One plan-log line for this request; writes (retries included) are counted. */
     const logLine = (outcome: Pick<PlanLogEntry, 'status' | 'attempts' | 'durationMs' | 'outcome' | 'error'>): void => {
-      if (req.method !== 'GET') counter.writes += outcome.attempts;
+      if (req.method !== 'GET') recorded.writes += outcome.attempts;
+      recorded.lastStatus = outcome.status;
       log.write({
         ts: new Date(started).toISOString(),
         kind: tag.kind,
@@ -41,7 +55,7 @@ export const recordingClient = (
         ...outcome,
       });
     };
-    return run().then(
+    return send().then(
       (response) => {
         const { status, attempts, durationMs } = response;
         logLine({ status, attempts, durationMs, outcome: 'ok' });
@@ -51,7 +65,7 @@ export const recordingClient = (
         const api = isApiError(error) ? error : undefined;
         logLine({
           status: api?.status ?? null,
-          attempts: api?.attempts ?? 1,
+          attempts: api?.attempts ?? (run.signal?.aborted ? 0 : 1),
           durationMs: api?.durationMs ?? now() - started,
           outcome: 'failed',
           error: error instanceof Error ? error.message : String(error),
@@ -60,12 +74,25 @@ export const recordingClient = (
       },
     );
   };
-  const request = <T>(req: ApiRequest) => record(req, () => base.request<T>(req));
+  const request = <T>(req: ApiRequest) =>
+    record(req, () => base.request<T>(run.signal && !req.signal ? { ...req, signal: run.signal } : req));
   // Paged reads go page by page through `request`, so each page is its own plan-log line.
-  return {
+  recorded.client = {
     request,
     paginate: <T>(req: ApiRequest, listKey: string) => paginateWith<T>(request, req, listKey),
     close: () => base.close(),
     stats: () => base.stats(),
+  };
+  return recorded;
+};
+
+/** The run's client with its signal added to every request (reads outside the plan log). */
+export const withSignal = (client: ApiClient, signal: AbortSignal): ApiClient => {
+  const request = <T>(req: ApiRequest) => client.request<T>(req.signal ? req : { ...req, signal });
+  return {
+    request,
+    paginate: <T>(req: ApiRequest, listKey: string) => paginateWith<T>(request, req, listKey),
+    close: () => client.close(),
+    stats: () => client.stats(),
   };
 };

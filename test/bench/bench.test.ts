@@ -30,7 +30,7 @@ describe('generated repository', () => {
     const dir = await mkdtemp(join(tmpdir(), 'cortex-sync-bench-test-'));
     dirs.push(dir);
     const shape = await generateRepository(dir, { entities: 500 });
-    const result = await validateManifests(dir);
+    const result = await validateManifests(dir, { signal: new AbortController().signal });
     expect(result.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
     const count = (kind: string) => result.objects.filter((o) => o.kind === kind).length;
     expect(count('entity')).toBe(500);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../src/api/types.js';
 import type { Change, Diagnostic, KindName } from '../../src/core/model.js';
+import { createEngineContext, systemClock } from '../../src/engine/context.js';
 import { executePlan } from '../../src/engine/executor.js';
 import { memoryPlanLog } from '../../src/engine/plan-log.js';
 import type { AnyKindHandler } from '../../src/kinds/types.js';
@@ -15,19 +16,20 @@ const run = async (
 ) => {
   const log = memoryPlanLog();
   const byKind = new Map(handlers.map((h) => [h.kind, h]));
-  const report = await executePlan({
-    changes,
-    handlerFor: (kind: KindName) => {
-      const handler = byKind.get(kind);
-      if (!handler) throw new Error(`no fake kind ${kind}`);
-      return handler;
+  const report = await executePlan(
+    {
+      changes,
+      handlerFor: (kind: KindName) => {
+        const handler = byKind.get(kind);
+        if (!handler) throw new Error(`no fake kind ${kind}`);
+        return handler;
+      },
+      options: { sourceId: 'test-repo', forceEntityTypeSchema: false },
+      concurrency: options.concurrency ?? 8,
+      log,
     },
-    client: options.client ?? memoryApi(),
-    options: { sourceId: 'test-repo', forceEntityTypeSchema: false },
-    concurrency: options.concurrency ?? 8,
-    log,
-    now: () => NOW,
-  });
+    createEngineContext(options.client ?? memoryApi(), { clock: { now: () => NOW, sleep: systemClock.sleep } }),
+  );
   const outcomes = Object.fromEntries(report.results.map((r) => [`${r.change.kind}/${r.change.id}`, r.outcome]));
   return { report, log: log.entries, outcomes };
 };

@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { createApiClient } from '../../src/api/client.js';
 import type { ApiClient } from '../../src/api/types.js';
 import type { SyncConfig } from '../../src/engine/config.js';
+import { createEngineContext } from '../../src/engine/context.js';
 import { readInventories } from '../../src/engine/inventory.js';
 import { memoryPlanLog } from '../../src/engine/plan-log.js';
 import { reconcile } from '../../src/engine/reconcile.js';
@@ -55,7 +56,10 @@ describe('reconcile: the ownership inventory around an apply', () => {
       '.cortex/catalog-pages/beta.yaml': page('beta'),
     });
     const from = emulator.requests.length;
-    const first = await reconcile({ config: config(), client, mode: 'apply', planLog: memoryPlanLog() });
+    const first = await reconcile(
+      { config: config(), mode: 'apply', planLog: memoryPlanLog() },
+      createEngineContext(client),
+    );
     expect(first.status).toBe('applied');
     const writes = emulator.requests.slice(from).filter((r) => r.method !== 'GET');
     const paths = writes.map((r) => r.path);
@@ -67,7 +71,7 @@ describe('reconcile: the ownership inventory around an apply', () => {
     emulator.setFaults({
       reject: [{ method: 'DELETE', path: '/api/v1/catalog-pages/beta', status: 409, message: 'in use' }],
     });
-    const refused = await reconcile({ config: config(), client, mode: 'apply' });
+    const refused = await reconcile({ config: config(), mode: 'apply' }, createEngineContext(client));
     expect(refused.status).toBe('applied');
     if (refused.status !== 'applied') return;
     expect(refused.report.results.map((r) => [r.change.id, r.change.action, r.outcome])).toEqual([
@@ -76,7 +80,7 @@ describe('reconcile: the ownership inventory around an apply', () => {
     expect(await managed()).toEqual(['catalog-page/alpha', 'catalog-page/beta']);
 
     emulator.setFaults({});
-    const retried = await reconcile({ config: config(), client, mode: 'apply' });
+    const retried = await reconcile({ config: config(), mode: 'apply' }, createEngineContext(client));
     expect(retried.status === 'applied' && retried.report.results.map((r) => r.outcome)).toEqual(['ok']);
     expect(await managed()).toEqual(['catalog-page/alpha']);
   });
@@ -84,7 +88,10 @@ describe('reconcile: the ownership inventory around an apply', () => {
   it('plan mode sends only GET requests and leaves the inventory alone', async () => {
     await writeFiles(dir, { '.cortex/catalog-pages/gamma.yaml': page('gamma') });
     const from = emulator.requests.length;
-    const result = await reconcile({ config: config({ sourceId: 'plan-only' }), client, mode: 'plan' });
+    const result = await reconcile(
+      { config: config({ sourceId: 'plan-only' }), mode: 'plan' },
+      createEngineContext(client),
+    );
     expect(result.status).toBe('planned');
     expect(emulator.requests.slice(from).every((r) => r.method === 'GET')).toBe(true);
   });
@@ -92,7 +99,7 @@ describe('reconcile: the ownership inventory around an apply', () => {
   it('invalid manifests: nothing is read from or written to the API', async () => {
     await writeFiles(dir, { '.cortex/catalog-pages/broken.yaml': 'slug: [unclosed\n' });
     const from = emulator.requests.length;
-    const result = await reconcile({ config: config(), client, mode: 'apply' });
+    const result = await reconcile({ config: config(), mode: 'apply' }, createEngineContext(client));
     expect(result.status).toBe('invalid');
     expect(emulator.requests.length).toBe(from);
   });

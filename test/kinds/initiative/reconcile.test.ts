@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { type RunningEmulator, startEmulator } from '../../../src/emulator/server.js';
 import type { SyncConfig } from '../../../src/engine/config.js';
+import { createEngineContext } from '../../../src/engine/context.js';
 import { reconcile } from '../../../src/engine/reconcile.js';
 import { testClient } from './harness.js';
 
@@ -47,13 +48,13 @@ const config = (): SyncConfig => ({
 
 it('through reconcile: a draft and a live Initiative and a template apply, then plan as noops, and prune deletes a removed Initiative', async () => {
   const client = testClient(emulator.url, emulator.apiKey);
-  const first = await reconcile({ config: config(), client, mode: 'apply' });
+  const first = await reconcile({ config: config(), mode: 'apply' }, createEngineContext(client));
   expect(first.status).toBe('applied');
   if (first.status !== 'applied') return;
   expect(first.plan.summary).toMatchObject({ create: 3 });
   expect(first.report.results.every((r) => r.outcome === 'ok')).toBe(true);
 
-  const second = await reconcile({ config: config(), client, mode: 'plan' });
+  const second = await reconcile({ config: config(), mode: 'plan' }, createEngineContext(client));
   expect(second.status).toBe('planned');
   if (second.status !== 'planned') return;
   expect(second.plan.summary).toMatchObject({ create: 0, update: 0, delete: 0, noop: 3 });
@@ -62,7 +63,7 @@ it('through reconcile: a draft and a live Initiative and a template apply, then 
     join(dir, '.cortex/initiatives/q.yaml'),
     'name: Q\nscorecardTag: production-readiness\ntargetDate: "2099-12-31"\nisDraft: true\nemphasizedLevels: [{rank: 1}]\n',
   );
-  const third = await reconcile({ config: config(), client, mode: 'apply' });
+  const third = await reconcile({ config: config(), mode: 'apply' }, createEngineContext(client));
   expect(third.status).toBe('applied');
   if (third.status !== 'applied') return;
   expect(third.plan.changes.filter((c) => c.action !== 'noop').map((c) => `${c.action} ${c.kind}/${c.id}`)).toEqual([

@@ -1,0 +1,43 @@
+/**
+ * The binary's process glue: real streams and environment, and the stop signals. The first
+ * SIGINT/SIGTERM aborts the run's signal (an apply stops starting changes, finishes those in
+ * flight, writes its logs and exits 130 / 143); a second one exits at once.
+ */
+import { signalExitCode } from '../core/outcome.js';
+import { runCli } from './main.js';
+
+type StopSignal = 'SIGINT' | 'SIGTERM';
+
+export const runProcess = async (): Promise<number> => {
+  const controller = new AbortController();
+  const onSignal = (name: StopSignal) => {
+    if (controller.signal.aborted) {
+      process.stderr.write(`\n${name} again: exiting at once.\n`);
+      process.exit(signalExitCode(name));
+    }
+    process.stderr.write(`\n${name}: stopping (${name} again to exit at once).\n`);
+    controller.abort(name);
+  };
+  const onInt = () => onSignal('SIGINT');
+  const onTerm = () => onSignal('SIGTERM');
+  process.on('SIGINT', onInt);
+  process.on('SIGTERM', onTerm);
+  const untilStopped = () =>
+    new Promise<void>((resolve) => {
+      if (controller.signal.aborted) resolve();
+      else controller.signal.addEventListener('abort', () => resolve(), { once: true });
+    });
+  try {
+    return await runCli(process.argv.slice(2), {
+      stdout: process.stdout,
+      stderr: process.stderr,
+      env: process.env,
+      cwd: process.cwd(),
+      untilStopped,
+      stop: controller.signal,
+    });
+  } finally {
+    process.off('SIGINT', onInt);
+    process.off('SIGTERM', onTerm);
+  }
+};

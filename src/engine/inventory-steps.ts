@@ -1,0 +1,88 @@
+/**
+ * The ownership record's writes as steps of the plan (pure): which keys the record gains before
+ * the object writes, and which it loses after them. `plan` shows the predicted writes; `apply`
+ * makes the first as planned and computes the second from what actually succeeded.
+ */
+import type { Change, InventoryWrite, ObjectKey } from '../core/model.js';
+import { objectKey } from '../core/model.js';
+
+export interface InventoryStepsInput {
+  /** The record's tag. */
+  id: string;
+  sourceId: string;
+  /** Keys the record holds now, and whether it exists at all. */
+  previous: ReadonlySet<ObjectKey>;
+  recordExists: boolean;
+  /** Keys of the desired objects of kinds the record tracks. */
+  desired: readonly ObjectKey[];
+  /** Keys of every live object read. */
+  live: ReadonlySet<ObjectKey>;
+}
+
+const sorted = (keys: Iterable<ObjectKey>): ObjectKey[] => [...keys].sort();
+
+/** The record before the object writes: what it holds now plus every desired key. */
+export const grownInventory = (input: InventoryStepsInput): Set<ObjectKey> =>
+  new Set<ObjectKey>([...input.previous, ...input.desired]);
+
+/**
+ * The record after the object writes: the grown record without what was removed (successfully),
+ * and without keys that are neither desired nor live any more.
+ */
+export const finalInventory = (
+  input: InventoryStepsInput,
+  grown: ReadonlySet<ObjectKey>,
+  removed: ReadonlySet<ObjectKey>,
+): Set<ObjectKey> => {
+  const desired = new Set(input.desired);
+  return new Set([...grown].filter((key) => !removed.has(key) && (desired.has(key) || input.live.has(key))));
+};
+
+/** The `before` write, if the record must grow. */
+export const beforeWrite = (input: InventoryStepsInput): InventoryWrite | undefined => {
+  const grown = grownInventory(input);
+  const add = sorted([...grown].filter((key) => !input.previous.has(key)));
+  if (add.length === 0) return undefined;
+  return {
+    phase: 'before',
+    id: input.id,
+    action: input.recordExists ? 'update' : 'create',
+    add,
+    remove: [],
+    reason: `ownership record of source \`${input.sourceId}\`: track ${add.length} object(s) before they are written`,
+  };
+};
+
+/** The `after` write shrinking `from` to `to`, if they differ. */
+export const afterWrite = (
+  input: InventoryStepsInput,
+  from: ReadonlySet<ObjectKey>,
+  to: ReadonlySet<ObjectKey>,
+): InventoryWrite | undefined => {
+  const remove = sorted([...from].filter((key) => !to.has(key)));
+  const add = sorted([...to].filter((key) => !from.has(key)));
+  if (remove.length === 0 && add.length === 0) return undefined;
+  return {
+    phase: 'after',
+    id: input.id,
+    action: input.recordExists || from.size > 0 ? 'update' : 'create',
+    add,
+    remove,
+    reason: `ownership record of source \`${input.sourceId}\`: drop ${remove.length} object(s) removed or gone`,
+  };
+};
+
+/** The writes a plan predicts: grow before, shrink after (assuming every removal succeeds). */
+export const plannedInventoryWrites = (input: InventoryStepsInput, changes: readonly Change[]): InventoryWrite[] => {
+  const grown = grownInventory(input);
+  const removed = new Set(
+    changes.filter((c) => c.action === 'delete' || c.action === 'archive').map((c) => objectKey(c.kind, c.id)),
+  );
+  const before = beforeWrite(input);
+  const after = afterWrite(
+    { ...input, recordExists: input.recordExists || before !== undefined },
+    grown,
+    finalInventory(input, grown, removed),
+  );
+  return [before, after].filter((w): w is InventoryWrite => w !== undefined);
+};
