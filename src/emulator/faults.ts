@@ -1,4 +1,5 @@
 /** Fault injection for tests: which fault (if any) hits a request, decided by a seeded PRNG. */
+import type { RetryAfterWindow } from './rate-limit.js';
 import { isObject } from './util.js';
 
 export interface EmulatorFaults {
@@ -10,8 +11,15 @@ export interface EmulatorFaults {
   latencyMs?: number;
   /** Force a 429 on every k-th API request (k ≥ 1). */
   every429?: number;
-  /** `Retry-After` seconds of forced 429s (default 0). */
+  /** `Retry-After` seconds of forced 429s (default 0; 1 for `windowed429`). */
   retryAfterSeconds?: number;
+  /**
+   * A fixed-window limiter: every k-th API request (k ≥ 1) is answered 429 with `Retry-After:
+   * retryAfterSeconds` (default 1) and opens that window; every request that arrives while it is
+   * open is answered 429 too, with the seconds left. A client that starts requests inside the
+   * window only prolongs its own refusals.
+   */
+  windowed429?: number;
   /** Fraction of requests whose socket is destroyed before processing. */
   dropConnectionRate?: number;
   /**
@@ -51,7 +59,33 @@ export interface FaultDecision {
   fail: boolean;
   force429: boolean;
   loseResponse: boolean;
+  /** For a forced 429: its `Retry-After` seconds, when the fault mode decides them. */
+  retryAfterSeconds?: number;
+  /** The request arrived inside an open `windowed429` window. */
+  insideWindow?: boolean;
 }
+
+/** The fixed window of `windowed429` and the arrival time of the request being decided. */
+export interface WindowClock {
+  window: RetryAfterWindow;
+  now: number;
+}
+
+/** The `windowed429` decision: refused inside an open window, or the k-th request opening one. */
+const decideWindow = (
+  faults: EmulatorFaults,
+  n: number,
+  clock: WindowClock | undefined,
+): Pick<FaultDecision, 'retryAfterSeconds' | 'insideWindow'> | undefined => {
+  const k = faults.windowed429 ?? 0;
+  if (clock === undefined || !Number.isInteger(k) || k < 1) return undefined;
+  const left = clock.window.remainingSeconds(clock.now);
+  if (left !== undefined) return { retryAfterSeconds: left, insideWindow: true };
+  if (n % k !== 0) return undefined;
+  const seconds = faults.retryAfterSeconds ?? 1;
+  clock.window.open(clock.now, seconds);
+  return { retryAfterSeconds: seconds };
+};
 
 const rate = (value: unknown): number => (typeof value === 'number' && value > 0 ? Math.min(1, value) : 0);
 
@@ -59,14 +93,20 @@ const rate = (value: unknown): number => (typeof value === 'number' && value > 0
  * Decides the faults of the `n`-th API request (1-based). Draws from `random` only for the rates
  * that are set, in a fixed order, so the same seed and the same request sequence repeat exactly.
  */
-export const decideFaults = (faults: EmulatorFaults, n: number, random: () => number): FaultDecision => {
+export const decideFaults = (
+  faults: EmulatorFaults,
+  n: number,
+  random: () => number,
+  windowClock?: WindowClock,
+): FaultDecision => {
   const draw = (r: number): boolean => r > 0 && random() < r;
   const drop = draw(rate(faults.dropConnectionRate));
   const fail = draw(rate(faults.failRate));
   const k = faults.every429 ?? 0;
-  const force429 = Number.isInteger(k) && k >= 1 && n % k === 0;
+  const windowed = decideWindow(faults, n, windowClock);
+  const force429 = (Number.isInteger(k) && k >= 1 && n % k === 0) || windowed !== undefined;
   const loseResponse = draw(rate(faults.lostResponseRate));
-  return { drop, fail, force429, loseResponse };
+  return { drop, fail, force429, loseResponse, ...windowed };
 };
 
 /** Reads a faults object from untrusted JSON; unknown keys and non-numbers are ignored. */
@@ -78,6 +118,7 @@ export const parseFaults = (value: unknown): EmulatorFaults => {
     'lostResponseRate',
     'latencyMs',
     'every429',
+    'windowed429',
     'retryAfterSeconds',
     'dropConnectionRate',
   ] as const) {

@@ -33,6 +33,29 @@ export class TokenBucket {
   }
 }
 
+/**
+ * The window a fixed-window limiter opens when it refuses a request: until it closes, every request
+ * is refused too. Times are the emulator's clock, in milliseconds.
+ */
+export class RetryAfterWindow {
+  private openUntil = Number.NEGATIVE_INFINITY;
+
+  /** Seconds left (rounded up, at least 1) when `now` is inside an open window, else undefined. */
+  remainingSeconds(now: number): number | undefined {
+    const left = this.openUntil - now;
+    return left > 0 ? Math.max(1, Math.ceil(left / 1000)) : undefined;
+  }
+
+  /** Opens a window of `seconds` from `now`. */
+  open(now: number, seconds: number): void {
+    this.openUntil = now + seconds * 1000;
+  }
+
+  reset(): void {
+    this.openUntil = Number.NEGATIVE_INFINITY;
+  }
+}
+
 /** 429, `application/problem+json`, `Retry-After: <seconds>` and the RFC 7807 body with `retryAfter`. */
 export const tooManyRequests = (retryAfterSeconds: number): EmulatorResponse => {
   const seconds = Math.max(0, Math.ceil(retryAfterSeconds));

@@ -17,7 +17,7 @@ import {
 } from './contract.js';
 import { decideFaults, type EmulatorFaults, matchReject, parseFaults } from './faults.js';
 import { loadState, saveState } from './persistence.js';
-import { TokenBucket, tooManyRequests } from './rate-limit.js';
+import { RetryAfterWindow, TokenBucket, tooManyRequests } from './rate-limit.js';
 import { addKey, bearerToken, findKeyByValue, hashKeyValue } from './resources/api-keys.js';
 import { type EmulatorState, INITIAL_STATE, KEPT_ON_RESET, ROUTES } from './resources/index.js';
 import { compileRoutes, matchRoute } from './router.js';
@@ -62,7 +62,7 @@ export interface RequestLogEntry {
   /** Clock time (ms since the epoch) when the request arrived. */
   ts: number;
   /** Set when a fault hit the request. */
-  fault?: 'dropped' | 'failed' | 'forced-429' | 'lost-response' | 'rejected';
+  fault?: 'dropped' | 'failed' | 'forced-429' | 'window-429' | 'lost-response' | 'rejected';
 }
 
 export interface RunningEmulator {
@@ -135,6 +135,7 @@ export const startEmulator = async (options: EmulatorOptions = {}): Promise<Runn
   const maxBody = options.maxBodyBytes ?? 2 * 1024 * 1024;
   let faults: EmulatorFaults = options.faults ?? {};
   let apiRequestCount = 0;
+  const retryWindow = new RetryAfterWindow();
 
   const apiKey = options.apiKey ?? randomBytes(24).toString('base64url');
   const addApiKey = (key: { value: string; permissions: readonly Permission[] }): void => {
@@ -156,6 +157,7 @@ export const startEmulator = async (options: EmulatorOptions = {}): Promise<Runn
     }
     requests.length = 0;
     apiRequestCount = 0;
+    retryWindow.reset();
   };
 
   const control = (method: string, path: string, body: string): EmulatorResponse => {
@@ -251,7 +253,7 @@ export const startEmulator = async (options: EmulatorOptions = {}): Promise<Runn
         // A long-running emulator keeps the newest entries only.
         if (requests.length > MAX_LOGGED_REQUESTS * 1.1) requests.splice(0, requests.length - MAX_LOGGED_REQUESTS);
       };
-      const decision = decideFaults(faults, apiRequestCount, faultRandom);
+      const decision = decideFaults(faults, apiRequestCount, faultRandom, { window: retryWindow, now: ts });
       if ((faults.latencyMs ?? 0) > 0) await sleep(faults.latencyMs ?? 0);
       if (decision.drop) {
         finish(0, 'dropped');
@@ -268,8 +270,8 @@ export const startEmulator = async (options: EmulatorOptions = {}): Promise<Runn
         response = errorResponse(503, 'UNCATEGORIZED', 'Service unavailable (injected fault)');
         fault = 'failed';
       } else if (decision.force429) {
-        response = tooManyRequests(faults.retryAfterSeconds ?? 0);
-        fault = 'forced-429';
+        response = tooManyRequests(decision.retryAfterSeconds ?? faults.retryAfterSeconds ?? 0);
+        fault = decision.insideWindow ? 'window-429' : 'forced-429';
       } else {
         const waitMs = bucket.take(now());
         response =

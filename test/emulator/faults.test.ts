@@ -87,3 +87,41 @@ it('reject refuses only the matching operation, in the vendor error shape, witho
   expect(otherType.status).toBe(200);
   expect(emu.requests[0]).toMatchObject({ status: 400, fault: 'rejected' });
 });
+
+it('windowed429 answers 429 to every k-th request and to every request inside the window it opens', async () => {
+  let now = 1_000_000;
+  const emu = await start({ now: () => now, rateLimitPerMinute: 0 });
+  const set = await call(emu, 'POST', '/_emulator/faults', { body: { windowed429: 3 }, key: null });
+  expect(set.json).toEqual({ windowed429: 3 });
+  const seen: [number, string | null][] = [];
+  const step = async (advanceMs: number) => {
+    now += advanceMs;
+    const r = await call(emu, 'GET', '/api/v1/catalog');
+    seen.push([r.status, r.headers.get('retry-after')]);
+  };
+  await step(0); // 1
+  await step(0); // 2
+  await step(0); // 3: opens a 1 s window
+  await step(400); // inside: 1 s left, rounded up
+  await step(599); // still inside
+  await step(1); // the window has closed: request 6 is a k-th one, a new window
+  await step(1000); // closed again: request 7
+  expect(seen).toEqual([
+    [200, null],
+    [200, null],
+    [429, '1'],
+    [429, '1'],
+    [429, '1'],
+    [429, '1'],
+    [200, null],
+  ]);
+  expect(emu.requests.map((r) => r.fault ?? null)).toEqual([
+    null,
+    null,
+    'forced-429',
+    'window-429',
+    'window-429',
+    'forced-429',
+    null,
+  ]);
+});
