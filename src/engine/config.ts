@@ -1,7 +1,9 @@
 /**
  * Settings, in order of precedence: command-line flags, environment, `cortex-sync.yaml` at the
  * manifest root (interface.md). The file is validated strictly; a bad key is an error naming the
- * file and line.
+ * file and line. The base URL (where the API key is sent) comes only from the flag, the
+ * environment or the default: the repository's file is written by whoever can open a pull
+ * request, so a `baseUrl` there is an error.
  */
 import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
@@ -18,7 +20,6 @@ export const DEFAULT_BASE_URL = 'https://api.getcortexapp.com';
 export const configFileSchema = z.strictObject({
   /** Identifies this repository in the workspace's ownership records. */
   sourceId: z.string().min(1).max(200).optional(),
-  baseUrl: z.url().optional(),
   prune: z.boolean().optional(),
   /** What prune does to an entity: archive (default, reversible) or delete. */
   pruneEntities: z.enum(['archive', 'delete']).optional(),
@@ -77,10 +78,56 @@ export const readConfigFile = async (dir: string): Promise<{ config: ConfigFile;
   const parsed = parseManifestFile(CONFIG_FILE, text);
   const doc = parsed.documents[0];
   if (!doc || parsed.diagnostics.some((d) => d.severity === 'error'))
-    return { config: {}, diagnostics: parsed.diagnostics };
-  const result = configFileSchema.safeParse(doc.value ?? {});
-  if (!result.success) return { config: {}, diagnostics: zodIssuesToDiagnostics(result.error.issues, doc, {}) };
-  return { config: result.data, diagnostics: parsed.diagnostics };
+    return { config: {}, diagnostics: parsed.diagnostics.filter((d) => d.code !== 'empty-manifest') };
+  const { baseUrl: fileBaseUrl, ...settings } = isRecord(doc.value) ? doc.value : { value: doc.value };
+  const refused: Diagnostic[] = [];
+  if (fileBaseUrl !== undefined) {
+    const at = doc.locate(['baseUrl']);
+    refused.push({
+      severity: 'error',
+      code: 'config',
+      message: `\`baseUrl\` is not allowed in ${CONFIG_FILE}: the API key is sent only to a base URL the operator chooses (--base-url or CORTEX_BASE_URL), never to one a repository file names`,
+      file: CONFIG_FILE,
+      line: at.line,
+      column: at.column,
+      field: 'baseUrl',
+    });
+  }
+  const result = configFileSchema.safeParse(isRecord(doc.value) ? settings : doc.value);
+  if (!result.success)
+    return { config: {}, diagnostics: [...refused, ...zodIssuesToDiagnostics(result.error.issues, doc, {})] };
+  return { config: result.data, diagnostics: [...refused, ...parsed.diagnostics] };
+};
+
+const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+
+const LOOPBACK_HOSTS = new Set(['localhost', '[::1]']);
+const isLoopback = (hostname: string): boolean =>
+  LOOPBACK_HOSTS.has(hostname.toLowerCase()) || /^127(?:\.\d{1,3}){3}$/.test(hostname);
+
+/**
+ * Where the key may go: `https`, or plain `http` only to a loopback host (an emulator, a local
+ * proxy); no credentials in the URL. `origin` names the setting for the message.
+ */
+export const checkBaseUrl = (value: string, origin: string): Diagnostic | undefined => {
+  const fail = (why: string): Diagnostic => ({ severity: 'error', code: 'config', message: `${origin}: ${why}` });
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return fail('not a valid URL');
+  }
+  if (url.username !== '' || url.password !== '') return fail('a base URL must not hold credentials');
+  if (url.protocol === 'https:') return undefined;
+  if (url.protocol === 'http:') {
+    return isLoopback(url.hostname)
+      ? undefined
+      : fail(
+          `plain http sends the API key unencrypted; use https (http is allowed only to 127.0.0.1, localhost or [::1])`,
+        );
+  }
+  return fail(`expected an https URL, got the scheme ${url.protocol.replace(/:$/, '')}`);
 };
 
 /** A whole-number environment setting, checked like its file counterpart; a bad value is an error. */
@@ -119,12 +166,19 @@ export const resolveConfig = async (
   const envPrune = envBoolean(env, 'CORTEX_SYNC_PRUNE', envErrors);
   const envConcurrency = envInt(env, 'CORTEX_SYNC_CONCURRENCY', 64, envErrors);
   const envRate = envInt(env, 'CORTEX_RATE_LIMIT', Number.MAX_SAFE_INTEGER, envErrors);
+  const envBaseUrl = env.CORTEX_BASE_URL?.trim() ? env.CORTEX_BASE_URL.trim() : undefined;
+  const baseUrl = flags.baseUrl ?? envBaseUrl ?? DEFAULT_BASE_URL;
+  const baseUrlProblem = checkBaseUrl(
+    baseUrl,
+    flags.baseUrl !== undefined ? '--base-url' : envBaseUrl !== undefined ? 'CORTEX_BASE_URL' : 'the default base URL',
+  );
+  if (baseUrlProblem) envErrors.push(baseUrlProblem);
   return {
     diagnostics: [...diagnostics, ...envErrors],
     config: {
       dir,
       ...(sourceId !== undefined ? { sourceId } : {}),
-      baseUrl: flags.baseUrl ?? env.CORTEX_BASE_URL ?? file.baseUrl ?? DEFAULT_BASE_URL,
+      baseUrl,
       ...(env.CORTEX_API_KEY ? { apiKey: env.CORTEX_API_KEY } : {}),
       prune: flags.prune ?? envPrune ?? file.prune ?? false,
       pruneEntities: file.pruneEntities ?? 'archive',

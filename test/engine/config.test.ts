@@ -11,7 +11,6 @@ afterEach(() => removeDir(dir));
 
 const fileConfig = [
   'sourceId: from-file',
-  'baseUrl: http://file.example:1',
   'prune: true',
   'pruneEntities: delete',
   'maxDeleteShare: 0.5',
@@ -50,7 +49,7 @@ describe('resolveConfig', () => {
     expect(diagnostics).toEqual([]);
     expect(config).toMatchObject({
       sourceId: 'from-file',
-      baseUrl: 'http://file.example:1',
+      baseUrl: DEFAULT_BASE_URL,
       prune: true,
       pruneEntities: 'delete',
       maxDeleteShare: 0.5,
@@ -66,7 +65,7 @@ describe('resolveConfig', () => {
     await writeFiles(dir, { [CONFIG_FILE]: fileConfig });
     const env = {
       CORTEX_SYNC_SOURCE_ID: 'from-env',
-      CORTEX_BASE_URL: 'http://env.example:2',
+      CORTEX_BASE_URL: 'https://env.example:2',
       CORTEX_SYNC_PRUNE: 'false',
       CORTEX_SYNC_CONCURRENCY: '5',
       CORTEX_RATE_LIMIT: '600',
@@ -75,7 +74,7 @@ describe('resolveConfig', () => {
     const { config } = await resolveConfig({}, env, dir);
     expect(config).toMatchObject({
       sourceId: 'from-env',
-      baseUrl: 'http://env.example:2',
+      baseUrl: 'https://env.example:2',
       prune: false,
       concurrency: 5,
       requestsPerMinute: 600,
@@ -87,7 +86,7 @@ describe('resolveConfig', () => {
     await writeFiles(dir, { [CONFIG_FILE]: fileConfig });
     const env = {
       CORTEX_SYNC_SOURCE_ID: 'from-env',
-      CORTEX_BASE_URL: 'http://env.example:2',
+      CORTEX_BASE_URL: 'https://env.example:2',
       CORTEX_SYNC_PRUNE: 'false',
       CORTEX_SYNC_CONCURRENCY: '5',
       CORTEX_RATE_LIMIT: '600',
@@ -95,7 +94,7 @@ describe('resolveConfig', () => {
     const { config } = await resolveConfig(
       {
         sourceId: 'from-flag',
-        baseUrl: 'http://flag.example:3',
+        baseUrl: 'https://flag.example:3',
         prune: true,
         concurrency: 2,
         requestsPerMinute: 60,
@@ -107,7 +106,7 @@ describe('resolveConfig', () => {
     );
     expect(config).toMatchObject({
       sourceId: 'from-flag',
-      baseUrl: 'http://flag.example:3',
+      baseUrl: 'https://flag.example:3',
       prune: true,
       concurrency: 2,
       requestsPerMinute: 60,
@@ -196,4 +195,41 @@ describe('resolveConfig', () => {
     expect(diagnostics).toEqual([]);
     expect(config).toMatchObject({ concurrency: 4, requestsPerMinute: 1000, prune: true });
   });
+});
+
+describe('where the API key may go', () => {
+  it('a baseUrl in cortex-sync.yaml is an error naming the file and line, and the URL is not used', async () => {
+    await writeFiles(dir, { [CONFIG_FILE]: 'sourceId: x\nbaseUrl: http://127.0.0.1:9\n' });
+    const { config, diagnostics } = await resolveConfig({}, {}, dir);
+    expect(diagnostics).toMatchObject([{ severity: 'error', file: CONFIG_FILE, line: 2, field: 'baseUrl' }]);
+    expect(diagnostics[0]?.message).toMatch(/--base-url or CORTEX_BASE_URL/);
+    expect(config.baseUrl).toBe(DEFAULT_BASE_URL);
+  });
+
+  it.each([
+    ['http://api.example.com', /plain http/],
+    ['http://10.0.0.5:8080', /plain http/],
+    ['ftp://api.example.com', /scheme ftp/],
+    ['https://user:pw@api.example.com', /credentials/],
+    ['not a url', /not a valid URL/],
+  ])('refuses the base URL %s from the flag or the environment', async (url, why) => {
+    for (const [flags, env, origin] of [
+      [{ baseUrl: url }, {}, '--base-url'],
+      [{}, { CORTEX_BASE_URL: url }, 'CORTEX_BASE_URL'],
+    ] as const) {
+      const { diagnostics } = await resolveConfig(flags, env, dir);
+      expect(diagnostics).toHaveLength(1);
+      expect(diagnostics[0]?.message).toMatch(why);
+      expect(diagnostics[0]?.message.startsWith(origin)).toBe(true);
+    }
+  });
+
+  it.each(['http://127.0.0.1:4010', 'http://localhost:4010/', 'http://[::1]:4010', 'https://cortex.internal.example'])(
+    'accepts %s',
+    async (url) => {
+      const { diagnostics, config } = await resolveConfig({}, { CORTEX_BASE_URL: url }, dir);
+      expect(diagnostics).toEqual([]);
+      expect(config.baseUrl).toBe(url);
+    },
+  );
 });
