@@ -1,10 +1,11 @@
 /**
  * The default source id: the repository's identity, stable across checkouts (a fresh CI clone in a
  * temporary directory must get the same id). GitHub Actions' `GITHUB_REPOSITORY`, else the
- * `origin` remote of the git repository holding the manifests.
+ * `origin` remote of the git repository holding the manifests; plus the manifest root's path
+ * inside the repository when it is not the repository's root.
  */
 import { readFile } from 'node:fs/promises';
-import { dirname, join, resolve } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 
 /** `git@github.com:acme/catalog.git`, `https://x@github.com/acme/catalog` → `github.com/acme/catalog`. */
 export const normalizeRemoteUrl = (url: string): string | undefined => {
@@ -25,26 +26,50 @@ export const normalizeRemoteUrl = (url: string): string | undefined => {
 
 const readText = (path: string): Promise<string | undefined> => readFile(path, 'utf8').catch(() => undefined);
 
+interface GitCheckout {
+  /** The directory holding `.git` (the work tree's root). */
+  root: string;
+  config: string | undefined;
+}
+
 /**
- * The config of the git repository holding `start`. In a submodule or a worktree `.git` is a file
- * (`gitdir: …`) naming the real git directory; a worktree's shares its `commondir`'s config.
+ * The git checkout holding `start`: its root and config. In a submodule or a worktree `.git` is a
+ * file (`gitdir: …`) naming the real git directory; a worktree's shares its `commondir`'s config.
  */
-const findGitConfig = async (start: string): Promise<string | undefined> => {
+const findGitCheckout = async (start: string): Promise<GitCheckout | undefined> => {
   let dir = start;
   for (;;) {
     const dotGit = join(dir, '.git');
     const config = await readText(join(dotGit, 'config'));
-    if (config !== undefined) return config;
+    if (config !== undefined) return { root: dir, config };
     const gitdir = /^gitdir:\s*(.+)$/m.exec((await readText(dotGit)) ?? '')?.[1]?.trim();
     if (gitdir) {
       const gitDir = resolve(dir, gitdir);
       const common = (await readText(join(gitDir, 'commondir')))?.trim();
-      return readText(join(common ? resolve(gitDir, common) : gitDir, 'config'));
+      return { root: dir, config: await readText(join(common ? resolve(gitDir, common) : gitDir, 'config')) };
     }
     const parent = dirname(dir);
     if (parent === dir) return undefined;
     dir = parent;
   }
+};
+
+/**
+ * `repo` for the repository root; `repo//teams/a` for the folder `teams/a` inside it (the `//`
+ * of Terraform's module sources), so two manifest roots of one monorepo never share an id.
+ */
+export const withSubdirectory = (repositoryId: string, subdirectory: string): string => {
+  const clean = subdirectory
+    .split(sep)
+    .join('/')
+    .replace(/^\/+|\/+$/g, '');
+  return clean === '' || clean === '.' ? repositoryId : `${repositoryId}//${clean}`;
+};
+
+/** `dir` relative to `root`, or undefined when it is not inside it. */
+const inside = (root: string, dir: string): string | undefined => {
+  const rel = relative(root, dir);
+  return rel.startsWith('..') || isAbsolute(rel) ? undefined : rel;
 };
 
 const originUrl = (gitConfig: string): string | undefined => {
@@ -60,9 +85,21 @@ const originUrl = (gitConfig: string): string | undefined => {
   return undefined;
 };
 
+/**
+ * The repository's id (`GITHUB_REPOSITORY`, else the `origin` remote) plus the manifest root's
+ * path inside the repository when it is not the root (see `withSubdirectory`). The root of the
+ * checkout is where `.git` is; in GitHub Actions without one, `GITHUB_WORKSPACE`.
+ */
 export const deriveSourceId = async (dir: string, env: NodeJS.ProcessEnv): Promise<string | undefined> => {
-  if (env.GITHUB_REPOSITORY) return `github.com/${env.GITHUB_REPOSITORY}`.toLowerCase();
-  const gitConfig = await findGitConfig(dir);
-  const url = gitConfig ? originUrl(gitConfig) : undefined;
-  return url ? normalizeRemoteUrl(url) : undefined;
+  const checkout = await findGitCheckout(dir);
+  let repositoryId: string | undefined;
+  if (env.GITHUB_REPOSITORY) repositoryId = `github.com/${env.GITHUB_REPOSITORY}`.toLowerCase();
+  else {
+    const url = checkout?.config ? originUrl(checkout.config) : undefined;
+    repositoryId = url ? normalizeRemoteUrl(url) : undefined;
+  }
+  if (repositoryId === undefined) return undefined;
+  const root = checkout?.root ?? env.GITHUB_WORKSPACE;
+  const subdirectory = root === undefined ? undefined : inside(resolve(root), resolve(dir));
+  return withSubdirectory(repositoryId, subdirectory ?? '');
 };

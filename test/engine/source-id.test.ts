@@ -52,7 +52,23 @@ describe('deriveSourceId', () => {
       '.git/config': gitConfigWithOrigin('git@github.com:acme/catalog.git'),
       'services/payments/cortex.yaml': 'openapi: 3.0.1\n',
     });
-    expect(await deriveSourceId(join(root, 'services', 'payments'), {})).toBe('github.com/acme/catalog');
+    expect(await deriveSourceId(root, {})).toBe('github.com/acme/catalog');
+  });
+
+  it('gives each folder of a monorepo its own id; the repository root keeps the plain id', async () => {
+    await writeFiles(root, { '.git/config': gitConfigWithOrigin('git@github.com:acme/catalog.git') });
+    const teamA = await deriveSourceId(join(root, 'teamA'), {});
+    const teamB = await deriveSourceId(join(root, 'teamB', 'services'), {});
+    expect(teamA).toBe('github.com/acme/catalog//teamA');
+    expect(teamB).toBe('github.com/acme/catalog//teamB/services');
+    expect(await deriveSourceId(join(root, 'teamA'), { GITHUB_REPOSITORY: 'acme/catalog' })).toBe(teamA);
+    expect(await deriveSourceId(root, { GITHUB_REPOSITORY: 'acme/catalog' })).toBe('github.com/acme/catalog');
+  });
+
+  it('in GitHub Actions without a .git, the folder is taken relative to GITHUB_WORKSPACE', async () => {
+    const env = { GITHUB_REPOSITORY: 'acme/catalog', GITHUB_WORKSPACE: root };
+    expect(await deriveSourceId(join(root, 'teamA'), env)).toBe('github.com/acme/catalog//teamA');
+    expect(await deriveSourceId(root, env)).toBe('github.com/acme/catalog');
   });
 
   it('is undefined outside a git repository and for a repository without an origin remote', async () => {
