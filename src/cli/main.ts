@@ -22,6 +22,7 @@ import {
   renderPlanMarkdown,
   renderPlanText,
 } from '../render/index.js';
+import { registerExportCommand } from '../export/command.js';
 import { VERSION } from '../version.js';
 import { type CliIo, stoppedBy, useColor, writeLine } from './io.js';
 
@@ -245,6 +246,10 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
       await (io.untilStopped?.() ?? new Promise<void>(() => {}));
       await emulator.stop();
     });
+
+  registerExportCommand(program, io, (code) => {
+    exitCode = code;
+  });
 
   try {
     await program.parseAsync([...argv], { from: 'user' });

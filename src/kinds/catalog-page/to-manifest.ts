@@ -1,9 +1,10 @@
 /**
  * Live catalog pages → manifests under `.cortex/catalog-pages/` (`export`). Pure.
  *
- * Left out: `type` when it is the one Cortex infers from the rest (so does the manifest schema),
- * an empty description, empty filter parts, dates and `isCortexManaged` (such pages are never
- * read). `iconTag` is required by the manifest: a page without one gets Cortex's default icon.
+ * Pages Cortex manages (`isCortexManaged`) are not the workspace's to declare and are left out.
+ * Left out of a page: `type` when it is the one Cortex infers from the rest (so does the manifest
+ * schema), an empty description, empty filter parts and dates. `iconTag` is required by the
+ * manifest: a page without one gets Cortex's default icon.
  */
 import { manifestPath } from '../../export/file-name.js';
 import type { JsonObject, LiveObject } from '../../core/model.js';
@@ -45,10 +46,12 @@ export const catalogPageManifestDocument = (obj: LiveObject<LiveCatalogPage>): J
   return document;
 };
 
-/** One file per page, named by its slug. */
+/** One file per page the workspace made, named by its slug. */
 export const toManifestFiles = (live: readonly LiveObject<LiveCatalogPage>[]): ManifestFile[] =>
-  live.map((obj) => ({
-    path: manifestPath(FOLDER, obj.id),
-    document: catalogPageManifestDocument(obj),
-    ids: [obj.id],
-  }));
+  live
+    .filter((obj) => obj.state.page.isCortexManaged !== true)
+    .map((obj) => ({
+      path: manifestPath(FOLDER, obj.id),
+      document: catalogPageManifestDocument(obj),
+      ids: [obj.id],
+    }));

@@ -1,0 +1,160 @@
+/**
+ * `cortex-sync export --out DIR [--kinds K,K] [--only unmanaged|all] [--include-archived] [--force]`:
+ * writes the live workspace as manifests in the repository layout, so that `plan` on the result
+ * shows nothing to change. Sends GET requests only. Registered by `src/cli/main.ts`.
+ */
+import { access } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import { createApiClient } from '../api/client.js';
+import { ConfigError } from '../core/errors.js';
+import { hasErrors, KIND_NAMES, type KindName } from '../core/model.js';
+import { CONFIG_FILE, readConfigFile, resolveConfig } from '../engine/config.js';
+import { type EngineContext, NO_EVENTS, systemClock } from '../engine/context.js';
+import { KIND_HANDLERS } from '../kinds/registry.js';
+import { renderDiagnostics } from '../render/index.js';
+import { type CliIo, useColor, writeLine } from '../cli/io.js';
+import { type ExportFile, type ExportScope, exportFiles } from './files.js';
+import { checkConfigSourceId, checkOutDir } from './guard.js';
+import { readWorkspaceForExport } from './read.js';
+import { manifestYaml } from './render.js';
+import { writeExportFiles } from './write.js';
+
+export interface ExportOptions {
+  out: string;
+  kinds?: KindName[];
+  only: ExportScope;
+  includeArchived?: boolean;
+  force?: boolean;
+  sourceId?: string;
+  baseUrl?: string;
+}
+
+/** `--kinds entity,dependency` → the kind names, each checked. */
+export const parseKinds = (value: string): KindName[] => {
+  const names = value
+    .split(',')
+    .map((k) => k.trim())
+    .filter((k) => k !== '');
+  const unknown = names.filter((k) => !(KIND_NAMES as readonly string[]).includes(k));
+  if (names.length === 0 || unknown.length > 0) {
+    throw new InvalidArgumentError(
+      `${unknown.length > 0 ? `unknown kind ${unknown.join(', ')}; ` : ''}expected a comma-separated list of ${KIND_NAMES.join(', ')}`,
+    );
+  }
+  return names as KindName[];
+};
+
+const summaryLine = (files: readonly ExportFile[], outDir: string): string => {
+  const counts = new Map<KindName, number>();
+  for (const file of files) counts.set(file.kind, (counts.get(file.kind) ?? 0) + file.ids.length);
+  const parts = KIND_NAMES.filter((k) => counts.has(k)).map((k) => `${counts.get(k)} ${k}`);
+  return `Exported ${parts.length > 0 ? parts.join(', ') : 'nothing'} in ${files.length} file(s) to ${outDir}.`;
+};
+
+/** Runs the command; returns the exit code. Typed errors are thrown for the entrypoint to render. */
+export const runExport = async (o: ExportOptions, io: CliIo): Promise<number> => {
+  const colorErr = useColor(io.stderr, io.env);
+  const outDir = resolve(io.cwd, o.out);
+  const { config, diagnostics } = await resolveConfig(
+    { dir: outDir, ...(o.sourceId ? { sourceId: o.sourceId } : {}), ...(o.baseUrl ? { baseUrl: o.baseUrl } : {}) },
+    io.env,
+    io.cwd,
+  );
+  if (diagnostics.length) writeLine(io.stderr, renderDiagnostics(diagnostics, { color: colorErr }));
+  if (hasErrors(diagnostics)) return 1;
+  const givenSourceId = o.sourceId ?? (io.env.CORTEX_SYNC_SOURCE_ID || undefined);
+  const configFile = await readConfigFile(outDir);
+  const fileSourceId = configFile.config.sourceId;
+  checkConfigSourceId({ outDir, givenSourceId, fileSourceId });
+  if (!config.apiKey) throw new ConfigError('CORTEX_API_KEY is not set: export reads the live workspace');
+
+  const kinds = new Set<KindName>(o.kinds ?? KIND_NAMES);
+  const client = createApiClient({
+    baseUrl: config.baseUrl,
+    apiKey: config.apiKey,
+    requestsPerMinute: config.requestsPerMinute,
+    concurrency: config.concurrency,
+  });
+  const ctx: EngineContext = {
+    client,
+    clock: systemClock,
+    signal: io.stop ?? new AbortController().signal,
+    events: NO_EVENTS,
+  };
+  try {
+    const read = await readWorkspaceForExport(
+      {
+        handlers: KIND_HANDLERS,
+        kinds,
+        includeArchived: o.includeArchived ?? false,
+        sourceId: config.sourceId,
+        requestsPerMinute: config.requestsPerMinute,
+        progress: (line) => writeLine(io.stderr, line),
+      },
+      ctx,
+    );
+    if (read.diagnostics.length) writeLine(io.stderr, renderDiagnostics(read.diagnostics, { color: colorErr }));
+    const declared = await checkOutDir({
+      outDir,
+      handlers: KIND_HANDLERS,
+      givenSourceId,
+      fileSourceId,
+      sourceId: config.sourceId,
+      live: read.live,
+    });
+    const selected = exportFiles(read.live, {
+      kinds,
+      only: o.only,
+      includeArchived: o.includeArchived ?? false,
+      declared,
+    });
+    // The source id given for this export is the repository's: say so in its settings file.
+    const hasSettings = await access(join(outDir, CONFIG_FILE)).then(
+      () => true,
+      () => false,
+    );
+    const settings =
+      givenSourceId !== undefined && !hasSettings
+        ? [{ path: CONFIG_FILE, text: manifestYaml({ sourceId: givenSourceId }) }]
+        : [];
+    await writeExportFiles(outDir, [...selected.files, ...settings], o.force ?? false);
+
+    writeLine(io.stdout, summaryLine(selected.files, outDir));
+    if (selected.alreadyDeclared.length > 0) {
+      writeLine(io.stdout, `Left out ${selected.alreadyDeclared.length} object(s) the directory declares already.`);
+    }
+    if (selected.managedElsewhere > 0) {
+      writeLine(io.stdout, `Left out ${selected.managedElsewhere} object(s) a repository manages (--only unmanaged).`);
+    }
+    const stats = client.stats();
+    writeLine(io.stderr, `${stats.requestsSent} API request(s), GET only.`);
+    return 0;
+  } finally {
+    await client.close();
+  }
+};
+
+/** Adds the `export` command to the CLI; `done` receives its exit code. */
+export const registerExportCommand = (program: Command, io: CliIo, done: (code: number) => void): void => {
+  program
+    .command('export')
+    .description('write the live workspace as manifests (GET requests only); plan on the result shows no change')
+    .requiredOption('--out <dir>', 'directory to write the manifests to (a repository root)')
+    .option('--kinds <kinds>', `kinds to export, comma-separated (default all: ${KIND_NAMES.join(',')})`, parseKinds)
+    .addOption(
+      new Option('--only <which>', 'unmanaged: only what no repository manages yet')
+        .choices(['unmanaged', 'all'])
+        .default('all'),
+    )
+    .option('--include-archived', 'export archived entities too (apply would unarchive them)')
+    .option('--force', 'replace files that exist already')
+    .option(
+      '--source-id <id>',
+      'the source id of the repository written to (default: its cortex-sync.yaml or git remote)',
+    )
+    .option('--base-url <url>', 'API base address (env CORTEX_BASE_URL)')
+    .action(async (o: ExportOptions) => {
+      done(await runExport(o, io));
+    });
+};

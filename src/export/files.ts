@@ -1,0 +1,92 @@
+/**
+ * Which files `export` writes, from what was read. Pure.
+ *
+ * Each kind turns its live objects into manifest files (`<kind>/to-manifest.ts`). What is left
+ * out: objects of kinds not asked for, objects a repository manages with `--only unmanaged`,
+ * archived entities unless asked for, and objects the output directory already declares (in a
+ * file of its own: writing them again would declare them twice).
+ */
+import { CortexSyncError } from '../core/errors.js';
+import type { KindName, LiveObject } from '../core/model.js';
+import { toManifestFiles as catalogPageFiles } from '../kinds/catalog-page/to-manifest.js';
+import { toManifestFiles as dependencyFiles } from '../kinds/dependency/to-manifest.js';
+import { toManifestFiles as entityFiles } from '../kinds/entity/to-manifest.js';
+import { toManifestFiles as entityTypeFiles } from '../kinds/entity-type/to-manifest.js';
+import { toManifestFiles as initiativeFiles } from '../kinds/initiative/to-manifest.js';
+import { toManifestFiles as scaffolderFiles } from '../kinds/scaffolder-template/to-manifest.js';
+import type { ManifestFile } from '../kinds/types.js';
+import { manifestText } from './render.js';
+
+type ToManifestFiles = (live: readonly LiveObject<never>[]) => ManifestFile[];
+
+/** Each kind's export, in the order files are listed. */
+export const MANIFEST_WRITERS: Readonly<Record<KindName, ToManifestFiles>> = {
+  'entity-type': entityTypeFiles,
+  entity: entityFiles,
+  dependency: dependencyFiles,
+  'catalog-page': catalogPageFiles,
+  initiative: initiativeFiles,
+  'scaffolder-template': scaffolderFiles,
+};
+
+export type ExportScope = 'unmanaged' | 'all';
+
+export interface ExportSelection {
+  kinds: ReadonlySet<KindName>;
+  only: ExportScope;
+  includeArchived: boolean;
+  /** `kind/id` → the file of the output directory that already declares it. */
+  declared: ReadonlyMap<string, string>;
+}
+
+export interface ExportFile {
+  kind: KindName;
+  /** Relative to the output directory, `/` separators. */
+  path: string;
+  text: string;
+  ids: string[];
+}
+
+export interface ExportFiles {
+  files: ExportFile[];
+  /** Objects left out because the output directory already declares them: `kind/id` → file. */
+  alreadyDeclared: { key: string; file: string }[];
+  /** Objects left out because a repository manages them (`--only unmanaged`). */
+  managedElsewhere: number;
+}
+
+/** The files to write (see the module comment). Throws if two objects would share a file (a bug). */
+export const exportFiles = (live: readonly LiveObject[], selection: ExportSelection): ExportFiles => {
+  const alreadyDeclared: { key: string; file: string }[] = [];
+  let managedElsewhere = 0;
+  const files: ExportFile[] = [];
+  for (const [kind, toFiles] of Object.entries(MANIFEST_WRITERS) as [KindName, ToManifestFiles][]) {
+    if (!selection.kinds.has(kind)) continue;
+    const chosen = live.filter((o) => {
+      if (o.kind !== kind) return false;
+      if (o.archived && !selection.includeArchived) return false;
+      if (selection.only === 'unmanaged' && o.owner !== undefined) {
+        managedElsewhere++;
+        return false;
+      }
+      const file = selection.declared.get(`${kind}/${o.id}`);
+      if (file !== undefined) alreadyDeclared.push({ key: `${kind}/${o.id}`, file });
+      return file === undefined;
+    });
+    const sorted = [...chosen].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+    for (const file of toFiles(sorted as LiveObject<never>[])) {
+      files.push({ kind, path: file.path, text: manifestText(kind, file.document), ids: file.ids });
+    }
+  }
+  const seen = new Map<string, string>();
+  for (const file of files) {
+    const key = file.path.toLowerCase();
+    const other = seen.get(key);
+    if (other !== undefined) {
+      throw new CortexSyncError('INTERNAL', `export would write ${file.path} twice (also for ${other})`);
+    }
+    seen.set(key, `${file.kind} ${file.ids.join(', ')}`);
+  }
+  files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  return { files, alreadyDeclared, managedElsewhere };
+};

@@ -1,0 +1,119 @@
+/**
+ * `export` on a workspace made in the UI: the plan on what it wrote has nothing to change but
+ * taking the objects under management, `apply` adopts everything without creating anything, and a
+ * prune after deleting one exported file archives exactly that entity.
+ */
+import { rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { manifestBaseName } from '../../src/export/file-name.js';
+import { cli, type Emulator, removeDir, startTestEmulator, tempDir, writesSince } from '../e2e/harness.js';
+import { listFiles, type PlanJson, readTree, seedWorkspace } from './helpers.js';
+
+let emulator: Emulator;
+let out: string;
+
+beforeEach(async () => {
+  emulator = await startTestEmulator();
+  await seedWorkspace(emulator);
+  out = await tempDir('cortex-sync-export-');
+});
+afterEach(async () => {
+  await emulator.stop();
+  await removeDir(out);
+});
+
+const planJson = async (dir: string, extra: string[] = []): Promise<PlanJson> => {
+  const run = await cli(['plan', '--dir', dir, '--output', 'json', ...extra], { emulator, cwd: dir });
+  expect(run.stderr).not.toMatch(/error/i);
+  expect(run.code).toBe(0);
+  return JSON.parse(run.stdout) as PlanJson;
+};
+
+describe('export round trip', () => {
+  it('writes every kind in the layout, and plan, apply and prune on the result behave', async () => {
+    const run = await cli(['export', '--out', out, '--source-id', 'catalog-repo'], { emulator, cwd: out });
+    expect(run.stderr).not.toMatch(/error/i);
+    expect(run.code).toBe(0);
+    const web = manifestBaseName('@acme/web.app');
+    const bot = manifestBaseName('team/support-bot');
+    expect(await listFiles(out)).toEqual(
+      [
+        '.cortex/catalog-pages/agents.yaml',
+        `.cortex/catalog/${bot}.yaml`,
+        `.cortex/catalog/${web}.yaml`,
+        '.cortex/catalog/ledger.yaml',
+        `.cortex/dependencies/${bot}.yaml`,
+        `.cortex/dependencies/${web}.yaml`,
+        '.cortex/domains/money.yaml',
+        '.cortex/domains/payments.domain.yaml',
+        '.cortex/entity-types/ai-agent.yaml',
+        `.cortex/initiatives/${manifestBaseName('Agents ready')}.yaml`,
+        '.cortex/scaffolders/agent-template.yaml',
+        '.cortex/teams/platform-team.yaml',
+        'cortex-sync.yaml',
+      ].sort(),
+    );
+    const tree = await readTree(out);
+    // The descriptor-declared edge stays in the descriptor; only the API edge is exported.
+    expect(tree.get(`.cortex/dependencies/${web}.yaml`)).toContain('path: /v1/balance');
+    expect(tree.get(`.cortex/dependencies/${web}.yaml`)).not.toContain('/v1/entries');
+    // Server-inferred type and Scaffolder defaults are left out; the draft stays a draft.
+    expect(tree.get('.cortex/catalog-pages/agents.yaml')).not.toContain('type:');
+    expect(tree.get('.cortex/scaffolders/agent-template.yaml')).not.toMatch(/labels|require|showReadme|strictAlias/);
+    expect(tree.get(`.cortex/initiatives/${manifestBaseName('Agents ready')}.yaml`)).toContain('isDraft: true');
+    for (const [file, text] of tree) {
+      if (file === 'cortex-sync.yaml') continue;
+      expect(text.split('\n')[0], file).toMatch(/^# yaml-language-server: \$schema=\S+\.schema\.json$/);
+      expect(text, file).not.toMatch(/cortex-sync:|cid:|dateCreated|\ben[0-9a-f]{6,}/);
+    }
+
+    // Plan: nothing to create, change or remove; every object is only taken under management
+    // (and the ownership record of this repository is written for the kinds without a marker).
+    const plan = await planJson(out);
+    expect(plan.summary).toMatchObject({ create: 0, delete: 0, archive: 0 });
+    const objects = plan.changes.filter((c) => c.kind !== 'inventory');
+    expect(objects.length).toBe(12);
+    for (const change of objects) {
+      expect(change.diff, `${change.kind} ${change.id}`).toEqual([]);
+      expect(change.action === 'noop' || change.adopt === true, `${change.kind} ${change.id}`).toBe(true);
+    }
+
+    // Apply adopts everything without a create; then the plan is all noop.
+    const before = emulator.requests.length;
+    const apply = await cli(['apply', '--dir', out, '--output', 'json'], { emulator, cwd: out });
+    expect(apply.code).toBe(0);
+    expect((JSON.parse(apply.stdout) as PlanJson).summary.create).toBe(0);
+    const writes = writesSince(emulator, before);
+    expect(writes.filter((w) => w.method === 'DELETE')).toEqual([]);
+    expect(writes.some((w) => w.path === '/api/v1/initiatives')).toBe(false);
+    const after = await planJson(out, ['--detailed-exitcode']);
+    expect(after.summary).toMatchObject({ create: 0, update: 0, delete: 0, archive: 0, noop: 12 });
+    expect(after.changes.filter((c) => c.action !== 'noop')).toEqual([]);
+
+    // Deleting one exported entity file and pruning archives exactly that entity.
+    await rm(join(out, '.cortex/catalog/ledger.yaml'));
+    await rm(join(out, `.cortex/dependencies/${web}.yaml`));
+    await writeFile(join(out, 'cortex-sync.yaml'), 'sourceId: catalog-repo\nmaxDeleteShare: 1\n');
+    const prune = await cli(['apply', '--dir', out, '--prune', '--output', 'json', '--allow-mass-delete'], {
+      emulator,
+      cwd: out,
+    });
+    expect(prune.code).toBe(0);
+    const pruned = (JSON.parse(prune.stdout) as PlanJson).changes.filter(
+      (c) => c.action !== 'noop' && c.kind !== 'inventory',
+    );
+    expect(pruned.map((c) => `${c.action} ${c.kind} ${c.id}`).sort()).toEqual([
+      'archive entity ledger',
+      'delete dependency @acme/web.app→ledger GET /v1/balance',
+    ]);
+    const ledger = Object.values(emulator.state.entities.byId).find((e) => e.tag === 'ledger');
+    expect(ledger?.isArchived).toBe(true);
+    expect(
+      Object.values(emulator.state.entities.byId)
+        .filter((e) => e.isArchived)
+        .map((e) => e.tag)
+        .sort(),
+    ).toEqual(['ledger', 'old-service']);
+  });
+});
