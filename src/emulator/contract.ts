@@ -17,6 +17,8 @@ export const PERMISSIONS = [
   'CONFIGURE_CUSTOM_METRICS',
   'VIEW_CATALOGS',
   'EDIT_CATALOGS',
+  /** Inferred: api.md names no permission for scorecard writes. */
+  'EDIT_SCORECARDS',
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 

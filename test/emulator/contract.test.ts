@@ -281,6 +281,33 @@ const CASES: Case[] = [
   { op: 'GET /api/v1/scorecards', path: () => `/api/v1/scorecards?${PAGED}`, status: 200 },
   { op: 'GET /api/v1/scorecards/{tag}', path: () => '/api/v1/scorecards/production-readiness', status: 200 },
   { op: 'GET /api/v1/scorecards/{tag}', path: () => '/api/v1/scorecards/nope', status: 404 },
+  {
+    op: 'POST /api/v1/scorecards/descriptor',
+    path: () => '/api/v1/scorecards/descriptor',
+    body: 'tag: contract-sc\nname: Contract\nladder:\n  levels:\n  - {name: One, rank: 1}\nrules:\n- {expression: git != null, level: One}\n',
+    contentType: 'application/yaml;charset=UTF-8',
+    status: 200,
+  },
+  {
+    op: 'POST /api/v1/scorecards/descriptor',
+    path: () => '/api/v1/scorecards/descriptor',
+    body: 'name: no tag\n',
+    contentType: 'application/yaml;charset=UTF-8',
+    status: 400,
+  },
+  {
+    op: 'GET /api/v1/scorecards/{tag}/descriptor',
+    path: () => '/api/v1/scorecards/production-readiness/descriptor',
+    status: 200,
+  },
+  { op: 'GET /api/v1/scorecards/{tag}/descriptor', path: () => '/api/v1/scorecards/nope/descriptor', status: 404 },
+  {
+    op: 'DELETE /api/v1/scorecards/{tag}',
+    path: () => '/api/v1/scorecards/security-baseline',
+    status: 200,
+    check: UNDOCUMENTED_SUCCESS,
+  },
+  { op: 'DELETE /api/v1/scorecards/{tag}', path: () => '/api/v1/scorecards/contract-sc', status: 404 },
   // API keys
   { op: 'GET /api/v1/auth/key', path: () => '/api/v1/auth/key', status: 200 },
   { op: 'GET /api/v1/auth/key/{cid}', path: (ids) => `/api/v1/auth/key/${ids.apiKeyCid}`, status: 200 },

@@ -4,7 +4,7 @@ import { z } from 'zod';
 import { pageOf, Scorecard, Tagged } from './bodies.js';
 import { bodyOf, call, start } from './helpers.js';
 
-describe('Scorecards (read-only, seeded)', () => {
+describe('Scorecards (seeded)', () => {
   it('starts with production-readiness: Gold, Silver, Bronze and its rules', async () => {
     const emu = await start();
     const list = await call(emu, 'GET', '/api/v1/scorecards');
@@ -34,7 +34,7 @@ describe('Scorecards (read-only, seeded)', () => {
     expect(r.json).toMatchObject({ type: 'NOT_FOUND', httpStatus: 404 });
   });
 
-  it('has no write routes', async () => {
+  it('has no write route but the descriptor endpoint', async () => {
     const emu = await start();
     const r = await call(emu, 'POST', '/api/v1/scorecards', { body: { tag: 'x' } });
     expect(r.status).toBe(405);

@@ -1,20 +1,29 @@
 /**
- * Scorecards, read-only in the emulator: `GET /api/v1/scorecards` and `GET /api/v1/scorecards/{tag}`.
- * The workspace starts with sample scorecards (see `SAMPLE_SCORECARDS`); tests and demos add more
- * with `seedScorecards`. Initiatives reference them by tag, rule expression and level rank.
+ * Scorecards: `GET /api/v1/scorecards`, `GET|DELETE /api/v1/scorecards/{tag}`, and the vendor's
+ * descriptor endpoints `POST /api/v1/scorecards/descriptor` (create or replace by tag, `dryRun`) and
+ * `GET /api/v1/scorecards/{tag}/descriptor` (`scorecard-descriptor.ts`). The workspace starts with
+ * sample scorecards (see `SAMPLE_SCORECARDS`); tests add more with `seedScorecards`, users with the
+ * API or a data file. Initiatives reference them by tag, rule expression and level rank.
  *
  * Responses follow the vendor's `ScorecardResponse` schema (cortex-openapi.json): levels are
  * `{level: {name, number}}`; the level colour (which Initiatives echo) is kept in the state only.
  */
 import { type EmulatorResponse, errorResponse, pagedResponse, type RouteDef } from '../contract.js';
-import { hashOrder, isoSeconds } from '../util.js';
-import { booleanQuery } from './initiatives-body.js';
+import { fnv1a, hashOrder, isoSeconds } from '../util.js';
+import { booleanQuery, readBody } from './initiatives-body.js';
+import {
+  descriptorProblem,
+  scorecardDescriptorSchema,
+  scorecardDescriptorYaml,
+  scorecardFromDescriptor,
+} from './scorecard-descriptor.js';
 
 /** A level of a scorecard's ladder; rank 1 is the highest. */
 export interface ScorecardLevel {
   rank: number;
   name: string;
   color: string;
+  description?: string;
 }
 
 /** A rule of a scorecard, identified (for Initiatives) by its CQL `expression`. */
@@ -24,6 +33,10 @@ export interface ScorecardRule {
   description?: string;
   /** The level this rule belongs to, when the scorecard uses levels. */
   levelName?: string;
+  failureMessage?: string;
+  weight?: number;
+  /** The rule's entity filter, as the descriptor gave it (kept for the descriptor only). */
+  filter?: unknown;
 }
 
 /** A scorecard as stored in the emulator's state. */
@@ -32,8 +45,12 @@ export interface StoredScorecard {
   name: string;
   description?: string;
   isDraft: boolean;
+  /** The ladder's name, when a descriptor gave one. */
+  ladderName?: string;
   levels: ScorecardLevel[];
   rules: ScorecardRule[];
+  /** The scorecard's entity filter, as the descriptor gave it (kept for the descriptor only). */
+  filter?: unknown;
   /** ISO 8601 timestamp. */
   lastUpdated: string;
 }
@@ -118,6 +135,12 @@ export const initialScorecardsState = (): ScorecardsState => {
 export const findScorecard = (state: ScorecardsSlice, tag: string): StoredScorecard | undefined =>
   state.scorecards.items.find((s) => s.tag === tag);
 
+/** A stable, uuid-shaped rule identifier (the vendor's CLI reads `rules[].identifier`). */
+const ruleIdentifier = (tag: string, expression: string): string => {
+  const hex = [0, 1, 2, 3].map((i) => fnv1a(`${i}:${tag}:${expression}`).toString(16).padStart(8, '0')).join('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
+};
+
 /** The wire form (vendor `ScorecardResponse`). */
 export const renderScorecard = (scorecard: StoredScorecard): Record<string, unknown> => ({
   tag: scorecard.tag,
@@ -126,7 +149,10 @@ export const renderScorecard = (scorecard: StoredScorecard): Record<string, unkn
   isDraft: scorecard.isDraft,
   lastUpdated: scorecard.lastUpdated,
   levels: scorecard.levels.map((level) => ({ level: { name: level.name, number: level.rank } })),
-  rules: scorecard.rules.map((rule) => ({ ...rule })),
+  rules: scorecard.rules.map(({ filter: _filter, ...rule }) => ({
+    ...rule,
+    identifier: ruleIdentifier(scorecard.tag, rule.expression),
+  })),
   exemptions: { enabled: true, autoApprove: false },
   notifications: { enabled: !scorecard.isDraft, scoreDropNotificationsEnabled: false },
 });
@@ -142,8 +168,56 @@ const listScorecards = (req: { query: URLSearchParams }, state: ScorecardsSlice)
   return pagedResponse(visible.map(renderScorecard), req.query, 'scorecards');
 };
 
-/** Routes of the scorecards resource (any valid key may read). */
+/** `POST /api/v1/scorecards/descriptor`: create, or replace the scorecard with the same tag. */
+const writeDescriptor: RouteDef<ScorecardsSlice>['handle'] = (req, state, env) => {
+  const dryRun = booleanQuery(req.query, 'dryRun', false);
+  if (dryRun === null) return errorResponse(400, 'BAD_REQUEST', 'dryRun must be true or false');
+  const body = readBody(req, scorecardDescriptorSchema, { allowYaml: true });
+  if (!body.ok) return body.response;
+  const problem = descriptorProblem(body.value);
+  if (problem !== undefined) return errorResponse(400, 'BAD_REQUEST', `Invalid scorecard yaml: ${problem}`);
+  const stored = scorecardFromDescriptor(body.value, env.now());
+  if (!dryRun) {
+    const index = state.scorecards.items.findIndex((s) => s.tag === stored.tag);
+    if (index >= 0) state.scorecards.items[index] = stored;
+    else state.scorecards.items.push(stored);
+  }
+  return { status: 200, body: { scorecard: renderScorecard(stored) } };
+};
+
+const notFound = (tag: string | undefined): EmulatorResponse =>
+  errorResponse(404, 'NOT_FOUND', `Scorecard '${tag ?? ''}' not found`);
+
+/** Routes of the scorecards resource (any valid key may read; writes need `EDIT_SCORECARDS`). */
 export const scorecardRoutes: RouteDef<ScorecardsSlice>[] = [
+  {
+    method: 'POST',
+    pattern: '/api/v1/scorecards/descriptor',
+    permission: ['EDIT_SCORECARDS'],
+    handle: writeDescriptor,
+  },
+  {
+    method: 'GET',
+    pattern: '/api/v1/scorecards/:tag/descriptor',
+    permission: null,
+    handle: (req, state) => {
+      const scorecard = findScorecard(state, req.params.tag ?? '');
+      if (scorecard === undefined) return notFound(req.params.tag);
+      // The vendor types this answer as a JSON string holding the YAML.
+      return { status: 200, body: JSON.stringify(scorecardDescriptorYaml(scorecard)), contentType: 'application/json' };
+    },
+  },
+  {
+    method: 'DELETE',
+    pattern: '/api/v1/scorecards/:tag',
+    permission: ['EDIT_SCORECARDS'],
+    handle: (req, state) => {
+      const index = state.scorecards.items.findIndex((s) => s.tag === req.params.tag);
+      if (index < 0) return notFound(req.params.tag);
+      state.scorecards.items.splice(index, 1);
+      return { status: 200 };
+    },
+  },
   {
     method: 'GET',
     pattern: '/api/v1/scorecards',
@@ -156,7 +230,7 @@ export const scorecardRoutes: RouteDef<ScorecardsSlice>[] = [
     permission: null,
     handle: (req, state) => {
       const scorecard = findScorecard(state, req.params.tag ?? '');
-      if (scorecard === undefined) return errorResponse(404, 'NOT_FOUND', `Scorecard '${req.params.tag}' not found`);
+      if (scorecard === undefined) return notFound(req.params.tag);
       return { status: 200, body: { scorecard: renderScorecard(scorecard) } };
     },
   },
