@@ -1,0 +1,160 @@
+/**
+ * The plan comment as GitHub-flavoured Markdown (parsed with `marked`, as a screenshot-free check
+ * that it renders): counts first, one `<details>` per kind with headings and diff tables, the
+ * digest in a hidden marker; cut under GitHub's limit with a pointer to the job summary.
+ */
+import { type Token, lexer } from 'marked';
+import { describe, expect, it } from 'vitest';
+import { COMMENT_BUDGET, COMMENT_LIMIT, renderPlanComment } from '../../src/action/comment.js';
+import { fingerprints, planDigest, readChanges, readDigest, stickyMarker } from '../../src/action/digest.js';
+import { stickyCommentBody } from '../../src/action/messages.js';
+import type { Change, Plan } from '../../src/core/model.js';
+
+const change = (over: Partial<Change> & Pick<Change, 'kind' | 'id' | 'action'>): Change => ({
+  diff: [],
+  waitsFor: [],
+  ...over,
+});
+
+const plan = (changes: Change[]): Plan => {
+  const summary = { create: 0, update: 0, delete: 0, archive: 0, noop: 0 };
+  for (const c of changes) summary[c.action] += 1;
+  return { changes, diagnostics: [], summary };
+};
+
+const samplePlan = plan([
+  change({
+    kind: 'entity-type',
+    id: 'database',
+    action: 'create',
+    source: '.cortex/entity-types/database.yaml',
+    line: 1,
+    diff: [{ path: 'name', after: 'Database' }],
+  }),
+  change({
+    kind: 'entity',
+    id: 'payments-api',
+    action: 'update',
+    source: '.cortex/catalog/payments.yaml',
+    line: 3,
+    diff: [
+      { path: 'info.x-cortex-groups', before: ['tier-1'], after: ['tier-0'] },
+      { path: 'info.description', before: 'a | pipe', after: 'with `backticks` and <html>' },
+    ],
+  }),
+  change({
+    kind: 'entity',
+    id: 'old-service',
+    action: 'archive',
+    reason: 'manifest removed; managed by source `example`',
+  }),
+  change({ kind: 'entity', id: 'same', action: 'noop' }),
+]);
+
+const allTokens = (tokens: Token[]): Token[] =>
+  tokens.flatMap((t) => [t, ...allTokens('tokens' in t && Array.isArray(t.tokens) ? (t.tokens as Token[]) : [])]);
+
+const body = () =>
+  stickyCommentBody({
+    marker: stickyMarker('example/catalog', 'catalog'),
+    label: { sourceId: 'example/catalog', dir: 'catalog' },
+    planMarkdown: renderPlanComment(samplePlan, [], { title: 'cortex-sync plan for catalog', limit: COMMENT_BUDGET }),
+    digest: planDigest(samplePlan),
+    fingerprints: fingerprints(samplePlan),
+  });
+
+describe('the plan comment', () => {
+  it('renders as GitHub-flavoured Markdown: headings, a <details> per kind, tables', () => {
+    const tokens = allTokens(lexer(body(), { gfm: true }));
+    const headings = tokens.filter((t) => t.type === 'heading').map((t) => (t as Token & { text: string }).text);
+    expect(headings[0]).toBe('cortex-sync plan for catalog');
+    expect(headings).toContain('🟡 update `payments-api` — `.cortex/catalog/payments.yaml:3`');
+    const html = tokens.filter((t) => t.type === 'html').map((t) => (t as Token & { raw: string }).raw);
+    expect(html.filter((h) => h.includes('<details>'))).toHaveLength(2); // entity-type, entity
+    expect(html.some((h) => h.includes('<summary><b>entity</b>: 2 changes</summary>'))).toBe(true);
+    const tables = tokens.filter((t) => t.type === 'table') as (Token & {
+      header: { text: string }[];
+      rows: { text: string }[][];
+    })[];
+    // The counts table comes first, then one diff table per change with fields.
+    expect(tables[0]?.header.map((h) => h.text)).toEqual(['', 'create', 'update', 'delete', 'archive', 'unchanged']);
+    expect(tables[0]?.rows.map((r) => r[0]?.text)).toEqual(['**all**', 'entity-type', 'entity']);
+    const diffTable = tables.find((t) => t.rows.some((r) => r[0]?.text.includes('info.description')));
+    // A pipe and backticks inside a value stay inside their cell.
+    expect(diffTable?.rows.every((r) => r.length === 3)).toBe(true);
+    expect(body().indexOf('| **all** |')).toBeLessThan(body().indexOf('<details>'));
+  });
+
+  it('carries the digest and the reviewed changes in hidden markers', () => {
+    const text = body();
+    expect(readDigest(text)).toBe(planDigest(samplePlan));
+    expect(readChanges(text)).toEqual(fingerprints(samplePlan));
+    expect(text).toContain('<!-- cortex-sync:plan source=example%2Fcatalog dir=catalog -->');
+  });
+
+  it('cuts a long plan under the limit and points to the job summary', () => {
+    const many = plan(
+      Array.from({ length: 3000 }, (_, i) =>
+        change({
+          kind: i % 2 ? 'entity' : 'catalog-page',
+          id: `object-${i}`,
+          action: 'update',
+          diff: [{ path: 'description', before: 'x'.repeat(400), after: 'y'.repeat(400) }],
+        }),
+      ),
+    );
+    const markdown = renderPlanComment(many, [], {
+      title: 'plan',
+      limit: COMMENT_BUDGET,
+      fullPlanAt: '[the job summary](https://example.test/run)',
+    });
+    const text = stickyCommentBody({
+      marker: stickyMarker('s', '.'),
+      label: { sourceId: 's', dir: '.' },
+      planMarkdown: markdown,
+      digest: planDigest(many),
+      fingerprints: fingerprints(many),
+    });
+    expect(text.length).toBeLessThan(COMMENT_LIMIT);
+    expect(text).toContain('The full plan is in [the job summary](https://example.test/run).');
+    expect(readDigest(text)).toBe(planDigest(many));
+    // Cut at a section boundary: every opened <details> is closed.
+    expect(text.split('<details>').length).toBe(text.split('</details>').length);
+  });
+});
+
+describe('the plan digest', () => {
+  it('is the same for the same changes, whatever the key order of values, and ignores noops', () => {
+    const a = plan([
+      change({ kind: 'entity', id: 'x', action: 'update', diff: [{ path: 'm', before: { a: 1, b: 2 }, after: null }] }),
+    ]);
+    const b = plan([
+      change({
+        kind: 'entity',
+        id: 'x',
+        action: 'update',
+        diff: [{ path: 'm', before: { b: 2, a: 1 }, after: null }],
+        reason: 'other words',
+      }),
+      change({ kind: 'entity', id: 'y', action: 'noop' }),
+    ]);
+    expect(planDigest(a)).toBe(planDigest(b));
+  });
+
+  it('differs when a value, an action or an object differs', () => {
+    const base = plan([
+      change({ kind: 'entity', id: 'x', action: 'update', diff: [{ path: 'p', before: 1, after: 2 }] }),
+    ]);
+    const value = plan([
+      change({ kind: 'entity', id: 'x', action: 'update', diff: [{ path: 'p', before: 1, after: 3 }] }),
+    ]);
+    const action = plan([
+      change({ kind: 'entity', id: 'x', action: 'create', diff: [{ path: 'p', before: 1, after: 2 }] }),
+    ]);
+    const other = plan([
+      change({ kind: 'entity', id: 'z', action: 'update', diff: [{ path: 'p', before: 1, after: 2 }] }),
+    ]);
+    const digests = new Set([base, value, action, other].map(planDigest));
+    expect(digests.size).toBe(4);
+  });
+});
