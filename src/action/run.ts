@@ -1,0 +1,159 @@
+/**
+ * The GitHub Action, as one function of its ports: read the inputs and the event, decide
+ * (validate, plan or apply), run the engine, and report through the runner (annotations, outputs,
+ * job summary) and GitHub (the sticky plan comment, drift and apply comments). Returns the exit
+ * code; renders every error it catches (an entrypoint).
+ */
+import { tmpdir } from 'node:os';
+import { join, relative, resolve, sep } from 'node:path';
+import { redactText } from '../api/errors.js';
+import { CortexSyncError } from '../core/errors.js';
+import { type Diagnostic, hasErrors } from '../core/model.js';
+import { type ConfigFlags, resolveConfig } from '../engine/config.js';
+import { applyReviewedPlan } from './apply.js';
+import { COMMENT_BUDGET, renderPlanComment } from './comment.js';
+import { fingerprints, planDigest } from './digest.js';
+import { outcomeOf, type RunOutcome } from './engine.js';
+import { decideRun, describeRun, EventError } from './event.js';
+import { GitHubError, redactingGitHub, upsertComment } from './github.js';
+import { InputError, readInputs } from './inputs.js';
+import { diagnosticsSection, stickyCommentBody } from './messages.js';
+import { annotate, rootDiagnostics, setOutputs, writePlanJson } from './report.js';
+import { type ActionDeps, marker, planTitle, type RunScope, summaryOptions } from './scope.js';
+
+export type { ActionDeps } from './scope.js';
+
+const EMPTY_OUTCOME = (exitCode: number, summaryLine: string): RunOutcome => ({
+  exitCode,
+  changes: false,
+  summary: { create: 0, update: 0, delete: 0, archive: 0 },
+  summaryLine,
+});
+
+export const runAction = async (deps: ActionDeps): Promise<number> => {
+  const { runtime, env } = deps;
+  const secrets: string[] = [];
+  const redact = (text: string) => redactText(text, secrets);
+  try {
+    const inputs = readInputs((name) => runtime.input(name));
+    for (const secret of [inputs.apiKey, env.CORTEX_API_KEY ?? '']) {
+      if (secret !== '') {
+        secrets.push(secret);
+        runtime.mask(secret);
+      }
+    }
+    const run = describeRun(env, deps.event);
+    const decision = decideRun(inputs, run);
+    const workspace = resolve(deps.cwd, env.GITHUB_WORKSPACE ?? '.');
+    const configEnv: NodeJS.ProcessEnv = { ...env, ...(inputs.apiKey ? { CORTEX_API_KEY: inputs.apiKey } : {}) };
+    const flags: ConfigFlags = {
+      dir: resolve(workspace, inputs.dir),
+      ...(inputs.sourceId ? { sourceId: inputs.sourceId } : {}),
+      ...(inputs.baseUrl ? { baseUrl: inputs.baseUrl } : {}),
+      ...(inputs.prune ? { prune: true } : {}),
+      ...(inputs.allowMassDelete ? { allowMassDelete: true } : {}),
+    };
+    const resolved = await resolveConfig(flags, configEnv, workspace);
+    const dirFromRoot = relative(workspace, resolved.config.dir).split(sep).join('/') || '.';
+    const rooted = (d: readonly Diagnostic[]) => rootDiagnostics(d, dirFromRoot);
+    const summary = (markdown: string) => runtime.appendSummary(redact(markdown));
+    const finish = (outcome: RunOutcome, files: { planJson?: string; planLog?: string } = {}) => {
+      setOutputs(runtime, outcome, files);
+      return outcome.exitCode;
+    };
+    annotate(runtime, rooted(resolved.diagnostics), redact);
+    if (hasErrors(resolved.diagnostics)) {
+      await summary(
+        `### cortex-sync: configuration errors\n\n${diagnosticsSection('Errors', rooted(resolved.diagnostics))}`,
+      );
+      return finish(EMPTY_OUTCOME(1, 'Configuration errors.'));
+    }
+    const serverUrl = env.GITHUB_SERVER_URL ?? 'https://github.com';
+    const runUrl = env.GITHUB_RUN_ID
+      ? `${serverUrl}/${run.repository.owner}/${run.repository.repo}/actions/runs/${env.GITHUB_RUN_ID}`
+      : undefined;
+    const port = inputs.githubToken ? deps.github(inputs.githubToken, run) : undefined;
+    const scope: RunScope = {
+      deps,
+      inputs,
+      run,
+      config: resolved.config,
+      label: { sourceId: resolved.config.sourceId ?? '(none)', dir: dirFromRoot, ...(runUrl ? { runUrl } : {}) },
+      outDir: join(
+        env.RUNNER_TEMP ?? tmpdir(),
+        `cortex-sync-${env.GITHUB_RUN_ID ?? process.pid}-${env.GITHUB_RUN_ATTEMPT ?? 1}`,
+      ),
+      redact,
+      ...(port ? { github: redactingGitHub(port, redact) } : {}),
+      rooted,
+      summary,
+      finish,
+    };
+    if (decision.mode === 'validate') return await validateOnly(scope, decision.reason);
+    if (decision.mode === 'plan') return await planOnly(scope, decision.pullRequest);
+    return await applyReviewedPlan(scope);
+  } catch (error) {
+    const known = error instanceof CortexSyncError || error instanceof InputError || error instanceof EventError;
+    const message = redact(
+      known || error instanceof GitHubError
+        ? (error as Error).message
+        : `internal error: ${error instanceof Error ? error.message : String(error)}`,
+    );
+    runtime.annotate({ severity: 'error', title: 'cortex-sync', message });
+    if (!known && error instanceof Error && error.stack) runtime.info(redact(error.stack));
+    await runtime.appendSummary(`### ❌ cortex-sync failed\n\n${message}\n`).catch(() => {});
+    setOutputs(runtime, EMPTY_OUTCOME(1, message), {});
+    return 1;
+  }
+};
+
+const validateOnly = async (scope: RunScope, reason: string | undefined): Promise<number> => {
+  const result = await scope.deps.engine.validate(scope.config);
+  const diagnostics = scope.rooted(result.diagnostics);
+  annotate(scope.deps.runtime, diagnostics, scope.redact);
+  const failed = hasErrors(diagnostics);
+  const lines = [`### cortex-sync validate: ${failed ? '❌ invalid manifests' : '✅ manifests valid'}`, ''];
+  if (reason) lines.push(`> [!NOTE]\n> ${reason}`, '');
+  lines.push(`${result.objects.length} object(s) in ${result.files.length} file(s).`, '');
+  lines.push(diagnosticsSection('Problems', diagnostics));
+  await scope.summary(lines.join('\n'));
+  return scope.finish(EMPTY_OUTCOME(failed ? 1 : 0, failed ? 'Invalid manifests.' : 'Manifests valid.'));
+};
+
+const planOnly = async (scope: RunScope, pullRequest: number | undefined): Promise<number> => {
+  const result = await scope.deps.engine.plan(scope.config);
+  const diagnostics = scope.rooted(result.diagnostics);
+  annotate(scope.deps.runtime, diagnostics, scope.redact);
+  const outcome = outcomeOf(result, 'plan');
+  const title = planTitle(scope.label);
+  let planJson: string | undefined;
+  let commentBody: string;
+  if (result.status === 'invalid') {
+    const body = `### ${title}: ❌ invalid manifests\n\nNothing was read from the workspace.\n\n${diagnosticsSection('Problems', diagnostics)}`;
+    await scope.summary(body);
+    commentBody = stickyCommentBody({ marker: marker(scope), label: scope.label, planMarkdown: body });
+  } else {
+    planJson = await writePlanJson(join(scope.outDir, 'plan.json'), result.plan, scope.redact);
+    const full = renderPlanComment(result.plan, diagnostics, { title, ...summaryOptions(scope) });
+    await scope.summary(full);
+    const short = renderPlanComment(result.plan, diagnostics, {
+      title,
+      limit: COMMENT_BUDGET,
+      dirFromRoot: scope.label.dir,
+      fullPlanAt: scope.label.runUrl ? `[the job summary](${scope.label.runUrl})` : 'the job summary of this run',
+    });
+    commentBody = stickyCommentBody({
+      marker: marker(scope),
+      label: scope.label,
+      planMarkdown: short,
+      ...(result.status === 'planned'
+        ? { digest: planDigest(result.plan), fingerprints: fingerprints(result.plan) }
+        : {}),
+    });
+  }
+  if (pullRequest !== undefined && scope.inputs.comment && scope.github) {
+    const { created } = await upsertComment(scope.github, pullRequest, marker(scope), commentBody);
+    scope.deps.runtime.info(`${created ? 'Created' : 'Updated'} the plan comment on #${pullRequest}.`);
+  }
+  return scope.finish(outcome, planJson ? { planJson } : {});
+};

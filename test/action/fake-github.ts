@@ -1,0 +1,151 @@
+/**
+ * A local fake of the parts of GitHub's REST API the Action uses, on 127.0.0.1: issue comments
+ * (list with pagination, create, update, GitHub's 65,536-character limit) and the pull requests
+ * of a commit. Records every call; a read-only token gets 403 on writes, as a fork's would.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface FakeComment {
+  id: number;
+  issue: number;
+  body: string;
+}
+
+export interface FakeCall {
+  method: string;
+  path: string;
+  /** The token the call came with (`token X` or `Bearer X`). */
+  token?: string;
+}
+
+export interface FakePullRequest {
+  number: number;
+  merged: boolean;
+  mergeCommitSha?: string;
+}
+
+export interface FakeGitHub {
+  url: string;
+  calls: FakeCall[];
+  comments: FakeComment[];
+  /** Pull requests associated with a commit sha. */
+  commits: Map<string, FakePullRequest[]>;
+  /** Tokens that may only read. */
+  readOnlyTokens: Set<string>;
+  writes(): FakeCall[];
+  stop(): Promise<void>;
+}
+
+const MAX_BODY = 65_536;
+const PER_PAGE_DEFAULT = 30;
+
+const readBody = async (req: IncomingMessage): Promise<unknown> => {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  return text === '' ? undefined : (JSON.parse(text) as unknown);
+};
+
+const send = (res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}) => {
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...headers });
+  res.end(JSON.stringify(body));
+};
+
+const commentJson = (c: FakeComment, base: string) => ({
+  id: c.id,
+  body: c.body,
+  html_url: `${base}/issues/${c.issue}#issuecomment-${c.id}`,
+  user: { login: 'github-actions[bot]' },
+});
+
+export const startFakeGitHub = async (): Promise<FakeGitHub> => {
+  const calls: FakeCall[] = [];
+  const comments: FakeComment[] = [];
+  const commits = new Map<string, FakePullRequest[]>();
+  const readOnlyTokens = new Set<string>();
+  let nextId = 1000;
+
+  const server = createServer((req, res) => {
+    void (async () => {
+      const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+      const auth = req.headers.authorization;
+      const token = auth?.replace(/^(token|bearer)\s+/i, '');
+      calls.push({ method: req.method ?? 'GET', path: url.pathname, ...(token ? { token } : {}) });
+      if (!token) return send(res, 401, { message: 'Requires authentication' });
+      if (req.method !== 'GET' && readOnlyTokens.has(token))
+        return send(res, 403, { message: 'Resource not accessible by integration' });
+
+      let m = /^\/repos\/[^/]+\/[^/]+\/issues\/(\d+)\/comments$/.exec(url.pathname);
+      if (m && req.method === 'GET') {
+        const issue = Number(m[1]);
+        const perPage = Number(url.searchParams.get('per_page') ?? PER_PAGE_DEFAULT);
+        const page = Number(url.searchParams.get('page') ?? 1);
+        const all = comments.filter((c) => c.issue === issue);
+        const slice = all.slice((page - 1) * perPage, page * perPage);
+        const headers: Record<string, string> = {};
+        if (page * perPage < all.length) {
+          const next = new URL(url);
+          next.searchParams.set('page', String(page + 1));
+          headers.link = `<http://${req.headers.host}${next.pathname}${next.search}>; rel="next"`;
+        }
+        return send(
+          res,
+          200,
+          slice.map((c) => commentJson(c, '')),
+          headers,
+        );
+      }
+      if (m && req.method === 'POST') {
+        const body = (await readBody(req)) as { body?: string };
+        if (typeof body?.body !== 'string') return send(res, 422, { message: 'body is missing' });
+        if (body.body.length >= MAX_BODY)
+          return send(res, 422, { message: 'Body is too long (maximum is 65536 characters)' });
+        const comment = { id: nextId++, issue: Number(m[1]), body: body.body };
+        comments.push(comment);
+        return send(res, 201, commentJson(comment, ''));
+      }
+      m = /^\/repos\/[^/]+\/[^/]+\/issues\/comments\/(\d+)$/.exec(url.pathname);
+      if (m && req.method === 'PATCH') {
+        const comment = comments.find((c) => c.id === Number(m?.[1]));
+        if (!comment) return send(res, 404, { message: 'Not Found' });
+        const body = (await readBody(req)) as { body?: string };
+        if (typeof body?.body !== 'string') return send(res, 422, { message: 'body is missing' });
+        if (body.body.length >= MAX_BODY)
+          return send(res, 422, { message: 'Body is too long (maximum is 65536 characters)' });
+        comment.body = body.body;
+        return send(res, 200, commentJson(comment, ''));
+      }
+      m = /^\/repos\/[^/]+\/[^/]+\/commits\/([0-9a-f]+)\/pulls$/.exec(url.pathname);
+      if (m && req.method === 'GET') {
+        const prs = commits.get(m[1] ?? '') ?? [];
+        return send(
+          res,
+          200,
+          prs.map((pr) => ({
+            number: pr.number,
+            state: pr.merged ? 'closed' : 'open',
+            merged_at: pr.merged ? '2026-01-01T00:00:00Z' : null,
+            merge_commit_sha: pr.mergeCommitSha ?? null,
+          })),
+        );
+      }
+      return send(res, 404, { message: 'Not Found' });
+    })().catch((error: unknown) => send(res, 500, { message: String(error) }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    calls,
+    comments,
+    commits,
+    readOnlyTokens,
+    writes: () => calls.filter((c) => c.method !== 'GET'),
+    stop: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+};

@@ -1,0 +1,102 @@
+/**
+ * In-process runs of the Action: the real engine against the emulator, the real octokit port
+ * against the fake GitHub, and a runtime that records what the runner would get.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { realEngine } from '../../src/action/engine.js';
+import { octokitGitHub } from '../../src/action/github.js';
+import { runAction } from '../../src/action/run.js';
+import type { ActionRuntime, Annotation } from '../../src/action/runtime.js';
+import { NO_EVENTS } from '../../src/engine/context.js';
+import type { Emulator } from '../e2e/harness.js';
+import type { FakeGitHub } from './fake-github.js';
+
+export const FIXTURES = join(import.meta.dirname, 'fixtures');
+export const PR_NUMBER = 7;
+export const MERGE_SHA = '9d8c7b6a5f4e3d2c1b0a99887766554433221100';
+export const REPOSITORY = 'example/catalog';
+export const TOKEN = 'ghs_fakeTokenForTests0123456789';
+
+type Json = Record<string, unknown>;
+const fixture = (name: string): Json => JSON.parse(readFileSync(join(FIXTURES, name), 'utf8')) as Json;
+
+/** The recorded `pull_request` payload; `fork: true` makes its head another repository. */
+export const pullRequestPayload = (options: { fork?: boolean } = {}): Json => {
+  const payload = fixture('pull_request.json');
+  if (options.fork) {
+    const pr = payload.pull_request as { head: { repo: Json; label: string } };
+    pr.head.repo = { ...pr.head.repo, full_name: 'stranger/catalog', fork: true, owner: { login: 'stranger' } };
+    pr.head.label = 'stranger:tier-0';
+  }
+  return payload;
+};
+
+export const pushPayload = (): Json => fixture('push.json');
+
+export interface RecordingRuntime extends ActionRuntime {
+  outputs: Map<string, string>;
+  annotations: Annotation[];
+  summaries: string[];
+  log: string[];
+  masked: string[];
+}
+
+export const recordingRuntime = (inputs: Record<string, string>): RecordingRuntime => {
+  const runtime: RecordingRuntime = {
+    outputs: new Map(),
+    annotations: [],
+    summaries: [],
+    log: [],
+    masked: [],
+    input: (name) => (inputs[name] ?? '').trim(),
+    setOutput: (name, value) => void runtime.outputs.set(name, value),
+    annotate: (a) => void runtime.annotations.push(a),
+    info: (m) => void runtime.log.push(m),
+    mask: (s) => void runtime.masked.push(s),
+    appendSummary: async (md) => void runtime.summaries.push(md),
+  };
+  return runtime;
+};
+
+export interface InProcessRun {
+  code: number;
+  runtime: RecordingRuntime;
+}
+
+/** One run of the Action for `eventName` with `payload`, in `workspace`. */
+export const runInProcess = async (options: {
+  eventName: 'pull_request' | 'push';
+  payload: Json;
+  workspace: string;
+  emulator: Emulator;
+  github: FakeGitHub;
+  inputs?: Record<string, string>;
+  env?: NodeJS.ProcessEnv;
+}): Promise<InProcessRun> => {
+  const runtime = recordingRuntime({
+    'api-key': options.emulator.apiKey,
+    'github-token': TOKEN,
+    ...options.inputs,
+  });
+  const env: NodeJS.ProcessEnv = {
+    GITHUB_EVENT_NAME: options.eventName,
+    GITHUB_REPOSITORY: REPOSITORY,
+    GITHUB_WORKSPACE: options.workspace,
+    GITHUB_API_URL: options.github.url,
+    GITHUB_RUN_ID: '4242',
+    RUNNER_TEMP: join(options.workspace, '..', 'runner-temp'),
+    CORTEX_BASE_URL: options.emulator.url,
+    ...options.env,
+  };
+  const code = await runAction({
+    runtime,
+    env,
+    event: options.payload,
+    engine: realEngine(new AbortController().signal, NO_EVENTS),
+    cwd: options.workspace,
+    github: (token, run) =>
+      octokitGitHub({ token, apiUrl: options.github.url, repository: run.repository, userAgent: 'test' }),
+  });
+  return { code, runtime };
+};

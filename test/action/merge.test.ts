@@ -1,0 +1,96 @@
+/**
+ * The Action on a merge, in-process: `on-plan-drift: apply` applies a drifted or unreviewed plan
+ * and says so loudly; a merge with nothing to apply passes quietly; a GitHub failure is named.
+ */
+import { cp, mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { EXAMPLES, type Emulator, removeDir, serviceYaml, startTestEmulator, tempDir } from '../e2e/harness.js';
+import { type FakeGitHub, startFakeGitHub } from './fake-github.js';
+import { MERGE_SHA, PR_NUMBER, pullRequestPayload, pushPayload, runInProcess, TOKEN } from './harness.js';
+
+let emulator: Emulator;
+let github: FakeGitHub;
+let root: string;
+let workspace: string;
+
+beforeEach(async () => {
+  emulator = await startTestEmulator();
+  github = await startFakeGitHub();
+  root = await tempDir('cortex-sync-action-');
+  workspace = join(root, 'repo');
+  await mkdir(workspace);
+  await cp(EXAMPLES, join(workspace, 'catalog'), { recursive: true });
+  github.commits.set(MERGE_SHA, [{ number: PR_NUMBER, merged: true, mergeCommitSha: MERGE_SHA }]);
+});
+afterEach(async () => {
+  await emulator.stop();
+  await github.stop();
+  await removeDir(root);
+});
+
+const run = (eventName: 'pull_request' | 'push', inputs: Record<string, string> = {}) =>
+  runInProcess({
+    eventName,
+    payload: eventName === 'push' ? pushPayload() : pullRequestPayload(),
+    workspace,
+    emulator,
+    github,
+    inputs: { dir: 'catalog', ...inputs },
+  });
+
+const writes = () => emulator.requests.filter((r) => r.method !== 'GET');
+const prComments = () => github.comments.filter((c) => c.issue === PR_NUMBER);
+
+describe('on merge', () => {
+  it('with on-plan-drift: apply, applies a drifted plan and comments loudly what differs', async () => {
+    expect((await run('pull_request')).code).toBe(0);
+    const edit = await fetch(`${emulator.url}/api/v1/open-api`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${emulator.apiKey}`, 'content-type': 'application/openapi;charset=UTF-8' },
+      body: serviceYaml('search-api'),
+    });
+    expect(edit.status).toBe(200);
+    const before = writes().length;
+    const merge = await run('push', { 'on-plan-drift': 'apply' });
+    expect(merge.code).toBe(0);
+    expect(writes().length).toBeGreaterThan(before);
+    const [, drift, result] = prComments().map((c) => c.body);
+    expect(drift).toContain('**Applied anyway**');
+    expect(drift).toContain('`entity/search-api`: reviewed create, now update');
+    expect(result).toContain('a plan that differed from the reviewed one');
+    expect(merge.runtime.annotations).toContainEqual(
+      expect.objectContaining({ severity: 'warning', title: 'cortex-sync: plan drift' }),
+    );
+  });
+
+  it('with no reviewed plan and on-plan-drift: apply, applies and says no plan was reviewed', async () => {
+    const merge = await run('push', { 'on-plan-drift': 'apply' });
+    expect(merge.code).toBe(0);
+    expect(writes().length).toBeGreaterThan(0);
+    expect(prComments()[0]?.body).toContain(`Pull request #${PR_NUMBER} has no cortex-sync plan comment`);
+    expect(prComments()[0]?.body).toContain('**Applied anyway**');
+  });
+
+  it('with nothing to apply, passes without a comment', async () => {
+    expect((await run('push', { 'on-plan-drift': 'apply' })).code).toBe(0);
+    const commentsBefore = github.comments.length;
+    const again = await run('push');
+    expect(again.code).toBe(0);
+    expect(again.runtime.outputs.get('changes')).toBe('false');
+    expect(again.runtime.summaries.join('\n')).toContain('Nothing to apply.');
+    expect(github.comments.length).toBe(commentsBefore);
+  });
+
+  it('names the GitHub operation and status that failed, never the token', async () => {
+    github.readOnlyTokens.add(TOKEN);
+    const plan = await run('pull_request');
+    expect(plan.code).toBe(1);
+    const [error] = plan.runtime.annotations.filter((a) => a.severity === 'error');
+    expect(error?.message).toMatch(
+      /^GitHub API: comment on #7 failed \(HTTP 403\): Resource not accessible by integration/,
+    );
+    expect(error?.message).not.toContain(TOKEN);
+    expect(plan.runtime.outputs.get('exit-code')).toBe('1');
+  });
+});
