@@ -107,6 +107,8 @@ export const createGitSource = (options: GitSourceOptions): Source & { remoteRev
       maxConcurrentProcesses: 1,
       timeout: { block: options.timeoutMs ?? 120_000 },
       unsafe: { allowUnsafeSshCommand: true, allowUnsafeConfigEnvCount: true },
+      // The git variables this module sets itself (nothing from the repository or a request).
+      allowEnvironment: Object.keys(env).filter((name) => name.startsWith('GIT_')),
     }).env(env);
     if (!(await exists(join(checkout, '.git')))) {
       await instance.init();
@@ -159,7 +161,8 @@ export const createGitSource = (options: GitSourceOptions): Source & { remoteRev
           () => {
             remoteRevision()
               .then((sha) => {
-                if (sha !== lastSeen) {
+                // Before the first sync, the startup run fetches anyway.
+                if (lastSeen !== undefined && sha !== lastSeen) {
                   lastSeen = sha;
                   onChange('commit');
                 }
