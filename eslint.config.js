@@ -13,7 +13,7 @@ const nodeGlobals = {
 };
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', 'schemas/', 'bench/tmp/'] },
+  { ignores: ['dist/', 'dist-action/', 'node_modules/', 'coverage/', 'schemas/', 'bench/tmp/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

