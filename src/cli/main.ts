@@ -24,6 +24,7 @@ import {
 } from '../render/index.js';
 import { registerExportCommand } from '../export/command.js';
 import { VERSION } from '../version.js';
+import { registerWatchCommand } from '../watch/command.js';
 import { type CliIo, stoppedBy, useColor, writeLine } from './io.js';
 
 const positiveInt = (value: string): number => {
@@ -248,6 +249,10 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     });
 
   registerExportCommand(program, io, (code) => {
+    exitCode = code;
+  });
+
+  registerWatchCommand(program, io, (code) => {
     exitCode = code;
   });
 
