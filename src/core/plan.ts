@@ -22,10 +22,20 @@ import {
   type PlanSummary,
 } from './model.js';
 import { type OrderingEdge, orderChanges } from './order.js';
+import { reservedObjectProblem } from './reserved.js';
 
 export interface PlanOptions {
-  /** Identifies this repository; objects whose `owner` is this id are managed (and prunable) here. */
-  sourceId: string;
+  /**
+   * Identifies this repository; objects whose `owner` is this id are managed (and prunable) here.
+   * Without one nothing is adopted or marked, and `prune` is refused.
+   */
+  sourceId?: string;
+  /**
+   * The keys this source's own inventory record lists. When given, an object is pruned only when
+   * its owner (marker) is this source AND the inventory lists it: a hand-copied marker on a
+   * foreign entity, or a forged record, alone never makes anything prunable.
+   */
+  ownInventory?: ReadonlySet<ObjectKey>;
   /** Remove live objects managed by this source whose manifest is gone. */
   prune: boolean;
   /** What prune does to entities; defaults to the entity handler's `pruneAction`. */
@@ -100,7 +110,13 @@ export function buildPlan(input: PlanInput): Plan {
 
   const changes: Change[] = [];
   for (const [key, obj] of desired) {
-    const change = planDesired(obj, live.get(key), handlerOf(obj.kind), options, diagnostics);
+    const handler = handlerOf(obj.kind);
+    const reserved = reservedObjectProblem(obj, handler.entityTypeOf?.bind(handler));
+    if (reserved) {
+      diagnostics.push(reserved);
+      continue;
+    }
+    const change = planDesired(obj, live.get(key), handler, options, diagnostics);
     changes.push(change);
   }
 
@@ -145,8 +161,11 @@ function planDesired(
   const reasons: string[] = [];
   let adopt = false;
   if (liveObj.owner === undefined) {
-    adopt = true;
-    reasons.push('adopt: exists live, not yet managed by any repository');
+    // Without a source id nothing is marked, so nothing is adopted (a later run with an id does it).
+    if (options.sourceId !== undefined) {
+      adopt = true;
+      reasons.push('adopt: exists live, not yet managed by any repository');
+    }
   } else if (liveObj.owner !== options.sourceId) {
     adopt = true;
     if (options.allowTakeover) {
@@ -186,8 +205,21 @@ function planPrunes(
   diagnostics: Diagnostic[],
 ): Change[] {
   const { options } = input;
-  const ownedLive = [...live.values()].filter((l) => l.owner === options.sourceId);
   if (!options.prune) return [];
+  const sourceId = options.sourceId;
+  if (sourceId === undefined) {
+    diagnostics.push({
+      severity: 'error',
+      code: 'prune-needs-source-id',
+      message:
+        '--prune needs a source id to know which objects this repository manages: set `sourceId` in cortex-sync.yaml, CORTEX_SYNC_SOURCE_ID or --source-id (none could be derived from a git remote)',
+    });
+    return [];
+  }
+  const inventory = options.ownInventory;
+  const ownedLive = [...live.values()].filter(
+    (l) => l.owner === sourceId && (inventory === undefined || inventory.has(objectKey(l.kind, l.id))),
+  );
 
   const isProtected = protectMatcher(options.protect);
   const prunes: Change[] = [];
@@ -202,7 +234,7 @@ function planPrunes(
       id: l.id,
       action,
       diff: [],
-      reason: `manifest removed; managed by source \`${options.sourceId}\``,
+      reason: `manifest removed; managed by source \`${sourceId}\``,
       waitsFor: [],
       live: l,
     });
@@ -213,7 +245,7 @@ function planPrunes(
     diagnostics.push({
       severity: 'error',
       code: 'prune-empty',
-      message: `no manifests were found, so --prune would remove all ${prunes.length} object(s) managed by source \`${options.sourceId}\`; nothing will be pruned (check --dir)`,
+      message: `no manifests were found, so --prune would remove all ${prunes.length} object(s) managed by source \`${sourceId}\`; nothing will be pruned (check --dir)`,
     });
     return [];
   }
@@ -226,14 +258,14 @@ function planPrunes(
     return [];
   }
 
-  if (!options.allowMassDelete) diagnostics.push(...wholeKindPrunes(prunes, ownedLive, handlerOf, options.sourceId));
+  if (!options.allowMassDelete) diagnostics.push(...wholeKindPrunes(prunes, ownedLive, handlerOf, sourceId));
   const share = options.maxDeleteShare ?? DEFAULT_MAX_DELETE_SHARE;
   const overShare = prunes.length > share * ownedLive.length;
   const overCount = options.maxDeleteCount !== undefined && prunes.length > options.maxDeleteCount;
   if ((overShare || overCount) && !options.allowMassDelete) {
     const limit = overCount
       ? `the limit of ${options.maxDeleteCount}`
-      : `${formatPercent(share)} of the ${ownedLive.length} object(s) managed by source \`${options.sourceId}\``;
+      : `${formatPercent(share)} of the ${ownedLive.length} object(s) managed by source \`${sourceId}\``;
     diagnostics.push({
       severity: 'error',
       code: 'mass-delete',

@@ -42,7 +42,8 @@ export const fetchLiveState = async (input: {
   client: ApiClient;
   handlers: readonly AnyKindHandler[];
   desired: readonly DesiredObject[];
-  sourceId: string;
+  /** Undefined when the run has no source id (nothing is owned: objects are left unmarked). */
+  sourceId: string | undefined;
   needScorecards: boolean;
 }): Promise<LiveState> => {
   const { client, handlers, desired, sourceId } = input;
@@ -66,7 +67,7 @@ export const fetchLiveState = async (input: {
 
   const inventories = inventoryTypeExists ? await readInventories(client, sourceId) : emptyInventoryIndex();
   const managedIdsOf = (kind: KindName): string[] =>
-    [...(inventories.bySource.get(sourceId) ?? [])]
+    [...((sourceId !== undefined ? inventories.bySource.get(sourceId) : undefined) ?? [])]
       .filter((key) => key.startsWith(`${kind}/`))
       .map((key) => key.slice(kind.length + 1));
 
@@ -86,6 +87,13 @@ export const fetchLiveState = async (input: {
     const owner = inventories.ownerOf.get(objectKey(object.kind, object.id));
     if (owner !== undefined) object.owner = owner;
     else delete object.owner;
+  }
+  for (const forged of inventories.ignored) {
+    diagnostics.push({
+      severity: 'warning',
+      code: 'inventory-ignored',
+      message: `the entity \`${forged.tag}\` claims to be the inventory of source \`${forged.source}\` but is not at that source's tag; it is ignored (delete it if nobody knows why it exists)`,
+    });
   }
   for (const conflict of inventories.conflicts) {
     diagnostics.push({

@@ -11,9 +11,10 @@ import { stringify } from 'yaml';
 import { z } from 'zod';
 import type { ApiClient } from '../api/types.js';
 import { encodePathSegment } from '../api/types.js';
+import { RECORD_ENTITY_TYPE } from '../core/reserved.js';
 import { KIND_NAMES, type KindName, type ObjectKey, objectKey } from '../core/model.js';
 
-export const INVENTORY_ENTITY_TYPE = 'cortex-sync-inventory';
+export const INVENTORY_ENTITY_TYPE = RECORD_ENTITY_TYPE;
 
 /** The inventory entity's tag for a source id: readable, and unique through a hash. */
 export const inventoryTag = (sourceId: string): string => {
@@ -34,7 +35,9 @@ const inventoryDefinitionSchema = z
   .loose();
 
 const inventoryDescriptorSchema = z
-  .object({ info: z.object({ 'x-cortex-definition': inventoryDefinitionSchema }).loose() })
+  .object({
+    info: z.object({ 'x-cortex-tag': z.string().optional(), 'x-cortex-definition': inventoryDefinitionSchema }).loose(),
+  })
   .loose();
 
 /** Every source's inventory, read in one paged request. */
@@ -44,19 +47,37 @@ export interface InventoryIndex {
   /** Object key → owning source id (the first one found; `conflicts` lists the others). */
   ownerOf: Map<ObjectKey, string>;
   conflicts: { key: ObjectKey; sources: string[] }[];
+  /** Records claiming to be a source's inventory that are not at that source's tag: not trusted. */
+  ignored: { tag: string; source: string }[];
 }
 
-export const emptyInventoryIndex = (): InventoryIndex => ({ bySource: new Map(), ownerOf: new Map(), conflicts: [] });
+export const emptyInventoryIndex = (): InventoryIndex => ({
+  bySource: new Map(),
+  ownerOf: new Map(),
+  conflicts: [],
+  ignored: [],
+});
 
 const isKindName = (value: string): value is KindName => (KIND_NAMES as readonly string[]).includes(value);
 
-export const indexInventories = (descriptors: readonly unknown[], ownSource: string): InventoryIndex => {
+/**
+ * Indexes the inventory records read from the workspace. Only the record at the exact tag of a
+ * source id (`inventoryTag(source)`) counts as that source's inventory: anyone who can create an
+ * entity can write one claiming any source, but the tag is deterministic and a manifest may not
+ * declare it (see `core/reserved.ts`), so a record elsewhere is listed in `ignored`, not trusted.
+ */
+export const indexInventories = (descriptors: readonly unknown[], ownSource: string | undefined): InventoryIndex => {
   const index = emptyInventoryIndex();
   const claims = new Map<ObjectKey, string[]>();
   for (const raw of descriptors) {
     const parsed = inventoryDescriptorSchema.safeParse(raw);
     if (!parsed.success) continue;
     const def = parsed.data.info['x-cortex-definition'];
+    const tag = parsed.data.info['x-cortex-tag'] ?? '';
+    if (tag !== inventoryTag(def.source)) {
+      index.ignored.push({ tag, source: def.source });
+      continue;
+    }
     const keys = new Set<ObjectKey>();
     for (const [kind, ids] of Object.entries(def.objects)) {
       if (!isKindName(kind)) continue;
@@ -66,14 +87,14 @@ export const indexInventories = (descriptors: readonly unknown[], ownSource: str
     for (const key of keys) claims.set(key, [...(claims.get(key) ?? []), def.source]);
   }
   for (const [key, sources] of claims) {
-    index.ownerOf.set(key, sources.includes(ownSource) ? ownSource : (sources[0] as string));
+    index.ownerOf.set(key, ownSource !== undefined && sources.includes(ownSource) ? ownSource : (sources[0] as string));
     if (sources.length > 1) index.conflicts.push({ key, sources });
   }
   return index;
 };
 
 /** Reads every inventory (one paged descriptor list filtered to the inventory type). */
-export const readInventories = async (client: ApiClient, ownSource: string): Promise<InventoryIndex> => {
+export const readInventories = async (client: ApiClient, ownSource: string | undefined): Promise<InventoryIndex> => {
   const descriptors = await client.paginate<unknown>(
     {
       operation: 'read ownership inventories',
@@ -101,6 +122,38 @@ const sortedObjects = (keys: ReadonlySet<ObjectKey>): Record<string, string[]> =
 export const sameKeys = (a: ReadonlySet<ObjectKey>, b: ReadonlySet<ObjectKey>): boolean =>
   a.size === b.size && [...a].every((k) => b.has(k));
 
+/**
+ * The inventory record as written: the ids of each kind in one sorted list (10,000 entities of
+ * 40-character tags take about 0.5 MB, well inside the API's 2 MB body limit; a test measures it).
+ */
+export const inventoryDescriptor = (sourceId: string, keys: ReadonlySet<ObjectKey>): string =>
+  stringify({
+    openapi: '3.0.1',
+    info: {
+      title: `cortex-sync inventory: ${sourceId}`,
+      description: `Objects managed by cortex-sync from source \`${sourceId}\`. Written by cortex-sync; do not edit.`,
+      'x-cortex-tag': inventoryTag(sourceId),
+      'x-cortex-type': INVENTORY_ENTITY_TYPE,
+      'x-cortex-definition': { source: sourceId, objects: sortedObjects(keys) },
+    },
+  });
+
+/** Creates the entity type that holds ownership records (inventories, leases). */
+export const createInventoryType = async (client: ApiClient): Promise<void> => {
+  await client.request({
+    operation: `create entity type \`${INVENTORY_ENTITY_TYPE}\` for ownership records`,
+    method: 'POST',
+    path: '/api/v1/catalog/definitions',
+    body: {
+      type: INVENTORY_ENTITY_TYPE,
+      name: 'cortex-sync inventory',
+      description: 'Ownership records written by cortex-sync: which objects each repository manages. Do not edit.',
+      schema: { type: 'object' },
+    },
+    idempotent: false,
+  });
+};
+
 /** Writes this source's inventory, creating the inventory entity type first when it is missing. */
 export const writeInventory = async (
   client: ApiClient,
@@ -108,36 +161,13 @@ export const writeInventory = async (
   keys: ReadonlySet<ObjectKey>,
   typeExists: boolean,
 ): Promise<void> => {
-  if (!typeExists) {
-    await client.request({
-      operation: `create entity type \`${INVENTORY_ENTITY_TYPE}\` for ownership records`,
-      method: 'POST',
-      path: '/api/v1/catalog/definitions',
-      body: {
-        type: INVENTORY_ENTITY_TYPE,
-        name: 'cortex-sync inventory',
-        description: 'Ownership records written by cortex-sync: which objects each repository manages. Do not edit.',
-        schema: { type: 'object' },
-      },
-      idempotent: false,
-    });
-  }
+  if (!typeExists) await createInventoryType(client);
   const tag = inventoryTag(sourceId);
-  const descriptor = {
-    openapi: '3.0.1',
-    info: {
-      title: `cortex-sync inventory: ${sourceId}`,
-      description: `Objects managed by cortex-sync from source \`${sourceId}\`. Written by cortex-sync; do not edit.`,
-      'x-cortex-tag': tag,
-      'x-cortex-type': INVENTORY_ENTITY_TYPE,
-      'x-cortex-definition': { source: sourceId, objects: sortedObjects(keys) },
-    },
-  };
   await client.request({
     operation: `write ownership inventory \`${tag}\``,
     method: 'POST',
     path: '/api/v1/open-api',
-    body: stringify(descriptor),
+    body: inventoryDescriptor(sourceId, keys),
     contentType: 'application/openapi;charset=UTF-8',
     idempotent: true,
   });

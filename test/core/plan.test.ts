@@ -317,3 +317,59 @@ describe('buildPlan: ordering', () => {
     ]);
   });
 });
+
+describe('buildPlan: ownership records and source ids', () => {
+  it('prunes an object only when its marker AND this source inventory both say it is ours', () => {
+    const liveObjs = [
+      live('entity', 'ours', {}, { owner: SOURCE }),
+      live('entity', 'copied-marker', {}, { owner: SOURCE }),
+      live('catalog-page', 'page', {}, { owner: SOURCE }),
+    ];
+    const plan = buildPlan({
+      desired: [desired('entity', 'kept', { state: {} })],
+      live: liveObjs,
+      handlers: allHandlers(),
+      options: options({
+        prune: true,
+        allowMassDelete: true,
+        ownInventory: new Set(['entity/ours', 'catalog-page/page', 'entity/kept']),
+      }),
+    });
+    expect(actions(plan).sort()).toEqual(['archive entity/ours', 'create entity/kept', 'delete catalog-page/page']);
+  });
+
+  it('refuses a manifest that declares an ownership record: its type, an entity of it, or a record tag', () => {
+    const plan = buildPlan({
+      desired: [
+        desired('entity-type', 'cortex-sync-inventory', { state: {} }),
+        desired('entity', 'cortex-sync-inventory-github-com-acme-catalog-1a2b3c4d', { state: {} }),
+        desired('entity', 'innocent-name', { state: {}, type: 'cortex-sync-inventory' }),
+        desired('entity', 'cortex-sync-lease-github-com-acme-catalog-1a2b3c4d', { state: {} }),
+        desired('entity', 'fine', { state: {} }),
+      ],
+      live: [],
+      handlers: allHandlers(),
+      options: options(),
+    });
+    expect(codes(plan.diagnostics)).toEqual(['reserved', 'reserved', 'reserved', 'reserved']);
+    expect(actions(plan)).toEqual(['create entity/fine']);
+    expect(plan.diagnostics[0]).toMatchObject({ file: '.cortex/entity-type/cortex-sync-inventory.yaml', line: 1 });
+  });
+
+  it('without a source id: nothing is adopted or pruned, and --prune is refused with a clear message', () => {
+    const input = {
+      desired: [desired('entity', 'a', { state: { t: 1 } }), desired('entity', 'b', { state: { t: 1 } })],
+      live: [live('entity', 'a', { t: 1 }), live('entity', 'b', { t: 0 }), live('entity', 'c', {}, { owner: 'x' })],
+      handlers: allHandlers(),
+    };
+    const plain = buildPlan({ ...input, options: options({ sourceId: undefined }) });
+    expect(actions(plain)).toEqual(['noop entity/a', 'update entity/b']);
+    expect(plain.changes.some((c) => c.adopt)).toBe(false);
+    expect(plain.diagnostics).toEqual([]);
+
+    const pruned = buildPlan({ ...input, options: options({ sourceId: undefined, prune: true }) });
+    expect(codes(pruned.diagnostics)).toEqual(['prune-needs-source-id']);
+    expect(pruned.diagnostics[0]?.message).toMatch(/--prune needs a source id.*sourceId.*CORTEX_SYNC_SOURCE_ID/);
+    expect(pruned.summary.archive + pruned.summary.delete).toBe(0);
+  });
+});

@@ -3,7 +3,7 @@ import { type ApiClient, type ApiRequest, emptyClientStats } from '../../src/api
 import { ApiError } from '../../src/core/errors.js';
 import type { KindName, LiveObject } from '../../src/core/model.js';
 import { fetchLiveState } from '../../src/engine/fetch-live.js';
-import { INVENTORY_ENTITY_TYPE } from '../../src/engine/inventory.js';
+import { INVENTORY_ENTITY_TYPE, inventoryTag } from '../../src/engine/inventory.js';
 import type { AnyKindHandler, FetchContext } from '../../src/kinds/types.js';
 import { tracedKind, newTrace } from './fakes.js';
 
@@ -38,8 +38,8 @@ const listClient = (inventories: unknown[], scorecards: string[] | number): ApiC
   };
 };
 
-const inventory = (source: string, objects: Record<string, string[]>) => ({
-  info: { 'x-cortex-type': INVENTORY_ENTITY_TYPE, 'x-cortex-definition': { source, objects } },
+const inventory = (source: string, objects: Record<string, string[]>, tag = inventoryTag(source)) => ({
+  info: { 'x-cortex-tag': tag, 'x-cortex-type': INVENTORY_ENTITY_TYPE, 'x-cortex-definition': { source, objects } },
 });
 
 /** A kind whose live objects are `ids` (each claiming `owner` when given) and which keeps what it was asked. */
@@ -70,6 +70,7 @@ describe('fetchLiveState', () => {
       [
         inventory('repo-a', { 'catalog-page': ['home', 'shared', 'deleted-live'], 'entity-type': ['database'] }),
         inventory('repo-b', { 'catalog-page': ['shared'] }),
+        inventory('repo-a', { 'catalog-page': ['ui-made'] }, 'hand-made-record'),
       ],
       [],
     );
@@ -88,6 +89,11 @@ describe('fetchLiveState', () => {
     expect(seen['entity']?.entityTypes).toEqual(expect.arrayContaining(['service', 'domain', 'team', 'database']));
     expect(seen['entity']?.entityTypes).not.toContain(INVENTORY_ENTITY_TYPE);
     expect(state.diagnostics).toEqual([
+      expect.objectContaining({
+        severity: 'warning',
+        code: 'inventory-ignored',
+        message: expect.stringContaining('`hand-made-record` claims to be the inventory of source `repo-a`'),
+      }),
       expect.objectContaining({
         severity: 'warning',
         code: 'inventory-conflict',

@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/client.js';
+import { MAX_REQUEST_BODY_BYTES } from '../../src/api/errors.js';
 import type { ApiClient } from '../../src/api/types.js';
 import type { ObjectKey } from '../../src/core/model.js';
 import {
   INVENTORY_ENTITY_TYPE,
   indexInventories,
+  inventoryDescriptor,
   inventoryTag,
   readInventories,
   writeInventory,
@@ -103,8 +105,39 @@ describe('indexInventories', () => {
   });
 
   it('a record without objects means the source manages nothing', () => {
-    const index = indexInventories([{ info: { 'x-cortex-definition': { source: 'repo-a' } } }], 'repo-a');
+    const index = indexInventories(
+      [{ info: { 'x-cortex-tag': inventoryTag('repo-a'), 'x-cortex-definition': { source: 'repo-a' } } }],
+      'repo-a',
+    );
     expect(index.bySource.get('repo-a')?.size).toBe(0);
+  });
+
+  it("trusts only the record at a source's exact tag: a hand-made one claiming that source elsewhere is ignored", () => {
+    const forged = {
+      info: {
+        'x-cortex-tag': 'totally-legit-inventory',
+        'x-cortex-type': INVENTORY_ENTITY_TYPE,
+        'x-cortex-definition': { source: 'repo-a', objects: { 'catalog-page': ['foreign'], initiative: ['theirs'] } },
+      },
+    };
+    const index = indexInventories([forged, inventoryRecord('repo-a', { 'catalog-page': ['home'] })], 'repo-a');
+    expect(index.bySource.get('repo-a')).toEqual(new Set(['catalog-page/home']));
+    expect(index.ownerOf.has('catalog-page/foreign')).toBe(false);
+    expect(index.ignored).toEqual([{ tag: 'totally-legit-inventory', source: 'repo-a' }]);
+  });
+});
+
+describe('inventory size', () => {
+  it('an inventory of 10,000 entities (and the other kinds) stays well under the API 2 MB body limit', () => {
+    const keys = new Set<ObjectKey>();
+    // Long but realistic tags (about 45 characters), plus a few hundred of every other kind.
+    for (let i = 0; i < 10_000; i++) keys.add(`entity/payments-platform-service-backend-${String(i).padStart(5, '0')}`);
+    for (let i = 0; i < 1_000; i++)
+      keys.add(`dependency/caller-service-${i}:callee-service-${i}:GET:/api/v1/items/{id}`);
+    for (let i = 0; i < 300; i++) keys.add(`catalog-page/page-${i}`);
+    const bytes = Buffer.byteLength(inventoryDescriptor('github.com/acme/catalog//teams/platform', keys), 'utf8');
+    console.log(`inventory record of ${keys.size} objects: ${bytes} bytes`);
+    expect(bytes).toBeLessThan(MAX_REQUEST_BODY_BYTES / 2);
   });
 });
 
