@@ -12,8 +12,8 @@ import { hasErrors, type Plan } from '../core/model.js';
 import { runOutcome, signalExitCode } from '../core/outcome.js';
 import { runEmulatorCommand } from '../emulator/cli.js';
 import { type ConfigFlags, resolveConfig, type SyncConfig } from '../engine/config.js';
-import { type EngineContext, NO_EVENTS, systemClock } from '../engine/context.js';
-import { openPlanLog } from '../engine/plan-log.js';
+import { type EngineContext, type EventSink, NO_EVENTS, systemClock } from '../engine/context.js';
+import { openPlanLog, type PlanLogSink } from '../engine/plan-log.js';
 import { reconcile, validateManifests } from '../engine/reconcile.js';
 import {
   renderApplyReport,
@@ -81,6 +81,8 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     if (diagnostics.length) writeLine(io.stderr, renderDiagnostics(diagnostics, { color: colorErr }));
     return hasErrors(diagnostics) ? undefined : config;
   };
+  /** What the run reports while it works; the client's request and rate-limit events go to the same sink. */
+  const events: EventSink = NO_EVENTS;
   const clientFor = (c: SyncConfig) => {
     if (!c.apiKey)
       throw new CortexSyncError('CONFIG', 'CORTEX_API_KEY is not set: plan and apply read the live workspace');
@@ -89,16 +91,13 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
       apiKey: c.apiKey,
       requestsPerMinute: c.requestsPerMinute,
       concurrency: c.concurrency,
+      clock: systemClock,
+      events,
     });
   };
 
-  /** The run's context: one clock, the stop signal, the client. Progress events come with the CLI's progress view. */
-  const contextFor = (client: ApiClient): EngineContext => ({
-    client,
-    clock: systemClock,
-    signal: stop,
-    events: NO_EVENTS,
-  });
+  /** The run's context: one clock, the stop signal, the event sink, the client. */
+  const contextFor = (client: ApiClient): EngineContext => ({ client, clock: systemClock, signal: stop, events });
 
   const renderPlan = (plan: Plan, output: CommonOptions['output']): string =>
     output === 'json'
@@ -129,8 +128,9 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     const logFile = o.planLog
       ? resolve(io.cwd, o.planLog)
       : join(io.cwd, '.cortex-sync', `plan-log-${new Date().toISOString().replace(/[:.]/g, '-')}.jsonl`);
-    const planLog = o.dryRun ? undefined : openPlanLog(logFile);
+    let planLog: PlanLogSink | undefined;
     try {
+      planLog = o.dryRun ? undefined : openPlanLog(logFile);
       const mode = o.dryRun ? 'plan' : 'apply';
       const result = await reconcile({ config: c, mode, ...(planLog ? { planLog } : {}) }, contextFor(client));
       if (result.diagnostics.length) writeLine(io.stderr, renderDiagnostics(result.diagnostics, { color: colorErr }));

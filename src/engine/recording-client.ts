@@ -7,7 +7,7 @@
 import { paginateWith } from '../api/paginate.js';
 import { pathWithQuery } from '../api/request-parts.js';
 import type { ApiClient, ApiRequest, ApiResponse } from '../api/types.js';
-import { isApiError } from '../core/errors.js';
+import { isApiError, isCancelledError } from '../core/errors.js';
 import type { Action, PlanLogEntry, StepKind } from '../core/model.js';
 import type { Clock } from './context.js';
 import type { PlanLogSink } from './plan-log.js';
@@ -63,11 +63,13 @@ export const recordingClient = (
       },
       (error: unknown) => {
         const api = isApiError(error) ? error : undefined;
+        // Cancelled while waiting (rate limit, Retry-After, backoff): the server processed nothing.
+        const cancelled = isCancelledError(error);
         logLine({
           status: api?.status ?? null,
-          attempts: api?.attempts ?? (run.signal?.aborted ? 0 : 1),
+          attempts: api?.attempts ?? (cancelled ? 0 : 1),
           durationMs: api?.durationMs ?? now() - started,
-          outcome: 'failed',
+          outcome: cancelled ? 'skipped' : 'failed',
           error: error instanceof Error ? error.message : String(error),
         });
         throw error;

@@ -3,4 +3,5 @@ export { renderApplyReport } from './apply.js';
 export { locationOf, renderDiagnostics, sortDiagnostics } from './diagnostics.js';
 export { renderPlanJson } from './json.js';
 export { MARKDOWN_LIMIT, renderPlanMarkdown } from './markdown.js';
-export { planHasChanges, renderPlanText, summaryLine, type TextOptions } from './text.js';
+export { planSteps, type ShownChange } from './steps.js';
+export { inventoryLine, planHasChanges, renderPlanText, summaryLine, type TextOptions } from './text.js';

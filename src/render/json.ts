@@ -1,10 +1,12 @@
 /**
  * The machine-readable plan (`plan --output json`), exactly the shape in the interface document:
  * `{formatVersion: 1, summary, changes: [{kind, id, action, source?, diff}]}` plus additive
- * fields (`line`, `reason`, `adopt`, `unarchive`, `waitsFor`, top-level `diagnostics`).
+ * fields (`line`, `reason`, `adopt`, `unarchive`, `waitsFor`, top-level `diagnostics`). Writes of the
+ * ownership record are changes of kind `inventory` (with `phase`: before or after the others).
  * Never includes the desired or live objects themselves.
  */
-import type { Change, Diagnostic, FieldDiff, JsonValue, Plan } from '../core/model.js';
+import type { Diagnostic, FieldDiff, JsonValue, Plan } from '../core/model.js';
+import { planSteps, type ShownChange } from './steps.js';
 
 interface JsonDiff {
   path: string;
@@ -21,6 +23,8 @@ interface JsonChange {
   reason?: string;
   adopt?: boolean;
   unarchive?: boolean;
+  /** Ownership-record writes (`kind: "inventory"`): before or after the changes. */
+  phase?: string;
   waitsFor: string[];
   diff: JsonDiff[];
 }
@@ -36,22 +40,23 @@ export function renderPlanJson(plan: Plan): string {
       archive: plan.summary.archive,
       noop: plan.summary.noop,
     },
-    changes: plan.changes.map(toJsonChange),
+    changes: planSteps(plan).map(toJsonChange),
     diagnostics: plan.diagnostics.map(toJsonDiagnostic),
   };
   return `${JSON.stringify(doc, null, 2)}\n`;
 }
 
-function toJsonChange(c: Change): JsonChange {
+function toJsonChange(c: ShownChange & { adopt?: boolean; unarchive?: boolean }): JsonChange {
   const out: JsonChange = { kind: c.kind, id: c.id, action: c.action, waitsFor: [], diff: [] };
   if (c.source !== undefined) out.source = c.source;
   if (c.line !== undefined) out.line = c.line;
   if (c.reason !== undefined) out.reason = c.reason;
   if (c.adopt) out.adopt = true;
   if (c.unarchive) out.unarchive = true;
+  if (c.phase !== undefined) out.phase = c.phase;
   out.waitsFor = [...c.waitsFor];
   out.diff = c.diff.map(toJsonDiff);
-  // Re-create to keep a stable key order: kind, id, action, source, line, reason, adopt, unarchive, waitsFor, diff.
+  // Re-create to keep a stable key order: kind, id, action, source, line, reason, adopt, unarchive, phase, waitsFor, diff.
   const { waitsFor, diff, ...head } = out;
   return { ...head, waitsFor, diff };
 }

@@ -7,7 +7,8 @@
 import type { Change, Diagnostic, FieldDiff, Plan } from '../core/model.js';
 import { locationOf, sortDiagnostics } from './diagnostics.js';
 import { formatValue } from './style.js';
-import { planHasChanges, summaryLine } from './text.js';
+import { planSteps, type ShownChange } from './steps.js';
+import { INVENTORY_KEYS_SHOWN, inventoryLine, planHasChanges, summaryLine } from './text.js';
 
 export const MARKDOWN_LIMIT = 65_000;
 /** Longest value shown in one table cell before it is cut with `…`. */
@@ -26,7 +27,7 @@ export function renderPlanMarkdown(plan: Plan, options: { limit?: number; title?
     '',
   );
   if (!planHasChanges(plan)) head.push('No changes. The workspace matches the manifests.', '');
-  else head.push(`**${summaryLine(plan.summary)}**`, '');
+  else head.push(`**${summaryLine(plan.summary)}**${inventoryLine(plan) === '' ? '' : ` ${inventoryLine(plan)}`}`, '');
 
   const blocks: string[] = [];
   const diags = sortDiagnostics(plan.diagnostics);
@@ -38,7 +39,7 @@ export function renderPlanMarkdown(plan: Plan, options: { limit?: number; title?
     for (const d of diags) blocks.push(diagnosticLine(d));
     blocks.push('');
   }
-  const changes = plan.changes.filter((c) => c.action !== 'noop');
+  const changes = planSteps(plan, INVENTORY_KEYS_SHOWN).filter((c) => c.action !== 'noop');
   for (const c of changes) blocks.push(changeBlock(c));
 
   let out = `${head.join('\n')}\n`;
@@ -69,8 +70,13 @@ function diagnosticLine(d: Diagnostic): string {
   return `- **${d.severity}** ${where === '' ? '' : `${code(where)} `}${inline(d.message)} (${code(d.code)})`;
 }
 
-function changeBlock(c: Change): string {
-  const where = c.source !== undefined ? ` — ${html(c.source)}${c.line !== undefined ? `:${c.line}` : ''}` : '';
+function changeBlock(c: ShownChange): string {
+  const where =
+    c.phase !== undefined
+      ? ` — ownership record, ${c.phase} the changes`
+      : c.source !== undefined
+        ? ` — ${html(c.source)}${c.line !== undefined ? `:${c.line}` : ''}`
+        : '';
   const fields = c.diff.length > 0 ? ` (${c.diff.length} field${c.diff.length === 1 ? '' : 's'})` : '';
   const lines = [
     '<details>',

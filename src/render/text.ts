@@ -9,8 +9,12 @@
  *
  *   Plan: 1 to create, 1 to update, 0 to delete, 0 to archive, 42 unchanged.
  */
-import type { Action, Change, FieldDiff, Plan, PlanSummary } from '../core/model.js';
+import type { Action, FieldDiff, Plan, PlanSummary } from '../core/model.js';
+import { planSteps, type ShownChange } from './steps.js';
 import { formatValue, painter, type Style, type StyleName } from './style.js';
+
+/** Keys of an ownership-record write listed in text and Markdown before the rest are counted. */
+export const INVENTORY_KEYS_SHOWN = 20;
 
 export interface TextOptions {
   color: boolean;
@@ -32,14 +36,21 @@ export function summaryLine(summary: PlanSummary): string {
   return `Plan: ${summary.create} to create, ${summary.update} to update, ${summary.delete} to delete, ${summary.archive} to archive, ${summary.noop} unchanged.`;
 }
 
-/** True when the plan would change anything. */
-export const planHasChanges = (plan: Plan): boolean => plan.changes.some((c) => c.action !== 'noop');
+/** True when the plan would change anything (the ownership record included). */
+export const planHasChanges = (plan: Plan): boolean =>
+  plan.changes.some((c) => c.action !== 'noop') || (plan.inventory ?? []).length > 0;
+
+/** `1 write of the ownership record.` when the plan writes it, else empty. */
+export const inventoryLine = (plan: Plan): string => {
+  const n = (plan.inventory ?? []).length;
+  return n === 0 ? '' : `And ${n} write${n === 1 ? '' : 's'} of the ownership record (inventory).`;
+};
 
 /** Renders the plan for a terminal; ends with a newline. */
 export function renderPlanText(plan: Plan, options: TextOptions): string {
   const paint = painter(options.color);
   const lines: string[] = [];
-  const shown = plan.changes.filter((c) => c.action !== 'noop' || options.showNoop);
+  const shown = planSteps(plan, INVENTORY_KEYS_SHOWN).filter((c) => c.action !== 'noop' || options.showNoop);
   if (!planHasChanges(plan)) {
     for (const c of shown) lines.push(...changeLines(c, paint));
     if (lines.length > 0) lines.push('');
@@ -48,15 +59,21 @@ export function renderPlanText(plan: Plan, options: TextOptions): string {
     lines.push('cortex-sync will perform the following actions:', '');
     for (const c of shown) lines.push(...changeLines(c, paint));
     lines.push('', paint('bold', summaryLine(plan.summary)));
+    if (inventoryLine(plan) !== '') lines.push(paint('bold', inventoryLine(plan)));
   }
   const errors = plan.diagnostics.filter((d) => d.severity === 'error').length;
   if (errors > 0) lines.push(paint('red', `${errors} error(s) in this plan: apply would refuse it.`));
   return `${lines.join('\n')}\n`;
 }
 
-function changeLines(c: Change, paint: (style: Style, text: string) => string): string[] {
+function changeLines(c: ShownChange, paint: (style: Style, text: string) => string): string[] {
   const head = `${SYMBOL[c.action]} ${c.action} ${c.kind}/${c.id}`;
-  const where = c.source !== undefined ? `  (${c.source}${c.line !== undefined ? `:${c.line}` : ''})` : '';
+  const where =
+    c.phase !== undefined
+      ? `  (ownership record, ${c.phase} the changes)`
+      : c.source !== undefined
+        ? `  (${c.source}${c.line !== undefined ? `:${c.line}` : ''})`
+        : '';
   const lines = [`  ${paint([STYLE[c.action], 'bold'], head)}${paint('dim', where)}`];
   if (c.reason) lines.push(`      ${paint('cyan', c.reason)}`);
   for (const d of c.diff) lines.push(`      ${fieldLine(d, paint)}`);

@@ -41,9 +41,11 @@ describe('all six kinds', () => {
     expect(plan.code).toBe(0);
     const parsed = JSON.parse(plan.stdout) as JsonPlan;
     const kinds = new Set(parsed.changes.filter((c) => c.action === 'create').map((c) => c.kind));
+    // Every kind, and the ownership record (its own step, `inventory`), which is created first.
     expect([...kinds].sort()).toEqual(
-      ['catalog-page', 'dependency', 'entity', 'entity-type', 'initiative', 'scaffolder-template'].sort(),
+      ['catalog-page', 'dependency', 'entity', 'entity-type', 'initiative', 'inventory', 'scaffolder-template'].sort(),
     );
+    expect(parsed.changes[0]).toMatchObject({ kind: 'inventory', action: 'create', phase: 'before' });
     const orders = parsed.changes.find((c) => c.kind === 'entity' && c.id === 'orders-db');
     expect(orders?.waitsFor).toContain('entity-type/database');
 
