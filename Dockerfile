@@ -1,0 +1,38 @@
+# cortex-sync as a long-lived watcher (`cortex-sync watch`): see "Running as a watcher" in README.md.
+# Build: docker build -t cortex-sync .
+# Run:   docker run -e CORTEX_API_KEY -p 8080:8080 cortex-sync watch --repo https://github.com/org/catalog.git
+
+# Stage 1: install with the lockfile (this builds dist/ through `prepare`), then drop dev dependencies.
+FROM node:20-bookworm-slim AS build
+WORKDIR /app
+COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
+COPY bin ./bin
+COPY src ./src
+COPY schemas ./schemas
+RUN npm ci --no-audit --no-fund && npm prune --omit=dev --no-audit --no-fund
+
+# Stage 2: the runtime, with git and ssh for the remote, running as an unprivileged user.
+FROM node:20-bookworm-slim
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends git openssh-client ca-certificates \
+    && rm -rf /var/lib/apt/lists/*
+WORKDIR /app
+COPY --from=build /app/package.json ./package.json
+COPY --from=build /app/node_modules ./node_modules
+COPY --from=build /app/dist ./dist
+COPY --from=build /app/bin ./bin
+COPY --from=build /app/schemas ./schemas
+RUN ln -s /app/bin/cortex-sync.js /usr/local/bin/cortex-sync \
+    && mkdir -p /var/cache/cortex-sync \
+    && chown 1000:1000 /var/cache/cortex-sync
+ENV NODE_ENV=production \
+    CORTEX_SYNC_CACHE_DIR=/var/cache/cortex-sync \
+    HOME=/var/cache/cortex-sync
+# The image's `node` user (uid 1000); numeric so that Kubernetes can verify runAsNonRoot.
+USER 1000:1000
+EXPOSE 8080
+# /healthz answers as soon as the port listens (before the first run), so no start period is needed.
+HEALTHCHECK --interval=30s --timeout=5s --retries=3 \
+    CMD ["node", "-e", "fetch('http://127.0.0.1:8080/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+ENTRYPOINT ["cortex-sync"]
+CMD ["watch"]
