@@ -26,6 +26,7 @@ import {
   violation,
 } from './entity-store.js';
 import type { EntityTypesState } from './entity-type-store.js';
+import { hierarchyDepth, nestedHierarchy } from './hierarchy.js';
 
 /** The slices entity routes read. */
 export interface EntitiesSlices {
@@ -208,9 +209,10 @@ const descriptors: RouteDef<EntitiesSlices> = {
     // Without `types` the vendor lists "services, resources, and domains": every type but `team`.
     // Archived entities are not listed (inferred: the vendor's text does not say; they are hidden elsewhere).
     const items = selectEntities(state, asked, false).filter((e) => asked.length > 0 || e.type !== 'team');
-    const asYaml = queryFlag(req.query, 'yaml', false);
+    // `yaml=true` is accepted, but the items stay objects: the vendor's CLI test against a live
+    // tenant (`catalog list-descriptors -y`) reads `descriptors[i].info` (its swagger says strings).
     return pagedResponse(
-      items.map((e) => (asYaml ? stringifyYaml(e.descriptor) : e.descriptor)),
+      items.map((e) => e.descriptor),
       req.query,
       'descriptors',
     );
@@ -229,7 +231,15 @@ const details: RouteDef<EntitiesSlices> = {
   method: 'GET',
   pattern: '/api/v1/catalog/:tagOrId',
   permission: null,
-  handle: withEntity((entity, _req, state) => ({ status: 200, body: entityDetails(entity, state.entities) })),
+  handle: withEntity((entity, req, state) => {
+    const depth = hierarchyDepth(req.query.get('hierarchyDepth'));
+    if (depth === undefined) {
+      return errorResponse(400, 'BAD_REQUEST', "hierarchyDepth must be 'full' or a positive integer");
+    }
+    const groups = queryList(req.query, 'includeHierarchyFields').includes('groups');
+    const hierarchy = nestedHierarchy(entity, state.entities, { depth, groups });
+    return { status: 200, body: { ...entityDetails(entity, state.entities), hierarchy } };
+  }),
 };
 
 const descriptor: RouteDef<EntitiesSlices> = {
