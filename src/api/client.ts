@@ -137,6 +137,8 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
     now,
     sleep: (ms, signal) => clock.sleep(ms, signal),
     adaptive: options.adaptiveRate ?? true,
+    slowStart: true,
+    pollBeforeStart: true,
   });
   const counters: Omit<ClientStats, 'pausedMs' | 'currentPerMinute' | 'rateDecreases'> = {
     requestsSent: 0,

@@ -18,6 +18,13 @@ export interface RateLimiterOptions {
   now: () => number;
   /** Resolves after `ms`; with a signal, rejects as soon as it aborts. */
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /**
+   * Let the event loop poll I/O once before each start: an answer that already arrived (a 429 the
+   * process was too busy to read) closes the gate before the next request goes. Default false.
+   */
+  pollBeforeStart?: boolean;
+  /** Start with one task in flight and open up as answers come (see `window`); default false. */
+  slowStart?: boolean;
   /** Learn the server's limit from 429s (`rateLimited`); default false. */
   adaptive?: boolean | Omit<AdaptiveRateOptions, 'maxPerMinute'>;
 }
@@ -44,6 +51,15 @@ export class RateLimiter {
   private pumping = false;
   private pumpSleep: AbortController | undefined;
   private closed = false;
+  /**
+   * How many tasks may run now (at most `concurrency`). With slow start it begins at 1, grows by
+   * one per task answered without a 429, and falls back to 1 on a 429: after a pause one request
+   * goes alone, and a server still refusing (a fixed window reopened, a lower limit than thought)
+   * sees one request, not a burst of them.
+   */
+  private window: number;
+  private rateLimitedCount = 0;
+  private readonly pollBeforeStart: boolean;
   private readonly waiters: Waiter[] = [];
   /** Total time the gate was closed by `pauseFor` (overlapping pauses counted once). */
   pausedMsTotal = 0;
@@ -57,6 +73,8 @@ export class RateLimiter {
     this.concurrency = Math.floor(options.concurrency);
     this.now = options.now;
     this.sleep = options.sleep;
+    this.window = options.slowStart ? 1 : this.concurrency;
+    this.pollBeforeStart = options.pollBeforeStart ?? false;
     this.tokens = this.burstAtMax;
     this.lastRefill = this.now();
     if (options.adaptive) {
@@ -113,6 +131,8 @@ export class RateLimiter {
    * after the pause) and, when adaptive, lower the rate. Returns what `pauseFor` returns.
    */
   rateLimited(ms: number): number {
+    this.rateLimitedCount++;
+    this.window = 1;
     const added = this.pauseFor(ms);
     this.refill();
     this.tokens = Math.min(this.tokens, 0);
@@ -153,6 +173,7 @@ export class RateLimiter {
         },
         start: () => {
           signal?.removeEventListener('abort', onAbort);
+          const refusalsBefore = this.rateLimitedCount;
           this.inFlightCount++;
           let running: Promise<T>;
           try {
@@ -162,6 +183,8 @@ export class RateLimiter {
           }
           running.then(resolve, reject).finally(() => {
             this.inFlightCount--;
+            // Answered without a 429 since it started: one more may run at once.
+            if (this.rateLimitedCount === refusalsBefore) this.window = Math.min(this.concurrency, this.window + 1);
             void this.pump();
           });
         },
@@ -216,9 +239,11 @@ export class RateLimiter {
   private async pump(): Promise<void> {
     if (this.pumping) return;
     this.pumping = true;
+    let polled = false;
     try {
       while (this.waiters.length > 0 && !this.closed) {
-        if (this.inFlightCount >= this.concurrency) return; // a finishing task restarts the pump
+        // A finishing task restarts the pump.
+        if (this.inFlightCount >= this.window) return;
         const wait = this.waitMs();
         if (wait > 0) {
           const controller = new AbortController();
@@ -232,6 +257,12 @@ export class RateLimiter {
           }
           continue;
         }
+        if (this.pollBeforeStart && !polled) {
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          polled = true;
+          continue;
+        }
+        polled = false;
         this.tokens -= 1;
         this.waiters.shift()?.start();
       }

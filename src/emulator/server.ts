@@ -253,7 +253,7 @@ export const startEmulator = async (options: EmulatorOptions = {}): Promise<Runn
         // A long-running emulator keeps the newest entries only.
         if (requests.length > MAX_LOGGED_REQUESTS * 1.1) requests.splice(0, requests.length - MAX_LOGGED_REQUESTS);
       };
-      const decision = decideFaults(faults, apiRequestCount, faultRandom, { window: retryWindow, now: ts });
+      const decision = decideFaults(faults, apiRequestCount, faultRandom, { window: retryWindow, now: now() });
       if ((faults.latencyMs ?? 0) > 0) await sleep(faults.latencyMs ?? 0);
       if (decision.drop) {
         finish(0, 'dropped');

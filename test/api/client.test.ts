@@ -205,18 +205,20 @@ describe('createApiClient: retries', () => {
   });
 
   it('a timed-out attempt is retried for GET and ends in a TIMEOUT error', async () => {
-    const { client, received } = await setup(() => {}, { timeoutMs: 100, maxAttempts: 2 });
+    // Long enough for each attempt to reach the server on a loaded machine before it times out.
+    const { client, received } = await setup(() => {}, { timeoutMs: 500, maxAttempts: 2 });
     const error = await rejection(client.request({ operation: 'list slow', method: 'GET', path: '/api/v1/slow' }));
     expect(error).toMatchObject({ code: 'TIMEOUT', attempts: 2, status: undefined });
     expect(error.message).toBe(
-      'list slow failed: GET /api/v1/slow → timed out: no response within 100 ms (after 2 attempts)',
+      'list slow failed: GET /api/v1/slow → timed out: no response within 500 ms (after 2 attempts)',
     );
     expect(received).toHaveLength(2);
     expect(client.stats().timeouts).toBe(2);
   });
 
   it('a POST that times out is not retried', async () => {
-    const { client, received } = await setup(() => {}, { timeoutMs: 100, maxAttempts: 3 });
+    // Long enough for the request to reach the server on a loaded machine before it times out.
+    const { client, received } = await setup(() => {}, { timeoutMs: 1000, maxAttempts: 3 });
     const error = await rejection(
       client.request({ operation: 'create', method: 'POST', path: '/api/v1/slow', body: {} }),
     );
