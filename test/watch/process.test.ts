@@ -71,7 +71,6 @@ it('SIGTERM during an apply lets in-flight work finish, records it, and exits 0'
     stdout += chunk.toString('utf8');
   });
   const exited = new Promise<number | null>((resolve) => proc.once('exit', (code) => resolve(code)));
-  proc.stdin?.end();
 
   const deadline = Date.now() + 20_000;
   while (entityWrites().length < 3) {
