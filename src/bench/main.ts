@@ -12,6 +12,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, platform, release, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { VERSION } from '../version.js';
+import { runExportBenchmark } from './export.js';
 import { judgeGoals, renderReport } from './report.js';
 import { type BenchContext, type MemoryResult, measureApply, measureMemory, measureNoopPlan } from './scenarios.js';
 
@@ -110,6 +111,7 @@ try {
     )}\n`,
   );
   log(`wrote ${out}`);
+  await runExportBenchmark(ctx, Math.max(...sizes), join(dirname(out), 'export-results.json'));
 } finally {
   if (!process.argv.includes('--keep')) await rm(workDir, { recursive: true, force: true });
 }
