@@ -12,6 +12,7 @@
  * Only GET requests.
  */
 import { encodePathSegment } from '../api/types.js';
+import { InterruptedError } from '../core/errors.js';
 import {
   BUILT_IN_ENTITY_TYPES,
   type DesiredObject,
@@ -99,6 +100,8 @@ const readEdges = async (
   const edges: LiveObject[] = [];
   let lastReport = started;
   for (let i = 0; i < callers.length; i += CALLERS_PER_CHUNK) {
+    // A stop request ends the reads between two chunks; nothing has been written yet.
+    if (ctx.signal.aborted) throw new InterruptedError();
     const chunk = callers.slice(i, i + CALLERS_PER_CHUNK);
     const live = await dependencyHandler.fetchLive({
       client: ctx.client,
