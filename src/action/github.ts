@@ -18,8 +18,18 @@ export interface AssociatedPullRequest {
   mergeCommitSha?: string;
 }
 
+/**
+ * Who may have written a plan comment: a bot (the workflow's token posts as `github-actions[bot]`
+ * or an app) or someone with write access (a personal token). Anyone can comment on a public
+ * pull request, so a comment from anyone else that carries the marker is ignored: it can neither
+ * take the plan comment's place nor forge a reviewed digest.
+ */
+const TRUSTED_ASSOCIATIONS = new Set(['OWNER', 'MEMBER', 'COLLABORATOR']);
+export const isTrustedAuthor = (comment: { user?: { type?: string } | null; author_association?: string }): boolean =>
+  comment.user?.type === 'Bot' || TRUSTED_ASSOCIATIONS.has(comment.author_association ?? '');
+
 export interface GitHubPort {
-  /** The first comment on the pull request whose body contains `marker`. */
+  /** The first comment on the pull request whose body contains `marker`, written by a trusted author. */
   findComment(pullRequest: number, marker: string): Promise<IssueComment | undefined>;
   createComment(pullRequest: number, body: string): Promise<IssueComment>;
   updateComment(commentId: number, body: string): Promise<IssueComment>;
@@ -84,7 +94,7 @@ export const octokitGitHub = (options: {
           per_page: 100,
         });
         for await (const page of pages) {
-          const found = page.data.find((c) => c.body?.includes(marker));
+          const found = page.data.find((c) => c.body?.includes(marker) && isTrustedAuthor(c));
           if (found) return { id: found.id, body: found.body ?? '' };
         }
         return undefined;

@@ -10,7 +10,11 @@ export interface FakeComment {
   id: number;
   issue: number;
   body: string;
+  /** Default: the workflow's bot. */
+  author?: { login: string; type: 'User' | 'Bot'; association: string };
 }
+
+const BOT = { login: 'github-actions[bot]', type: 'Bot' as const, association: 'NONE' };
 
 export interface FakeCall {
   method: string;
@@ -56,7 +60,8 @@ const commentJson = (c: FakeComment, base: string) => ({
   id: c.id,
   body: c.body,
   html_url: `${base}/issues/${c.issue}#issuecomment-${c.id}`,
-  user: { login: 'github-actions[bot]' },
+  user: { login: (c.author ?? BOT).login, type: (c.author ?? BOT).type },
+  author_association: (c.author ?? BOT).association,
 });
 
 export const startFakeGitHub = async (): Promise<FakeGitHub> => {
@@ -109,6 +114,8 @@ export const startFakeGitHub = async (): Promise<FakeGitHub> => {
       if (m && req.method === 'PATCH') {
         const comment = comments.find((c) => c.id === Number(m?.[1]));
         if (!comment) return send(res, 404, { message: 'Not Found' });
+        if (comment.author && comment.author.type !== 'Bot')
+          return send(res, 403, { message: 'Resource not accessible by integration' });
         const body = (await readBody(req)) as { body?: string };
         if (typeof body?.body !== 'string') return send(res, 422, { message: 'body is missing' });
         if (body.body.length >= MAX_BODY)

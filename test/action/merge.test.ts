@@ -2,9 +2,11 @@
  * The Action on a merge, in-process: `on-plan-drift: apply` applies a drifted or unreviewed plan
  * and says so loudly; a merge with nothing to apply passes quietly; a GitHub failure is named.
  */
-import { cp, mkdir } from 'node:fs/promises';
+import { cp, mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { planDigest } from '../../src/action/digest.js';
+import type { Plan } from '../../src/core/model.js';
 import { EXAMPLES, type Emulator, removeDir, serviceYaml, startTestEmulator, tempDir } from '../e2e/harness.js';
 import { type FakeGitHub, startFakeGitHub } from './fake-github.js';
 import { MERGE_SHA, PR_NUMBER, pullRequestPayload, pushPayload, runInProcess, TOKEN } from './harness.js';
@@ -70,6 +72,22 @@ describe('on merge', () => {
     expect(writes().length).toBeGreaterThan(0);
     expect(prComments()[0]?.body).toContain(`Pull request #${PR_NUMBER} has no cortex-sync plan comment`);
     expect(prComments()[0]?.body).toContain('**Applied anyway**');
+  });
+
+  it('does not take a reviewed digest from a comment by someone without write access', async () => {
+    // An outsider posts the marker with the digest of exactly the plan the merge will make.
+    const plan = await run('pull_request', { comment: 'false' });
+    const planned = JSON.parse(await readFile(plan.runtime.outputs.get('plan-json') ?? '', 'utf8')) as Plan;
+    github.comments.push({
+      id: 1,
+      issue: PR_NUMBER,
+      body: `<!-- cortex-sync:plan source=example-catalog dir=catalog -->\n<!-- cortex-sync:digest ${planDigest(planned)} -->`,
+      author: { login: 'stranger', type: 'User', association: 'CONTRIBUTOR' },
+    });
+    const merge = await run('push');
+    expect(merge.code).toBe(1);
+    expect(writes()).toEqual([]);
+    expect(prComments()[1]?.body).toContain('has no cortex-sync plan comment');
   });
 
   it('with nothing to apply, passes without a comment', async () => {

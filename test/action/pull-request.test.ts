@@ -104,6 +104,21 @@ describe('the plan comment on a pull request', () => {
     expect(prComments()[1]?.body).toContain('dir=other');
   });
 
+  it('ignores a comment from someone without write access that copies the marker', async () => {
+    await withExamples();
+    const outsider = { login: 'stranger', type: 'User' as const, association: 'NONE' };
+    github.comments.push({
+      id: 1,
+      issue: PR_NUMBER,
+      body: '<!-- cortex-sync:plan source=example-catalog dir=catalog -->\nlooks legit',
+      author: outsider,
+    });
+    expect((await planPr()).code).toBe(0);
+    expect(prComments()).toHaveLength(2);
+    expect(prComments()[0]?.body).toBe('<!-- cortex-sync:plan source=example-catalog dir=catalog -->\nlooks legit');
+    expect(readDigest(prComments()[1]?.body ?? '')).toMatch(/^sha256:/);
+  });
+
   it('stays under 65,536 characters for a plan of 3,000 entities, pointing to the job summary', async () => {
     const files: Record<string, string> = { 'catalog/cortex-sync.yaml': 'sourceId: big-catalog\n' };
     for (let i = 0; i < 3000; i += 1) {
