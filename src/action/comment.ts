@@ -98,6 +98,12 @@ export const renderPlanComment = (
     pending.length === 0
       ? 'No changes. The workspace matches the manifests.\n\n'
       : `**${summaryLine(plan.summary)}**\n\n`;
+  for (const w of plan.inventory ?? []) {
+    const what = [w.add.length ? `adds ${w.add.length}` : '', w.remove.length ? `removes ${w.remove.length}` : '']
+      .filter(Boolean)
+      .join(', ');
+    out += `Ownership record ${code(w.id)}: ${w.action} ${w.phase === 'before' ? 'before' : 'after'} the changes${what ? ` (${what})` : ''}.\n\n`;
+  }
   const reserve = 400;
   const fits = (extra: string) => out.length + extra.length + KIND_CLOSE.length <= options.limit - reserve;
 

@@ -52,7 +52,7 @@ const samplePlan = plan([
 ]);
 
 const allTokens = (tokens: Token[]): Token[] =>
-  tokens.flatMap((t) => [t, ...allTokens('tokens' in t && Array.isArray(t.tokens) ? (t.tokens as Token[]) : [])]);
+  tokens.flatMap((t) => [t, ...allTokens('tokens' in t && Array.isArray(t.tokens) ? t.tokens : [])]);
 
 const body = () =>
   stickyCommentBody({
@@ -69,7 +69,7 @@ describe('the plan comment', () => {
     const headings = tokens.filter((t) => t.type === 'heading').map((t) => (t as Token & { text: string }).text);
     expect(headings[0]).toBe('cortex-sync plan for catalog');
     expect(headings).toContain('🟡 update `payments-api` — `.cortex/catalog/payments.yaml:3`');
-    const html = tokens.filter((t) => t.type === 'html').map((t) => (t as Token & { raw: string }).raw);
+    const html = tokens.filter((t) => t.type === 'html').map((t) => t.raw);
     expect(html.filter((h) => h.includes('<details>'))).toHaveLength(2); // entity-type, entity
     expect(html.some((h) => h.includes('<summary><b>entity</b>: 2 changes</summary>'))).toBe(true);
     const tables = tokens.filter((t) => t.type === 'table') as (Token & {
@@ -83,6 +83,24 @@ describe('the plan comment', () => {
     // A pipe and backticks inside a value stay inside their cell.
     expect(diffTable?.rows.every((r) => r.length === 3)).toBe(true);
     expect(body().indexOf('| **all** |')).toBeLessThan(body().indexOf('<details>'));
+  });
+
+  it('names the writes of the ownership record', () => {
+    const withInventory: Plan = {
+      ...samplePlan,
+      inventory: [
+        {
+          phase: 'before',
+          id: 'cortex-sync-inventory-x',
+          action: 'create',
+          add: ['entity-type/database'],
+          remove: [],
+          reason: 'r',
+        },
+      ],
+    };
+    const text = renderPlanComment(withInventory, [], { title: 't', limit: COMMENT_BUDGET });
+    expect(text).toContain('Ownership record `cortex-sync-inventory-x`: create before the changes (adds 1).');
   });
 
   it('carries the digest and the reviewed changes in hidden markers', () => {
