@@ -25,16 +25,31 @@ const exists = async (path: string): Promise<boolean> => {
   }
 };
 
+/** File operations at once: enough to keep the file system's thread pool busy. */
+const FILE_CONCURRENCY = 16;
+
+/** Runs `fn` on every item, at most `FILE_CONCURRENCY` at once; results in the items' order. */
+const eachConcurrently = async <T, R>(items: readonly T[], fn: (item: T) => Promise<R>): Promise<R[]> => {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      const i = next++;
+      results[i] = await fn(items[i] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(FILE_CONCURRENCY, items.length) }, worker));
+  return results;
+};
+
 /** The targets that already exist (relative paths), in order. */
 export const existingTargets = async (outDir: string, files: readonly FileToWrite[]): Promise<string[]> => {
-  const found: string[] = [];
-  for (const file of files) if (await exists(join(outDir, file.path))) found.push(file.path);
-  return found;
+  const found = await eachConcurrently(files, (file) => exists(join(outDir, file.path)));
+  return files.filter((_, i) => found[i]).map((file) => file.path);
 };
 
 /** Writes one file atomically (see the module comment). */
 const writeAtomically = async (target: string, text: string, force: boolean): Promise<void> => {
-  await mkdir(dirname(target), { recursive: true });
   const temp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
   await writeFile(temp, text, { flag: 'wx' });
   try {
@@ -72,5 +87,8 @@ export const writeExportFiles = async (
       );
     }
   }
-  for (const file of files) await writeAtomically(join(outDir, file.path), file.text, force);
+  // Folders first (once each), then the files side by side.
+  const folders = [...new Set(files.map((file) => dirname(join(outDir, file.path))))];
+  for (const folder of folders) await mkdir(folder, { recursive: true });
+  await eachConcurrently(files, (file) => writeAtomically(join(outDir, file.path), file.text, force));
 };

@@ -26,7 +26,7 @@ interface PureKind {
   desiredState(obj: DesiredObject): JsonValue;
   liveState(obj: LiveObject, desired?: DesiredObject): JsonValue;
 }
-const pureKind = (kind: Kind): PureKind => handlerFor(kind) as PureKind;
+const pureKind = (kind: Kind): PureKind => handlerFor(kind);
 
 /** Writes the files as text, parses them back with the kind, and returns desired states by id and the texts. */
 const roundTrip = (kind: Kind, files: ManifestFile[]) => {
