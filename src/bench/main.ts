@@ -15,6 +15,7 @@ import { VERSION } from '../version.js';
 import { runExportBenchmark } from './export.js';
 import { judgeGoals, renderReport } from './report.js';
 import { type BenchContext, type MemoryResult, measureApply, measureMemory, measureNoopPlan } from './scenarios.js';
+import { runWatchBenchmark } from './watch.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -112,6 +113,7 @@ try {
   );
   log(`wrote ${out}`);
   await runExportBenchmark(ctx, Math.max(...sizes), join(dirname(out), 'export-results.json'));
+  await runWatchBenchmark(ctx, Math.max(...sizes), join(dirname(out), 'watch-results.json'));
 } finally {
   if (!process.argv.includes('--keep')) await rm(workDir, { recursive: true, force: true });
 }

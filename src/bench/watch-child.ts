@@ -1,0 +1,120 @@
+/**
+ * The watch benchmark's measuring process: runs the watcher (`startWatcher`, local-directory
+ * mode, the real client) against the emulator process and prints one JSON line.
+ *
+ * `--scenario change`: after the first sync, changes one file `--changes` times and times each
+ * change from the write until its run is recorded (debounce, load, read, plan, apply), then
+ * measures the process's CPU while idle for `--idle-seconds`.
+ * `--scenario cycles`: `--cycles` reconcile runs back to back (heal trigger), heap after a full GC
+ * sampled along the way (needs `--expose-gc`).
+ */
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { resolveConfig } from '../engine/config.js';
+import type { EngineEvent } from '../engine/context.js';
+import { createDirSource } from '../watch/dir-source.js';
+import type { RunRecord } from '../watch/history.js';
+import { createLogger } from '../watch/log.js';
+import { startWatcher } from '../watch/watcher.js';
+import { numberOption, option, report } from './child-common.js';
+
+const dir = resolve(option('--dir') ?? '.');
+const scenario = option('--scenario') ?? 'change';
+const apiKey = process.env.CORTEX_API_KEY ?? '';
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const gc = (globalThis as { gc?: () => void }).gc;
+
+/** Per run: when the engine started, its first API request began, and it finished. */
+let phase = { started: 0, firstRequest: Infinity, lastResponse: 0 };
+const observe = {
+  emit: (event: EngineEvent) => {
+    const now = performance.now();
+    if (event.type === 'reconcile.started') phase = { started: now, firstRequest: Infinity, lastResponse: 0 };
+    if (event.type === 'request') {
+      phase.firstRequest = Math.min(phase.firstRequest, now - event.durationMs);
+      phase.lastResponse = now;
+    }
+  },
+};
+
+const watcher = await startWatcher({
+  source: createDirSource({ dir }),
+  resolveConfig: (root) => resolveConfig({ dir: root }, process.env, root),
+  apiKey,
+  host: '127.0.0.1',
+  port: 0,
+  healIntervalMs: 0,
+  planLogFile: join(await mkdtemp(join(tmpdir(), 'cortex-sync-watch-bench-')), 'plan-log.jsonl'),
+  logger: createLogger({ write: () => {}, secrets: [apiKey] }),
+  events: observe,
+});
+
+const nextRecord = async (after: number): Promise<RunRecord> => {
+  for (;;) {
+    const runs = watcher.history.runs();
+    const last = runs[0];
+    if (last && Number(last.runId.slice(4)) > after) return last;
+    await sleep(2);
+  }
+};
+
+const first = await nextRecord(0);
+if (first.result !== 'applied') throw new Error(`the first sync did not apply: ${first.errors.join('; ')}`);
+let seen = 1;
+
+if (scenario === 'change') {
+  const changes = numberOption('--changes') ?? 20;
+  const samples: { wallMs: number; runMs: number; loadMs: number; apiSpanMs: number; updates: number }[] = [];
+  for (let n = 1; n <= changes; n += 1) {
+    const file = join(dir, '.cortex', 'catalog', `svc-${String(n).padStart(5, '0')}.yaml`);
+    const text = await readFile(file, 'utf8');
+    const started = performance.now();
+    await writeFile(file, text.replace(/^ {2}title: .*$/m, `  title: Service ${n} (edit ${Date.now()})`));
+    const record = await nextRecord(seen);
+    const wallMs = performance.now() - started;
+    seen = Number(record.runId.slice(4));
+    const apiSpanMs = phase.lastResponse > 0 ? phase.lastResponse - phase.firstRequest : 0;
+    samples.push({
+      wallMs,
+      runMs: record.durationMs,
+      loadMs: Number.isFinite(phase.firstRequest) ? phase.firstRequest - phase.started : 0,
+      apiSpanMs,
+      updates: record.summary?.update ?? 0,
+    });
+    await sleep(100);
+  }
+  await sleep(1000);
+  const cpu = process.cpuUsage();
+  const idleStarted = performance.now();
+  await sleep((numberOption('--idle-seconds') ?? 10) * 1000);
+  const used = process.cpuUsage(cpu);
+  const idleWallMs = performance.now() - idleStarted;
+  await watcher.stop(5000);
+  report({
+    firstSyncMs: first.durationMs,
+    firstSummary: first.summary,
+    samples,
+    idleCpuShare: (used.user + used.system) / 1000 / idleWallMs,
+    idleWallMs,
+    runsDuringIdle: Number(watcher.history.runs()[0]?.runId.slice(4)) - seen,
+  });
+} else {
+  const cycles = numberOption('--cycles') ?? 500;
+  if (!gc) throw new Error('run with --expose-gc');
+  const heap = (): number => {
+    gc();
+    gc();
+    return process.memoryUsage().heapUsed / 2 ** 20;
+  };
+  const samples: { cycle: number; heapMb: number }[] = [];
+  let failed = 0;
+  for (let cycle = 1; cycle <= cycles; cycle += 1) {
+    watcher.runner.trigger('heal');
+    await watcher.runner.idle();
+    if (watcher.history.last()?.result !== 'applied') failed += 1;
+    if (cycle === 10 || cycle % 50 === 0) samples.push({ cycle, heapMb: heap() });
+  }
+  await watcher.stop(5000);
+  report({ cycles, failed, samples });
+}

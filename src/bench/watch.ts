@@ -1,0 +1,160 @@
+/**
+ * The watcher's benchmark (`npm run bench`, after the others): local-directory mode on a
+ * generated repository, against the emulator in its own process.
+ *
+ * - one file changed → applied, median of 20, on N entities (goal: ≤ 2 s plus API time, i.e. the
+ *   time outside the run's API span);
+ * - 500 reconcile cycles in one process → heap growth after GC from cycle 10 to 500 (goal < 5 MB;
+ *   on a repository of 200 entities: a leak per cycle shows at any size, and 500 cycles of 10,000
+ *   would take an hour);
+ * - idle CPU over 10 s with nothing changing (goal < 1 % of a core).
+ */
+import { spawn } from 'node:child_process';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { median } from './analysis.js';
+import { generateRepository } from './generate.js';
+import { startEmulatorProcess } from './processes.js';
+import type { BenchContext } from './scenarios.js';
+
+interface ChangeChild {
+  firstSyncMs: number;
+  samples: { wallMs: number; runMs: number; loadMs: number; apiSpanMs: number; updates: number }[];
+  idleCpuShare: number;
+  idleWallMs: number;
+  runsDuringIdle: number;
+}
+
+interface CyclesChild {
+  cycles: number;
+  failed: number;
+  samples: { cycle: number; heapMb: number }[];
+}
+
+const runWatchChild = <T>(args: string[], env: NodeJS.ProcessEnv, nodeFlags: string[] = []): Promise<T> =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...nodeFlags, join(import.meta.dirname, 'watch-child.js'), ...args], {
+      env: { PATH: process.env.PATH, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    child.stdout.on('data', (c: Buffer) => out.push(c));
+    child.stderr.on('data', (c: Buffer) => err.push(c));
+    child.once('exit', (code) => {
+      const text = Buffer.concat(out).toString('utf8').trim();
+      if (code !== 0)
+        reject(new Error(`watch-child exited ${code}: ${Buffer.concat(err).toString('utf8').slice(-2000)}`));
+      else resolve(JSON.parse(text.split('\n').pop() ?? '') as T);
+    });
+  });
+
+export interface WatchBenchResult {
+  entities: number;
+  change: {
+    medianWallMs: number;
+    medianApiSpanMs: number;
+    medianOutsideApiMs: number;
+    medianLoadMs: number;
+    runs: ChangeChild['samples'];
+    allApplied: boolean;
+  };
+  firstSyncMs: number;
+  idleCpuPercent: number;
+  cycles: {
+    runs: number;
+    failed: number;
+    repositoryEntities: number;
+    heapMb: CyclesChild['samples'];
+    growthMb: number;
+  };
+  goals: { id: string; target: string; value: string; met: boolean }[];
+}
+
+export const runWatchBenchmark = async (
+  ctx: BenchContext,
+  entities: number,
+  outFile: string,
+  options: { changes?: number; cycles?: number; cycleEntities?: number } = {},
+): Promise<WatchBenchResult> => {
+  const cycleEntities = options.cycleEntities ?? 200;
+  /** Each scenario gets a fresh emulator: the two repositories share tags under different source ids. */
+  const withEmulator = async <T>(fn: (env: NodeJS.ProcessEnv) => Promise<T>): Promise<T> => {
+    const emulator = await startEmulatorProcess({ apiKey: ctx.apiKey, rateLimit: 0 });
+    try {
+      return await fn({
+        CORTEX_BASE_URL: emulator.url,
+        CORTEX_API_KEY: ctx.apiKey,
+        CORTEX_RATE_LIMIT: '10000000',
+        CORTEX_SYNC_CONCURRENCY: '16',
+      });
+    } finally {
+      await emulator.stop();
+    }
+  };
+  const bigDir = join(ctx.workDir, `watch-${entities}`);
+  await generateRepository(bigDir, { entities, sourceId: 'bench-watch' });
+  ctx.log(`watch: ${entities} entities, first sync, then ${options.changes ?? 20} one-file changes and 10 s idle`);
+  const change = await withEmulator((env) =>
+    runWatchChild<ChangeChild>(
+      ['--dir', bigDir, '--scenario', 'change', '--changes', String(options.changes ?? 20)],
+      env,
+    ),
+  );
+  const smallDir = join(ctx.workDir, `watch-${cycleEntities}`);
+  await generateRepository(smallDir, { entities: cycleEntities, sourceId: 'bench-watch' });
+  ctx.log(`watch: ${options.cycles ?? 500} reconcile cycles of ${cycleEntities} entities in one process`);
+  const cycles = await withEmulator((env) =>
+    runWatchChild<CyclesChild>(
+      ['--dir', smallDir, '--scenario', 'cycles', '--cycles', String(options.cycles ?? 500)],
+      env,
+      ['--expose-gc'],
+    ),
+  );
+  const wall = median(change.samples.map((s) => s.wallMs));
+  const apiSpan = median(change.samples.map((s) => s.apiSpanMs));
+  const outside = median(change.samples.map((s) => s.wallMs - s.apiSpanMs));
+  const firstHeap = cycles.samples[0]?.heapMb ?? 0;
+  const lastHeap = cycles.samples[cycles.samples.length - 1]?.heapMb ?? 0;
+  const idle = change.idleCpuShare * 100;
+  const result: WatchBenchResult = {
+    entities,
+    change: {
+      medianWallMs: wall,
+      medianApiSpanMs: apiSpan,
+      medianOutsideApiMs: outside,
+      medianLoadMs: median(change.samples.map((s) => s.loadMs)),
+      runs: change.samples,
+      allApplied: change.samples.every((s) => s.updates === 1),
+    },
+    firstSyncMs: change.firstSyncMs,
+    idleCpuPercent: idle,
+    cycles: {
+      runs: cycles.cycles,
+      failed: cycles.failed,
+      repositoryEntities: cycleEntities,
+      heapMb: cycles.samples,
+      growthMb: lastHeap - firstHeap,
+    },
+    goals: [
+      {
+        id: 'watch-change',
+        target: '≤ 2 s plus API time',
+        value: `${(outside / 1000).toFixed(2)} s outside ${(apiSpan / 1000).toFixed(2)} s of API (${(wall / 1000).toFixed(2)} s in all)`,
+        met: outside <= 2000,
+      },
+      {
+        id: 'watch-heap',
+        target: '< 5 MB growth over 500 cycles',
+        value: `${(lastHeap - firstHeap).toFixed(2)} MB (${firstHeap.toFixed(1)} → ${lastHeap.toFixed(1)} MB)`,
+        met: lastHeap - firstHeap < 5,
+      },
+      { id: 'watch-idle-cpu', target: '< 1 % of a core', value: `${idle.toFixed(2)} %`, met: idle < 1 },
+    ],
+  };
+  for (const goal of result.goals)
+    ctx.log(`watch goal ${goal.id}: ${goal.value} (${goal.target}) ${goal.met ? 'met' : 'MISSED'}`);
+  await writeFile(outFile, `${JSON.stringify(result, null, 2)}\n`);
+  ctx.log(`wrote ${outFile}`);
+  return result;
+};
