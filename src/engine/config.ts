@@ -32,6 +32,8 @@ export const configFileSchema = z.strictObject({
   concurrency: z.int().min(1).max(64).optional(),
   requestsPerMinute: z.int().min(1).optional(),
   forceEntityTypeSchema: z.boolean().optional(),
+  /** How long an apply waits for another apply of this source to finish (seconds, default 120). */
+  leaseWaitSeconds: z.int().min(0).max(3600).optional(),
 });
 export type ConfigFile = z.infer<typeof configFileSchema>;
 
@@ -64,6 +66,8 @@ export interface SyncConfig {
   concurrency: number;
   requestsPerMinute: number;
   forceEntityTypeSchema: boolean;
+  /** How long an apply waits for another apply of this source to finish; default in `engine/lease.ts`. */
+  leaseWaitMs?: number;
 }
 
 /** Reads and validates `cortex-sync.yaml` in `dir`; absent file → `{}`. */
@@ -166,6 +170,9 @@ export const resolveConfig = async (
   const envPrune = envBoolean(env, 'CORTEX_SYNC_PRUNE', envErrors);
   const envConcurrency = envInt(env, 'CORTEX_SYNC_CONCURRENCY', 64, envErrors);
   const envRate = envInt(env, 'CORTEX_RATE_LIMIT', Number.MAX_SAFE_INTEGER, envErrors);
+  const envLeaseWait =
+    env.CORTEX_SYNC_LEASE_WAIT?.trim() === '0' ? 0 : envInt(env, 'CORTEX_SYNC_LEASE_WAIT', 3600, envErrors);
+  const leaseWaitSeconds = envLeaseWait ?? file.leaseWaitSeconds;
   const envBaseUrl = env.CORTEX_BASE_URL?.trim() ? env.CORTEX_BASE_URL.trim() : undefined;
   const baseUrl = flags.baseUrl ?? envBaseUrl ?? DEFAULT_BASE_URL;
   const baseUrlProblem = checkBaseUrl(
@@ -190,6 +197,7 @@ export const resolveConfig = async (
       concurrency: flags.concurrency ?? envConcurrency ?? file.concurrency ?? 8,
       requestsPerMinute: flags.requestsPerMinute ?? envRate ?? file.requestsPerMinute ?? 1000,
       forceEntityTypeSchema: flags.forceEntityTypeSchema ?? file.forceEntityTypeSchema ?? false,
+      ...(leaseWaitSeconds !== undefined ? { leaseWaitMs: leaseWaitSeconds * 1000 } : {}),
     },
   };
 };

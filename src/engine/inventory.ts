@@ -176,3 +176,14 @@ export const writeInventory = async (
 /** For messages: where the inventory of a source lives. */
 export const inventoryPath = (sourceId: string): string =>
   `/api/v1/catalog/${encodePathSegment(inventoryTag(sourceId))}`;
+
+/**
+ * The kinds whose objects a source's inventory lists: all of them. Entities carry a marker too,
+ * but a marker can be copied by hand onto a foreign entity; prune needs both (see `ownInventoryOf`).
+ */
+export const trackedKinds = (handlers: readonly { kind: KindName }[]): Set<KindName> =>
+  new Set(handlers.map((h) => h.kind));
+
+/** What this source's own inventory lists (empty when it has none): prune removes nothing else. */
+export const ownInventoryOf = (index: InventoryIndex, sourceId: string): ReadonlySet<ObjectKey> =>
+  index.bySource.get(sourceId) ?? new Set<ObjectKey>();

@@ -3,7 +3,8 @@
  * Expected outcomes (invalid manifests, a refused plan) are results; unexpected failures (the API
  * refusing a read) are thrown as typed errors for the entrypoint to render.
  */
-import { ConfigError, InterruptedError } from '../core/errors.js';
+import { InterruptedError } from '../core/errors.js';
+import type { PendingCreates } from '../core/pending-creates.js';
 import {
   type ApplyReport,
   type DesiredObject,
@@ -24,7 +25,8 @@ import type { SyncConfig } from './config.js';
 import type { EngineContext } from './context.js';
 import { executePlan } from './executor.js';
 import { fetchLiveState } from './fetch-live.js';
-import { inventoryTag, writeInventory } from './inventory.js';
+import { inventoryTag, ownInventoryOf, trackedKinds, writeInventory } from './inventory.js';
+import { applyUnderLease, leaseSettingsFor, newHolderName } from './lease.js';
 import {
   afterWrite,
   beforeWrite,
@@ -82,7 +84,12 @@ export const reconcile = async (input: ReconcileInput, ctx: EngineContext): Prom
   });
   let status = 'error';
   try {
-    const result = await run(input, ctx);
+    const lease = {
+      mode: input.mode,
+      sourceId: config.sourceId,
+      settings: leaseSettingsFor(config, newHolderName(started)),
+    };
+    const result = await applyUnderLease(lease, ctx, hasWork, (mode, pending) => run({ ...input, mode }, ctx, pending));
     status = result.status === 'applied' && result.report.interrupted ? 'interrupted' : result.status;
     return result;
   } catch (error) {
@@ -97,7 +104,16 @@ export const reconcile = async (input: ReconcileInput, ctx: EngineContext): Prom
   }
 };
 
-const run = async (input: ReconcileInput, ctx: EngineContext): Promise<ReconcileResult> => {
+/** Whether a planned result would write anything (an apply of it needs the lease). */
+const hasWork = (result: ReconcileResult): boolean =>
+  result.status === 'planned' &&
+  (result.plan.changes.some((c) => c.action !== 'noop') || (result.plan.inventory?.length ?? 0) > 0);
+
+const run = async (
+  input: ReconcileInput,
+  ctx: EngineContext,
+  pendingCreates?: PendingCreates,
+): Promise<ReconcileResult> => {
   const { config } = input;
   const client = withSignal(ctx.client, ctx.signal);
   // Kind-specific settings go to the kinds' own factories, not through the shared contract.
@@ -108,12 +124,9 @@ const run = async (input: ReconcileInput, ctx: EngineContext): Promise<Reconcile
       entity: { pruneAction: config.pruneEntities },
     });
   const lookup = (kind: AnyKindHandler['kind']) => handlers.find((h) => h.kind === kind) ?? handlerFor(kind);
-  const sourceId = config.sourceId;
-  if (!sourceId) {
-    throw new ConfigError(
-      'no source id: set `sourceId` in cortex-sync.yaml (or CORTEX_SYNC_SOURCE_ID); it could not be derived from a git remote',
-    );
-  }
+  // Without a source id (not a git checkout, none configured) plan and apply still work: nothing
+  // is marked, adopted or recorded, and --prune is refused by the planner.
+  const sourceId = config.sourceId || undefined;
 
   const loaded = await loadManifests(config.dir, handlers, { now: ctx.clock.now() });
   if (hasErrors(loaded.diagnostics)) return { status: 'invalid', diagnostics: loaded.diagnostics };
@@ -137,7 +150,7 @@ const run = async (input: ReconcileInput, ctx: EngineContext): Promise<Reconcile
     live: state.live,
     handlers,
     options: {
-      sourceId,
+      ...(sourceId !== undefined ? { sourceId, ownInventory: ownInventoryOf(state.inventories, sourceId) } : {}),
       prune: config.prune,
       allowTakeover: config.allowTakeover,
       allowMassDelete: config.allowMassDelete,
@@ -149,17 +162,20 @@ const run = async (input: ReconcileInput, ctx: EngineContext): Promise<Reconcile
   });
 
   // The ownership record's writes are steps of the plan, shown like any change.
-  const tracked = new Set(handlers.filter((h) => !h.ownershipOnObject).map((h) => h.kind));
-  const previousKeys = state.inventories.bySource.get(sourceId);
-  const steps: InventoryStepsInput = {
-    id: inventoryTag(sourceId),
-    sourceId,
-    previous: new Set<ObjectKey>(previousKeys ?? []),
-    recordExists: previousKeys !== undefined,
-    desired: desired.filter((o) => tracked.has(o.kind)).map((o) => objectKey(o.kind, o.id)),
-    live: new Set(state.live.map((o) => objectKey(o.kind, o.id))),
-  };
-  plan.inventory = plannedInventoryWrites(steps, plan.changes);
+  const tracked = trackedKinds(handlers);
+  const previousKeys = sourceId !== undefined ? state.inventories.bySource.get(sourceId) : undefined;
+  const steps: InventoryStepsInput | undefined =
+    sourceId === undefined
+      ? undefined
+      : {
+          id: inventoryTag(sourceId),
+          sourceId,
+          previous: new Set<ObjectKey>(previousKeys ?? []),
+          recordExists: previousKeys !== undefined,
+          desired: desired.filter((o) => tracked.has(o.kind)).map((o) => objectKey(o.kind, o.id)),
+          live: new Set(state.live.map((o) => objectKey(o.kind, o.id))),
+        };
+  plan.inventory = steps ? plannedInventoryWrites(steps, plan.changes) : [];
 
   const diagnostics = [...loaded.diagnostics, ...state.diagnostics, ...referenceDiagnostics, ...plan.diagnostics];
   const pending = plan.changes.filter((c) => c.action !== 'noop').length + plan.inventory.length;
@@ -167,7 +183,14 @@ const run = async (input: ReconcileInput, ctx: EngineContext): Promise<Reconcile
   if (hasErrors(diagnostics)) return { status: 'refused', plan, diagnostics };
   if (input.mode === 'plan') return { status: 'planned', plan, diagnostics };
 
-  const report = await applyPlan(input, ctx, { plan, steps, typeExists: state.inventoryTypeExists, lookup });
+  const report = await applyPlan(input, ctx, {
+    plan,
+    steps,
+    sourceId,
+    pendingCreates,
+    typeExists: state.inventoryTypeExists,
+    lookup,
+  });
   return { status: 'applied', plan, diagnostics, report };
 };
 
@@ -181,13 +204,16 @@ const applyPlan = async (
   ctx: EngineContext,
   run: {
     plan: NonNullable<Extract<ReconcileResult, { plan: unknown }>['plan']>;
-    steps: InventoryStepsInput;
+    /** Undefined without a source id: no ownership record is written. */
+    steps: InventoryStepsInput | undefined;
+    sourceId: string | undefined;
+    pendingCreates: PendingCreates | undefined;
     typeExists: boolean;
     lookup: (kind: AnyKindHandler['kind']) => AnyKindHandler;
   },
 ): Promise<ApplyReport> => {
   const { config } = input;
-  const sourceId = run.steps.sourceId;
+  const { sourceId, steps } = run;
   const log = input.planLog ?? NO_LOG;
   const inventory: InventoryWriteResult[] = [];
   let typeExists = run.typeExists;
@@ -201,7 +227,7 @@ const applyPlan = async (
       log,
     );
     try {
-      await writeInventory(sent.client, sourceId, keys, typeExists);
+      if (sourceId !== undefined) await writeInventory(sent.client, sourceId, keys, typeExists);
       typeExists = true;
       inventory.push({ write, outcome: 'ok' });
       return true;
@@ -226,8 +252,8 @@ const applyPlan = async (
     }
   };
 
-  const grown = grownInventory(run.steps);
-  const before = beforeWrite(run.steps);
+  const grown = steps ? grownInventory(steps) : new Set<ObjectKey>();
+  const before = steps ? beforeWrite(steps) : undefined;
   /** The record holds `grown` (written now, or already): the shrink after the changes may follow. */
   let grownRecorded = before === undefined;
   if (before) {
@@ -239,21 +265,24 @@ const applyPlan = async (
     {
       changes: run.plan.changes,
       handlerFor: run.lookup,
-      options: { sourceId },
+      options: {
+        ...(sourceId !== undefined ? { sourceId } : {}),
+        ...(run.pendingCreates ? { pendingCreates: run.pendingCreates } : {}),
+      },
       concurrency: config.concurrency,
       log,
     },
     ctx,
   );
 
-  if (grownRecorded) {
+  if (grownRecorded && steps) {
     const removed = new Set(
       report.results
         .filter((r) => r.outcome === 'ok' && (r.change.action === 'delete' || r.change.action === 'archive'))
         .map((r) => objectKey(r.change.kind, r.change.id)),
     );
-    const final = finalInventory(run.steps, grown, removed);
-    const after = afterWrite({ ...run.steps, recordExists: true }, grown, final);
+    const final = finalInventory(steps, grown, removed);
+    const after = afterWrite({ ...steps, recordExists: true }, grown, final);
     if (after) {
       try {
         await writeRecord(after, final);

@@ -4,6 +4,7 @@
  */
 import type { z } from 'zod';
 import type { ApiClient } from '../api/types.js';
+import type { PendingCreates } from '../core/pending-creates.js';
 import type {
   Change,
   DesiredObject,
@@ -50,8 +51,10 @@ export interface FetchContext {
 }
 
 export interface ApplyOptions {
-  /** Identifies this repository; written as the ownership marker. */
-  sourceId: string;
+  /** Identifies this repository; written as the ownership marker (none without a source id). */
+  sourceId?: string;
+  /** Records creates without a client-chosen identity before they are sent (the apply lease's record). */
+  pendingCreates?: PendingCreates;
   /** Entity types: allow schema changes that break existing entities (the API's `force`). */
   forceEntityTypeSchema: boolean;
 }

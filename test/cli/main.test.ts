@@ -130,13 +130,14 @@ describe('configuration errors', () => {
     expect(run.stderr).not.toContain('internal error');
   });
 
-  it('no source id (no setting, no git remote): exit 1 with one line saying how to set one', async () => {
+  it('no source id (no setting, no git remote): plan works, --prune exits 1 saying how to set one', async () => {
     await oneService('payments');
-    const run = await cli(['plan'], { cwd: dir, emulator });
-    expect(run.code).toBe(1);
-    expect(run.stderr.trim().split('\n')).toHaveLength(1);
-    expect(run.stderr).toMatch(/^error: no source id: set `sourceId` in cortex-sync\.yaml/);
-    expect(run.stderr).not.toMatch(STACK_LINE);
+    const plan = await cli(['plan'], { cwd: dir, emulator });
+    expect(plan.code).toBe(0);
+    const prune = await cli(['plan', '--prune'], { cwd: dir, emulator });
+    expect(prune.code).toBe(1);
+    expect(prune.stdout + prune.stderr).toMatch(/--prune needs a source id.*`sourceId` in cortex-sync\.yaml/);
+    expect(prune.stderr).not.toMatch(STACK_LINE);
   });
 
   it('an unreachable API: exit 1 with one network-error line naming the operation, never the key', async () => {

@@ -23,14 +23,14 @@ const isObject = (value: unknown): value is JsonObject =>
  * `null` (unset) `info` keys left out, `x-cortex-type` without surrounding whitespace, and the
  * ownership marker in `x-cortex-custom-metadata`.
  */
-export const wireDescriptor = (spec: unknown, marker: OwnershipMarker): JsonObject => {
+export const wireDescriptor = (spec: unknown, marker: OwnershipMarker | undefined): JsonObject => {
   const json = toJsonValue(spec);
   if (!isObject(json)) throw new CortexSyncError('INTERNAL', 'an entity manifest is not an object');
   const info: JsonObject = {};
   for (const [key, value] of Object.entries(renameLegacyInfoKeys(isObject(json.info) ? json.info : {}))) {
     if (value !== null) info[key] = key === 'x-cortex-type' && typeof value === 'string' ? value.trim() : value;
   }
-  return withOwnershipMarker({ ...json, info }, marker);
+  return marker ? withOwnershipMarker({ ...json, info }, marker) : { ...json, info };
 };
 
 /**
@@ -41,12 +41,19 @@ export const wireDescriptor = (spec: unknown, marker: OwnershipMarker): JsonObje
 export const descriptorYaml = (descriptor: JsonObject): string =>
   stringify(descriptor, { version: '1.1', lineWidth: 0, minContentWidth: 0 });
 
-/** The marker for a write of `change` by this source; a live `protected: true` is kept. */
-export const markerFor = (change: Change, sourceId: string): OwnershipMarker =>
-  change.live?.protected ? { source: sourceId, protected: true } : { source: sourceId };
+/**
+ * The marker for a write of `change` by this source; a live `protected: true` is kept. A run
+ * without a source id writes none (the entity stays unmanaged until an apply with an id adopts it).
+ */
+export const markerFor = (change: Change, sourceId: string | undefined): OwnershipMarker | undefined =>
+  sourceId === undefined
+    ? undefined
+    : change.live?.protected
+      ? { source: sourceId, protected: true }
+      : { source: sourceId };
 
 /** The YAML `apply` sends for a create/update `change` (also used to place line-only violations). */
-export const descriptorTextFor = (change: Change, sourceId: string): string | undefined =>
+export const descriptorTextFor = (change: Change, sourceId: string | undefined): string | undefined =>
   change.desired ? descriptorYaml(wireDescriptor(change.desired.spec, markerFor(change, sourceId))) : undefined;
 
 const catalogPath = (tag: string, suffix = ''): string => `/api/v1/catalog/${encodePathSegment(tag)}${suffix}`;

@@ -1,16 +1,18 @@
 /**
  * Initiative API calls. `POST /api/v1/initiatives` is not idempotent (every call creates a new
- * Initiative) and a response can be lost, so a create always looks the name up first and retries
- * only after looking again: a repeated or retried apply never creates a second Initiative.
+ * Initiative) and a response can be lost or come late, so a create looks the name up first, is
+ * recorded as pending before its POST, and is never sent twice: a repeated, retried or
+ * concurrent apply never creates a second Initiative (see `createInitiative`).
  */
 import type { ApiClient } from '../../api/types.js';
 import { encodePathSegment } from '../../api/types.js';
 import { CortexSyncError, isApiError } from '../../core/errors.js';
+import type { PendingCreates } from '../../core/pending-creates.js';
 import { canonicalDesiredInitiative, canonicalLiveInitiative, initiativeRequestBody } from './normalize.js';
 import type { InitiativeManifest, LiveInitiative } from './schema.js';
 import { liveInitiativeSchema } from './schema.js';
 
-/** How many times a create may send its POST (each one preceded by a fresh look-up by name). */
+/** How many times a create looks the name up and finds it vanished before its PUT (a race with a delete). */
 export const MAX_CREATE_ATTEMPTS = 3;
 
 /**
@@ -85,24 +87,65 @@ export const putInitiative = async (client: ApiClient, cid: string, spec: Initia
   return res.status !== 404;
 };
 
+/** The key under which a create of this Initiative is recorded as pending. */
+export const pendingKey = (name: string): string => `initiative/${name}`;
+
 /**
- * Creates the Initiative, unless one with its name already exists (then it is updated by its
- * cid). Before every POST, including a retry after a failure that may have been processed, the
- * list is read again and searched for the name. At most `maxAttempts` POSTs are sent.
+ * Looks for the Initiative by name until it appears or `until` passes (at least once). Used when a
+ * create's outcome is unknown: the server may still be processing a POST whose answer was lost.
+ */
+const lookUntil = async (
+  client: ApiClient,
+  name: string,
+  pending: PendingCreates | undefined,
+  until: number,
+): Promise<LiveInitiative | undefined> => {
+  for (;;) {
+    const found = findInitiativeByName(await listInitiatives(client), name);
+    if (found || pending === undefined || pending.now() >= until) return found;
+    await pending.sleep(Math.max(1, Math.min(pending.pollMs, until - pending.now())));
+  }
+};
+
+/** Brings an existing Initiative in line with the manifest. False when it vanished meanwhile. */
+const settle = async (client: ApiClient, existing: LiveInitiative, spec: InitiativeManifest): Promise<boolean> =>
+  sameAsManifest(existing, spec) || putInitiative(client, existing.cid, spec);
+
+/**
+ * Creates the Initiative, unless one with its name already exists (then it is updated by its cid).
+ * `POST /api/v1/initiatives` has no client-chosen identity, so a POST is never repeated blindly:
+ * - a create an earlier run recorded as pending (its outcome unknown: a timeout, a kill) is looked
+ *   for by name until its window has passed, and only then created again;
+ * - before the POST the create is recorded as pending in the workspace (`pending`);
+ * - after a timeout or a lost response nothing is sent again: the name is looked up until the
+ *   window passes; if it still is not there, the create fails and stays pending, so the next run
+ *   looks before it creates.
+ * Without `pending` (no lease) the same holds, with one look instead of a bounded wait.
  */
 export const createInitiative = async (
   client: ApiClient,
   spec: InitiativeManifest,
-  maxAttempts: number = MAX_CREATE_ATTEMPTS,
+  pending?: PendingCreates,
 ): Promise<void> => {
-  let lastError: unknown;
-  for (let attempt = 1; attempt <= maxAttempts; attempt++) {
+  const key = pendingKey(spec.name);
+  const since = pending?.since(key);
+  if (pending !== undefined && since !== undefined) {
+    const earlier = await lookUntil(client, spec.name, pending, since + pending.windowMs);
+    if (earlier && (await settle(client, earlier, spec))) {
+      await pending.clear(key);
+      return;
+    }
+  }
+  for (let attempt = 1; attempt <= MAX_CREATE_ATTEMPTS; attempt++) {
     const existing = findInitiativeByName(await listInitiatives(client), spec.name);
     if (existing) {
-      if (sameAsManifest(existing, spec)) return;
-      if (await putInitiative(client, existing.cid, spec)) return;
+      if (await settle(client, existing, spec)) {
+        await pending?.clear(key);
+        return;
+      }
       continue; // deleted between the read and the PUT: look again
     }
+    await pending?.record(key);
     try {
       await client.request({
         operation: `create Initiative "${spec.name}"`,
@@ -111,27 +154,41 @@ export const createInitiative = async (
         body: initiativeRequestBody(spec),
         idempotent: false,
       });
-      return;
     } catch (error) {
-      if (!mayHaveBeenProcessed(error)) throw error;
-      lastError = error;
+      if (!mayHaveBeenProcessed(error)) {
+        await pending?.clear(key);
+        throw error;
+      }
+      // The server may have created it, or may still: never POST again; look for it instead.
+      const created = await lookUntil(client, spec.name, pending, (pending?.now() ?? 0) + (pending?.windowMs ?? 0));
+      if (created && (await settle(client, created, spec))) {
+        await pending?.clear(key);
+        return;
+      }
+      throw new CortexSyncError(
+        'APPLY_FAILED',
+        `create Initiative "${spec.name}": the outcome is unknown (${error instanceof Error ? error.message : String(error)}) and it has not appeared; it was not sent again, and the next apply looks for it before creating it`,
+        { cause: error },
+      );
     }
+    await pending?.clear(key);
+    return;
   }
-  if (lastError !== undefined) {
-    // The last POST may have been processed: one more look decides whether the create happened.
-    const created = findInitiativeByName(await listInitiatives(client), spec.name);
-    if (created && sameAsManifest(created, spec)) return;
-  }
-  throw (
-    lastError ??
-    new CortexSyncError('APPLY_FAILED', `create Initiative "${spec.name}" did not settle after ${maxAttempts} attempts`)
+  throw new CortexSyncError(
+    'APPLY_FAILED',
+    `create Initiative "${spec.name}" did not settle after ${MAX_CREATE_ATTEMPTS} attempts`,
   );
 };
 
 /** Updates the Initiative `cid`; if it vanished meanwhile, creates it (with the create's look-up by name). */
-export const updateInitiative = async (client: ApiClient, cid: string, spec: InitiativeManifest): Promise<void> => {
+export const updateInitiative = async (
+  client: ApiClient,
+  cid: string,
+  spec: InitiativeManifest,
+  pending?: PendingCreates,
+): Promise<void> => {
   if (await putInitiative(client, cid, spec)) return;
-  await createInitiative(client, spec);
+  await createInitiative(client, spec, pending);
 };
 
 /** Deletes the Initiative `cid`; one already gone counts as deleted. */

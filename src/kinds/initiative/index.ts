@@ -171,13 +171,13 @@ export const createInitiativeKind = (
           return;
         case 'create':
           // `adopt`: the planner saw it live; the create path finds it by name and PUTs by cid.
-          if (change.live?.serverId) return updateInitiative(ctx.client, change.live.serverId, specOf(change));
-          return createInitiative(ctx.client, specOf(change));
+          if (change.live?.serverId) return updateInitiative(ctx.client, change.live.serverId, specOf(change), ctx.options.pendingCreates);
+          return createInitiative(ctx.client, specOf(change), ctx.options.pendingCreates);
         case 'update':
           // An adopted Initiative that already equals its manifest needs no write (ownership is in
           // the inventory); a PUT could even be refused, e.g. once its targetDate has passed.
           if (liveEqualsManifest(change)) return;
-          return updateInitiative(ctx.client, cidOf(change), specOf(change));
+          return updateInitiative(ctx.client, cidOf(change), specOf(change), ctx.options.pendingCreates);
         case 'delete':
           return deleteInitiative(ctx.client, cidOf(change), change.id);
         case 'archive':
