@@ -8,9 +8,9 @@ import type { Action, Outcome, PlanSummary, StepKind } from '../core/model.js';
 
 /** The one source of time: `now()` for stamps and durations, `sleep()` for every wait (cancellable). */
 export interface Clock {
-  now(): number;
+  now: () => number;
   /** Resolves after `ms`, or rejects with the signal's reason as soon as `signal` aborts. */
-  sleep(ms: number, signal?: AbortSignal): Promise<void>;
+  sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
 }
 
 /** What a run reports while it works. Entrypoints render it: progress (CLI), metrics and logs (watch), annotations (Action). */

@@ -153,7 +153,10 @@ export const executePlan = async (input: ExecuteInput, ctx: EngineContext): Prom
       const id = runnable.length === 1 ? first.id : `${first.id} (+${runnable.length - 1} more)`;
       const sent = recordingClient(ctx, { kind: step.kind, id, action: first.action }, input.log);
       try {
-        const outcomes = await handler.applyBatch(runnable.map(toKindChange), { client: sent.client, options: input.options });
+        const outcomes = await handler.applyBatch(runnable.map(toKindChange), {
+          client: sent.client,
+          options: input.options,
+        });
         for (const { change, error } of outcomes) record(handler, change, error, sent, stepStarted);
         for (const change of runnable) {
           if (!results.has(objectKey(change.kind, change.id)))
@@ -175,7 +178,11 @@ export const executePlan = async (input: ExecuteInput, ctx: EngineContext): Prom
       runnable.map(async (change) => {
         const sent = recordingClient(ctx, change, input.log);
         try {
-          await handler.apply(toKindChange(change), { client: sent.client, options: input.options, warn: warnFor(change) });
+          await handler.apply(toKindChange(change), {
+            client: sent.client,
+            options: input.options,
+            warn: warnFor(change),
+          });
           record(handler, change, undefined, sent, stepStarted);
         } catch (error) {
           record(handler, change, error, sent, stepStarted);
@@ -217,7 +224,10 @@ export const executePlan = async (input: ExecuteInput, ctx: EngineContext): Prom
       emitDone(result, null, durationMs);
       return;
     }
-    const err = error instanceof Error ? error : new Error(String(error));
+    const err =
+      error instanceof Error
+        ? error
+        : new Error(typeof error === 'string' ? error : `unexpected failure: ${JSON.stringify(error) ?? typeof error}`);
     let diagnostics: Diagnostic[] | undefined;
     try {
       diagnostics = handler.explainFailure?.(toKindChange(change), err);

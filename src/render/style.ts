@@ -17,5 +17,6 @@ export function painter(color: boolean): (style: Style, text: string) => string 
 /** Compact JSON of one value for a plan line (`"a"`, `["tier-0"]`, `{"k":1}`). */
 export function formatValue(value: unknown): string {
   if (value === undefined) return '(none)';
-  return JSON.stringify(value) ?? String(value);
+  // `undefined` only for values JSON cannot hold (functions, symbols), which manifests never have.
+  return JSON.stringify(value) ?? typeof value;
 }

@@ -5,12 +5,12 @@
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { parseManifestFile, parseManifestFileFully } from '../../src/source/yaml.js';
 import { parseFast } from '../../src/source/yaml-fast.js';
-import { CORPUS_DIR } from '../support/corpus.js';
+import { CORPUS_DIR, describeWithCorpus } from '../support/corpus.js';
 
-const CORPUS = CORPUS_DIR;
+const CORPUS = CORPUS_DIR ?? '';
 const EXAMPLES = join(import.meta.dirname, '..', '..', 'examples');
 
 const yamlFiles = async (dir: string): Promise<string[]> => {
@@ -63,7 +63,7 @@ const expectSameAsFull = (file: string, text: string): boolean => {
   return true;
 };
 
-describe('the fast YAML path', () => {
+describeWithCorpus('the fast YAML path', () => {
   it('matches the full parser on every corpus and example file, and takes most of them', async () => {
     let fastCount = 0;
     const files = [...(await yamlFiles(CORPUS)), ...(await yamlFiles(EXAMPLES))];
