@@ -7,7 +7,7 @@
  * except an entity's type (`handler.entityTypeOf`), so that is the only reverse edge derived
  * from live state. A desired object that still references an object this plan removes is an error.
  */
-import type { KindHandler, ObjectReference } from '../kinds/types.js';
+import type { KindModel, ObjectReference } from './kind-contract.js';
 import { deepEqual, diffValues } from './diff.js';
 import {
   type Action,
@@ -38,8 +38,6 @@ export interface PlanOptions {
   ownInventory?: ReadonlySet<ObjectKey>;
   /** Remove live objects managed by this source whose manifest is gone. */
   prune: boolean;
-  /** What prune does to entities; defaults to the entity handler's `pruneAction`. */
-  entityPruneAction?: 'archive' | 'delete';
   /** Take over objects managed by another source id instead of failing. */
   allowTakeover: boolean;
   /** Allow prunes beyond `maxDeleteShare` / `maxDeleteCount`. */
@@ -57,7 +55,7 @@ export interface PlanOptions {
 export interface PlanInput {
   desired: readonly DesiredObject[];
   live: readonly LiveObject[];
-  handlers: readonly KindHandler[];
+  handlers: readonly KindModel[];
   options: PlanOptions;
 }
 
@@ -74,9 +72,9 @@ const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/]/g, '\
 /** Builds the plan. Never throws for bad data; throws only when a kind has no handler (a bug). */
 export function buildPlan(input: PlanInput): Plan {
   const { options } = input;
-  const handlers = new Map<KindName, KindHandler>();
+  const handlers = new Map<KindName, KindModel>();
   for (const h of input.handlers) handlers.set(h.kind, h);
-  const handlerOf = (kind: KindName): KindHandler => {
+  const handlerOf = (kind: KindName): KindModel => {
     const h = handlers.get(kind);
     if (!h) throw new Error(`no handler for kind ${kind}`);
     return h;
@@ -140,7 +138,7 @@ export function buildPlan(input: PlanInput): Plan {
 function planDesired(
   obj: DesiredObject,
   liveObj: LiveObject | undefined,
-  handler: KindHandler,
+  handler: KindModel,
   options: PlanOptions,
   diagnostics: Diagnostic[],
 ): Change {
@@ -151,12 +149,13 @@ function planDesired(
     line: obj.source.line,
     desired: obj,
   };
+  diagnostics.push(...(handler.checkAgainstLive?.(obj, liveObj) ?? []));
   const desiredState = handler.desiredState(obj);
   if (!liveObj) {
     return { ...base, action: 'create', diff: diffValues(undefined, desiredState), waitsFor: [] };
   }
 
-  const liveState = handler.liveState(liveObj);
+  const liveState = handler.liveState(liveObj, obj);
   const diff = diffValues(liveState, desiredState);
   const reasons: string[] = [];
   let adopt = false;
@@ -201,7 +200,7 @@ function planPrunes(
   input: PlanInput,
   desired: ReadonlyMap<ObjectKey, DesiredObject>,
   live: ReadonlyMap<ObjectKey, LiveObject>,
-  handlerOf: (kind: KindName) => KindHandler,
+  handlerOf: (kind: KindName) => KindModel,
   diagnostics: Diagnostic[],
 ): Change[] {
   const { options } = input;
@@ -226,9 +225,7 @@ function planPrunes(
   for (const l of ownedLive) {
     const key = objectKey(l.kind, l.id);
     if (desired.has(key) || l.protected || l.archived || isProtected(key)) continue;
-    const handler = handlerOf(l.kind);
-    const action: Action =
-      l.kind === 'entity' ? (options.entityPruneAction ?? handler.pruneAction) : handler.pruneAction;
+    const action: Action = handlerOf(l.kind).pruneAction;
     prunes.push({
       kind: l.kind,
       id: l.id,
@@ -285,7 +282,7 @@ export const MIN_WHOLE_KIND_PRUNE = 2;
 function wholeKindPrunes(
   prunes: readonly Change[],
   ownedLive: readonly LiveObject[],
-  handlerOf: (kind: KindName) => KindHandler,
+  handlerOf: (kind: KindName) => KindModel,
   sourceId: string,
 ): Diagnostic[] {
   const count = (objects: readonly { kind: KindName }[]): Map<KindName, number> => {
@@ -317,7 +314,7 @@ const formatPercent = (share: number): string => `${Math.round(share * 1000) / 1
 function collectEdges(
   desired: ReadonlyMap<ObjectKey, DesiredObject>,
   changes: ReadonlyMap<ObjectKey, Change>,
-  handlerOf: (kind: KindName) => KindHandler,
+  handlerOf: (kind: KindName) => KindModel,
   diagnostics: Diagnostic[],
 ): OrderingEdge[] {
   const edges: OrderingEdge[] = [];
@@ -346,7 +343,7 @@ function referenceToRemoved(
   obj: DesiredObject,
   ref: ObjectReference,
   action: 'delete' | 'archive',
-  handlerOf: (kind: KindName) => KindHandler,
+  handlerOf: (kind: KindName) => KindModel,
 ): Diagnostic {
   const title = ref.kind === 'scorecard' ? 'scorecard' : handlerOf(ref.kind).title;
   const pos = obj.doc.locate(ref.path);

@@ -5,14 +5,7 @@
  */
 import type { ApiClient } from '../api/types.js';
 import { isApiError } from '../core/errors.js';
-import {
-  BUILT_IN_ENTITY_TYPES,
-  type DesiredObject,
-  type Diagnostic,
-  type KindName,
-  type LiveObject,
-  objectKey,
-} from '../core/model.js';
+import { type DesiredObject, type Diagnostic, type KindName, type LiveObject, objectKey } from '../core/model.js';
 import type { AnyKindHandler } from '../kinds/types.js';
 import { emptyInventoryIndex, INVENTORY_ENTITY_TYPE, type InventoryIndex, readInventories } from './inventory.js';
 
@@ -54,16 +47,11 @@ export const fetchLiveState = async (input: {
   // returned unless asked for.
   const typeHandler = handlers.find((h) => h.kind === 'entity-type');
   const liveTypes = typeHandler
-    ? await typeHandler.fetchLive({ client, entityTypes: [], desired: desiredOf('entity-type'), managedIds: [] })
+    ? await typeHandler.fetchLive({ client, desired: desiredOf('entity-type'), managedIds: [], readBefore: [] })
     : [];
   const inventoryTypeExists = liveTypes.some((t) => t.id === INVENTORY_ENTITY_TYPE);
-  const entityTypes = [
-    ...new Set([
-      ...BUILT_IN_ENTITY_TYPES,
-      ...liveTypes.map((t) => t.id),
-      ...desired.filter((o) => o.kind === 'entity-type').map((o) => o.id),
-    ]),
-  ].filter((t) => t !== INVENTORY_ENTITY_TYPE);
+  // What the other kinds' reads may use (entity lists filter by type name); never the inventory type.
+  const readBefore = liveTypes.filter((t) => t.id !== INVENTORY_ENTITY_TYPE);
 
   const inventories = inventoryTypeExists ? await readInventories(client, sourceId) : emptyInventoryIndex();
   const managedIdsOf = (kind: KindName): string[] =>
@@ -75,12 +63,12 @@ export const fetchLiveState = async (input: {
     Promise.all(
       handlers
         .filter((h) => h !== typeHandler)
-        .map((h) => h.fetchLive({ client, entityTypes, desired: desiredOf(h.kind), managedIds: managedIdsOf(h.kind) })),
+        .map((h) => h.fetchLive({ client, desired: desiredOf(h.kind), managedIds: managedIdsOf(h.kind), readBefore })),
     ),
     input.needScorecards ? readScorecards(client) : Promise.resolve(undefined),
   ]);
 
-  const live = [...liveTypes.filter((t) => t.id !== INVENTORY_ENTITY_TYPE), ...perKind.flat()];
+  const live = [...readBefore, ...perKind.flat()];
   const ownershipOnObject = new Set(handlers.filter((h) => h.ownershipOnObject).map((h) => h.kind));
   for (const object of live) {
     if (ownershipOnObject.has(object.kind)) continue;

@@ -133,7 +133,7 @@ describe('buildPlan: prune', () => {
     expect(pruned.changes[1]?.reason).toBe('manifest removed; managed by source `platform-repo`');
   });
 
-  it('uses the entity prune action override and delete for other kinds', () => {
+  it("uses the entity kind's prune action setting and delete for other kinds", () => {
     const plan = buildPlan({
       desired: [desired('entity', 'kept', { state: {} })],
       live: [
@@ -141,8 +141,8 @@ describe('buildPlan: prune', () => {
         live('initiative', 'q3', {}, { owner: SOURCE }),
         ...ownedLive(6),
       ],
-      handlers: allHandlers('archive'),
-      options: options({ prune: true, entityPruneAction: 'delete', allowMassDelete: true }),
+      handlers: allHandlers('delete'),
+      options: options({ prune: true, allowMassDelete: true }),
     });
     expect(actions(plan).filter((a) => a.includes('gone') || a.includes('q3'))).toEqual([
       'delete initiative/q3',

@@ -24,7 +24,7 @@ const run = async (
         if (!handler) throw new Error(`no fake kind ${kind}`);
         return handler;
       },
-      options: { sourceId: 'test-repo', forceEntityTypeSchema: false },
+      options: { sourceId: 'test-repo' },
       concurrency: options.concurrency ?? 8,
       log,
     },

@@ -135,11 +135,22 @@ export const batchKind = (kind: KindName, trace: Trace, refuse: readonly string[
   },
 });
 
-/** A planned change; `waitsFor` lists the keys it must wait for. */
-export const change = (kind: KindName, id: string, action: Action, waitsFor: ObjectKey[] = []): Change => ({
-  kind,
-  id,
-  action,
-  diff: [],
-  waitsFor,
-});
+/**
+ * A planned change; `waitsFor` lists the keys it must wait for. Like the planner's, it carries a
+ * manifest when it writes one and the live object when there is one.
+ */
+export const change = (kind: KindName, id: string, action: Action, waitsFor: ObjectKey[] = []): Change => {
+  const file = `.cortex/${kind}/${id}.yaml`;
+  const doc = { file, index: 0, line: 1, column: 1, value: {}, locate: () => ({ line: 1, column: 1 }) };
+  const desired = { kind, id, source: { file, line: 1, column: 1 }, spec: {}, doc };
+  const live = { kind, id, state: {} };
+  return {
+    kind,
+    id,
+    action,
+    diff: [],
+    waitsFor,
+    ...(action === 'delete' || action === 'archive' ? {} : { desired }),
+    ...(action === 'create' ? {} : { live }),
+  };
+};

@@ -86,8 +86,8 @@ describe('fetchLiveState', () => {
     });
     expect(state.inventoryTypeExists).toBe(true);
     expect(seen['catalog-page']?.managedIds).toEqual(['home', 'shared', 'deleted-live']);
-    expect(seen['entity']?.entityTypes).toEqual(expect.arrayContaining(['service', 'domain', 'team', 'database']));
-    expect(seen['entity']?.entityTypes).not.toContain(INVENTORY_ENTITY_TYPE);
+    expect(seen['entity']?.readBefore.map((o) => o.id)).toContain('database');
+    expect(seen['entity']?.readBefore.map((o) => o.id)).not.toContain(INVENTORY_ENTITY_TYPE);
     expect(state.diagnostics).toEqual([
       expect.objectContaining({
         severity: 'warning',

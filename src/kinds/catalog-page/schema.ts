@@ -36,7 +36,7 @@ export const catalogPageManifestSchema = z
     description: z.string().optional(),
     iconTag: z.string().min(1, { error: 'iconTag must not be empty' }),
     isDraft: z.boolean(),
-    /** Inferred when left out, as the server does: `RELATIONSHIP_TYPE` with `relationshipTypeTag`, else `FILTER`. */
+    /** Left out: the server infers it (and it is not compared). */
     type: z.enum(CATALOG_PAGE_TYPES, { error: `type must be one of ${CATALOG_PAGE_TYPES.join(', ')}` }).optional(),
     filter: filterSchema.optional(),
     relationshipTypeTag: z.string().min(1).optional(),
@@ -99,8 +99,6 @@ export type LiveCatalogPageWire = z.output<typeof liveCatalogPageSchema>;
 /** What cortex-sync keeps of a live catalog page. */
 export interface LiveCatalogPage {
   page: LiveCatalogPageWire;
-  /** The icon to compare with the manifest: the declared one when the server shows its default icon. */
-  comparedIconTag?: string;
 }
 
 /** The page type the server records: the declared one, else `RELATIONSHIP_TYPE` with a `relationshipTypeTag`, else `FILTER`. */

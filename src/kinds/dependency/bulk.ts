@@ -5,8 +5,10 @@
  */
 import type { ApiClient } from '../../api/types.js';
 import { CortexSyncError } from '../../core/errors.js';
-import type { Change } from '../../core/model.js';
-import type { BatchOutcome } from '../types.js';
+import type { BatchOutcome, KindChange } from '../types.js';
+import type { DependencySpec, LiveDependency } from './schema.js';
+
+type DependencyChange = KindChange<DependencySpec, LiveDependency>;
 
 /** The API refuses request bodies over 2 MB (wire-notes §2); stay below it. */
 export const BULK_BODY_LIMIT_BYTES = 2_000_000;
@@ -15,7 +17,7 @@ export const BULK_DEPENDENCIES_PATH = '/api/v1/catalog/dependencies';
 
 /** One edge of a bulk body, with the change it comes from. */
 export interface BulkEntry {
-  change: Change;
+  change: DependencyChange;
   callerTag: string;
   /** The item sent under the caller: `{tag, method?, path?, description?, metadata?}`. */
   edge: Record<string, unknown>;
@@ -86,11 +88,11 @@ export const sendBulk = async (
   method: 'PUT' | 'DELETE',
   entries: readonly BulkEntry[],
   limitBytes: number,
-): Promise<BatchOutcome[]> => {
+): Promise<BatchOutcome<DependencySpec, LiveDependency>[]> => {
   if (entries.length === 0) return [];
   const verb = method === 'PUT' ? 'upsert' : 'delete';
   const { chunks, oversized } = packBulkChunks(entries, limitBytes);
-  const outcomes: BatchOutcome[] = oversized.map(({ change }) => ({
+  const outcomes: BatchOutcome<DependencySpec, LiveDependency>[] = oversized.map(({ change }) => ({
     change,
     error: new CortexSyncError(
       'API',

@@ -5,50 +5,17 @@
 import type { ApiClient } from '../../api/types.js';
 import { encodePathSegment } from '../../api/types.js';
 import { CortexSyncError } from '../../core/errors.js';
-import type { Change, DesiredObject, LiveObject, ParsedDocument } from '../../core/model.js';
-import { zodIssuesToDiagnostics } from '../../source/zod-diagnostics.js';
-import type { ApplyContext, BatchOutcome, FetchContext, KindHandler, ObjectReference, ParseResult } from '../types.js';
+import type { LiveObject } from '../../core/model.js';
+import type { ApplyContext, BatchOutcome, FetchContext, KindChange, KindHandler } from '../types.js';
 import { BULK_BODY_LIMIT_BYTES, type BulkEntry, sendBulk } from './bulk.js';
-import { canonicalEdge, dependencyId, parseDependencyId } from './edges.js';
-import { type DependencySpec, dependencyManifestSchema, type LiveDependency, liveDependencySchema } from './schema.js';
+import { dependencyId, parseDependencyId } from './edges.js';
+import { dependencyModel, KIND, liveKey } from './model.js';
+import { type DependencySpec, type LiveDependency, liveDependencySchema } from './schema.js';
 
-const KIND = 'dependency';
+type DependencyChange = KindChange<DependencySpec, LiveDependency>;
 const PAGE_SIZE = 1000;
 /** Callers read at once (each read is one or a few GETs). */
 const READ_CONCURRENCY = 8;
-
-const parse = (doc: ParsedDocument): ParseResult<DependencySpec> => {
-  const result = dependencyManifestSchema.safeParse(doc.value);
-  if (!result.success) {
-    return { objects: [], diagnostics: zodIssuesToDiagnostics(result.error.issues, doc, { kind: KIND }) };
-  }
-  const { callerTag, dependencies } = result.data;
-  const objects = dependencies.map((edge, index): DesiredObject<DependencySpec> => {
-    const spec: DependencySpec = {
-      callerTag,
-      calleeTag: edge.tag,
-      ...(edge.method !== undefined ? { method: edge.method } : {}),
-      ...(edge.path !== undefined ? { path: edge.path } : {}),
-      ...(edge.description !== undefined ? { description: edge.description } : {}),
-      ...(edge.metadata !== undefined ? { metadata: edge.metadata } : {}),
-      index,
-    };
-    const at = doc.locate(['dependencies', index]);
-    return { kind: KIND, id: dependencyId(spec), source: { file: doc.file, ...at }, spec, doc };
-  });
-  return { objects, diagnostics: [] };
-};
-
-const references = (obj: DesiredObject<DependencySpec>): ObjectReference[] => [
-  { kind: 'entity', id: obj.spec.callerTag, field: 'callerTag', path: ['callerTag'], ordering: true },
-  {
-    kind: 'entity',
-    id: obj.spec.calleeTag,
-    field: `dependencies[${obj.spec.index}].tag`,
-    path: ['dependencies', obj.spec.index, 'tag'],
-    ordering: true,
-  },
-];
 
 /** Every outgoing edge of `callerTag` (none when the caller entity does not exist yet). */
 const readCallerEdges = async (client: ApiClient, callerTag: string): Promise<LiveDependency[]> => {
@@ -87,7 +54,7 @@ const mapWithConcurrency = async <T, R>(
   limit: number,
   fn: (item: T) => Promise<R>,
 ): Promise<R[]> => {
-  const results: R[] = new Array(items.length);
+  const results: R[] = [];
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < items.length) {
@@ -99,21 +66,14 @@ const mapWithConcurrency = async <T, R>(
   return results;
 };
 
-const liveKey = (edge: LiveDependency) => ({
-  callerTag: edge.callerTag,
-  calleeTag: edge.calleeTag,
-  ...(edge.method ? { method: edge.method.toUpperCase() } : {}),
-  ...(edge.path ? { path: edge.path } : {}),
-});
-
 /**
  * Reads the outgoing edges of the callers this repository declares or manages, one paged read
  * per caller (the API has no read of all edges). Edges a descriptor declares look the same; the
  * ownership inventory, not this read, says which edges are ours.
  */
-const fetchLive = async (ctx: FetchContext): Promise<LiveObject<LiveDependency>[]> => {
+const fetchLive = async (ctx: FetchContext<DependencySpec>): Promise<LiveObject<LiveDependency>[]> => {
   const callers = new Set<string>();
-  for (const obj of ctx.desired) callers.add((obj.spec as DependencySpec).callerTag);
+  for (const obj of ctx.desired) callers.add(obj.spec.callerTag);
   for (const id of ctx.managedIds) {
     const key = parseDependencyId(id);
     if (key) callers.add(key.callerTag);
@@ -125,11 +85,9 @@ const fetchLive = async (ctx: FetchContext): Promise<LiveObject<LiveDependency>[
 };
 
 /** The edge a change writes (create/update) or removes (delete), in the bulk body's shape. */
-const bulkEntryOf = (change: Change): BulkEntry => {
-  if (change.action === 'delete') {
-    const live = change.live?.state as LiveDependency | undefined;
-    const key = live ? liveKey(live) : parseDependencyId(change.id);
-    if (!key) throw new CortexSyncError('INTERNAL', `delete dependency \`${change.id}\`: not an edge id`);
+const bulkEntryOf = (change: DependencyChange): BulkEntry => {
+  if (change.desired === undefined) {
+    const key = liveKey(change.live.state);
     const edge = {
       tag: key.calleeTag,
       ...(key.method ? { method: key.method } : {}),
@@ -137,9 +95,7 @@ const bulkEntryOf = (change: Change): BulkEntry => {
     };
     return { change, callerTag: key.callerTag, edge };
   }
-  const spec = change.desired?.spec as DependencySpec | undefined;
-  if (!spec)
-    throw new CortexSyncError('INTERNAL', `${change.action} dependency \`${change.id}\`: the change has no manifest`);
+  const spec = change.desired.spec;
   // An update sends every field, so a description or metadata removed from the manifest is cleared.
   const clear = change.action === 'update';
   const edge = {
@@ -163,8 +119,11 @@ export const createDependencyKind = (
 ): KindHandler<DependencySpec, LiveDependency> => {
   const limit = options.bodyLimitBytes ?? BULK_BODY_LIMIT_BYTES;
 
-  const applyBatch = async (changes: readonly Change[], ctx: ApplyContext): Promise<BatchOutcome[]> => {
-    const outcomes: BatchOutcome[] = [];
+  const applyBatch = async (
+    changes: readonly DependencyChange[],
+    ctx: ApplyContext,
+  ): Promise<BatchOutcome<DependencySpec, LiveDependency>[]> => {
+    const outcomes: BatchOutcome<DependencySpec, LiveDependency>[] = [];
     const writes: BulkEntry[] = [];
     const deletes: BulkEntry[] = [];
     for (const change of changes) {
@@ -179,12 +138,7 @@ export const createDependencyKind = (
         });
         continue;
       }
-      try {
-        const entry = bulkEntryOf(change);
-        (change.action === 'delete' ? deletes : writes).push(entry);
-      } catch (error) {
-        outcomes.push({ change, error: error instanceof Error ? error : new Error(String(error)) });
-      }
+      (change.action === 'delete' ? deletes : writes).push(bulkEntryOf(change));
     }
     outcomes.push(...(await sendBulk(ctx.client, 'PUT', writes, limit)));
     outcomes.push(...(await sendBulk(ctx.client, 'DELETE', deletes, limit)));
@@ -192,16 +146,8 @@ export const createDependencyKind = (
   };
 
   return {
-    kind: KIND,
-    title: 'dependency',
-    manifestSchema: dependencyManifestSchema,
-    ownsFile: (relPath) => relPath.startsWith('.cortex/dependencies/') && /\.(ya?ml|json)$/i.test(relPath),
-    parse,
-    references,
+    ...dependencyModel,
     fetchLive,
-    desiredState: (obj) => canonicalEdge(obj.spec),
-    liveState: (obj) => canonicalEdge(liveKeyWithFields(obj.state)),
-    pruneAction: 'delete',
     async apply(change, ctx) {
       const [outcome] = await applyBatch([change], ctx);
       if (outcome?.error) throw outcome.error;
@@ -209,12 +155,6 @@ export const createDependencyKind = (
     applyBatch,
   };
 };
-
-const liveKeyWithFields = (edge: LiveDependency) => ({
-  ...liveKey(edge),
-  description: edge.description,
-  metadata: edge.metadata,
-});
 
 /** The `dependency` kind handler. */
 export const dependencyKind = createDependencyKind();

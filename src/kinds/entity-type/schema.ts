@@ -28,7 +28,7 @@ export const entityTypeManifestSchema = z.strictObject({
   description: z.string().optional(),
   /** The JSON Schema of `x-cortex-definition` for entities of this type (`{}` accepts anything). */
   schema: jsonObject,
-  /** An icon such as `Cortex-builtin::Robot`; the server replaces an unknown one with its default. */
+  /** An icon such as `Cortex-builtin::Robot`; the server replaces any other with a default icon. */
   iconTag: z.string().min(1).optional(),
 });
 
@@ -52,9 +52,4 @@ export type LiveDefinition = z.output<typeof liveDefinitionSchema>;
 /** What cortex-sync keeps of a live entity type. */
 export interface LiveEntityType {
   definition: LiveDefinition;
-  /**
-   * The icon to compare with the manifest: absent when the manifest declares none; the declared
-   * icon itself when the server shows its default (it replaces unknown icons silently).
-   */
-  comparedIconTag?: string;
 }

@@ -6,11 +6,15 @@
 import { stringify } from 'yaml';
 import { encodePathSegment } from '../../api/types.js';
 import { ApiError, CortexSyncError } from '../../core/errors.js';
-import type { Change, JsonObject } from '../../core/model.js';
-import type { ApplyContext } from '../types.js';
+import type { Change, DesiredObject, JsonObject } from '../../core/model.js';
+import type { ApplyContext, KindChange } from '../types.js';
+import type { EntityLive } from './live-state.js';
 import { renameLegacyInfoKeys, toJsonValue } from './normalize.js';
 import { type OwnershipMarker, withOwnershipMarker } from './ownership.js';
+import type { EntityDescriptor } from './schema.js';
 import { readViolations, violationDiagnostics } from './violations.js';
+
+type EntityChange = KindChange<EntityDescriptor, EntityLive>;
 
 /** The content type the descriptor endpoints take. */
 export const OPENAPI_CONTENT_TYPE = 'application/openapi;charset=UTF-8';
@@ -58,7 +62,7 @@ export const descriptorTextFor = (change: Change, sourceId: string | undefined):
 
 const catalogPath = (tag: string, suffix = ''): string => `/api/v1/catalog/${encodePathSegment(tag)}${suffix}`;
 
-const unarchive = async (change: Change, ctx: ApplyContext): Promise<void> => {
+const unarchive = async (change: EntityChange, ctx: ApplyContext): Promise<void> => {
   await ctx.client.request({
     operation: `unarchive entity ${change.id}`,
     method: 'PUT',
@@ -66,11 +70,11 @@ const unarchive = async (change: Change, ctx: ApplyContext): Promise<void> => {
   });
 };
 
-const upsert = async (change: Change, ctx: ApplyContext): Promise<void> => {
-  const text = descriptorTextFor(change, ctx.options.sourceId);
-  if (text === undefined) {
-    throw new CortexSyncError('INTERNAL', `${change.action} of entity ${change.id} has no desired descriptor`);
-  }
+const upsert = async (
+  change: Extract<EntityChange, { desired: DesiredObject<EntityDescriptor> }>,
+  ctx: ApplyContext,
+): Promise<void> => {
+  const text = descriptorYaml(wireDescriptor(change.desired.spec, markerFor(change, ctx.options.sourceId)));
   const operation = `upsert entity ${change.id}`;
   const path = '/api/v1/open-api';
   const res = await ctx.client.request<unknown>({
@@ -100,7 +104,7 @@ const upsert = async (change: Change, ctx: ApplyContext): Promise<void> => {
 };
 
 /** Applies one entity change (see the module comment). */
-export const applyEntityChange = async (change: Change, ctx: ApplyContext): Promise<void> => {
+export const applyEntityChange = async (change: EntityChange, ctx: ApplyContext): Promise<void> => {
   switch (change.action) {
     case 'create':
     case 'update':

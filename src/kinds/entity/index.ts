@@ -1,82 +1,33 @@
 /**
- * The `entity` kind: Cortex entity descriptors (`cortex.yaml`), identified by `info.x-cortex-tag`.
- * See `readme.md` in this folder for how live state is read, compared and written.
+ * The `entity` kind: the pure half (`model.ts`) and the IO half — bulk reads (`live.ts`),
+ * descriptor writes (`apply.ts`) and the API's violations located in the manifest.
  */
-
-import { sortKeys } from '../../core/diff.js';
 import { isApiError } from '../../core/errors.js';
-import type { Change, DesiredObject, Diagnostic, JsonValue, LiveObject, ParsedDocument } from '../../core/model.js';
-import type { KindHandler, ParseResult } from '../types.js';
+import type { Diagnostic } from '../../core/model.js';
+import type { KindHandler } from '../types.js';
 import { applyEntityChange, descriptorTextFor } from './apply.js';
-import { ownsEntityFile } from './files.js';
 import { type EntityLive, fetchEntityLive } from './live.js';
-import { canonicalDescriptor, DEFAULT_ENTITY_TYPE, entityTypeOfDescriptor } from './normalize.js';
-import { CUSTOM_METADATA_KEY, OWNERSHIP_METADATA_KEY, setsReservedOwnershipKey } from './ownership.js';
-import { entityReferences, parseEntityDocument } from './parse.js';
-import { type EntityDescriptor, entityDescriptorSchema } from './schema.js';
+import { createEntityModel, type EntitySettings } from './model.js';
+import type { EntityDescriptor } from './schema.js';
 import { violationDiagnostics } from './violations.js';
 
 export type { EntityLive } from './live.js';
+export type { EntitySettings } from './model.js';
 export { OWNERSHIP_METADATA_KEY } from './ownership.js';
 
-/** Parses one document; a manifest that sets the ownership marker itself is an error (the key is reserved). */
-const parseEntity = (doc: ParsedDocument): ParseResult<EntityDescriptor> => {
-  const result = parseEntityDocument(doc);
-  if (!setsReservedOwnershipKey(doc.value)) return result;
-  const path = ['info', CUSTOM_METADATA_KEY, OWNERSHIP_METADATA_KEY];
-  const field = `info.${CUSTOM_METADATA_KEY}.${OWNERSHIP_METADATA_KEY}`;
-  if (result.diagnostics.some((d) => d.severity === 'error' && d.field === field)) return result;
-  const at = doc.locate(path);
-  const id = result.objects[0]?.id;
-  const reserved: Diagnostic = {
-    severity: 'error',
-    code: 'reserved-key',
-    message: `${field}: reserved for cortex-sync's ownership marker; remove it from the manifest`,
-    file: doc.file,
-    line: at.line,
-    column: at.column,
-    field,
-    kind: 'entity',
-    ...(id !== undefined ? { id } : {}),
-  };
-  return { objects: [], diagnostics: [...result.diagnostics, reserved] };
-};
-
-/** Canonical form of a live entity; an archived one read without its descriptor compares by its summary. */
-const liveEntityState = (obj: LiveObject<EntityLive>): JsonValue => {
-  if (obj.state.descriptor) return canonicalDescriptor(obj.state.descriptor);
-  const summary = obj.state.summary;
-  const info: Record<string, JsonValue> = { 'x-cortex-tag': obj.id };
-  if (summary?.name !== undefined) info.title = summary.name;
-  if (summary?.description !== undefined) info.description = summary.description;
-  info['x-cortex-type'] = summary?.type ?? DEFAULT_ENTITY_TYPE;
-  return sortKeys({ info });
-};
-
-const isLive = (obj: DesiredObject<EntityDescriptor> | LiveObject<EntityLive>): obj is LiveObject<EntityLive> =>
-  !('spec' in obj);
-
-export const entityKind: KindHandler<EntityDescriptor, EntityLive> = {
-  kind: 'entity',
-  title: 'entity',
-  manifestSchema: entityDescriptorSchema,
-  ownsFile: ownsEntityFile,
-  parse: parseEntity,
-  references: entityReferences,
-  entityTypeOf: (obj) => {
-    if (!isLive(obj)) return entityTypeOfDescriptor(obj.spec).trim();
-    if (obj.state.descriptor) return entityTypeOfDescriptor(obj.state.descriptor).trim();
-    return obj.state.summary?.type ?? DEFAULT_ENTITY_TYPE;
-  },
+/** Builds the `entity` kind with its settings. */
+export const createEntityKind = (
+  settings: Partial<EntitySettings> = {},
+): KindHandler<EntityDescriptor, EntityLive> => ({
+  ...createEntityModel({ pruneAction: settings.pruneAction ?? 'archive' }),
   fetchLive: fetchEntityLive,
-  desiredState: (obj) => canonicalDescriptor(obj.spec),
-  liveState: liveEntityState,
-  ownershipOnObject: true,
-  pruneAction: 'archive',
   apply: applyEntityChange,
-  explainFailure: (change: Change, error: Error): Diagnostic[] => {
+  explainFailure: (change, error: Error): Diagnostic[] => {
     if (!isApiError(error) || error.body === undefined) return [];
     // Line numbers of the text that was sent do not depend on the source id.
     return violationDiagnostics(change, error.body, descriptorTextFor(change, 'cortex-sync'));
   },
-};
+});
+
+/** The `entity` kind with default settings. */
+export const entityKind = createEntityKind();

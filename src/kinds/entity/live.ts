@@ -14,30 +14,15 @@ import { z } from 'zod';
 import { type ApiClient, encodePathSegment } from '../../api/types.js';
 import type { JsonObject, LiveObject } from '../../core/model.js';
 import type { FetchContext } from '../types.js';
+import type { EntityLive, EntitySummary } from './live-state.js';
 import { entityTypeOfDescriptor, tagOfDescriptor, toJsonValue } from './normalize.js';
 import { OWNERSHIP_METADATA_KEY, type OwnershipMarker, readOwnershipMarker } from './ownership.js';
-import { BUILT_IN_ENTITY_TYPES } from './schema.js';
+import { BUILT_IN_ENTITY_TYPES, type EntityDescriptor } from './schema.js';
 
 /** Page size of every entity list read (the API's maximum). */
 export const ENTITY_PAGE_SIZE = 1000;
 
-/** What the catalog list and details endpoints say about an entity (only the fields we use). */
-export interface EntitySummary {
-  id?: string;
-  tag: string;
-  name?: string;
-  type?: string;
-  description?: string;
-  isArchived?: boolean;
-}
-
-/** The live state of an entity. */
-export interface EntityLive {
-  /** The descriptor as the API stores it; `null` when only the summary is known (archived entities). */
-  descriptor: JsonObject | null;
-  /** From the catalog list or details, when those were read. */
-  summary?: EntitySummary;
-}
+export type { EntityLive, EntitySummary } from './live-state.js';
 
 /** Tolerant reading of a catalog summary / details: only the fields we use, everything else passes. */
 const summarySchema = z.looseObject({
@@ -201,11 +186,10 @@ export const shouldProbeEach = (missing: number, activeCount: number): boolean =
   missing <= Math.max(1, Math.ceil((activeCount + missing) / ENTITY_PAGE_SIZE));
 
 /** Reads every live entity (see the module comment). */
-export const fetchEntityLive = async (ctx: FetchContext): Promise<LiveObject<EntityLive>[]> => {
-  // The desired entities' own types too: built-in custom types such as `s3` are not in the
-  // definitions list the context is built from.
+export const fetchEntityLive = async (ctx: FetchContext<EntityDescriptor>): Promise<LiveObject<EntityLive>[]> => {
+  // Every entity type read before (built-in, custom), and the desired entities' own types too.
   const types = entityTypesToList([
-    ...ctx.entityTypes,
+    ...ctx.readBefore.filter((o) => o.kind === 'entity-type').map((o) => o.id),
     ...ctx.desired.map((d) => entityTypeOfDescriptor(d.spec).trim()),
   ]);
   const descriptors = await listDescriptors(ctx.client, types);

@@ -56,8 +56,8 @@ export const setsReservedOwnershipKey = (descriptor: unknown): boolean => {
  * Does not modify its argument.
  */
 export const withOwnershipMarker = (descriptor: JsonObject, marker: OwnershipMarker): JsonObject => {
-  const info = isObject(descriptor.info) ? (descriptor.info as JsonObject) : {};
-  const metadata = isObject(info[CUSTOM_METADATA_KEY]) ? (info[CUSTOM_METADATA_KEY] as JsonObject) : {};
+  const info = isObject(descriptor.info) ? descriptor.info : {};
+  const metadata = isObject(info[CUSTOM_METADATA_KEY]) ? info[CUSTOM_METADATA_KEY] : {};
   const markerValue: JsonObject = marker.protected
     ? { source: marker.source, protected: true }
     : { source: marker.source };

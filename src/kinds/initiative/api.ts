@@ -69,7 +69,7 @@ const mayHaveBeenProcessed = (error: unknown): boolean =>
     (error.status !== undefined && (error.status >= 500 || error.status === 429)));
 
 const sameAsManifest = (live: LiveInitiative, spec: InitiativeManifest): boolean =>
-  JSON.stringify(canonicalLiveInitiative(live)) === JSON.stringify(canonicalDesiredInitiative(spec));
+  JSON.stringify(canonicalLiveInitiative(live, spec)) === JSON.stringify(canonicalDesiredInitiative(spec));
 
 /**
  * Replaces the Initiative `cid` with the manifest. Returns false when it does not exist (404).

@@ -8,6 +8,9 @@
  *   levels (`name`, `color`) and rules (`title`, `description`).
  * - Sets are sorted (levels, rules, filter lists, reply-to emails); an absent, null or empty
  *   optional field is `null` (a PUT is a full replace: an omitted optional field is cleared).
+ * - What the server may fill in on its own is compared only when the manifest states it: the
+ *   `notificationSchedule` (Cortex may give an Initiative a default schedule) and its
+ *   `replyToEmails`. No guessed server default is ever part of the comparison.
  */
 import type { JsonObject, JsonValue } from '../../core/model.js';
 import type { InitiativeManifest, LiveInitiative } from './schema.js';
@@ -65,20 +68,32 @@ const canonicalFilter = (filter: FilterLike | null | undefined): JsonObject | nu
   return Object.keys(out).length > 0 ? out : null;
 };
 
-const canonicalSchedule = (schedule: ScheduleLike | null | undefined): JsonObject | null => {
-  if (!schedule) return null;
-  return {
+/** What of the schedule the manifest states: only that is compared. */
+interface StatedSchedule {
+  schedule: boolean;
+  replyToEmails: boolean;
+}
+
+const canonicalSchedule = (schedule: ScheduleLike | null | undefined, stated: StatedSchedule): JsonObject | null => {
+  if (!schedule || !stated.schedule) return null;
+  const out: JsonObject = {
     isDisabled: schedule.isDisabled ?? false,
     timeInterval: schedule.timeInterval ?? null,
     timeUnit: schedule.timeUnit ?? null,
-    replyToEmails: sortedSet(schedule.replyToEmails),
   };
+  if (stated.replyToEmails) out.replyToEmails = sortedSet(schedule.replyToEmails);
+  return out;
 };
+
+const statedIn = (spec: InitiativeManifest | undefined): StatedSchedule => ({
+  schedule: spec?.notificationSchedule !== undefined,
+  replyToEmails: spec?.notificationSchedule?.replyToEmails !== undefined,
+});
 
 /** `2026-12-31T00:00:00Z` and `2026-12-31` are the same target date. */
 const canonicalDate = (value: string): string => (/^\d{4}-\d{2}-\d{2}/.test(value) ? value.slice(0, 10) : value);
 
-const canonicalInitiative = (i: ComparableInitiative): JsonValue => {
+const canonicalInitiative = (i: ComparableInitiative, stated: StatedSchedule): JsonValue => {
   const ranks = [...new Set((i.emphasizedLevels ?? []).map((l) => l.rank))].sort((a, b) => a - b);
   const expressions = sortedSet((i.emphasizedRules ?? []).map((r) => r.expression));
   return {
@@ -90,15 +105,17 @@ const canonicalInitiative = (i: ComparableInitiative): JsonValue => {
     emphasizedLevels: ranks.map((rank) => ({ rank })),
     emphasizedRules: expressions.map((expression) => ({ expression })),
     filter: canonicalFilter(i.filter),
-    notificationSchedule: canonicalSchedule(i.notificationSchedule),
+    notificationSchedule: canonicalSchedule(i.notificationSchedule, stated),
   };
 };
 
 /** Canonical form of a manifest. */
-export const canonicalDesiredInitiative = (spec: InitiativeManifest): JsonValue => canonicalInitiative(spec);
+export const canonicalDesiredInitiative = (spec: InitiativeManifest): JsonValue =>
+  canonicalInitiative(spec, statedIn(spec));
 
-/** Canonical form of an API response. */
-export const canonicalLiveInitiative = (state: LiveInitiative): JsonValue => canonicalInitiative(state);
+/** Canonical form of an API response, compared with the manifest `declared` (when there is one). */
+export const canonicalLiveInitiative = (state: LiveInitiative, declared?: InitiativeManifest): JsonValue =>
+  canonicalInitiative(state, statedIn(declared));
 
 /** The request body of `POST /api/v1/initiatives` and `PUT /api/v1/initiatives/{cid}` (a full object). */
 export const initiativeRequestBody = (spec: InitiativeManifest): JsonObject => {

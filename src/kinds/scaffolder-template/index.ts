@@ -6,12 +6,14 @@
 import type { ApiClient } from '../../api/types.js';
 import { encodePathSegment } from '../../api/types.js';
 import { ApiError, CortexSyncError, isApiError } from '../../core/errors.js';
-import type { Change, Diagnostic, LiveObject } from '../../core/model.js';
-import { zodIssuesToDiagnostics } from '../../source/zod-diagnostics.js';
-import type { ApplyContext, FetchContext, KindHandler, ParseResult } from '../types.js';
+import type { Diagnostic, LiveObject } from '../../core/model.js';
+import type { ApplyContext, FetchContext, KindChange, KindHandler } from '../types.js';
+import { scaffolderTemplateModel } from './model.js';
 import { canonicalDesiredTemplate, canonicalLiveTemplate, scaffolderRequestBody } from './normalize.js';
 import type { LiveScaffolderTemplate, ScaffolderTemplateManifest } from './schema.js';
-import { liveScaffolderTemplateSchema, scaffolderTemplateManifestSchema } from './schema.js';
+import { liveScaffolderTemplateSchema } from './schema.js';
+
+type TemplateChange = KindChange<ScaffolderTemplateManifest, LiveScaffolderTemplate>;
 
 const SCAFFOLDERS_PATH = '/api/v1/scaffolders';
 
@@ -58,21 +60,9 @@ const listTemplates = async (client: ApiClient): Promise<LiveScaffolderTemplate[
   });
 };
 
-const specOf = (change: Change): ScaffolderTemplateManifest => {
-  if (!change.desired) {
-    throw new CortexSyncError('INTERNAL', `${change.action} of Scaffolder template "${change.id}" has no manifest`);
-  }
-  return change.desired.spec as ScaffolderTemplateManifest;
-};
-
-/** Does the live template of `change` already equal its manifest (server defaults filled in)? */
-const liveEqualsManifest = (change: Change): boolean => {
-  const state = change.live?.state as LiveScaffolderTemplate | undefined;
-  return (
-    state !== undefined &&
-    JSON.stringify(canonicalLiveTemplate(state)) === JSON.stringify(canonicalDesiredTemplate(specOf(change)))
-  );
-};
+/** Does the live template already equal its manifest (in what the manifest states)? */
+const liveEqualsManifest = (live: LiveScaffolderTemplate, spec: ScaffolderTemplateManifest): boolean =>
+  JSON.stringify(canonicalLiveTemplate(live, spec)) === JSON.stringify(canonicalDesiredTemplate(spec));
 
 /** The upsert: safe to retry, since the server updates the template with that tag instead of adding one. */
 const upsertTemplate = async (client: ApiClient, spec: ScaffolderTemplateManifest): Promise<void> => {
@@ -97,45 +87,14 @@ const deleteTemplate = async (client: ApiClient, tag: string): Promise<void> => 
 
 /** The `scaffolder-template` handler. */
 export const scaffolderTemplateKind: KindHandler<ScaffolderTemplateManifest, LiveScaffolderTemplate> = {
-  kind: 'scaffolder-template',
-  title: 'Scaffolder template',
-  manifestSchema: scaffolderTemplateManifestSchema,
-
-  ownsFile: (relPath) => relPath.startsWith('.cortex/scaffolders/') && /\.ya?ml$/i.test(relPath),
-
-  parse(doc): ParseResult<ScaffolderTemplateManifest> {
-    const parsed = scaffolderTemplateManifestSchema.safeParse(doc.value);
-    if (!parsed.success) {
-      const tag = (doc.value as { tag?: unknown } | null)?.tag;
-      const id = typeof tag === 'string' ? tag : undefined;
-      return {
-        objects: [],
-        diagnostics: zodIssuesToDiagnostics(parsed.error.issues, doc, { kind: 'scaffolder-template', id }),
-      };
-    }
-    const spec = parsed.data;
-    return {
-      objects: [
-        {
-          kind: 'scaffolder-template',
-          id: spec.tag,
-          source: { file: doc.file, line: doc.line, column: doc.column },
-          spec,
-          doc,
-        },
-      ],
-      diagnostics: [],
-    };
-  },
-
-  references: () => [],
+  ...scaffolderTemplateModel,
 
   /**
    * Every template. A 403 means the Scaffolder API is not enabled for the workspace: with no
    * template declared or managed here that is no reason to fail the sync (nothing to read),
    * otherwise it fails with a message that says so.
    */
-  async fetchLive(ctx: FetchContext): Promise<LiveObject<LiveScaffolderTemplate>[]> {
+  async fetchLive(ctx: FetchContext<ScaffolderTemplateManifest>): Promise<LiveObject<LiveScaffolderTemplate>[]> {
     let templates: LiveScaffolderTemplate[];
     try {
       templates = await listTemplates(ctx.client);
@@ -144,30 +103,23 @@ export const scaffolderTemplateKind: KindHandler<ScaffolderTemplateManifest, Liv
       if (isApiError(error) && error.status === 403 && nothingOurs) return [];
       throw explainForbidden(error);
     }
-    return templates.map((t) => ({
-      kind: 'scaffolder-template',
-      id: t.tag,
-      ...((t.id ?? t.cid) ? { serverId: (t.id ?? t.cid) as string } : {}),
-      state: t,
-    }));
+    return templates.map((t) => {
+      const serverId = t.id ?? t.cid;
+      return { kind: 'scaffolder-template', id: t.tag, ...(serverId ? { serverId } : {}), state: t };
+    });
   },
 
-  desiredState: (obj) => canonicalDesiredTemplate(obj.spec),
-  liveState: (obj) => canonicalLiveTemplate(obj.state),
-
-  pruneAction: 'delete',
-
-  async apply(change: Change, ctx: ApplyContext): Promise<void> {
+  async apply(change: TemplateChange, ctx: ApplyContext): Promise<void> {
     try {
       switch (change.action) {
         case 'noop':
           return;
         case 'update':
           // An adopted template that already equals its manifest needs no write.
-          if (liveEqualsManifest(change)) return;
-          return await upsertTemplate(ctx.client, specOf(change));
+          if (liveEqualsManifest(change.live.state, change.desired.spec)) return;
+          return await upsertTemplate(ctx.client, change.desired.spec);
         case 'create':
-          return await upsertTemplate(ctx.client, specOf(change));
+          return await upsertTemplate(ctx.client, change.desired.spec);
         case 'delete':
           return await deleteTemplate(ctx.client, change.id);
         case 'archive':
@@ -178,7 +130,7 @@ export const scaffolderTemplateKind: KindHandler<ScaffolderTemplateManifest, Liv
     }
   },
 
-  explainFailure(change: Change, error: Error): Diagnostic[] {
+  explainFailure(change: TemplateChange, error: Error): Diagnostic[] {
     const doc = change.desired?.doc;
     if (!doc || !isApiError(error) || error.status === undefined || error.status >= 500 || error.status === 403) {
       return [];

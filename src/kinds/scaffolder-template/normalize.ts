@@ -1,14 +1,39 @@
 /**
- * Canonical comparable form of a Scaffolder template. A POST replaces the whole template and
- * resets every omitted field to its server default, so both sides are compared with the defaults
- * filled in: a manifest without `labels` equals a live template with `labels: []`.
+ * Canonical comparable form of a Scaffolder template. A POST replaces the whole template and the
+ * server gives every omitted optional field a default of its own (not documented), so only what
+ * the manifest states is compared: a manifest without `labels` equals a live template whatever
+ * its labels are.
  *
  * Ignored: the server's identifiers (`id`, `cid`), dates, and any field this schema does not know.
  */
 import type { JsonObject, JsonValue } from '../../core/model.js';
 import type { LiveScaffolderTemplate, ScaffolderTemplateManifest } from './schema.js';
 
-/** What the server stores for a field the payload leaves out. */
+/** The optional fields: compared only when the manifest states them. */
+const OPTIONAL_FIELDS = [
+  'description',
+  'labels',
+  'requireNewService',
+  'requirePullRequest',
+  'createYamlFile',
+  'showReadme',
+  'strictAliasUsage',
+] as const;
+
+const BOOLEAN_FIELDS = [
+  'requireNewService',
+  'requirePullRequest',
+  'createYamlFile',
+  'showReadme',
+  'strictAliasUsage',
+] as const;
+
+type OptionalField = (typeof OPTIONAL_FIELDS)[number];
+
+/**
+ * The values Cortex is believed to store for an omitted field. Never compared (the server's real
+ * defaults are not documented); `export` uses them only to leave such values out of a manifest.
+ */
 export const SCAFFOLDER_DEFAULTS = {
   description: null,
   labels: [] as string[],
@@ -18,14 +43,6 @@ export const SCAFFOLDER_DEFAULTS = {
   showReadme: false,
   strictAliasUsage: false,
 } as const;
-
-const BOOLEAN_FIELDS = [
-  'requireNewService',
-  'requirePullRequest',
-  'createYamlFile',
-  'showReadme',
-  'strictAliasUsage',
-] as const;
 
 type ComparableTemplate = Pick<LiveScaffolderTemplate, 'tag' | 'name' | 'description' | 'type' | 'labels'> &
   Partial<Record<(typeof BOOLEAN_FIELDS)[number], boolean | null>> & {
@@ -43,24 +60,32 @@ const canonicalLocator = (locator: Readonly<Record<string, unknown>> | null | un
   return out;
 };
 
-const canonicalTemplate = (t: ComparableTemplate): JsonValue => {
+const canonicalTemplate = (t: ComparableTemplate, stated: ReadonlySet<OptionalField>): JsonValue => {
   const out: JsonObject = {
     tag: t.tag,
     name: t.name ?? null,
-    description: t.description ? t.description : SCAFFOLDER_DEFAULTS.description,
     type: t.type ?? null,
-    labels: [...new Set(t.labels ?? SCAFFOLDER_DEFAULTS.labels)].sort(),
     repoLocator: canonicalLocator(t.repoLocator),
   };
-  for (const field of BOOLEAN_FIELDS) out[field] = t[field] ?? SCAFFOLDER_DEFAULTS[field];
+  if (stated.has('description')) out.description = t.description ? t.description : null;
+  if (stated.has('labels')) out.labels = [...new Set(t.labels ?? [])].sort();
+  for (const field of BOOLEAN_FIELDS) if (stated.has(field)) out[field] = t[field] ?? null;
   return out;
 };
 
-/** Canonical form of a manifest. */
-export const canonicalDesiredTemplate = (spec: ScaffolderTemplateManifest): JsonValue => canonicalTemplate(spec);
+/** The optional fields a manifest states. */
+const statedIn = (spec: ScaffolderTemplateManifest | undefined): Set<OptionalField> =>
+  new Set(spec ? OPTIONAL_FIELDS.filter((field) => spec[field] !== undefined) : []);
 
-/** Canonical form of an API response. */
-export const canonicalLiveTemplate = (state: LiveScaffolderTemplate): JsonValue => canonicalTemplate(state);
+/** Canonical form of a manifest. */
+export const canonicalDesiredTemplate = (spec: ScaffolderTemplateManifest): JsonValue =>
+  canonicalTemplate(spec, statedIn(spec));
+
+/** Canonical form of an API response, compared with the manifest `declared` (when there is one). */
+export const canonicalLiveTemplate = (
+  state: LiveScaffolderTemplate,
+  declared?: ScaffolderTemplateManifest,
+): JsonValue => canonicalTemplate(state, statedIn(declared));
 
 /** The body of `POST /api/v1/scaffolders`: the manifest as written, `labels` always sent (the API requires it). */
 export const scaffolderRequestBody = (spec: ScaffolderTemplateManifest): JsonObject => {

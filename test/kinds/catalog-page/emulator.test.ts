@@ -4,9 +4,10 @@ import { catalogPageKind, createCatalogPageKind } from '../../../src/kinds/catal
 import type { CatalogPageManifest } from '../../../src/kinds/catalog-page/schema.js';
 import { changeFor, type Harness, startHarness } from '../entity-type/emulator-harness.js';
 import { parsedDoc } from '../entity-type/parsed-doc.js';
+import { AT } from '../parse-context.js';
 
 const page = (text: string): DesiredObject<CatalogPageManifest> => {
-  const { objects, diagnostics } = catalogPageKind.parse(parsedDoc(text, '.cortex/catalog-pages/p.yaml'));
+  const { objects, diagnostics } = catalogPageKind.parse(parsedDoc(text, '.cortex/catalog-pages/p.yaml'), AT);
   if (diagnostics.length > 0) throw new Error(diagnostics[0]?.message);
   return objects[0]!;
 };
@@ -35,14 +36,15 @@ const live = async (desired: readonly DesiredObject<CatalogPageManifest>[] = [])
   new Map((await catalogPageKind.fetchLive(h.fetchContext(desired))).map((o) => [o.id, o]));
 
 describe('catalog-page against the emulator', () => {
-  it('never shows the pages Cortex manages', async () => {
+  it('reads the pages Cortex manages as protected: never changed, never pruned', async () => {
     const response = await h.client.request<Record<string, unknown>>({
       operation: 'peek',
       method: 'GET',
       path: '/api/v1/catalog-pages',
     });
     expect(JSON.stringify(response.body)).toContain('"isCortexManaged":true');
-    expect([...(await live()).keys()]).toEqual([]);
+    const managed = [...(await live()).values()];
+    expect(managed.map((p) => [p.id, p.protected])).toEqual([['services', true]]);
   });
 
   it('creates pages with the full payload and reads them back equal to their manifests', async () => {
@@ -51,15 +53,12 @@ describe('catalog-page against the emulator', () => {
     }
     const post = h.sent.find((r) => r.method === 'POST');
     expect(post?.operation).toBe('create catalog page `pipelines`');
-    expect(post?.body).toMatchObject({
-      slug: 'pipelines',
-      type: 'FILTER',
-      isDraft: false,
-      description: 'Every data pipeline',
-    });
+    expect(post?.body).toMatchObject({ slug: 'pipelines', isDraft: false, description: 'Every data pipeline' });
+    // A type left out is the server's to infer: it is not sent.
+    expect(post?.body).not.toHaveProperty('type');
     const pages = await live([PIPELINES, DOMAINS]);
     for (const desired of [PIPELINES, DOMAINS]) {
-      expect(catalogPageKind.liveState(pages.get(desired.id)!)).toEqual(catalogPageKind.desiredState(desired));
+      expect(catalogPageKind.liveState(pages.get(desired.id)!, desired)).toEqual(catalogPageKind.desiredState(desired));
     }
   });
 
@@ -70,14 +69,14 @@ describe('catalog-page against the emulator', () => {
       'slug: pipelines\nname: Pipelines\niconTag: Cortex-builtin::Pipeline\nisDraft: true\nfilter: {types: {exclude: [team]}}\n',
     );
     const before = (await live([renamed])).get('pipelines')!;
-    expect(catalogPageKind.liveState(before)).not.toEqual(catalogPageKind.desiredState(renamed));
+    expect(catalogPageKind.liveState(before, renamed)).not.toEqual(catalogPageKind.desiredState(renamed));
     await catalogPageKind.apply(changeFor(catalogPageKind, renamed, before), ctx);
     const after = (await live([renamed])).get('pipelines')!;
-    expect(catalogPageKind.liveState(after)).toEqual(catalogPageKind.desiredState(renamed));
+    expect(catalogPageKind.liveState(after, renamed)).toEqual(catalogPageKind.desiredState(renamed));
     expect(after.state.page.description).toBeUndefined();
 
     await catalogPageKind.apply(changeFor(catalogPageKind, undefined, after, 'delete'), ctx);
-    expect((await live()).size).toBe(0);
+    expect([...(await live()).keys()]).toEqual(['services']);
     await expect(
       catalogPageKind.apply(changeFor(catalogPageKind, undefined, after, 'delete'), ctx),
     ).resolves.toBeUndefined();
@@ -90,7 +89,7 @@ describe('catalog-page against the emulator', () => {
     }
     h.sent.length = 0;
     const pages = await createCatalogPageKind({ pageSize: 2 }).fetchLive(h.fetchContext([]));
-    expect(pages.map((p) => p.id).sort()).toEqual(['page-0', 'page-1', 'page-2', 'page-3', 'page-4']);
+    expect(pages.map((p) => p.id).sort()).toEqual(['page-0', 'page-1', 'page-2', 'page-3', 'page-4', 'services']);
     // 6 pages with the Cortex-managed one: 3 requests of 2.
     expect(h.sent.map((r) => r.query?.page)).toEqual([0, 1, 2]);
   });

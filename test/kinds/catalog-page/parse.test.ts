@@ -5,6 +5,7 @@ import type { LiveObject } from '../../../src/core/model.js';
 import { catalogPageKind } from '../../../src/kinds/catalog-page/index.js';
 import type { LiveCatalogPage } from '../../../src/kinds/catalog-page/schema.js';
 import { parsedDoc } from '../entity-type/parsed-doc.js';
+import { AT } from '../parse-context.js';
 
 const FILE = '.cortex/catalog-pages/pipelines.yaml';
 const PIPELINES = `slug: pipelines
@@ -18,13 +19,16 @@ filter:
 
 describe('catalog-page parse', () => {
   it('turns a valid document into one object identified by slug', () => {
-    const { objects, diagnostics } = catalogPageKind.parse(parsedDoc(PIPELINES, FILE));
-    expect(diagnostics).toEqual([]);
+    const { objects, diagnostics } = catalogPageKind.parse(parsedDoc(PIPELINES, FILE), AT);
+    // `cortex` is no built-in icon: Cortex may replace it, so it is not compared, and validate says so.
+    expect(diagnostics.map((d) => [d.severity, d.code, d.line, d.field])).toEqual([
+      ['warning', 'icon-not-kept', 3, 'iconTag'],
+    ]);
     expect(objects.map((o) => [o.id, o.source])).toEqual([['pipelines', { file: FILE, line: 1, column: 1 }]]);
   });
 
   it('references the custom entity types the filter names, not the built-in ones', () => {
-    const [page] = catalogPageKind.parse(parsedDoc(PIPELINES, FILE)).objects;
+    const [page] = catalogPageKind.parse(parsedDoc(PIPELINES, FILE), AT).objects;
     expect(catalogPageKind.references(page!)).toEqual([
       {
         kind: 'entity-type',
@@ -39,66 +43,62 @@ describe('catalog-page parse', () => {
   it('refuses include and exclude together for types, and fields that do not fit the type', () => {
     const both = catalogPageKind.parse(
       parsedDoc(`${PIPELINES.replace('{include: [pipeline, service]}', '{include: [a], exclude: [b]}')}`, FILE),
+      AT,
     );
     expect(both.diagnostics.map((d) => d.message).join('\n')).toMatch(/either include or exclude/);
-    const domain = catalogPageKind.parse(parsedDoc(`${PIPELINES}type: DOMAIN\n`, FILE));
+    const domain = catalogPageKind.parse(parsedDoc(`${PIPELINES}type: DOMAIN\n`, FILE), AT);
     expect(domain.diagnostics).toHaveLength(1);
     expect(domain.diagnostics[0]).toMatchObject({ field: 'filter', line: 5, kind: 'catalog-page', id: 'pipelines' });
     const rel = catalogPageKind.parse(
       parsedDoc('slug: r\nname: R\niconTag: i\nisDraft: true\ntype: RELATIONSHIP_TYPE\n', FILE),
+      AT,
     );
     expect(rel.diagnostics.map((d) => d.field)).toEqual(['relationshipTypeTag']);
   });
 
   it('requires name, iconTag and isDraft', () => {
-    const { diagnostics } = catalogPageKind.parse(parsedDoc('slug: x\n', FILE));
+    const { diagnostics } = catalogPageKind.parse(parsedDoc('slug: x\n', FILE), AT);
     expect(diagnostics.map((d) => d.field).sort()).toEqual(['iconTag', 'isDraft', 'name']);
   });
 });
 
 describe('catalog-page comparable state', () => {
-  const live = (page: LiveCatalogPage['page'], comparedIconTag?: string): LiveObject<LiveCatalogPage> => ({
+  const live = (page: LiveCatalogPage['page']): LiveObject<LiveCatalogPage> => ({
     kind: 'catalog-page',
     id: page.slug,
-    state: { page, ...(comparedIconTag ? { comparedIconTag } : {}) },
+    state: { page },
   });
 
-  it('infers the type the server records, ignores timestamps and treats filter lists as sets', () => {
-    const [desired] = catalogPageKind.parse(parsedDoc(PIPELINES, FILE)).objects;
-    const server = live(
-      {
-        slug: 'pipelines',
-        name: 'Data Pipelines',
-        iconTag: 'cortex',
-        isDraft: false,
-        type: 'FILTER',
-        filter: {
-          types: { include: ['service', 'pipeline'] },
-          groups: { include: ['etl', 'data'], exclude: null },
-          query: null,
-        },
-        isCortexManaged: false,
-        dateCreated: '2026-01-01T00:00:00Z',
-        dateUpdated: '2026-02-01T00:00:00Z',
+  it('compares a type only when the manifest states one, ignores timestamps and treats filter lists as sets', () => {
+    const [desired] = catalogPageKind.parse(parsedDoc(PIPELINES, FILE), AT).objects;
+    const server = live({
+      slug: 'pipelines',
+      name: 'Data Pipelines',
+      iconTag: 'cortex',
+      isDraft: false,
+      type: 'FILTER',
+      filter: {
+        types: { include: ['service', 'pipeline'] },
+        groups: { include: ['etl', 'data'], exclude: null },
+        query: null,
       },
-      'cortex',
-    );
-    expect(catalogPageKind.liveState(server)).toEqual(catalogPageKind.desiredState(desired!));
+      isCortexManaged: false,
+      dateCreated: '2026-01-01T00:00:00Z',
+      dateUpdated: '2026-02-01T00:00:00Z',
+    });
+    expect(catalogPageKind.liveState(server, desired)).toEqual(catalogPageKind.desiredState(desired!));
   });
 
   it('sees a change of a filter', () => {
-    const [desired] = catalogPageKind.parse(parsedDoc(PIPELINES, FILE)).objects;
-    const server = live(
-      {
-        slug: 'pipelines',
-        name: 'Data Pipelines',
-        isDraft: false,
-        type: 'FILTER',
-        filter: { types: { include: ['service'] } },
-      },
-      'cortex',
-    );
-    expect(catalogPageKind.liveState(server)).not.toEqual(catalogPageKind.desiredState(desired!));
+    const [desired] = catalogPageKind.parse(parsedDoc(PIPELINES, FILE), AT).objects;
+    const server = live({
+      slug: 'pipelines',
+      name: 'Data Pipelines',
+      isDraft: false,
+      type: 'FILTER',
+      filter: { types: { include: ['service'] } },
+    });
+    expect(catalogPageKind.liveState(server, desired)).not.toEqual(catalogPageKind.desiredState(desired!));
   });
 });
 
@@ -117,27 +117,34 @@ describe('catalog-page icon normalisation', () => {
     stats: emptyClientStats,
   });
 
-  it('does not report an icon the server replaced with its default, but does report another icon', async () => {
-    const [desired] = catalogPageKind.parse(parsedDoc(PIPELINES, FILE)).objects;
-    const served = (iconTag: string) => ({
+  const compare = async (declaredIcon: string, servedIcon: string): Promise<boolean> => {
+    const text = PIPELINES.replace('iconTag: cortex', `iconTag: ${declaredIcon}`);
+    const [desired] = catalogPageKind.parse(parsedDoc(text, FILE), AT).objects;
+    const served = {
       slug: 'pipelines',
       name: 'Data Pipelines',
-      iconTag,
+      iconTag: servedIcon,
       isDraft: false,
+      type: 'FILTER',
       filter: { types: { include: ['pipeline', 'service'] }, groups: { include: ['data', 'etl'] } },
+    };
+    const [live] = await catalogPageKind.fetchLive({
+      client: listing([served]),
+      desired: [desired!],
+      managedIds: [],
+      readBefore: [],
     });
-    for (const [iconTag, same] of [
-      ['Cortex-builtin::Box', true],
-      ['Cortex-builtin::Other', false],
-    ] as const) {
-      const [live] = await catalogPageKind.fetchLive({
-        client: listing([served(iconTag)]),
-        entityTypes: [],
-        desired: [desired!],
-        managedIds: [],
-      });
-      expect(deepEqual(catalogPageKind.liveState(live!), catalogPageKind.desiredState(desired!))).toBe(same);
-    }
+    return deepEqual(catalogPageKind.liveState(live!, desired), catalogPageKind.desiredState(desired!));
+  };
+
+  it('accepts whatever icon the server shows in place of a declared icon that is not built in', async () => {
+    for (const served of ['Cortex-builtin::Box', 'Cortex-builtin::Catalog', 'cortex', ''])
+      expect(await compare('cortex', served), served).toBe(true);
+  });
+
+  it('compares a declared built-in icon exactly', async () => {
+    expect(await compare('Cortex-builtin::Pipeline', 'Cortex-builtin::Pipeline')).toBe(true);
+    expect(await compare('Cortex-builtin::Pipeline', 'Cortex-builtin::Box')).toBe(false);
   });
 
   it('refuses a list it cannot recognise rather than reading it as empty', async () => {
@@ -153,7 +160,7 @@ describe('catalog-page icon normalisation', () => {
       close: async () => {},
       stats: emptyClientStats,
     };
-    await expect(catalogPageKind.fetchLive({ client, entityTypes: [], desired: [], managedIds: [] })).rejects.toThrow(
+    await expect(catalogPageKind.fetchLive({ client, desired: [], managedIds: [], readBefore: [] })).rejects.toThrow(
       /no list of catalog pages/,
     );
   });

@@ -1,12 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { Change, DesiredObject, LiveObject } from '../../../src/core/model.js';
+import type { DesiredObject, LiveObject } from '../../../src/core/model.js';
+import type { KindChange } from '../../../src/kinds/types.js';
 import { createDependencyKind, dependencyKind } from '../../../src/kinds/dependency/index.js';
 import type { DependencySpec, LiveDependency } from '../../../src/kinds/dependency/schema.js';
 import { changeFor, type Harness, startHarness } from '../entity-type/emulator-harness.js';
 import { parsedDoc } from '../entity-type/parsed-doc.js';
+import { AT } from '../parse-context.js';
 
 const edges = (text: string): DesiredObject<DependencySpec>[] => {
-  const { objects, diagnostics } = dependencyKind.parse(parsedDoc(text, '.cortex/dependencies/deps.yaml'));
+  const { objects, diagnostics } = dependencyKind.parse(parsedDoc(text, '.cortex/dependencies/deps.yaml'), AT);
   if (diagnostics.length > 0) throw new Error(diagnostics[0]?.message);
   return objects;
 };
@@ -31,7 +33,7 @@ afterEach(async () => {
   await h.stop();
 });
 
-const creates = (objs: readonly DesiredObject<DependencySpec>[]): Change[] =>
+const creates = (objs: readonly DesiredObject<DependencySpec>[]): KindChange<DependencySpec, LiveDependency>[] =>
   objs.map((o) => changeFor(dependencyKind, o, undefined));
 const byId = (live: readonly LiveObject<LiveDependency>[]) => new Map(live.map((o) => [o.id, o]));
 
@@ -137,7 +139,7 @@ dependencies:
     expect(failedPaths.has('/gone')).toBe(true);
     expect(failedPaths.size).toBeGreaterThan(1);
     for (const { change, error } of outcomes) {
-      const path = (change.desired?.spec as DependencySpec | undefined)?.path ?? '';
+      const path = change.desired?.spec.path ?? '';
       if (failedPaths.has(path)) expect(error?.message, change.id).toMatch(/upsert .*HTTP 404.*nobody/);
       else expect(error, change.id).toBeUndefined();
     }

@@ -1,10 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import type { Change, LiveObject } from '../../../src/core/model.js';
+import type { LiveObject } from '../../../src/core/model.js';
 import { type BulkEntry, packBulkChunks } from '../../../src/kinds/dependency/bulk.js';
 import { dependencyId, parseDependencyId } from '../../../src/kinds/dependency/edges.js';
 import { dependencyKind } from '../../../src/kinds/dependency/index.js';
-import type { LiveDependency } from '../../../src/kinds/dependency/schema.js';
+import type { DependencySpec, LiveDependency } from '../../../src/kinds/dependency/schema.js';
+import type { KindChange } from '../../../src/kinds/types.js';
 import { parsedDoc } from '../entity-type/parsed-doc.js';
+import { AT } from '../parse-context.js';
 
 const FILE = '.cortex/dependencies/payments.yaml';
 const MANIFEST = `callerTag: payments
@@ -19,7 +21,7 @@ dependencies:
 
 describe('dependency parse', () => {
   it('declares one object per edge, identified by caller, callee, method and path, located at the edge', () => {
-    const { objects, diagnostics } = dependencyKind.parse(parsedDoc(MANIFEST, FILE));
+    const { objects, diagnostics } = dependencyKind.parse(parsedDoc(MANIFEST, FILE), AT);
     expect(diagnostics).toEqual([]);
     expect(objects.map((o) => o.id)).toEqual(['payments→ledger POST /v1/entries', 'payments→users']);
     expect(objects.map((o) => o.source)).toEqual([
@@ -29,7 +31,7 @@ describe('dependency parse', () => {
   });
 
   it('references the caller and the callee entities, as ordering edges located in the file', () => {
-    const [, users] = dependencyKind.parse(parsedDoc(MANIFEST, FILE)).objects;
+    const [, users] = dependencyKind.parse(parsedDoc(MANIFEST, FILE), AT).objects;
     const refs = dependencyKind.references(users!);
     expect(refs).toEqual([
       { kind: 'entity', id: 'payments', field: 'callerTag', path: ['callerTag'], ordering: true },
@@ -43,7 +45,7 @@ describe('dependency parse', () => {
       'callerTag: a\ndependencies:\n  - tag: b\n    method: GET\n  - tag: c\n    path: /x\n  - tag: d\n    method: FETCH\n    path: /y\n',
       FILE,
     );
-    const { objects, diagnostics } = dependencyKind.parse(doc);
+    const { objects, diagnostics } = dependencyKind.parse(doc, AT);
     expect(objects).toEqual([]);
     const fields = diagnostics.map((d) => d.field);
     expect(fields).toContain('dependencies[0].path');
@@ -64,7 +66,7 @@ describe('dependency parse', () => {
 });
 
 describe('dependency comparable state', () => {
-  const [ledger, users] = dependencyKind.parse(parsedDoc(MANIFEST, FILE)).objects;
+  const [ledger, users] = dependencyKind.parse(parsedDoc(MANIFEST, FILE), AT).objects;
   const live = (state: LiveDependency): LiveObject<LiveDependency> => ({ kind: 'dependency', id: 'x', state });
 
   it('reads an absent description and empty metadata the same way, and metadata keys in any order', () => {
@@ -96,7 +98,15 @@ describe('dependency comparable state', () => {
 });
 
 describe('bulk request packing', () => {
-  const change = (i: number): Change => ({ kind: 'dependency', id: `c${i}`, action: 'create', diff: [], waitsFor: [] });
+  const edge = dependencyKind.parse(parsedDoc(MANIFEST, FILE), AT).objects[0]!;
+  const change = (i: number): KindChange<DependencySpec, LiveDependency> => ({
+    kind: 'dependency',
+    id: `c${i}`,
+    action: 'create',
+    diff: [],
+    waitsFor: [],
+    desired: edge,
+  });
   const entries: BulkEntry[] = Array.from({ length: 300 }, (_, i) => ({
     change: change(i),
     callerTag: `caller-${i % 7}`,

@@ -6,7 +6,8 @@ import { createApiClient } from '../../../src/api/client.js';
 import type { ApiClient, ApiRequest } from '../../../src/api/types.js';
 import type { Change, DesiredObject, LiveObject } from '../../../src/core/model.js';
 import { type RunningEmulator, startEmulator } from '../../../src/emulator/server.js';
-import type { AnyKindHandler, ApplyContext, FetchContext } from '../../../src/kinds/types.js';
+import type { ApplyContext, FetchContext, KindChange, KindHandler } from '../../../src/kinds/types.js';
+import { createOf, removalOf, updateOf } from '../kind-change.js';
 
 export interface Harness {
   emulator: RunningEmulator;
@@ -14,7 +15,7 @@ export interface Harness {
   /** Every request sent through `client`, in order. */
   sent: ApiRequest[];
   applyContext(options?: Partial<ApplyContext['options']>): ApplyContext;
-  fetchContext(desired: readonly DesiredObject[], managedIds?: readonly string[]): FetchContext;
+  fetchContext<S>(desired: readonly DesiredObject<S>[], managedIds?: readonly string[]): FetchContext<S>;
   /** Creates a service entity through the API (so dependencies have ends). */
   createEntity(tag: string): Promise<void>;
   stop(): Promise<void>;
@@ -42,9 +43,9 @@ export const startHarness = async (): Promise<Harness> => {
     sent,
     applyContext: (options) => ({
       client,
-      options: { sourceId: 'test-repo', forceEntityTypeSchema: false, ...options },
+      options: { sourceId: 'test-repo', ...options },
     }),
-    fetchContext: (desired, managedIds = []) => ({ client, entityTypes: [], desired, managedIds }),
+    fetchContext: (desired, managedIds = []) => ({ client, desired, managedIds, readBefore: [] }),
     async createEntity(tag) {
       await http.request({
         operation: `create entity \`${tag}\``,
@@ -59,17 +60,15 @@ export const startHarness = async (): Promise<Harness> => {
 };
 
 /** The change the planner would make for `desired` against `live` (create when there is no live object). */
-export const changeFor = (
-  handler: AnyKindHandler,
-  desired: DesiredObject | undefined,
-  live: LiveObject | undefined,
+export const changeFor = <S, L>(
+  _handler: KindHandler<S, L>,
+  desired: DesiredObject<S> | undefined,
+  live: LiveObject<L> | undefined,
   action?: Change['action'],
-): Change => ({
-  kind: handler.kind,
-  id: desired?.id ?? live?.id ?? '',
-  action: action ?? (live ? 'update' : 'create'),
-  diff: [],
-  waitsFor: [],
-  ...(desired ? { desired } : {}),
-  ...(live ? { live } : {}),
-});
+): KindChange<S, L> => {
+  const act = action ?? (live ? 'update' : 'create');
+  if (act === 'create' && desired) return createOf(desired);
+  if ((act === 'update' || act === 'noop') && desired && live) return updateOf(desired, live, {}, act);
+  if ((act === 'delete' || act === 'archive') && live) return removalOf(live, act);
+  throw new Error(`a ${act} change needs ${act === 'create' ? 'a manifest' : 'a live object'}`);
+};

@@ -1,15 +1,17 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DesiredObject } from '../../../src/core/model.js';
 import { buildPlan } from '../../../src/core/plan.js';
-import { entityTypeKind } from '../../../src/kinds/entity-type/index.js';
+import { createEntityTypeKind, entityTypeKind } from '../../../src/kinds/entity-type/index.js';
 import type { EntityTypeManifest } from '../../../src/kinds/entity-type/schema.js';
 import { changeFor, type Harness, startHarness } from './emulator-harness.js';
 import { parsedDoc } from './parsed-doc.js';
+import { AT } from '../parse-context.js';
 
 const FILE = '.cortex/entity-types/db.yaml';
 const manifest = (text: string): DesiredObject<EntityTypeManifest> => {
-  const { objects, diagnostics } = entityTypeKind.parse(parsedDoc(text, FILE));
-  if (diagnostics.length > 0) throw new Error(diagnostics[0]?.message);
+  const { objects, diagnostics } = entityTypeKind.parse(parsedDoc(text, FILE), AT);
+  const error = diagnostics.find((d) => d.severity === 'error');
+  if (error) throw new Error(error.message);
   return objects[0]!;
 };
 const DB = manifest(`type: db
@@ -48,7 +50,7 @@ describe('entity-type against the emulator', () => {
     await entityTypeKind.apply(changeFor(entityTypeKind, DB, undefined), h.applyContext());
     const live = await liveDb(DB);
     expect(live?.state.definition.iconTag).toBe('Cortex-builtin::Box');
-    expect(entityTypeKind.liveState(live!)).toEqual(entityTypeKind.desiredState(DB));
+    expect(entityTypeKind.liveState(live!, DB)).toEqual(entityTypeKind.desiredState(DB));
     // The engine marks it as ours from the ownership inventory; with that, the plan has nothing to do.
     const plan = buildPlan({
       desired: [DB],
@@ -95,10 +97,10 @@ describe('entity-type against the emulator', () => {
     expect(put?.body).not.toHaveProperty('type');
     expect(put?.query?.force).toBeUndefined();
 
-    await entityTypeKind.apply(update, h.applyContext({ forceEntityTypeSchema: true }));
+    await createEntityTypeKind({ forceSchema: true }).apply(update, h.applyContext());
     expect(h.sent.filter((r) => r.method === 'PUT').at(-1)?.query).toMatchObject({ force: true });
     const after = await liveDb(DB_STRICTER);
-    expect(entityTypeKind.liveState(after!)).toEqual(entityTypeKind.desiredState(DB_STRICTER));
+    expect(entityTypeKind.liveState(after!, DB_STRICTER)).toEqual(entityTypeKind.desiredState(DB_STRICTER));
   });
 
   it('does not suggest forcing when Cortex refuses to change one of its own types', async () => {

@@ -3,6 +3,7 @@ import type { LiveObject } from '../../../src/core/model.js';
 import { entityTypeKind } from '../../../src/kinds/entity-type/index.js';
 import type { LiveEntityType } from '../../../src/kinds/entity-type/schema.js';
 import { parsedDoc } from './parsed-doc.js';
+import { AT } from '../parse-context.js';
 
 const FILE = '.cortex/entity-types/ai-agent.yaml';
 
@@ -20,7 +21,7 @@ describe('entity-type parse', () => {
       'type: ai-agent\nname: AI Agent\nschema:\n  type: object\n  required: [model]\n  properties:\n    model: {type: string}\n',
       FILE,
     );
-    const { objects, diagnostics } = entityTypeKind.parse(doc);
+    const { objects, diagnostics } = entityTypeKind.parse(doc, AT);
     expect(diagnostics).toEqual([]);
     expect(objects).toHaveLength(1);
     expect(objects[0]?.id).toBe('ai-agent');
@@ -34,7 +35,7 @@ describe('entity-type parse', () => {
 
   it('reports every problem with its location and the type it belongs to', () => {
     const doc = parsedDoc('type: ai-agent\nname: ""\nschema: [1, 2]\nicon: robot\n', FILE);
-    const { objects, diagnostics } = entityTypeKind.parse(doc);
+    const { objects, diagnostics } = entityTypeKind.parse(doc, AT);
     expect(objects).toEqual([]);
     const byField = Object.fromEntries(diagnostics.map((d) => [d.field ?? '', d]));
     expect(byField.name?.line).toBe(2);
@@ -44,16 +45,16 @@ describe('entity-type parse', () => {
   });
 
   it('refuses to declare the built-in types service, domain and team', () => {
-    const { objects, diagnostics } = entityTypeKind.parse(parsedDoc('type: team\nname: Team\nschema: {}\n', FILE));
+    const { objects, diagnostics } = entityTypeKind.parse(parsedDoc('type: team\nname: Team\nschema: {}\n', FILE), AT);
     expect(objects).toEqual([]);
     expect(diagnostics[0]?.message).toMatch(/built-in/);
   });
 });
 
-const live = (definition: LiveEntityType['definition'], comparedIconTag?: string): LiveObject<LiveEntityType> => ({
+const live = (definition: LiveEntityType['definition']): LiveObject<LiveEntityType> => ({
   kind: 'entity-type',
   id: definition.type,
-  state: { definition, ...(comparedIconTag ? { comparedIconTag } : {}) },
+  state: { definition },
 });
 
 describe('entity-type comparable state', () => {
@@ -62,6 +63,7 @@ describe('entity-type comparable state', () => {
       'type: db\nname: Database\nschema:\n  type: object\n  properties:\n    engine: {type: string}\n    size: {type: integer}\n',
       FILE,
     ),
+    AT,
   ).objects;
 
   it('compares schemas whatever their key order, and ignores source', () => {
@@ -73,14 +75,14 @@ describe('entity-type comparable state', () => {
       iconTag: 'Cortex-builtin::Box',
       schema: { properties: { size: { type: 'integer' }, engine: { type: 'string' } }, type: 'object' },
     });
-    expect(entityTypeKind.liveState(server)).toEqual(entityTypeKind.desiredState(desired!));
-    expect(JSON.stringify(entityTypeKind.liveState(server))).toBe(
+    expect(entityTypeKind.liveState(server, desired)).toEqual(entityTypeKind.desiredState(desired!));
+    expect(JSON.stringify(entityTypeKind.liveState(server, desired))).toBe(
       JSON.stringify(entityTypeKind.desiredState(desired!)),
     );
   });
 
   it('sees a changed schema', () => {
     const server = live({ type: 'db', name: 'Database', schema: { type: 'object' }, source: 'CUSTOM' });
-    expect(entityTypeKind.liveState(server)).not.toEqual(entityTypeKind.desiredState(desired!));
+    expect(entityTypeKind.liveState(server, desired)).not.toEqual(entityTypeKind.desiredState(desired!));
   });
 });

@@ -8,9 +8,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import { type ApiClient, type ApiRequest, type ApiResponse, emptyClientStats } from '../../../src/api/types.js';
 import { ApiError } from '../../../src/core/errors.js';
-import type { Change, Diagnostic } from '../../../src/core/model.js';
+import type { Diagnostic } from '../../../src/core/model.js';
 import { descriptorYaml, wireDescriptor } from '../../../src/kinds/entity/apply.js';
-import { entityKind } from '../../../src/kinds/entity/index.js';
+import { type EntityLive, entityKind } from '../../../src/kinds/entity/index.js';
+import type { EntityDescriptor } from '../../../src/kinds/entity/schema.js';
+import type { KindChange } from '../../../src/kinds/types.js';
 import {
   applyContext,
   type DesiredEntity,
@@ -21,6 +23,7 @@ import {
   liveById,
   SOURCE_ID,
   startHarness,
+  removeChange,
   writeChange,
 } from './helpers.js';
 
@@ -40,7 +43,8 @@ const storedDescriptor = (tag: string) => {
   return id === undefined ? undefined : h.emulator.state.entities.byId[id];
 };
 
-const applyOk = (change: Change, warnings?: Diagnostic[]) => entityKind.apply(change, applyContext(h.client, warnings));
+const applyOk = (change: KindChange<EntityDescriptor, EntityLive>, warnings?: Diagnostic[]) =>
+  entityKind.apply(change, applyContext(h.client, warnings));
 
 const full = `openapi: 3.0.1
 info:
@@ -137,7 +141,7 @@ describe('entity apply: archive, unarchive, delete', () => {
   it('archives, then unarchives before writing when the manifest comes back', async () => {
     const desired = entity(full);
     await applyOk(writeChange(desired));
-    await applyOk({ kind: 'entity', id: desired.id, action: 'archive', diff: [], waitsFor: [] });
+    await applyOk(removeChange(desired.id, 'archive'));
     const archived = await readLive(desired);
     expect(archived?.archived).toBe(true);
 
@@ -156,7 +160,7 @@ describe('entity apply: archive, unarchive, delete', () => {
   it('deletes, and a delete of an entity already gone succeeds', async () => {
     const desired = entity(full);
     await applyOk(writeChange(desired));
-    const remove: Change = { kind: 'entity', id: desired.id, action: 'delete', diff: [], waitsFor: [] };
+    const remove = removeChange(desired.id, 'delete');
     await applyOk(remove);
     expect(storedDescriptor(desired.id)).toBeUndefined();
     await expect(applyOk(remove)).resolves.toBeUndefined();
@@ -167,14 +171,14 @@ describe('entity apply: archive, unarchive, delete', () => {
       `openapi: 3.0.1\ninfo:\n  title: Crowdstrike\n  x-cortex-tag: '@jupiterone/graph-crowdstrike'\n`,
     );
     await applyOk(writeChange(desired));
-    await applyOk({ kind: 'entity', id: desired.id, action: 'archive', diff: [], waitsFor: [] });
+    await applyOk(removeChange(desired.id, 'archive'));
     expect(h.emulator.requests.at(-1)?.path).toBe('/api/v1/catalog/%40jupiterone%2Fgraph-crowdstrike/archive');
     expect((await readLive(desired))?.archived).toBe(true);
   });
 });
 
 describe('entity apply: the API refuses a descriptor', () => {
-  const failureOf = async (change: Change): Promise<Error> => {
+  const failureOf = async (change: KindChange<EntityDescriptor, EntityLive>): Promise<Error> => {
     try {
       await applyOk(change);
     } catch (error) {

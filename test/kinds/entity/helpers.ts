@@ -1,12 +1,14 @@
 /** Shared set-up of the entity tests: manifests parsed as the loader does, an emulator and a client. */
 import { createApiClient } from '../../../src/api/client.js';
 import type { ApiClient } from '../../../src/api/types.js';
-import type { Change, DesiredObject, Diagnostic, LiveObject } from '../../../src/core/model.js';
+import type { DesiredObject, Diagnostic, LiveObject } from '../../../src/core/model.js';
 import { type RunningEmulator, startEmulator } from '../../../src/emulator/server.js';
 import { type EntityLive, entityKind } from '../../../src/kinds/entity/index.js';
 import type { EntityDescriptor } from '../../../src/kinds/entity/schema.js';
-import type { ApplyContext, FetchContext } from '../../../src/kinds/types.js';
+import type { ApplyContext, FetchContext, KindChange } from '../../../src/kinds/types.js';
+import { type ChangeExtras, removalOf, writeOf } from '../kind-change.js';
 import { parseManifestFile } from '../../../src/source/yaml.js';
+import { AT } from '../parse-context.js';
 
 export const SOURCE_ID = 'github.com/acme/catalog';
 
@@ -22,7 +24,7 @@ export const parseEntities = (
   const objects: DesiredEntity[] = [];
   const diagnostics = [...parsed.diagnostics];
   for (const doc of parsed.documents) {
-    const result = entityKind.parse(doc);
+    const result = entityKind.parse(doc, AT);
     objects.push(...result.objects);
     diagnostics.push(...result.diagnostics);
   }
@@ -70,29 +72,34 @@ export const startHarness = async (options: Parameters<typeof startEmulator>[0] 
   };
 };
 
+/** What the entity kind reads with: the entity types named in `entityTypes` as read before it. */
 export const fetchContext = (
   client: ApiClient,
   desired: readonly DesiredEntity[],
   entityTypes: readonly string[] = ['service', 'domain', 'team'],
-): FetchContext => ({ client, entityTypes, desired, managedIds: [] });
+): FetchContext<EntityDescriptor> => ({
+  client,
+  desired,
+  managedIds: [],
+  readBefore: entityTypes.map((type) => ({ kind: 'entity-type', id: type, state: {} })),
+});
 
 export const applyContext = (client: ApiClient, warnings: Diagnostic[] = []): ApplyContext => ({
   client,
-  options: { sourceId: SOURCE_ID, forceEntityTypeSchema: false },
+  options: { sourceId: SOURCE_ID },
   warn: (diagnostics) => warnings.push(...diagnostics),
 });
 
 /** A create/update change as the planner makes it. */
-export const writeChange = (desired: DesiredEntity, live?: LiveEntity, extra: Partial<Change> = {}): Change => ({
-  kind: 'entity',
-  id: desired.id,
-  action: live ? 'update' : 'create',
-  diff: [],
-  waitsFor: [],
-  desired: desired as DesiredObject,
-  ...(live ? { live: live as LiveObject } : {}),
-  ...extra,
-});
+export const writeChange = (
+  desired: DesiredEntity,
+  live?: LiveEntity,
+  extra: ChangeExtras = {},
+): KindChange<EntityDescriptor, EntityLive> => writeOf(desired, live, extra);
+
+/** An archive or delete of the entity `tag`, as prune plans it (the live object as read). */
+export const removeChange = (tag: string, action: 'archive' | 'delete'): KindChange<EntityDescriptor, EntityLive> =>
+  removalOf({ kind: 'entity', id: tag, state: { descriptor: null } }, action);
 
 export const liveById = (live: readonly LiveEntity[], id: string): LiveEntity | undefined =>
   live.find((l) => l.id === id);

@@ -18,6 +18,7 @@ import {
   liveById,
   SOURCE_ID,
   startHarness,
+  removeChange,
   writeChange,
 } from './helpers.js';
 
@@ -40,10 +41,7 @@ const fetchLive = async (desired: DesiredEntity[], types?: string[]): Promise<Li
   entityKind.fetchLive(fetchContext(h.client, desired, types));
 
 const archive = async (tag: string): Promise<void> => {
-  await entityKind.apply(
-    { kind: 'entity', id: tag, action: 'archive', diff: [], waitsFor: [] },
-    applyContext(h.client),
-  );
+  await entityKind.apply(removeChange(tag, 'archive'), applyContext(h.client));
 };
 
 describe('entity fetchLive', () => {

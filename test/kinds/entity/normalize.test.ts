@@ -11,7 +11,7 @@ import { entity, type LiveEntity, parseEntities, SOURCE_ID } from './helpers.js'
 
 const live = (descriptor: JsonObject): LiveEntity => ({
   kind: 'entity',
-  id: String((descriptor.info as JsonObject)['x-cortex-tag']),
+  id: JSON.stringify((descriptor.info as JsonObject)['x-cortex-tag']).slice(1, -1),
   state: { descriptor },
 });
 

@@ -4,8 +4,10 @@
  */
 import { createApiClient } from '../../../src/api/client.js';
 import type { ApiClient } from '../../../src/api/types.js';
-import type { Action, Change, DesiredObject, LiveObject } from '../../../src/core/model.js';
-import type { ApplyContext, KindHandler } from '../../../src/kinds/types.js';
+import type { DesiredObject, LiveObject } from '../../../src/core/model.js';
+import type { ApplyContext, KindChange, KindHandler } from '../../../src/kinds/types.js';
+import { createOf, updateOf } from '../kind-change.js';
+import { AT } from '../parse-context.js';
 import { yamlDoc } from './yaml-doc.js';
 
 /** A client for `url` that never really sleeps (retry backoffs and 429 pauses are instant). */
@@ -15,7 +17,7 @@ export const testClient = (url: string, apiKey: string): ApiClient =>
 /** Parses manifest texts with `kind`; fails the test on any error diagnostic. */
 export const desiredOf = <S, L>(kind: KindHandler<S, L>, texts: readonly string[], dir: string): DesiredObject<S>[] =>
   texts.flatMap((text, i) => {
-    const result = kind.parse(yamlDoc(text, `${dir}/m${i}.yaml`));
+    const result = kind.parse(yamlDoc(text, `${dir}/m${i}.yaml`), AT);
     const errors = result.diagnostics.filter((d) => d.severity === 'error');
     if (errors.length > 0) throw new Error(errors.map((d) => `${d.line}:${d.column} ${d.message}`).join('\n'));
     return result.objects;
@@ -26,27 +28,19 @@ export const planOf = async <S, L>(
   kind: KindHandler<S, L>,
   client: ApiClient,
   desired: readonly DesiredObject<S>[],
-): Promise<Change[]> => {
-  const live = await kind.fetchLive({ client, entityTypes: [], desired, managedIds: [] });
+): Promise<KindChange<S, L>[]> => {
+  const live = await kind.fetchLive({ client, desired, managedIds: [], readBefore: [] });
   return desired.map((d) => {
     const match: LiveObject<L> | undefined = live.find((l) => l.id === d.id);
-    const same = match !== undefined && JSON.stringify(kind.liveState(match)) === JSON.stringify(kind.desiredState(d));
-    const action: Action = match === undefined ? 'create' : same ? 'noop' : 'update';
-    return {
-      kind: kind.kind,
-      id: d.id,
-      action,
-      diff: [],
-      waitsFor: [],
-      desired: d as DesiredObject,
-      ...(match ? { live: match as LiveObject } : {}),
-    };
+    if (match === undefined) return createOf(d);
+    const same = JSON.stringify(kind.liveState(match, d)) === JSON.stringify(kind.desiredState(d));
+    return updateOf(d, match, {}, same ? 'noop' : 'update');
   });
 };
 
 export const applyContext = (client: ApiClient): ApplyContext => ({
   client,
-  options: { sourceId: 'test-repo', forceEntityTypeSchema: false },
+  options: { sourceId: 'test-repo' },
 });
 
 /** Plans then applies every change; returns the errors of the changes that failed. */
@@ -56,7 +50,7 @@ export const planAndApply = async <S, L>(
   desired: readonly DesiredObject<S>[],
 ): Promise<Error[]> => {
   const errors: Error[] = [];
-  let changes: Change[];
+  let changes: KindChange<S, L>[];
   try {
     changes = await planOf(kind, client, desired);
   } catch (error) {

@@ -1,13 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { DesiredObject, LiveObject } from '../../../src/core/model.js';
-import { createInitiativeKind } from '../../../src/kinds/initiative/index.js';
+import { initiativeKind as kind } from '../../../src/kinds/initiative/index.js';
 import type { InitiativeManifest, LiveInitiative } from '../../../src/kinds/initiative/schema.js';
 import { liveInitiativeSchema } from '../../../src/kinds/initiative/schema.js';
 import { yamlDoc } from './yaml-doc.js';
 
 const NOW = Date.parse('2026-03-01T12:00:00Z');
-const kind = createInitiativeKind({ now: () => NOW });
+const AT_NOW = { now: NOW };
 
 const MANIFEST = `name: Prod readiness Q3
 description: Get every service to Silver
@@ -32,7 +32,7 @@ notificationSchedule:
 `;
 
 const parseOne = (text: string): DesiredObject<InitiativeManifest> => {
-  const result = kind.parse(yamlDoc(text, '.cortex/initiatives/q3.yaml'));
+  const result = kind.parse(yamlDoc(text, '.cortex/initiatives/q3.yaml'), AT_NOW);
   expect(result.diagnostics).toEqual([]);
   const [obj] = result.objects;
   if (!obj) throw new Error('no object parsed');
@@ -69,7 +69,7 @@ describe('initiative manifests', () => {
   it('rejects a cid with a located message explaining the identity is the name', () => {
     const text =
       'name: A\ncid: in2da8159dbeefb974\nscorecardTag: s\ntargetDate: "2027-01-01"\nisDraft: false\nemphasizedLevels: [{rank: 1}]\n';
-    const result = kind.parse(yamlDoc(text));
+    const result = kind.parse(yamlDoc(text), AT_NOW);
     expect(result.objects).toEqual([]);
     const cid = result.diagnostics.find((d) => d.field === 'cid');
     expect(cid).toMatchObject({ severity: 'error', line: 2, kind: 'initiative', id: 'A' });
@@ -86,7 +86,7 @@ describe('initiative manifests', () => {
       'filter:',
       '  types: {include: [service], exclude: [team]}',
     ].join('\n');
-    const result = kind.parse(yamlDoc(text));
+    const result = kind.parse(yamlDoc(text), AT_NOW);
     expect(result.objects).toEqual([]);
     const lines = result.diagnostics.map((d) => d.line).sort();
     expect(result.diagnostics.every((d) => d.severity === 'error')).toBe(true);
@@ -98,27 +98,23 @@ describe('initiative manifests', () => {
     ).toBe(true);
   });
 
-  it('warns, without failing, when targetDate is not in the future (time-dependent, so not a schema error)', () => {
-    const past = kind.parse(
-      yamlDoc('name: Old\nscorecardTag: s\ntargetDate: "2026-03-01"\nisDraft: false\nemphasizedLevels: [{rank: 1}]\n'),
-    );
-    expect(past.objects).toHaveLength(1);
+  it('refuses a targetDate that is not in the future, at its line, judged by the clock it is given', () => {
+    const text =
+      'name: Old\nscorecardTag: s\ntargetDate: "2026-03-01"\nisDraft: false\nemphasizedLevels: [{rank: 1}]\n';
+    const past = kind.parse(yamlDoc(text), AT_NOW);
+    expect(past.objects).toEqual([]);
     expect(past.diagnostics).toEqual([
       expect.objectContaining({
-        severity: 'warning',
+        severity: 'error',
         code: 'initiative-target-date-past',
         line: 3,
         field: 'targetDate',
+        message: expect.stringContaining('today is 2026-03-01 UTC'),
       }),
     ]);
-    const later = createInitiativeKind({ now: () => Date.parse('2025-01-01T00:00:00Z') });
-    expect(
-      later.parse(
-        yamlDoc(
-          'name: Old\nscorecardTag: s\ntargetDate: "2026-03-01"\nisDraft: false\nemphasizedLevels: [{rank: 1}]\n',
-        ),
-      ).diagnostics,
-    ).toEqual([]);
+    const earlier = kind.parse(yamlDoc(text), { now: Date.parse('2025-01-01T00:00:00Z') });
+    expect(earlier.diagnostics).toEqual([]);
+    expect(earlier.objects).toHaveLength(1);
   });
 
   it('references the scorecard (existence only) and custom filter types (ordering), not built-in types', () => {
@@ -167,42 +163,65 @@ describe('initiative comparison', () => {
   };
 
   it('an enriched live Initiative equals its manifest', () => {
-    expect(kind.liveState(live(enriched))).toEqual(kind.desiredState(parseOne(MANIFEST)));
+    const desired = parseOne(MANIFEST);
+    expect(kind.liveState(live(enriched), desired)).toEqual(kind.desiredState(desired));
   });
 
   it('a description set live but omitted in the manifest is a difference (PUT would clear it)', () => {
-    const desired = kind.desiredState(parseOne(MANIFEST.replace(/^description:.*\n/m, '')));
+    const manifest = parseOne(MANIFEST.replace(/^description:.*\n/m, ''));
+    const desired = kind.desiredState(manifest);
     expect(desired).toMatchObject({ description: null });
-    expect(kind.liveState(live(enriched))).not.toEqual(desired);
-    expect(kind.liveState(live({ ...enriched, description: null }))).toEqual(desired);
-    expect(kind.liveState(live({ ...enriched, description: '' }))).toEqual(desired);
+    expect(kind.liveState(live(enriched), manifest)).not.toEqual(desired);
+    expect(kind.liveState(live({ ...enriched, description: null }), manifest)).toEqual(desired);
+    expect(kind.liveState(live({ ...enriched, description: '' }), manifest)).toEqual(desired);
   });
 
-  it('an omitted filter equals an empty or null live filter, and a live-only schedule is a difference', () => {
+  it("an omitted filter equals an empty or null live filter; an omitted schedule is the server's to fill", () => {
     const bare = parseOne(
       'name: B\nscorecardTag: s\ntargetDate: "2027-01-01"\nisDraft: false\nemphasizedLevels: [{rank: 1}]\n',
     );
     const base = { cid: 'in1', name: 'B', scorecardTag: 's', targetDate: '2027-01-01', isDraft: false };
     const levels = { emphasizedLevels: [{ rank: 1, name: 'Gold', color: '#FFD700' }], emphasizedRules: [] };
-    expect(kind.liveState(live({ ...base, ...levels, filter: { types: null, groups: { include: [] } } }))).toEqual(
+    const same = (state: Parameters<typeof live>[0]) => kind.liveState(live(state), bare);
+    expect(same({ ...base, ...levels, filter: { types: null, groups: { include: [] } } })).toEqual(
       kind.desiredState(bare),
     );
-    expect(kind.liveState(live({ ...base, ...levels, filter: null }))).toEqual(kind.desiredState(bare));
+    expect(same({ ...base, ...levels, filter: null })).toEqual(kind.desiredState(bare));
+    // Whatever default schedule Cortex gives an Initiative whose manifest states none, it is no difference.
+    for (const notificationSchedule of [
+      { isDisabled: true, timeInterval: 1, timeUnit: 'DAY' },
+      { isDisabled: false, timeInterval: 2, timeUnit: 'WEEK', replyToEmails: ['x@example.com'] },
+    ])
+      expect(same({ ...base, ...levels, notificationSchedule })).toEqual(kind.desiredState(bare));
+  });
+
+  it('a stated schedule is compared; reply-to emails only when the manifest lists them', () => {
+    const stated = parseOne(MANIFEST);
+    const withoutEmails = parseOne(MANIFEST.replace(/^ {2}replyToEmails:.*\n/m, ''));
+    const schedule = { isDisabled: false, timeInterval: 1, timeUnit: 'WEEK' };
+    expect(
+      kind.liveState(live({ ...enriched, notificationSchedule: { ...schedule, timeUnit: 'DAY' } }), stated),
+    ).not.toEqual(kind.desiredState(stated));
     expect(
       kind.liveState(
-        live({ ...base, ...levels, notificationSchedule: { isDisabled: true, timeInterval: 1, timeUnit: 'DAY' } }),
+        live({ ...enriched, notificationSchedule: { ...schedule, replyToEmails: ['z@example.com'] } }),
+        withoutEmails,
       ),
-    ).not.toEqual(kind.desiredState(bare));
+    ).toEqual(kind.desiredState(withoutEmails));
+    expect(
+      kind.liveState(
+        live({ ...enriched, notificationSchedule: { ...schedule, replyToEmails: ['z@example.com'] } }),
+        stated,
+      ),
+    ).not.toEqual(kind.desiredState(stated));
   });
 
   it('a changed rank, rule or target date is a difference', () => {
-    const desired = kind.desiredState(parseOne(MANIFEST));
-    expect(
-      kind.liveState(live({ ...enriched, emphasizedLevels: [{ rank: 3, name: 'Bronze', color: '' }] })),
-    ).not.toEqual(desired);
-    expect(kind.liveState(live({ ...enriched, emphasizedRules: [{ expression: 'git == null' }] }))).not.toEqual(
-      desired,
-    );
-    expect(kind.liveState(live({ ...enriched, targetDate: '2027-01-01' }))).not.toEqual(desired);
+    const manifest = parseOne(MANIFEST);
+    const desired = kind.desiredState(manifest);
+    const liveState = (state: Parameters<typeof live>[0]) => kind.liveState(live(state), manifest);
+    expect(liveState({ ...enriched, emphasizedLevels: [{ rank: 3, name: 'Bronze', color: '' }] })).not.toEqual(desired);
+    expect(liveState({ ...enriched, emphasizedRules: [{ expression: 'git == null' }] })).not.toEqual(desired);
+    expect(liveState({ ...enriched, targetDate: '2027-01-01' })).not.toEqual(desired);
   });
 });

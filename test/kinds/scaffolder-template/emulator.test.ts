@@ -1,9 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type ApiClient, emptyClientStats } from '../../../src/api/types.js';
 import { ApiError } from '../../../src/core/errors.js';
-import type { Change } from '../../../src/core/model.js';
 import { type RunningEmulator, startEmulator } from '../../../src/emulator/server.js';
 import { scaffolderTemplateKind as kind } from '../../../src/kinds/scaffolder-template/index.js';
+import type {
+  LiveScaffolderTemplate,
+  ScaffolderTemplateManifest,
+} from '../../../src/kinds/scaffolder-template/schema.js';
+import { removalOf } from '../kind-change.js';
 import { applyContext, desiredOf, planAndApply, planOf, testClient } from '../initiative/harness.js';
 
 let emulator: RunningEmulator;
@@ -45,15 +49,16 @@ describe('Scaffolder template kind against the emulator', () => {
     // Read back with the server's defaults filled in, it equals the manifests.
     expect((await planOf(kind, client, desired)).map((c) => c.action)).toEqual(['noop', 'noop']);
 
+    // A field dropped from a manifest is no longer compared (its server value is the server's): no write.
     const changed = desiredOf(kind, [manifest('python', 'description: now described'), manifest('go')], DIR);
-    expect((await planOf(kind, client, changed)).map((c) => c.action)).toEqual(['update', 'update']);
+    expect((await planOf(kind, client, changed)).map((c) => c.action)).toEqual(['update', 'noop']);
     expect(await planAndApply(kind, client, changed)).toEqual([]);
-    expect(stored().find((t) => t.tag === 'go')).toMatchObject({ labels: [], showReadme: false });
+    expect(stored().find((t) => t.tag === 'go')).toMatchObject({ labels: ['backend'], showReadme: true });
     expect(stored().find((t) => t.tag === 'python')?.description).toBe('now described');
     expect((await planOf(kind, client, changed)).map((c) => c.action)).toEqual(['noop', 'noop']);
 
     expect(putsToScaffolders()).toBe(0);
-    expect(emulator.requests.filter((r) => r.method === 'POST' && r.path === '/api/v1/scaffolders')).toHaveLength(4);
+    expect(emulator.requests.filter((r) => r.method === 'POST' && r.path === '/api/v1/scaffolders')).toHaveLength(3);
   });
 
   it('an update whose template vanished meanwhile recreates it instead of failing (no PUT to a missing tag)', async () => {
@@ -61,7 +66,7 @@ describe('Scaffolder template kind against the emulator', () => {
     await planAndApply(kind, client, desired);
     const [update] = await planOf(kind, client, desiredOf(kind, [manifest('python', 'showReadme: true')], DIR));
     emulator.state.scaffolders.items.length = 0; // deleted in the UI between plan and apply
-    await kind.apply(update as Change, applyContext(client));
+    await kind.apply(update!, applyContext(client));
     expect(stored()).toEqual([expect.objectContaining({ tag: 'python', showReadme: true })]);
     expect(putsToScaffolders()).toBe(0);
   });
@@ -69,26 +74,19 @@ describe('Scaffolder template kind against the emulator', () => {
   it('a create applied twice, or retried after failures, leaves one template', async () => {
     const desired = desiredOf(kind, [manifest('python')], DIR);
     const [create] = await planOf(kind, client, desired);
-    await kind.apply(create as Change, applyContext(client));
-    await kind.apply(create as Change, applyContext(client));
+    await kind.apply(create!, applyContext(client));
+    await kind.apply(create!, applyContext(client));
     emulator.setFaults({ failRate: 0.3, lostResponseRate: 0.3 });
-    for (let i = 0; i < 5; i++) await kind.apply(create as Change, applyContext(client)).catch(() => undefined);
+    for (let i = 0; i < 5; i++) await kind.apply(create!, applyContext(client)).catch(() => undefined);
     emulator.setFaults({});
     expect(stored().map((t) => t.tag)).toEqual(['python']);
   });
 
   it('deletes by tag, and deleting one already gone succeeds', async () => {
     await planAndApply(kind, client, desiredOf(kind, [manifest('old')], DIR));
-    const [live] = await kind.fetchLive({ client, entityTypes: [], desired: [], managedIds: ['old'] });
+    const [live] = await kind.fetchLive({ client, desired: [], managedIds: ['old'], readBefore: [] });
     expect(live?.serverId).toBe(stored()[0]?.id);
-    const del: Change = {
-      kind: 'scaffolder-template',
-      id: 'old',
-      action: 'delete',
-      diff: [],
-      waitsFor: [],
-      live: live!,
-    };
+    const del = removalOf<ScaffolderTemplateManifest, LiveScaffolderTemplate>(live!);
     await kind.apply(del, applyContext(client));
     await kind.apply(del, applyContext(client));
     expect(stored()).toEqual([]);
@@ -126,12 +124,12 @@ describe('Scaffolder API switched off for the workspace (403 on the list)', () =
   };
 
   it('does not fail a sync that declares and manages no template', async () => {
-    expect(await kind.fetchLive({ client: forbidden, entityTypes: [], desired: [], managedIds: [] })).toEqual([]);
+    expect(await kind.fetchLive({ client: forbidden, desired: [], managedIds: [], readBefore: [] })).toEqual([]);
   });
 
   it('fails with a clear message when templates are declared', async () => {
     const desired = desiredOf(kind, [manifest('python')], DIR);
-    await expect(kind.fetchLive({ client: forbidden, entityTypes: [], desired, managedIds: [] })).rejects.toThrow(
+    await expect(kind.fetchLive({ client: forbidden, desired, managedIds: [], readBefore: [] })).rejects.toThrow(
       /Scaffolder API not enabled for this workspace.*Forbidden/,
     );
   });

@@ -8,6 +8,7 @@ import type {
 } from '../../../src/kinds/scaffolder-template/schema.js';
 import { liveScaffolderTemplateSchema } from '../../../src/kinds/scaffolder-template/schema.js';
 import { yamlDoc } from '../initiative/yaml-doc.js';
+import { AT } from '../parse-context.js';
 
 const MANIFEST = `tag: python-service
 name: Python service
@@ -23,7 +24,7 @@ createYamlFile: true
 `;
 
 const parseOne = (text: string): DesiredObject<ScaffolderTemplateManifest> => {
-  const result = kind.parse(yamlDoc(text, '.cortex/scaffolders/python.yaml'));
+  const result = kind.parse(yamlDoc(text, '.cortex/scaffolders/python.yaml'), AT);
   expect(result.diagnostics).toEqual([]);
   const [obj] = result.objects;
   if (!obj) throw new Error('no object parsed');
@@ -53,7 +54,7 @@ describe('Scaffolder template manifests', () => {
     ['-x', '-x'],
     ['x-', 'x-'],
   ])('rejects the tag %s with an error located at the tag', (tag) => {
-    const result = kind.parse(yamlDoc(MANIFEST.replace('tag: python-service', `tag: "${tag}"`)));
+    const result = kind.parse(yamlDoc(MANIFEST.replace('tag: python-service', `tag: "${tag}"`)), AT);
     expect(result.objects).toEqual([]);
     expect(result.diagnostics).toEqual([
       expect.objectContaining({
@@ -72,7 +73,7 @@ describe('Scaffolder template manifests', () => {
 
   it('accepts tags of lowercase letters, digits and inner dashes', () => {
     for (const tag of ['a', 'py3', 'python-service', 'a--b']) {
-      expect(kind.parse(yamlDoc(MANIFEST.replace('python-service', tag))).diagnostics).toEqual([]);
+      expect(kind.parse(yamlDoc(MANIFEST.replace('python-service', tag)), AT).diagnostics).toEqual([]);
     }
   });
 
@@ -81,9 +82,9 @@ describe('Scaffolder template manifests', () => {
       '  org: acme\n',
       '',
     );
-    const result = kind.parse(yamlDoc(text));
+    const result = kind.parse(yamlDoc(text), AT);
     expect(result.diagnostics.map((d) => d.field).sort()).toEqual(['icon', 'repoLocator.org']);
-    const badProvider = kind.parse(yamlDoc(MANIFEST.replace('type: GITHUB', 'type: SVN')));
+    const badProvider = kind.parse(yamlDoc(MANIFEST.replace('type: GITHUB', 'type: SVN')), AT);
     expect(badProvider.diagnostics).toEqual([expect.objectContaining({ field: 'repoLocator.type', line: 6 })]);
   });
 
@@ -129,16 +130,31 @@ describe('Scaffolder template comparison', () => {
     dateCreated: '2026-01-01T00:00:00Z',
   };
 
-  it('a template with server defaults filled in equals its manifest that omits them', () => {
-    expect(kind.liveState(live(serverCopy))).toEqual(kind.desiredState(parseOne(MANIFEST)));
+  it('a template equals its manifest whatever the server holds for the fields the manifest omits', () => {
+    const manifest = parseOne(MANIFEST);
+    const desired = kind.desiredState(manifest);
+    expect(kind.liveState(live(serverCopy), manifest)).toEqual(desired);
+    // The server's defaults are not documented: any value of an omitted field is accepted.
+    for (const filled of [
+      { showReadme: true },
+      { labels: ['python'] },
+      { requirePullRequest: null },
+      { strictAliasUsage: true, labels: null },
+    ])
+      expect(kind.liveState(live({ ...serverCopy, ...filled }), manifest)).toEqual(desired);
   });
 
-  it('a field set live but omitted in the manifest is a difference (the upsert resets it)', () => {
-    const desired = kind.desiredState(parseOne(MANIFEST));
-    expect(kind.liveState(live({ ...serverCopy, showReadme: true }))).not.toEqual(desired);
-    expect(kind.liveState(live({ ...serverCopy, labels: ['python'] }))).not.toEqual(desired);
-    expect(
-      kind.liveState(live({ ...serverCopy, repoLocator: { ...serverCopy.repoLocator, org: 'other' } })),
-    ).not.toEqual(desired);
+  it('a field the manifest states is compared', () => {
+    const manifest = parseOne(MANIFEST);
+    const desired = kind.desiredState(manifest);
+    const liveState = (state: typeof serverCopy) => kind.liveState(live(state), manifest);
+    expect(liveState({ ...serverCopy, requireNewService: false })).not.toEqual(desired);
+    expect(liveState({ ...serverCopy, description: 'another' })).not.toEqual(desired);
+    expect(liveState({ ...serverCopy, repoLocator: { ...serverCopy.repoLocator, org: 'other' } })).not.toEqual(desired);
+    const labelled = parseOne(`${MANIFEST}labels: [python, backend]\n`);
+    expect(kind.liveState(live({ ...serverCopy, labels: ['backend', 'python'] }), labelled)).toEqual(
+      kind.desiredState(labelled),
+    );
+    expect(kind.liveState(live(serverCopy), labelled)).not.toEqual(kind.desiredState(labelled));
   });
 });

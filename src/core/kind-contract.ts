@@ -1,0 +1,100 @@
+/**
+ * The pure half of a kind: everything the planner, the reference checks, the loader and `export`
+ * need to know about a kind without touching the network. Each kind folder implements it together
+ * with an IO half (`src/kinds/types.ts`); core depends only on this file, never on `src/kinds/`.
+ */
+import type { z } from 'zod';
+import type { DesiredObject, Diagnostic, JsonValue, KindName, LiveObject, ParsedDocument } from './model.js';
+
+/** What a reference may point at: a managed kind, or a scorecard (read-only, checked when readable). */
+export type ReferenceTargetKind = KindName | 'scorecard';
+
+/** A reference from one manifest to another object: an ordering edge and a reference check. */
+export interface ObjectReference {
+  kind: ReferenceTargetKind;
+  id: string;
+  /** Field path for messages (`info.x-cortex-owners[0].name`) and the same path for `ParsedDocument.locate`. */
+  field: string;
+  path: readonly PropertyKey[];
+  /** For entity references: the entity type the target must have (owners of provider CORTEX → `team`). */
+  entityType?: string;
+  /**
+   * `true`: an ordering edge — the target is created/updated first and deleted last (entity type →
+   * entity, team → owned entity, parent → child, entity → dependency edge). `false`: only an
+   * existence check (e.g. `x-cortex-children`, which would otherwise form a cycle with parents).
+   */
+  ordering: boolean;
+}
+
+export interface ParseResult<S> {
+  objects: DesiredObject<S>[];
+  diagnostics: Diagnostic[];
+}
+
+/** What parsing may depend on besides the document: the engine's clock, read once per run. */
+export interface ParseContext {
+  /** Milliseconds since the epoch (e.g. an Initiative's `targetDate` must lie after today). */
+  now: number;
+}
+
+/**
+ * One file `export` writes: its path in the repository layout (relative, `/` separators, e.g.
+ * `.cortex/teams/platform.yaml`), the one YAML document it holds (keys in a readable order), and
+ * the ids of the objects of this kind it declares (a dependency file holds every edge of one caller).
+ */
+export interface ManifestFile {
+  path: string;
+  document: JsonValue;
+  ids: string[];
+}
+
+/** What prune does to a live object of a kind. */
+export type PruneAction = 'delete' | 'archive';
+
+/**
+ * The pure half of a kind. Every member is a function of its arguments: no IO, no clock (time
+ * comes in through `ParseContext`).
+ */
+export interface KindModel<S = unknown, L = unknown> {
+  readonly kind: KindName;
+  /** Human name: "entity type", "Scaffolder template". */
+  readonly title: string;
+  /** The strict manifest schema (one YAML document); also exported as JSON Schema for editors. */
+  readonly manifestSchema: z.ZodType;
+  /** Layout: does the manifest file at `relPath` (relative to the root, `/` separators) belong to this kind? */
+  ownsFile(relPath: string): boolean;
+  /** Validates one YAML document; one document may declare several objects (dependency edges). */
+  parse(doc: ParsedDocument, ctx: ParseContext): ParseResult<S>;
+  /** The objects this one names; the planner orders by them and checks that they exist. */
+  references(obj: DesiredObject<S>): ObjectReference[];
+  /** The entity type of an entity (desired or live); other kinds leave it out. */
+  entityTypeOf?(obj: DesiredObject<S> | LiveObject<L>): string | undefined;
+  /** Canonical comparable form of a manifest: equal to `liveState` ⇔ nothing to do. */
+  desiredState(obj: DesiredObject<S>): JsonValue;
+  /**
+   * Canonical comparable form of a live object. `desired` is the manifest it is compared with,
+   * when there is one: where the API fills in or rewrites a value on its own (a default icon, a
+   * default flag), only what the manifest states is compared, so no guessed server value matters.
+   */
+  liveState(obj: LiveObject<L>, desired?: DesiredObject<S>): JsonValue;
+  /**
+   * Plan-time problems of a declared object given what is live (e.g. declaring an object the
+   * API manages itself). Errors refuse the plan.
+   */
+  checkAgainstLive?(obj: DesiredObject<S>, live: LiveObject<L> | undefined): Diagnostic[];
+  /**
+   * `true` when the IO half sets `LiveObject.owner` itself from a marker on the object (entities).
+   * Otherwise the engine's inventory record says which repository manages each object.
+   */
+  readonly ownershipOnObject?: boolean;
+  /** What prune does to a live object of this kind (a kind setting may choose it, e.g. entities). */
+  readonly pruneAction: PruneAction;
+  /**
+   * Export: the manifest files that declare these live objects, laid out where `ownsFile` finds
+   * them (which file each object is written to). Loading them back plans no change.
+   */
+  toManifestFiles?(live: readonly LiveObject<L>[]): ManifestFile[];
+}
+
+/** The planner's view of any kind (methods are bivariant, so every `KindModel<S, L>` fits). */
+export type AnyKindModel = KindModel<unknown, unknown>;

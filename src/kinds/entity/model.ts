@@ -1,0 +1,75 @@
+/**
+ * The pure half of the `entity` kind: Cortex entity descriptors (`cortex.yaml`), identified by
+ * `info.x-cortex-tag`. See `readme.md` in this folder for what is compared.
+ */
+import { sortKeys } from '../../core/diff.js';
+import type { KindModel, ParseResult, PruneAction } from '../../core/kind-contract.js';
+import type { DesiredObject, Diagnostic, JsonValue, LiveObject, ParsedDocument } from '../../core/model.js';
+import { ownsEntityFile } from './files.js';
+import type { EntityLive } from './live-state.js';
+import { canonicalDescriptor, DEFAULT_ENTITY_TYPE, entityTypeOfDescriptor } from './normalize.js';
+import { CUSTOM_METADATA_KEY, OWNERSHIP_METADATA_KEY, setsReservedOwnershipKey } from './ownership.js';
+import { entityReferences, parseEntityDocument } from './parse.js';
+import { type EntityDescriptor, entityDescriptorSchema } from './schema.js';
+
+/** Parses one document; a manifest that sets the ownership marker itself is an error (the key is reserved). */
+const parseEntity = (doc: ParsedDocument): ParseResult<EntityDescriptor> => {
+  const result = parseEntityDocument(doc);
+  if (!setsReservedOwnershipKey(doc.value)) return result;
+  const path = ['info', CUSTOM_METADATA_KEY, OWNERSHIP_METADATA_KEY];
+  const field = `info.${CUSTOM_METADATA_KEY}.${OWNERSHIP_METADATA_KEY}`;
+  if (result.diagnostics.some((d) => d.severity === 'error' && d.field === field)) return result;
+  const at = doc.locate(path);
+  const id = result.objects[0]?.id;
+  const reserved: Diagnostic = {
+    severity: 'error',
+    code: 'reserved-key',
+    message: `${field}: reserved for cortex-sync's ownership marker; remove it from the manifest`,
+    file: doc.file,
+    line: at.line,
+    column: at.column,
+    field,
+    kind: 'entity',
+    ...(id !== undefined ? { id } : {}),
+  };
+  return { objects: [], diagnostics: [...result.diagnostics, reserved] };
+};
+
+/** Canonical form of a live entity; an archived one read without its descriptor compares by its summary. */
+const liveEntityState = (obj: LiveObject<EntityLive>): JsonValue => {
+  if (obj.state.descriptor) return canonicalDescriptor(obj.state.descriptor);
+  const summary = obj.state.summary;
+  const info: Record<string, JsonValue> = { 'x-cortex-tag': obj.id };
+  if (summary?.name !== undefined) info.title = summary.name;
+  if (summary?.description !== undefined) info.description = summary.description;
+  info['x-cortex-type'] = summary?.type ?? DEFAULT_ENTITY_TYPE;
+  return sortKeys({ info });
+};
+
+const isLive = (obj: DesiredObject<EntityDescriptor> | LiveObject<EntityLive>): obj is LiveObject<EntityLive> =>
+  !('spec' in obj);
+
+/** Settings of the `entity` kind. */
+export interface EntitySettings {
+  /** What prune does to an entity whose manifest is gone (default `archive`). */
+  pruneAction: PruneAction;
+}
+
+/** The pure half of the `entity` kind. */
+export const createEntityModel = (settings: EntitySettings): KindModel<EntityDescriptor, EntityLive> => ({
+  kind: 'entity',
+  title: 'entity',
+  manifestSchema: entityDescriptorSchema,
+  ownsFile: ownsEntityFile,
+  parse: parseEntity,
+  references: entityReferences,
+  entityTypeOf: (obj) => {
+    if (!isLive(obj)) return entityTypeOfDescriptor(obj.spec).trim();
+    if (obj.state.descriptor) return entityTypeOfDescriptor(obj.state.descriptor).trim();
+    return obj.state.summary?.type ?? DEFAULT_ENTITY_TYPE;
+  },
+  desiredState: (obj) => canonicalDescriptor(obj.spec),
+  liveState: liveEntityState,
+  ownershipOnObject: true,
+  pruneAction: settings.pruneAction,
+});
