@@ -8,13 +8,13 @@
 import { copyFile, mkdir, mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { checkReferences } from '../../src/core/references.js';
 import { type Diagnostic, hasErrors } from '../../src/core/model.js';
 import { validateManifests } from '../../src/engine/reconcile.js';
 import { ownsEntityFile } from '../../src/kinds/entity/files.js';
 import { KIND_HANDLERS } from '../../src/kinds/registry.js';
-import { CORPUS_DIR } from '../support/corpus.js';
+import { CORPUS_DIR, describeWithCorpus } from '../support/corpus.js';
 
 const CORPUS: string | undefined = CORPUS_DIR;
 const GOAL = 0.98;
@@ -72,7 +72,7 @@ const title =
     ? 'the real-world cortex.yaml corpus: SKIPPED, the corpus was not found'
     : 'the real-world cortex.yaml corpus';
 
-describe.skipIf(CORPUS === undefined)(title, () => {
+describeWithCorpus(title, () => {
   const corpus = CORPUS ?? '';
 
   it(`validates each usable file alone, in its own repository: at least ${percent(GOAL)} accepted`, async () => {

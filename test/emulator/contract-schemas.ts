@@ -57,7 +57,7 @@ const addFormats = ((addFormatsPlugin as unknown as { default?: typeof addFormat
 addFormats(ajv);
 // OpenAPI's numeric formats are annotations for JSON: any number of the right `type` passes.
 for (const format of ['int32', 'int64', 'float', 'double']) ajv.addFormat(format, true);
-ajv.addSchema(VENDOR_SPEC as object, 'vendor');
+ajv.addSchema(VENDOR_SPEC, 'vendor');
 
 const escapePointerSegment = (segment: string): string => segment.replace(/~/g, '~0').replace(/\//g, '~1');
 const pointer = (...segments: string[]): string => `vendor#/${segments.map(escapePointerSegment).join('/')}`;
