@@ -15,6 +15,7 @@ import {
 import { zodIssuesToDiagnostics } from '../../source/zod-diagnostics.js';
 import { comparedIconTag, comparedLiveIconTag, iconTagWarning } from '../shared/icon-tag.js';
 import { type CatalogPageManifest, catalogPageManifestSchema, type LiveCatalogPage } from './schema.js';
+import { toManifestFiles } from './to-manifest.js';
 
 export const KIND = 'catalog-page';
 
@@ -162,4 +163,5 @@ export const catalogPageModel: KindModel<CatalogPageManifest, LiveCatalogPage> =
     ),
   checkAgainstLive,
   pruneAction: 'delete',
+  toManifestFiles,
 };

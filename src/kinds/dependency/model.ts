@@ -7,6 +7,7 @@ import type { DesiredObject, ParsedDocument } from '../../core/model.js';
 import { zodIssuesToDiagnostics } from '../../source/zod-diagnostics.js';
 import { canonicalEdge, dependencyId } from './edges.js';
 import { type DependencySpec, dependencyManifestSchema, type LiveDependency } from './schema.js';
+import { toManifestFiles } from './to-manifest.js';
 
 export const KIND = 'dependency';
 
@@ -68,4 +69,5 @@ export const dependencyModel: KindModel<DependencySpec, LiveDependency> = {
   desiredState: (obj) => canonicalEdge(obj.spec),
   liveState: (obj) => canonicalEdge(liveKeyWithFields(obj.state)),
   pruneAction: 'delete',
+  toManifestFiles,
 };

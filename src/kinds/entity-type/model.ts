@@ -9,6 +9,7 @@ import { zodIssuesToDiagnostics } from '../../source/zod-diagnostics.js';
 import { comparedIconTag, comparedLiveIconTag, iconTagWarning } from '../shared/icon-tag.js';
 import { jsonSchemaDiagnostics } from './json-schema-check.js';
 import { type EntityTypeManifest, entityTypeManifestSchema, type LiveEntityType } from './schema.js';
+import { toManifestFiles } from './to-manifest.js';
 
 export const KIND = 'entity-type';
 
@@ -84,4 +85,5 @@ export const entityTypeModel: KindModel<EntityTypeManifest, LiveEntityType> = {
       iconTag: comparedLiveIconTag(obj.state.definition.iconTag, desired?.spec.iconTag),
     }),
   pruneAction: 'delete',
+  toManifestFiles,
 };

@@ -11,6 +11,7 @@ import { canonicalDescriptor, DEFAULT_ENTITY_TYPE, entityTypeOfDescriptor } from
 import { CUSTOM_METADATA_KEY, OWNERSHIP_METADATA_KEY, setsReservedOwnershipKey } from './ownership.js';
 import { entityReferences, parseEntityDocument } from './parse.js';
 import { type EntityDescriptor, entityDescriptorSchema } from './schema.js';
+import { toManifestFiles } from './to-manifest.js';
 
 /** Parses one document; a manifest that sets the ownership marker itself is an error (the key is reserved). */
 const parseEntity = (doc: ParsedDocument): ParseResult<EntityDescriptor> => {
@@ -72,4 +73,5 @@ export const createEntityModel = (settings: EntitySettings): KindModel<EntityDes
   liveState: liveEntityState,
   ownershipOnObject: true,
   pruneAction: settings.pruneAction,
+  toManifestFiles,
 });

@@ -7,6 +7,7 @@ import { BUILT_IN_ENTITY_TYPES, type DesiredObject, type Diagnostic, type Parsed
 import { zodIssuesToDiagnostics } from '../../source/zod-diagnostics.js';
 import { canonicalDesiredInitiative, canonicalLiveInitiative } from './normalize.js';
 import { type InitiativeManifest, initiativeManifestSchema, type LiveInitiative } from './schema.js';
+import { toManifestFiles } from './to-manifest.js';
 
 /** `YYYY-MM-DD` of `now` (milliseconds since the epoch), in UTC. */
 export const utcDay = (now: number): string => new Date(now).toISOString().slice(0, 10);
@@ -83,4 +84,5 @@ export const initiativeModel: KindModel<InitiativeManifest, LiveInitiative> = {
   desiredState: (obj) => canonicalDesiredInitiative(obj.spec),
   liveState: (obj, desired) => canonicalLiveInitiative(obj.state, desired?.spec),
   pruneAction: 'delete',
+  toManifestFiles,
 };

@@ -11,6 +11,7 @@ import {
   type ScaffolderTemplateManifest,
   scaffolderTemplateManifestSchema,
 } from './schema.js';
+import { toManifestFiles } from './to-manifest.js';
 
 const parse = (doc: ParsedDocument): ParseResult<ScaffolderTemplateManifest> => {
   const parsed = scaffolderTemplateManifestSchema.safeParse(doc.value);
@@ -48,4 +49,5 @@ export const scaffolderTemplateModel: KindModel<ScaffolderTemplateManifest, Live
   desiredState: (obj) => canonicalDesiredTemplate(obj.spec),
   liveState: (obj, desired) => canonicalLiveTemplate(obj.state, desired?.spec),
   pruneAction: 'delete',
+  toManifestFiles,
 };
