@@ -108,8 +108,7 @@ const readEdges = async (
       desired: chunk.map(callerStub),
       managedIds: [],
       readBefore,
-      entityTypes: [],
-    } as Parameters<AnyKindHandler['fetchLive']>[0]);
+    });
     for (const edge of live) {
       const state = edge.state as LiveDependency;
       if (declared.get(state.callerTag)?.has(edgeKeyOf(state.calleeTag, state.method, state.path))) continue;
@@ -186,7 +185,7 @@ export const readWorkspaceForExport = async (input: ExportReadInput, ctx: Engine
     client: ctx.client,
     handlers: handlers.filter((h) => read.has(h.kind)),
     desired: [],
-    sourceId: input.sourceId ?? '',
+    sourceId: input.sourceId,
     needScorecards: false,
   });
   const live = [...state.live];
