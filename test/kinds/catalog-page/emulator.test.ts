@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DesiredObject } from '../../../src/core/model.js';
+import { buildPlan } from '../../../src/core/plan.js';
 import { catalogPageKind, createCatalogPageKind } from '../../../src/kinds/catalog-page/index.js';
 import type { CatalogPageManifest } from '../../../src/kinds/catalog-page/schema.js';
 import { changeFor, type Harness, startHarness } from '../entity-type/emulator-harness.js';
@@ -45,6 +46,34 @@ describe('catalog-page against the emulator', () => {
     expect(JSON.stringify(response.body)).toContain('"isCortexManaged":true');
     const managed = [...(await live()).values()];
     expect(managed.map((p) => [p.id, p.protected])).toEqual([['services', true]]);
+  });
+
+  it('declaring a page Cortex manages is a plan error at its slug, not a 403 at apply', async () => {
+    const declared = page('name: All services\nslug: services\niconTag: Cortex-builtin::Services\nisDraft: false\n');
+    const plan = buildPlan({
+      desired: [declared],
+      live: [...(await live([declared])).values()],
+      handlers: [catalogPageKind],
+      options: {
+        sourceId: 'test-repo',
+        prune: false,
+        allowTakeover: true,
+        allowMassDelete: false,
+        protect: [],
+        manifestsComplete: true,
+      },
+    });
+    expect(plan.diagnostics).toEqual([
+      expect.objectContaining({
+        severity: 'error',
+        code: 'managed-by-cortex',
+        file: '.cortex/catalog-pages/p.yaml',
+        line: 2,
+        field: 'slug',
+        id: 'services',
+      }),
+    ]);
+    expect(h.sent.every((r) => r.method === 'GET')).toBe(true);
   });
 
   it('creates pages with the full payload and reads them back equal to their manifests', async () => {

@@ -44,6 +44,52 @@ describe('entity-type parse', () => {
     expect(diagnostics.every((d) => d.kind === 'entity-type' && d.id === 'ai-agent' && d.file === FILE)).toBe(true);
   });
 
+  it('refuses a schema that is not a valid JSON Schema, at the line of each bad field', () => {
+    const text = [
+      'type: db', //                              1
+      'name: Database', //                        2
+      'schema:', //                               3
+      '  type: objekt', //                        4
+      '  required: engine', //                    5
+      '  properties:', //                         6
+      '    engine:', //                           7
+      '      type: string', //                    8
+      '      pattern: "^(unclosed"', //           9
+      '    size: {type: integer, minimum: big}', // 10
+      '',
+    ].join('\n');
+    const { objects, diagnostics } = entityTypeKind.parse(parsedDoc(text, FILE), AT);
+    expect(objects).toEqual([]);
+    expect(diagnostics.map((d) => [d.severity, d.code, d.field, d.line])).toEqual([
+      ['error', 'invalid-json-schema', 'schema.type', 4],
+      ['error', 'invalid-json-schema', 'schema.required', 5],
+      ['error', 'invalid-json-schema', 'schema.properties.engine.pattern', 9],
+      ['error', 'invalid-json-schema', 'schema.properties.size.minimum', 10],
+    ]);
+    expect(diagnostics[0]?.message).toMatch(/schema\.type: must be one of "array", "boolean", .*"object"/);
+    expect(diagnostics[2]?.message).toMatch(/not a valid regular expression/);
+    expect(diagnostics.every((d) => d.file === FILE && d.kind === 'entity-type' && d.id === 'db')).toBe(true);
+  });
+
+  it('accepts any valid JSON Schema, including an empty one', () => {
+    for (const schema of ['{}', '{type: object, properties: {a: {type: [string, "null"], pattern: "^a+$"}}}'])
+      expect(entityTypeKind.parse(parsedDoc(`type: db\nname: D\nschema: ${schema}\n`, FILE), AT).diagnostics).toEqual(
+        [],
+      );
+  });
+
+  it('warns that an icon which is not built in will not be kept, and does not compare it', () => {
+    const { objects, diagnostics } = entityTypeKind.parse(
+      parsedDoc('type: db\nname: D\niconTag: kafka\nschema: {}\n', FILE),
+      AT,
+    );
+    expect(objects).toHaveLength(1);
+    expect(diagnostics).toEqual([
+      expect.objectContaining({ severity: 'warning', code: 'icon-not-kept', line: 3, field: 'iconTag' }),
+    ]);
+    expect(entityTypeKind.desiredState(objects[0]!)).not.toHaveProperty('iconTag');
+  });
+
   it('refuses to declare the built-in types service, domain and team', () => {
     const { objects, diagnostics } = entityTypeKind.parse(parsedDoc('type: team\nname: Team\nschema: {}\n', FILE), AT);
     expect(objects).toEqual([]);
