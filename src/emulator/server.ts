@@ -124,7 +124,7 @@ export const startEmulator = async (options: EmulatorOptions = {}): Promise<Runn
   const now = options.now ?? Date.now;
   const seed = options.seed ?? 1;
   const faultRandom = createPrng(seed);
-  const state = await loadState(options.dataFile);
+  const state = await loadState(options.dataFile, now);
   // Ids after a reload must not repeat the ids of the saved run: the loaded state salts the seed.
   const idRandom = createPrng(seed ^ 0x9e3779b9 ^ fnv1a(JSON.stringify(state)));
   const env: EmulatorEnv = { now, newId: (prefix) => randomHexId(prefix, idRandom) };
