@@ -1,9 +1,10 @@
 /**
  * The watcher's logs: one JSON object per line on stdout (`ts`, `level`, `msg`, then fields such
  * as `runId` and `revision`). Every string is redacted against the process's secrets (API key,
- * webhook secret, git token) before it is written, so no code path can leak one by accident.
+ * webhook secret, git token) before it is written, so no code path can leak one by accident:
+ * whole, or any run of 8 of its characters in any case, base64- or URL-encoded.
  */
-import { redactValue } from '../api/errors.js';
+import { createRedactor, redactDeep } from '../api/redact.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -26,12 +27,13 @@ export interface LoggerOptions {
 }
 
 export const createLogger = (options: LoggerOptions, base: LogFields = {}): Logger => {
-  const secrets = options.secrets.filter((s) => s.length > 0);
+  const redactors = options.secrets.filter((s) => s.length > 0).map(createRedactor);
+  const redact = (text: string): string => redactors.reduce((out, r) => r(out), text);
   const now = options.now ?? Date.now;
   const log = (level: LogLevel, msg: string, fields: LogFields = {}): void => {
     const record = { ts: new Date(now()).toISOString(), level, msg, ...base, ...fields };
     try {
-      options.write(`${JSON.stringify(redactValue(record, secrets))}\n`);
+      options.write(`${JSON.stringify(redactDeep(record, redact))}\n`);
     } catch {
       // A log line that cannot be written (closed stdout) must not stop the loop.
     }

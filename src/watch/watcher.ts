@@ -40,7 +40,7 @@ export interface WatcherOptions {
   /** Called once the port listens, before the first run starts (the command prints the address first). */
   onListening?: (url: string) => void;
   /** Builds the API client (default: the real one); tests may wrap it. */
-  createClient?: (config: SyncConfig, apiKey: string, events: EventSink) => ApiClient;
+  createClient?: (config: SyncConfig, apiKey: string, events: EventSink, clock: Clock) => ApiClient;
 }
 
 export interface RunningWatcher {
@@ -68,7 +68,7 @@ export const startWatcher = async (options: WatcherOptions): Promise<RunningWatc
     const key = `${config.baseUrl} ${config.requestsPerMinute} ${config.concurrency}`;
     if (client?.key === key) return client.client;
     await client?.client.close();
-    client = { key, client: makeClient(config, options.apiKey, events) };
+    client = { key, client: makeClient(config, options.apiKey, events, clock) };
     return client.client;
   };
 

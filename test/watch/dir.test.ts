@@ -77,7 +77,7 @@ describe('watch --dir', () => {
   });
 
   it('serves /metrics as Prometheus text with every documented metric', async () => {
-    emulator.setFaults({ every429: 3, retryAfterSeconds: 0 });
+    emulator.setFaults({ every429: 12, retryAfterSeconds: 0 });
     watch = await startWatch({ dir: manifests }, { emulator, cwd: root });
     await watch.waitForRun((r) => r.result === 'applied');
 
