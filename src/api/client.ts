@@ -59,6 +59,10 @@ export interface ApiClientOptions {
 
 const HEADER_SAFE = /^[\x21-\x7e]+$/;
 
+/** Why a wait ended early: the signal's reason when it is an error. */
+const abortReason = (signal: AbortSignal | undefined): Error =>
+  signal?.reason instanceof Error ? signal.reason : new Error('aborted');
+
 /** A clock from the `now`/`sleep` shorthands: a sleep that cannot be cancelled is raced against the signal. */
 const clockOf = (options: ApiClientOptions): Clock => {
   if (options.clock) return options.clock;
@@ -69,10 +73,10 @@ const clockOf = (options: ApiClientOptions): Clock => {
       now,
       sleep: (ms, signal) =>
         new Promise<void>((resolve, reject) => {
-          if (signal?.aborted) return reject(signal.reason);
+          if (signal?.aborted) return reject(abortReason(signal));
           const onAbort = () => {
             clearTimeout(timer);
-            reject(signal?.reason);
+            reject(abortReason(signal));
           };
           const timer = setTimeout(() => {
             signal?.removeEventListener('abort', onAbort);
@@ -86,8 +90,8 @@ const clockOf = (options: ApiClientOptions): Clock => {
     now,
     sleep: (ms, signal) =>
       new Promise<void>((resolve, reject) => {
-        if (signal?.aborted) return reject(signal.reason);
-        const onAbort = () => reject(signal?.reason);
+        if (signal?.aborted) return reject(abortReason(signal));
+        const onAbort = () => reject(abortReason(signal));
         signal?.addEventListener('abort', onAbort, { once: true });
         legacySleep(ms).then(
           () => {
@@ -96,7 +100,7 @@ const clockOf = (options: ApiClientOptions): Clock => {
           },
           (error: unknown) => {
             signal?.removeEventListener('abort', onAbort);
-            reject(error);
+            reject(error instanceof Error ? error : new Error(String(error)));
           },
         );
       }),

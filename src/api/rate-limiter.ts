@@ -128,14 +128,16 @@ export class RateLimiter {
 
   /**
    * A 429 told the client to wait `ms`: pause, empty the bucket (the server's is empty: no burst
-   * after the pause) and, when adaptive, lower the rate. Returns what `pauseFor` returns.
+   * after the pause, one request, then the rate) and, when adaptive, lower the rate. Returns what `pauseFor` returns.
    */
   rateLimited(ms: number): number {
     this.rateLimitedCount++;
     this.window = 1;
     const added = this.pauseFor(ms);
+    // Nothing saved up during the pause: one request may go when it ends, the rest at the rate.
     this.refill();
-    this.tokens = Math.min(this.tokens, 0);
+    this.tokens = Math.min(this.tokens, 1);
+    this.lastRefill = Math.max(this.lastRefill, this.pausedUntil);
     if (this.adaptive && this.adaptiveOptions) {
       this.adaptive = afterRateLimited(this.adaptive, this.adaptiveOptions, this.now(), ms);
     }
@@ -179,7 +181,7 @@ export class RateLimiter {
           try {
             running = task();
           } catch (error) {
-            running = Promise.reject(error);
+            running = Promise.reject(error instanceof Error ? error : new Error(String(error)));
           }
           running.then(resolve, reject).finally(() => {
             this.inFlightCount--;

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RateLimiter } from '../../src/api/rate-limiter.js';
+import { CancelledError } from '../../src/core/errors.js';
 import { virtualClock } from './helpers.js';
 
 const deferred = () => {
@@ -68,10 +69,10 @@ describe('RateLimiter', () => {
     const limiter = new RateLimiter({ requestsPerMinute: 1000, burst: 1, concurrency: 1, ...clock });
     limiter.pauseFor(2000);
     limiter.pauseFor(500);
-    clock.sleep(1999);
+    void clock.sleep(1999);
     expect(limiter.isPaused()).toBe(true);
     limiter.pauseFor(1000);
-    clock.sleep(1000);
+    void clock.sleep(1000);
     expect(limiter.isPaused()).toBe(false);
     expect(limiter.pausedMsTotal).toBe(2999);
   });
@@ -82,5 +83,80 @@ describe('RateLimiter', () => {
     await expect(limiter.schedule(async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
     await expect(limiter.schedule(async () => 'next')).resolves.toBe('next');
     expect(limiter.inFlight).toBe(0);
+  });
+
+  it('with slow start, runs one task first, then one more per answer, and falls back to one after a 429', async () => {
+    const clock = virtualClock(0);
+    const limiter = new RateLimiter({ requestsPerMinute: 1e6, burst: 100, concurrency: 4, slowStart: true, ...clock });
+    let running = 0;
+    const peaks: number[] = [];
+    const task = (refuse = false) =>
+      limiter.schedule(async () => {
+        running++;
+        peaks.push(running);
+        await new Promise((r) => setImmediate(r));
+        if (refuse) limiter.rateLimited(0);
+        running--;
+      });
+    await Promise.all(Array.from({ length: 10 }, () => task()));
+    expect(peaks.slice(0, 3)).toEqual([1, 1, 2]);
+    expect(Math.max(...peaks)).toBe(4);
+    peaks.length = 0;
+    await task(true);
+    await Promise.all(Array.from({ length: 3 }, () => task()));
+    expect(peaks).toEqual([1, 1, 1, 2]);
+  });
+
+  it('a waiter whose signal aborts is rejected with a CancelledError and its task never runs', async () => {
+    const clock = virtualClock(0);
+    const limiter = new RateLimiter({ requestsPerMinute: 1e6, burst: 100, concurrency: 1, ...clock });
+    const first = deferred();
+    const running = limiter.schedule(() => first.promise);
+    const controller = new AbortController();
+    let ran = false;
+    const waiting = limiter.schedule(
+      async () => {
+        ran = true;
+      },
+      controller.signal,
+      'list things',
+    );
+    expect(limiter.queued).toBe(1);
+    controller.abort();
+    await expect(waiting).rejects.toBeInstanceOf(CancelledError);
+    await expect(waiting).rejects.toThrow('list things cancelled before it was sent');
+    expect(limiter.queued).toBe(0);
+    first.resolve();
+    await running;
+    expect(ran).toBe(false);
+  });
+
+  it('close() rejects every waiter and refuses new tasks; a running task finishes', async () => {
+    const clock = virtualClock(0);
+    const limiter = new RateLimiter({ requestsPerMinute: 1e6, burst: 100, concurrency: 1, ...clock });
+    const first = deferred();
+    const running = limiter.schedule(async () => {
+      await first.promise;
+      return 'done';
+    });
+    const waiting = limiter.schedule(async () => 'never');
+    limiter.close();
+    await expect(waiting).rejects.toBeInstanceOf(CancelledError);
+    await expect(limiter.schedule(async () => 'late')).rejects.toThrow(/closed/);
+    first.resolve();
+    await expect(running).resolves.toBe('done');
+  });
+
+  it('when adaptive, a 429 lowers the rate the bucket refills at, and empties the bucket', async () => {
+    const clock = virtualClock(0);
+    const limiter = new RateLimiter({ requestsPerMinute: 600, burst: 10, concurrency: 10, adaptive: true, ...clock });
+    expect(limiter.currentPerMinute).toBe(600);
+    limiter.rateLimited(1000);
+    expect(limiter.decreases).toBe(1);
+    const starts: number[] = [];
+    await Promise.all(Array.from({ length: 3 }, () => limiter.schedule(async () => starts.push(clock.now()))));
+    // Paused 1 s, then 420/min: a token every ~143 ms, none saved up.
+    expect(starts[0]).toBeGreaterThanOrEqual(1000);
+    expect((starts[2] as number) - (starts[1] as number)).toBeGreaterThanOrEqual(140);
   });
 });
