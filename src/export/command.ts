@@ -104,6 +104,7 @@ export const runExport = async (o: ExportOptions, io: CliIo): Promise<number> =>
       live: read.live,
     });
     const selected = exportFiles(read.live, {
+      handlers: KIND_HANDLERS,
       kinds,
       only: o.only,
       includeArchived: o.includeArchived ?? false,

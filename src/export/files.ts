@@ -1,37 +1,22 @@
 /**
  * Which files `export` writes, from what was read. Pure.
  *
- * Each kind turns its live objects into manifest files (`<kind>/to-manifest.ts`). What is left
- * out: objects of kinds not asked for, objects a repository manages with `--only unmanaged`,
+ * Each kind turns its live objects into manifest files (its `toManifestFiles`, in
+ * `<kind>/to-manifest.ts`), in the registry's order. What is left out: objects of kinds not
+ * asked for, objects a repository manages with `--only unmanaged`,
  * archived entities unless asked for, and objects the output directory already declares (in a
  * file of its own: writing them again would declare them twice).
  */
 import { CortexSyncError } from '../core/errors.js';
 import type { KindName, LiveObject } from '../core/model.js';
-import { toManifestFiles as catalogPageFiles } from '../kinds/catalog-page/to-manifest.js';
-import { toManifestFiles as dependencyFiles } from '../kinds/dependency/to-manifest.js';
-import { toManifestFiles as entityFiles } from '../kinds/entity/to-manifest.js';
-import { toManifestFiles as entityTypeFiles } from '../kinds/entity-type/to-manifest.js';
-import { toManifestFiles as initiativeFiles } from '../kinds/initiative/to-manifest.js';
-import { toManifestFiles as scaffolderFiles } from '../kinds/scaffolder-template/to-manifest.js';
-import type { ManifestFile } from '../kinds/types.js';
+import type { AnyKindHandler } from '../kinds/types.js';
 import { manifestText } from './render.js';
-
-type ToManifestFiles = (live: readonly LiveObject<never>[]) => ManifestFile[];
-
-/** Each kind's export, in the order files are listed. */
-export const MANIFEST_WRITERS: Readonly<Record<KindName, ToManifestFiles>> = {
-  'entity-type': entityTypeFiles,
-  entity: entityFiles,
-  dependency: dependencyFiles,
-  'catalog-page': catalogPageFiles,
-  initiative: initiativeFiles,
-  'scaffolder-template': scaffolderFiles,
-};
 
 export type ExportScope = 'unmanaged' | 'all';
 
 export interface ExportSelection {
+  /** The kinds, in the order their files are made; a kind without `toManifestFiles` exports nothing. */
+  handlers: readonly AnyKindHandler[];
   kinds: ReadonlySet<KindName>;
   only: ExportScope;
   includeArchived: boolean;
@@ -60,8 +45,9 @@ export const exportFiles = (live: readonly LiveObject[], selection: ExportSelect
   const alreadyDeclared: { key: string; file: string }[] = [];
   let managedElsewhere = 0;
   const files: ExportFile[] = [];
-  for (const [kind, toFiles] of Object.entries(MANIFEST_WRITERS) as [KindName, ToManifestFiles][]) {
-    if (!selection.kinds.has(kind)) continue;
+  for (const handler of selection.handlers) {
+    const kind = handler.kind;
+    if (!selection.kinds.has(kind) || !handler.toManifestFiles) continue;
     const chosen = live.filter((o) => {
       if (o.kind !== kind) return false;
       if (o.archived && !selection.includeArchived) return false;
@@ -74,7 +60,7 @@ export const exportFiles = (live: readonly LiveObject[], selection: ExportSelect
       return file === undefined;
     });
     const sorted = [...chosen].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-    for (const file of toFiles(sorted as LiveObject<never>[])) {
+    for (const file of handler.toManifestFiles(sorted)) {
       files.push({ kind, path: file.path, text: manifestText(kind, file.document), ids: file.ids });
     }
   }
