@@ -101,7 +101,7 @@ export class WatchMetrics {
     }
   }
 
-  /** Pre-creates the label-less series so a scrape before the first run shows them at 0. */
+  /** The exposition text of every metric. */
   text(): Promise<string> {
     return this.registry.metrics();
   }

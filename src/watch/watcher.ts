@@ -92,10 +92,12 @@ export const startWatcher = async (options: WatcherOptions): Promise<RunningWatc
     const runId = `run-${runs}`;
     const started = clock.now();
     let revision: string | undefined;
+    let sourceChanged = false;
     let judged: Judged;
     try {
       const snapshot = await options.source.sync(signal);
       revision = snapshot.revision;
+      sourceChanged = (snapshot.changedFiles?.length ?? 0) > 0;
       log.info('run started', { runId, revision, trigger });
       judged = await reconcileSnapshot(snapshot, signal);
     } catch (error) {
@@ -112,9 +114,10 @@ export const startWatcher = async (options: WatcherOptions): Promise<RunningWatc
       errors: judged.errors,
     };
     const previous = history.lastApplied();
-    const sameRevision = previous !== undefined && previous.revision === revision;
+    // Drift: a heal run found changes though the repository did not change since the last apply.
+    const drifted = trigger === 'heal' && previous?.revision === revision && !sourceChanged;
     const pending = judged.changes?.filter((c) => c.action !== 'noop').length ?? 0;
-    metrics.recordRun(record, judged.changes, sameRevision && judged.result !== 'invalid' ? pending : 0);
+    metrics.recordRun(record, judged.changes, drifted ? pending : 0);
     history.add(record);
     const fields = {
       runId,

@@ -60,6 +60,8 @@ describe('watch --dir', () => {
     const run = await watch.waitForRun((r) => r.trigger === 'file-change');
     expect(run).toMatchObject({ result: 'applied', summary: { update: 1 } });
     expect(entityTitle(emulator, 'svc-a')).toBe('Service A');
+    const metrics = parsePrometheusText(await (await fetch(`${watch.url}/metrics`)).text());
+    expect(sampleValue(metrics, 'cortex_sync_drift_changes_total')).toBe(0);
   });
 
   it('puts back an edit made in the UI at the next heal interval, and counts it as drift', async () => {
