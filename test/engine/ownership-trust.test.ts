@@ -137,3 +137,26 @@ describe('no source id', () => {
     expect(await entity('svc-a')).toEqual({ active: true, marker: { source: SOURCE } });
   });
 });
+
+describe('monorepo folders', () => {
+  it('apply --prune in teamB never touches teamA of the same repository', async () => {
+    const root = await repo({
+      '.git/config': '[remote "origin"]\n\turl = git@github.com:acme/monorepo.git\n',
+      'teamA/services/a1/cortex.yaml': serviceYaml('a1'),
+      'teamA/services/a2/cortex.yaml': serviceYaml('a2'),
+      'teamB/services/b1/cortex.yaml': serviceYaml('b1'),
+      'teamB/services/b2/cortex.yaml': serviceYaml('b2'),
+      'teamB/services/b3/cortex.yaml': serviceYaml('b3'),
+      'teamB/services/b4/cortex.yaml': serviceYaml('b4'),
+    });
+    expect((await cli(['apply', '--dir', 'teamA'], { emulator, cwd: root })).code).toBe(0);
+    expect((await cli(['apply', '--dir', 'teamB'], { emulator, cwd: root })).code).toBe(0);
+    expect(await entity('a1')).toEqual({ active: true, marker: { source: 'github.com/acme/monorepo//teamA' } });
+
+    await rm(join(root, 'teamB/services/b4'), { recursive: true });
+    const run = await cli(['apply', '--dir', 'teamB', '--prune'], { emulator, cwd: root });
+    expect(run.code, run.stderr).toBe(0);
+    expect((await entity('b4')).active).toBe(false);
+    for (const tag of ['a1', 'a2', 'b1', 'b2', 'b3']) expect((await entity(tag)).active, tag).toBe(true);
+  });
+});
