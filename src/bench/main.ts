@@ -5,7 +5,7 @@
  * `bench/results.json`, and exits 0 even when a goal is missed (it is a report; misses say MISSED).
  *
  * Options: `--sizes 1000,10000`, `--repeats 3`, `--apply-entities 2000`, `--memory-entities 1000`,
- * `--memory-runs 10`, `--out FILE` (default bench/results.json), `--keep` (keep the temp dir).
+ * `--memory-runs 10`, `--adaptive-entities 60`, `--out FILE` (default bench/results.json), `--keep` (keep the temp dir).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -13,6 +13,7 @@ import { cpus, loadavg, platform, release, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { VERSION } from '../version.js';
 import { runExportBenchmark } from './export.js';
+import { measureAdaptiveRate, renderAdaptiveRate } from './adaptive-rate.js';
 import { judgeGoals, renderReport } from './report.js';
 import { type BenchContext, type MemoryResult, measureApply, measureMemory, measureNoopPlan } from './scenarios.js';
 import { runWatchBenchmark } from './watch.js';
@@ -29,6 +30,7 @@ const repeats = Number(option('--repeats', '3'));
 const applyEntities = Number(option('--apply-entities', '2000'));
 const memoryEntities = Number(option('--memory-entities', String(sizes[0] ?? 1000)));
 const memoryRuns = Number(option('--memory-runs', '10'));
+const adaptiveEntities = Number(option('--adaptive-entities', '60'));
 const out = resolve(option('--out', join(ROOT, 'bench', 'results.json')));
 const APPLY_BUDGET = { perMinute: 6000, burst: 100 };
 const APPLY_CONCURRENCY = 8;
@@ -62,6 +64,7 @@ try {
     ],
     APPLY_CONCURRENCY,
   );
+  const adaptive = await measureAdaptiveRate(workDir, ctx.apiKey, adaptiveEntities, [100, 300, 1000], log);
   const goals = judgeGoals(plans, applies, memory);
   const cpu = cpus();
   const machine = {
@@ -77,6 +80,7 @@ try {
   const machineLine = `${machine.cores} × ${machine.cpu}, ${machine.memoryGb} GB, ${machine.os}, Node ${machine.node}, cortex-sync ${VERSION}; load average ${machine.loadAverageBefore[0]} → ${machine.loadAverageAfter[0]}; ${durationS.toFixed(0)} s in all.`;
   const markdown = renderReport({ plans, applies, memory, goals, machine: machineLine });
   process.stdout.write(markdown);
+  process.stdout.write(`\n### Adaptive rate (client at its default)\n\n${renderAdaptiveRate(adaptive)}`);
   const missed = goals.filter((g) => !g.met);
   process.stdout.write(
     missed.length === 0
@@ -106,6 +110,7 @@ try {
         noopPlans: plans,
         applies,
         memory,
+        adaptiveRate: adaptive,
       },
       null,
       2,
