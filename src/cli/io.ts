@@ -1,5 +1,11 @@
+import type { Clock } from '../engine/context.js';
+
 /** What the CLI needs from its process, injected so tests run it in-process. */
 export interface CliIo {
+  /** Where a confirmation is read from (only when it and stderr are terminals). */
+  stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
+  /** The run's clock (default: the system clock); tests pass a fake one. */
+  clock?: Clock;
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
   stderr: NodeJS.WritableStream & { isTTY?: boolean };
   env: NodeJS.ProcessEnv;

@@ -8,24 +8,21 @@ import { Command, CommanderError, InvalidArgumentError, Option } from 'commander
 import { createApiClient } from '../api/client.js';
 import type { ApiClient } from '../api/types.js';
 import { CortexSyncError, InterruptedError } from '../core/errors.js';
-import { hasErrors, type Plan } from '../core/model.js';
+import { type Diagnostic, hasErrors, type Plan, type ReconcileResult } from '../core/model.js';
 import { runOutcome, signalExitCode } from '../core/outcome.js';
 import { runEmulatorCommand } from '../emulator/cli.js';
 import { type ConfigFlags, resolveConfig, type SyncConfig } from '../engine/config.js';
-import { type EngineContext, type EventSink, NO_EVENTS, systemClock } from '../engine/context.js';
+import { type EngineContext, type EventSink, systemClock } from '../engine/context.js';
 import { openPlanLog, type PlanLogSink } from '../engine/plan-log.js';
 import { reconcile, validateManifests } from '../engine/reconcile.js';
-import {
-  renderApplyReport,
-  renderDiagnostics,
-  renderPlanJson,
-  renderPlanMarkdown,
-  renderPlanText,
-} from '../render/index.js';
+import { planHasChanges, renderApplyReport, renderDiagnostics } from '../render/index.js';
 import { registerExportCommand } from '../export/command.js';
 import { VERSION } from '../version.js';
 import { registerWatchCommand } from '../watch/command.js';
+import { askToApply, canAsk } from './confirm.js';
 import { type CliIo, stoppedBy, useColor, writeLine } from './io.js';
+import { renderApplyJson, renderRunPlan } from './output.js';
+import { createApplyProgress, waitingLine } from './progress.js';
 
 const positiveInt = (value: string): number => {
   const n = Number(value);
@@ -81,9 +78,8 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     if (diagnostics.length) writeLine(io.stderr, renderDiagnostics(diagnostics, { color: colorErr }));
     return hasErrors(diagnostics) ? undefined : config;
   };
-  /** What the run reports while it works; the client's request and rate-limit events go to the same sink. */
-  const events: EventSink = NO_EVENTS;
-  const clientFor = (c: SyncConfig) => {
+  const clock = io.clock ?? systemClock;
+  const clientFor = (c: SyncConfig, events: EventSink) => {
     if (!c.apiKey)
       throw new CortexSyncError('CONFIG', 'CORTEX_API_KEY is not set: plan and apply read the live workspace');
     return createApiClient({
@@ -91,29 +87,34 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
       apiKey: c.apiKey,
       requestsPerMinute: c.requestsPerMinute,
       concurrency: c.concurrency,
-      clock: systemClock,
+      clock,
       events,
     });
   };
 
   /** The run's context: one clock, the stop signal, the event sink, the client. */
-  const contextFor = (client: ApiClient): EngineContext => ({ client, clock: systemClock, signal: stop, events });
-
-  const renderPlan = (plan: Plan, output: CommonOptions['output']): string =>
-    output === 'json'
-      ? renderPlanJson(plan)
-      : output === 'markdown'
-        ? renderPlanMarkdown(plan)
-        : renderPlanText(plan, { color: colorOut });
+  const contextFor = (client: ApiClient, events: EventSink): EngineContext => ({
+    client,
+    clock,
+    signal: stop,
+    events,
+  });
+  /** Outside an apply's progress, a slow answer is still reported: what is being waited for. */
+  const waitingOnly: EventSink = {
+    emit: (event) => {
+      if (event.type === 'request.waiting') writeLine(io.stderr, waitingLine(event));
+    },
+  };
 
   const planCommand = async (o: CommonOptions & { detailedExitcode?: boolean }): Promise<number> => {
     const c = await config(o);
     if (!c) return 1;
-    const client = clientFor(c);
+    const client = clientFor(c, waitingOnly);
     try {
-      const result = await reconcile({ config: c, mode: 'plan' }, contextFor(client));
+      const result = await reconcile({ config: c, mode: 'plan' }, contextFor(client, waitingOnly));
       if (result.diagnostics.length) writeLine(io.stderr, renderDiagnostics(result.diagnostics, { color: colorErr }));
-      if (result.status !== 'invalid') writeLine(io.stdout, renderPlan(result.plan, o.output));
+      const shown = renderRunPlan(result, o.output, { color: colorOut });
+      if (shown !== '') writeLine(io.stdout, shown);
       return runOutcome(result, { command: 'plan', ...(o.detailedExitcode ? { detailedExitcode: true } : {}) })
         .exitCode;
     } finally {
@@ -121,31 +122,77 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     }
   };
 
-  const applyCommand = async (o: CommonOptions & { dryRun?: boolean; planLog?: string }): Promise<number> => {
+  const applyCommand = async (
+    o: CommonOptions & { dryRun?: boolean; planLog?: string; autoApprove?: boolean },
+  ): Promise<number> => {
     const c = await config(o);
     if (!c) return 1;
-    const client = clientFor(c);
+    const json = o.output === 'json';
+    const progress = createApplyProgress({
+      stream: io.stderr,
+      tty: Boolean(io.stderr.isTTY),
+      clock,
+      requestsPerMinute: c.requestsPerMinute,
+    });
+    const client = clientFor(c, progress);
     const logFile = o.planLog
       ? resolve(io.cwd, o.planLog)
-      : join(io.cwd, '.cortex-sync', `plan-log-${new Date().toISOString().replace(/[:.]/g, '-')}.jsonl`);
+      : join(io.cwd, '.cortex-sync', `plan-log-${new Date(clock.now()).toISOString().replace(/[:.]/g, '-')}.jsonl`);
     let planLog: PlanLogSink | undefined;
+    let shownFirst = false;
+    let declined = false;
+    /** The plan is shown before anything is written; on a terminal, only `yes` goes on. */
+    const approve = async (plan: Plan, diagnostics: readonly Diagnostic[]): Promise<boolean> => {
+      const result: ReconcileResult = { status: 'planned', plan, diagnostics: [...diagnostics] };
+      if (!json) {
+        writeLine(io.stdout, renderRunPlan(result, o.output, { color: colorOut }));
+        shownFirst = true;
+      }
+      if (!planHasChanges(plan)) return true;
+      if (!o.autoApprove && canAsk(io)) {
+        if (!(await askToApply(io, stop))) {
+          declined = true;
+          return false;
+        }
+      }
+      progress.start();
+      return true;
+    };
     try {
       planLog = o.dryRun ? undefined : openPlanLog(logFile);
       const mode = o.dryRun ? 'plan' : 'apply';
-      const result = await reconcile({ config: c, mode, ...(planLog ? { planLog } : {}) }, contextFor(client));
-      if (result.diagnostics.length) writeLine(io.stderr, renderDiagnostics(result.diagnostics, { color: colorErr }));
-      const outcome = runOutcome(result, { command: 'apply', stoppedBy: stoppedBy(stop) });
-      if (result.status === 'invalid') return outcome.exitCode;
-      writeLine(io.stdout, renderPlan(result.plan, o.output));
-      if (result.status === 'refused') writeLine(io.stderr, 'Nothing was applied: the plan has errors (see above).');
-      if (result.status !== 'applied') return outcome.exitCode;
-      const report = renderApplyReport(
-        { ...result.report, planLogFile: logFile },
-        { color: colorOut, summaryLine: outcome.summaryLine },
+      const result = await reconcile(
+        { config: c, mode, approve, ...(planLog ? { planLog } : {}) },
+        contextFor(client, progress),
       );
-      writeLine(o.output === 'json' ? io.stderr : io.stdout, report);
-      return outcome.exitCode;
+      progress.finish();
+      if (result.diagnostics.length && !shownFirst)
+        writeLine(io.stderr, renderDiagnostics(result.diagnostics, { color: colorErr }));
+      const outcome = runOutcome(result, { command: 'apply', stoppedBy: stoppedBy(stop) });
+      const exitCode = declined ? 1 : outcome.exitCode;
+      const report =
+        result.status === 'applied' ? { ...result.report, ...(planLog ? { planLogFile: logFile } : {}) } : undefined;
+      if (json) {
+        writeLine(
+          io.stdout,
+          renderApplyJson(result, {
+            ...(declined ? { status: 'declined' as const } : {}),
+            ...(report ? { report } : {}),
+            summaryLine: outcome.summaryLine,
+            exitCode,
+          }),
+        );
+      } else if (!shownFirst) {
+        const shown = renderRunPlan(result, o.output, { color: colorOut });
+        if (shown !== '') writeLine(io.stdout, shown);
+      }
+      if (declined) writeLine(io.stderr, 'Apply cancelled: nothing was written.');
+      if (result.status === 'refused') writeLine(io.stderr, 'Nothing was applied: the plan has errors (see above).');
+      if (!report || json) return exitCode;
+      writeLine(io.stdout, renderApplyReport(report, { color: colorOut, summaryLine: outcome.summaryLine }));
+      return exitCode;
     } finally {
+      progress.finish();
       await planLog?.close();
       await client.close();
     }
@@ -217,13 +264,14 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
       .command('apply')
       .description('plan, then apply the changes in dependency order')
       .option('--dry-run', 'only plan (sends GET requests only)')
+      .option('--auto-approve', 'apply without asking for confirmation (asked only on a terminal)')
       .option('--plan-log <file>', 'JSON Lines log of every API operation (default .cortex-sync/plan-log-<time>.jsonl)')
       .option('--concurrency <n>', 'changes applied at once (1–64)', concurrency)
       .option('--force-entity-type-schema', 'allow entity type schema changes that break existing entities')
       .addOption(
         new Option('--output <format>', 'plan output format').choices(['text', 'json', 'markdown']).default('text'),
       ),
-  ).action(async (o: CommonOptions & { dryRun?: boolean; planLog?: string }) => {
+  ).action(async (o: CommonOptions & { dryRun?: boolean; planLog?: string; autoApprove?: boolean }) => {
     exitCode = await applyCommand(o);
   });
 

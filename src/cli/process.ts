@@ -29,6 +29,7 @@ export const runProcess = async (): Promise<number> => {
     });
   try {
     return await runCli(process.argv.slice(2), {
+      stdin: process.stdin,
       stdout: process.stdout,
       stderr: process.stderr,
       env: process.env,

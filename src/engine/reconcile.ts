@@ -14,6 +14,7 @@ import {
   type InventoryWriteResult,
   type ObjectKey,
   objectKey,
+  type Plan,
   type ReconcileResult,
 } from '../core/model.js';
 import { buildPlan } from '../core/plan.js';
@@ -26,7 +27,7 @@ import type { EngineContext } from './context.js';
 import { executePlan } from './executor.js';
 import { fetchLiveState } from './fetch-live.js';
 import { inventoryTag, ownInventoryOf, trackedKinds, writeInventory } from './inventory.js';
-import { applyUnderLease, leaseSettingsFor, newHolderName } from './lease.js';
+import { applyUnderLease, leaseSettingsFor, newHolderName, withLoggedLease } from './lease.js';
 import {
   afterWrite,
   beforeWrite,
@@ -35,6 +36,7 @@ import {
   type InventoryStepsInput,
   plannedInventoryWrites,
 } from './inventory-steps.js';
+import { leftoversDiagnostic, managedWithoutManifest } from './leftovers.js';
 import type { PlanLogSink } from './plan-log.js';
 import { recordingClient, withSignal } from './recording-client.js';
 
@@ -64,6 +66,11 @@ export interface ReconcileInput {
   mode: 'plan' | 'apply';
   planLog?: PlanLogSink;
   handlers?: readonly AnyKindHandler[];
+  /**
+   * Apply mode: called with the plan that is about to be applied (one with no errors), before
+   * anything is written; `false` ends the run as `planned`. The CLI shows the plan and asks here.
+   */
+  approve?: (plan: Plan, diagnostics: readonly Diagnostic[]) => Promise<boolean>;
 }
 
 const NO_LOG: PlanLogSink = { write: () => {}, close: async () => {} };
@@ -89,7 +96,10 @@ export const reconcile = async (input: ReconcileInput, ctx: EngineContext): Prom
       sourceId: config.sourceId,
       settings: leaseSettingsFor(config, newHolderName(started)),
     };
-    const result = await applyUnderLease(lease, ctx, hasWork, (mode, pending) => run({ ...input, mode }, ctx, pending));
+    const leaseCtx = withLoggedLease(ctx, config.sourceId, input.planLog);
+    const result = await applyUnderLease(lease, leaseCtx, hasWork, (mode, pending) =>
+      run({ ...input, mode }, ctx, pending),
+    );
     status = result.status === 'applied' && result.report.interrupted ? 'interrupted' : result.status;
     return result;
   } catch (error) {
@@ -176,12 +186,19 @@ const run = async (
           live: new Set(state.live.map((o) => objectKey(o.kind, o.id))),
         };
   plan.inventory = steps ? plannedInventoryWrites(steps, plan.changes) : [];
+  if (!config.prune && sourceId !== undefined) {
+    const ownInventory = ownInventoryOf(state.inventories, sourceId);
+    plan.diagnostics.push(
+      ...leftoversDiagnostic(managedWithoutManifest({ desired, live: state.live, sourceId, ownInventory })),
+    );
+  }
 
   const diagnostics = [...loaded.diagnostics, ...state.diagnostics, ...referenceDiagnostics, ...plan.diagnostics];
   const pending = plan.changes.filter((c) => c.action !== 'noop').length + plan.inventory.length;
   ctx.events.emit({ type: 'plan.ready', summary: plan.summary, pending });
   if (hasErrors(diagnostics)) return { status: 'refused', plan, diagnostics };
   if (input.mode === 'plan') return { status: 'planned', plan, diagnostics };
+  if (input.approve && !(await input.approve(plan, diagnostics))) return { status: 'planned', plan, diagnostics };
 
   const report = await applyPlan(input, ctx, {
     plan,

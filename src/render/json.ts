@@ -1,7 +1,8 @@
 /**
  * The machine-readable plan (`plan --output json`), exactly the shape in the interface document:
  * `{formatVersion: 1, summary, changes: [{kind, id, action, source?, diff}]}` plus additive
- * fields (`line`, `reason`, `adopt`, `unarchive`, `waitsFor`, top-level `diagnostics`). Writes of the
+ * fields (`line`, `reason`, `adopt`, `unarchive`, `waitsFor`, top-level `status`, `refused`,
+ * `diagnostics`: every diagnostic of the run, with file, line, column, code and severity). Writes of the
  * ownership record are changes of kind `inventory` (with `phase`: before or after the others).
  * Never includes the desired or live objects themselves.
  */
@@ -29,10 +30,23 @@ interface JsonChange {
   diff: JsonDiff[];
 }
 
-/** The plan as one JSON document (2-space indented, trailing newline). */
-export function renderPlanJson(plan: Plan): string {
-  const doc = {
+/** What became of the run: `refused` (plan errors) and `invalid` (manifests did not load) apply nothing. */
+export type PlanStatus = 'planned' | 'refused' | 'invalid' | 'applied' | 'declined';
+
+export interface PlanJsonOptions {
+  /** Every diagnostic of the run (loading, reads, references, plan); default: the plan's own. */
+  diagnostics?: readonly Diagnostic[];
+  status?: PlanStatus;
+}
+
+/** The plan as one JSON object (for `apply --output json` to add its results to). */
+export function planJsonObject(plan: Plan, options: PlanJsonOptions = {}) {
+  const diagnostics = options.diagnostics ?? plan.diagnostics;
+  const status = options.status ?? (diagnostics.some((d) => d.severity === 'error') ? 'refused' : 'planned');
+  return {
     formatVersion: 1,
+    status,
+    refused: status === 'refused' || status === 'invalid',
     summary: {
       create: plan.summary.create,
       update: plan.summary.update,
@@ -41,9 +55,13 @@ export function renderPlanJson(plan: Plan): string {
       noop: plan.summary.noop,
     },
     changes: planSteps(plan).map(toJsonChange),
-    diagnostics: plan.diagnostics.map(toJsonDiagnostic),
+    diagnostics: diagnostics.map(toJsonDiagnostic),
   };
-  return `${JSON.stringify(doc, null, 2)}\n`;
+}
+
+/** The plan as one JSON document (2-space indented, trailing newline). */
+export function renderPlanJson(plan: Plan, options: PlanJsonOptions = {}): string {
+  return `${JSON.stringify(planJsonObject(plan, options), null, 2)}\n`;
 }
 
 function toJsonChange(c: ShownChange & { adopt?: boolean; unarchive?: boolean }): JsonChange {

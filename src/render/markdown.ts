@@ -16,9 +16,30 @@ const CELL_LIMIT = 500;
 const ICON: Record<Change['action'], string> = { create: '🟢', update: '🟡', delete: '🔴', archive: '🟣', noop: '⚪' };
 
 /** Renders the plan; the result is at most `limit` characters and ends with a newline. */
-export function renderPlanMarkdown(plan: Plan, options: { limit?: number; title?: string } = {}): string {
+export function renderPlanMarkdown(
+  plan: Plan,
+  options: {
+    limit?: number;
+    title?: string;
+    /** Every diagnostic of the run (loading, reads, references, plan); default: the plan's own. */
+    diagnostics?: readonly Diagnostic[];
+    /** `invalid`: the manifests did not load, so there is no plan to show. */
+    status?: 'planned' | 'refused' | 'invalid';
+  } = {},
+): string {
   const limit = options.limit ?? MARKDOWN_LIMIT;
+  const allDiagnostics = options.diagnostics ?? plan.diagnostics;
+  const errorCount = allDiagnostics.filter((d) => d.severity === 'error').length;
   const head: string[] = [`### ${options.title ?? 'cortex-sync plan'}`, ''];
+  if (options.status === 'invalid')
+    head.push(
+      `> [!CAUTION]\n> **Refused**: the manifests did not load (${errorCount} error(s)); nothing can be applied.`,
+      '',
+    );
+  else if (errorCount > 0)
+    head.push(`> [!CAUTION]\n> **Refused**: this plan has ${errorCount} error(s); apply would write nothing.`, '');
+  const diags = sortDiagnostics(allDiagnostics);
+  const diagBlocks = diagnosticBlocks(diags);
   const s = plan.summary;
   head.push(
     '| create | update | delete | archive | unchanged |',
@@ -26,19 +47,11 @@ export function renderPlanMarkdown(plan: Plan, options: { limit?: number; title?
     `| ${s.create} | ${s.update} | ${s.delete} | ${s.archive} | ${s.noop} |`,
     '',
   );
-  if (!planHasChanges(plan)) head.push('No changes. The workspace matches the manifests.', '');
+  if (options.status === 'invalid') head.push('No plan: fix the errors below first.', '');
+  else if (!planHasChanges(plan)) head.push('No changes. The workspace matches the manifests.', '');
   else head.push(`**${summaryLine(plan.summary)}**${inventoryLine(plan) === '' ? '' : ` ${inventoryLine(plan)}`}`, '');
 
-  const blocks: string[] = [];
-  const diags = sortDiagnostics(plan.diagnostics);
-  if (diags.length > 0) {
-    const errors = diags.filter((d) => d.severity === 'error').length;
-    blocks.push(
-      `**${errors} error(s), ${diags.length - errors} warning(s)**${errors > 0 ? ': apply would refuse this plan.' : ''}\n`,
-    );
-    for (const d of diags) blocks.push(diagnosticLine(d));
-    blocks.push('');
-  }
+  const blocks: string[] = [...diagBlocks];
   const changes = planSteps(plan, INVENTORY_KEYS_SHOWN).filter((c) => c.action !== 'noop');
   for (const c of changes) blocks.push(changeBlock(c));
 
@@ -63,6 +76,17 @@ export function renderPlanMarkdown(plan: Plan, options: { limit?: number; title?
     out += `\n> [!NOTE]\n> Truncated to stay under the comment size limit: ${missing.join(' and ')} not shown. Run \`cortex-sync plan\` for the full plan.\n`;
   }
   return out.length > limit ? `${out.slice(0, limit - 2)}…\n` : out;
+}
+
+/** The diagnostics, first after the counts: errors are what a reviewer must see. */
+function diagnosticBlocks(diags: readonly Diagnostic[]): string[] {
+  if (diags.length === 0) return [];
+  const errors = diags.filter((d) => d.severity === 'error').length;
+  return [
+    `**${errors} error(s), ${diags.length - errors} warning(s)**${errors > 0 ? ': apply refuses this plan.' : ''}\n`,
+    ...diags.map(diagnosticLine),
+    '',
+  ];
 }
 
 function diagnosticLine(d: Diagnostic): string {

@@ -62,7 +62,7 @@ export function renderPlanText(plan: Plan, options: TextOptions): string {
     if (inventoryLine(plan) !== '') lines.push(paint('bold', inventoryLine(plan)));
   }
   const errors = plan.diagnostics.filter((d) => d.severity === 'error').length;
-  if (errors > 0) lines.push(paint('red', `${errors} error(s) in this plan: apply would refuse it.`));
+  if (errors > 0) lines.push(paint('red', `Plan refused: ${errors} error(s) in this plan; apply would write nothing.`));
   return `${lines.join('\n')}\n`;
 }
 

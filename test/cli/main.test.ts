@@ -220,7 +220,7 @@ describe('apply', () => {
     expect(emulator.requests.slice(before)).toEqual([]);
   });
 
-  it('apply --output json: the plan JSON alone on stdout, the apply report on stderr', async () => {
+  it('apply --output json: the plan and the results as one JSON object on stdout', async () => {
     await oneService('apply-json-svc');
     const run = await cli(['apply', '--output', 'json', '--plan-log', 'log.jsonl'], {
       cwd: dir,
@@ -228,8 +228,14 @@ describe('apply', () => {
       env: { CORTEX_SYNC_SOURCE_ID: 'apply-json' },
     });
     expect(run.code).toBe(0);
-    expect(JSON.parse(run.stdout)).toMatchObject({ summary: { create: 1 } });
-    expect(run.stderr).toContain('Apply complete');
+    expect(JSON.parse(run.stdout)).toMatchObject({
+      status: 'applied',
+      refused: false,
+      summary: { create: 1 },
+      changes: [{ kind: 'entity', id: 'apply-json-svc', action: 'create' }],
+      results: [{ kind: 'entity', id: 'apply-json-svc', action: 'create', outcome: 'ok' }],
+      exitCode: 0,
+    });
   });
 });
 

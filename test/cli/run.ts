@@ -8,6 +8,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { runCli } from '../../src/cli/main.js';
+import type { Clock } from '../../src/engine/context.js';
 import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
 
 export const API_KEY = 'cli-test-secret-key-0123456789abcdef';
@@ -33,6 +34,9 @@ export interface RunOptions {
   /** Point the CLI at this emulator with its key. */
   emulator?: RunningEmulator;
   tty?: boolean;
+  /** What the user types (stdin is a terminal when `tty` is set). */
+  input?: string;
+  clock?: Clock;
   untilStopped?: (stdout: () => string) => Promise<void>;
 }
 
@@ -44,7 +48,12 @@ export const cli = async (args: string[], options: RunOptions): Promise<CliRun> 
     ...options.env,
   };
   const untilStopped = options.untilStopped;
+  const stdin: PassThrough & { isTTY?: boolean } = new PassThrough();
+  if (options.tty) stdin.isTTY = true;
+  if (options.input !== undefined) stdin.end(options.input);
   const code = await runCli(args, {
+    stdin,
+    ...(options.clock ? { clock: options.clock } : {}),
     stdout: out.stream,
     stderr: err.stream,
     env,
