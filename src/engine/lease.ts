@@ -22,6 +22,8 @@ import { encodePathSegment } from '../api/types.js';
 import { CortexSyncError } from '../core/errors.js';
 import type { PendingCreates } from '../core/pending-creates.js';
 import type { EngineContext } from './context.js';
+import type { PlanLogSink } from './plan-log.js';
+import { recordingClient } from './recording-client.js';
 import { createInventoryType, INVENTORY_ENTITY_TYPE, inventoryTag } from './inventory.js';
 
 /** The lease record's tag for a source id (same slug and hash as its inventory). */
@@ -296,3 +298,20 @@ export const leaseSettingsFor = (config: { leaseWaitMs?: number }, holder: strin
   ...(config.leaseWaitMs !== undefined ? { waitMs: config.leaseWaitMs } : {}),
   holder,
 });
+
+/** The run's context with a client that writes the lease's requests to the plan log (as `inventory` steps). */
+export const withLoggedLease = <C extends Pick<EngineContext, 'client' | 'clock' | 'signal'>>(
+  ctx: C,
+  sourceId: string | undefined,
+  log: PlanLogSink | undefined,
+): C =>
+  sourceId === undefined || log === undefined
+    ? ctx
+    : {
+        ...ctx,
+        client: recordingClient(
+          { client: ctx.client, clock: ctx.clock },
+          { kind: 'inventory', id: leaseTag(sourceId), action: 'update' },
+          log,
+        ).client,
+      };
