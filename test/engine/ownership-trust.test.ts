@@ -95,9 +95,10 @@ describe('forged ownership is never trusted', () => {
     );
 
     await rm(join(dir, 'services/d'), { recursive: true });
+    const plan = await cli(['plan', '--dir', '.', '--prune'], { emulator, cwd: dir });
+    expect(plan.stdout + plan.stderr).toMatch(/`my-inventory` claims to be the inventory/);
     const run = await cli(['apply', '--dir', '.', '--prune'], { emulator, cwd: dir });
     expect(run.code, run.stderr).toBe(0);
-    expect(run.stdout + run.stderr).toMatch(/`my-inventory` claims to be the inventory/);
     expect((await entity('svc-d')).active).toBe(false); // really ours: archived
     expect((await entity('copied')).active).toBe(true);
     const page = await fetch(`${emulator.url}/api/v1/catalog-pages/foreign`, {
