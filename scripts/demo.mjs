@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // `npm run demo`: a demo sync of examples/ against the built-in emulator, the way a user runs it:
-// start `cortex-sync emulator`, then `plan`, `apply`, and `plan` again (which must show no changes).
+// start `cortex-sync emulator`, then `validate`, `apply` (which shows the plan, then applies it) and
+// `plan` again (which must show no changes). No escape codes when the output is not a terminal.
 import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -19,13 +20,15 @@ const startEmulator = () =>
       stdio: ['ignore', 'pipe', 'inherit'],
     });
     const lines = createInterface({ input: child.stdout });
-    lines.once('line', (url) => resolve({ child, url: url.trim() }));
+    // The first line is `export CORTEX_BASE_URL=http://127.0.0.1:PORT`.
+    lines.once('line', (line) => resolve({ child, url: line.trim().replace(/^export CORTEX_BASE_URL=/, '') }));
     child.once('exit', (code) => reject(new Error(`emulator exited with code ${code}`)));
   });
 
 const run = (title, args, baseUrl) =>
   new Promise((resolve) => {
-    process.stdout.write(`\n\x1b[1m$ cortex-sync ${args.join(' ')}\x1b[0m   # ${title}\n`);
+    const command = `$ cortex-sync ${args.join(' ')}`;
+    process.stdout.write(`\n${process.stdout.isTTY ? `\x1b[1m${command}\x1b[0m` : command}   # ${title}\n`);
     const child = spawn(process.execPath, [bin, ...args], {
       env: { ...env, CORTEX_BASE_URL: baseUrl },
       stdio: 'inherit',
@@ -41,8 +44,11 @@ let failed = false;
 try {
   const steps = [
     ['validate the manifests offline', ['validate', '--dir', 'examples'], [0]],
-    ['what would change (exit 2: there are changes)', ['plan', '--dir', 'examples', '--detailed-exitcode'], [2]],
-    ['apply them', ['apply', '--dir', 'examples', '--plan-log', join(logDir, 'plan-log.jsonl')], [0]],
+    [
+      'show the plan, then apply it',
+      ['apply', '--dir', 'examples', '--auto-approve', '--plan-log', join(logDir, 'plan-log.jsonl')],
+      [0],
+    ],
     ['plan again: the workspace matches', ['plan', '--dir', 'examples', '--detailed-exitcode'], [0]],
   ];
   for (const [title, args, ok] of steps) {

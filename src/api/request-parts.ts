@@ -28,7 +28,14 @@ export const normalizeBaseUrl = (baseUrl: string): string => {
   if (url.search !== '' || url.hash !== '') {
     throw new ConfigError('The API base URL must not contain a query string or fragment');
   }
-  return `${url.origin}${url.pathname.replace(/\/+$/, '')}`;
+  const path = url.pathname.replace(/\/+$/, '');
+  if (/\/api\/v1$/i.test(path)) {
+    const suggested = `${url.origin}${path.replace(/\/api\/v1$/i, '')}`;
+    throw new ConfigError(
+      `The API base URL ${url.origin}${path} ends in /api/v1, which cortex-sync adds to every request itself (each would go to …/api/v1/api/v1/… and fail with 404): use ${suggested}`,
+    );
+  }
+  return `${url.origin}${path}`;
 };
 
 const appendQuery = (params: URLSearchParams, key: string, value: QueryValue): void => {

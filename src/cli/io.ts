@@ -1,3 +1,5 @@
+import { stat } from 'node:fs/promises';
+import type { Diagnostic } from '../core/model.js';
 import type { Clock } from '../engine/context.js';
 
 /** What the CLI needs from its process, injected so tests run it in-process. */
@@ -30,4 +32,15 @@ export const useColor = (stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): b
 
 export const writeLine = (stream: NodeJS.WritableStream, text = ''): void => {
   stream.write(text.endsWith('\n') ? text : `${text}\n`);
+};
+
+/** A manifest root that does not exist or is a file: said as such, before anything else goes wrong. */
+export const manifestRootProblems = async (dir: string, named: string): Promise<Diagnostic[]> => {
+  const found = await stat(dir).catch(() => undefined);
+  const problem = !found
+    ? `${named} ${dir} does not exist`
+    : !found.isDirectory()
+      ? `${named} ${dir} is a file, not a folder: give the folder that holds the manifests`
+      : undefined;
+  return problem ? [{ severity: 'error', code: 'config', message: problem }] : [];
 };

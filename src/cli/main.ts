@@ -20,13 +20,18 @@ import { registerExportCommand } from '../export/command.js';
 import { VERSION } from '../version.js';
 import { registerWatchCommand } from '../watch/command.js';
 import { askToApply, canAsk } from './confirm.js';
-import { type CliIo, stoppedBy, useColor, writeLine } from './io.js';
+import { type CliIo, manifestRootProblems, stoppedBy, useColor, writeLine } from './io.js';
 import { renderApplyJson, renderRunPlan } from './output.js';
 import { createApplyProgress, waitingLine } from './progress.js';
 
 const positiveInt = (value: string): number => {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a whole number ≥ 1');
+  return n;
+};
+const nonNegativeInt = (value: string): number => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('expected a whole number ≥ 0');
   return n;
 };
 /** The same bound as `concurrency` in cortex-sync.yaml and CORTEX_SYNC_CONCURRENCY. */
@@ -73,7 +78,15 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
   const colorOut = useColor(io.stdout, io.env);
   const colorErr = useColor(io.stderr, io.env);
 
+  /** A manifest root (flag, CORTEX_SYNC_DIR or the current directory) that is missing or a file: said, true. */
+  const rootMissing = async (o: CommonOptions): Promise<boolean> => {
+    const root = resolve(io.cwd, o.dir ?? io.env.CORTEX_SYNC_DIR ?? '.');
+    const problems = await manifestRootProblems(root, o.dir !== undefined ? '--dir' : 'the manifest root');
+    if (problems.length) writeLine(io.stderr, renderDiagnostics(problems, { color: colorErr }));
+    return problems.length > 0;
+  };
   const config = async (o: CommonOptions): Promise<SyncConfig | undefined> => {
+    if (await rootMissing(o)) return undefined;
     const { config, diagnostics } = await resolveConfig(flagsOf(o), io.env, io.cwd);
     if (diagnostics.length) writeLine(io.stderr, renderDiagnostics(diagnostics, { color: colorErr }));
     return hasErrors(diagnostics) ? undefined : config;
@@ -224,6 +237,10 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     .addOption(dirOption())
     .addOption(new Option('--output <format>', 'output format').choices(['text', 'json']).default('text'))
     .action(async (o: CommonOptions) => {
+      if (await rootMissing(o)) {
+        exitCode = 1;
+        return;
+      }
       const { config: c, diagnostics: configDiagnostics } = await resolveConfig(flagsOf(o), io.env, io.cwd);
       const result = await validateManifests(c.dir, { signal: stop });
       const diagnostics = [...configDiagnostics, ...result.diagnostics];
@@ -281,14 +298,14 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     .option('--port <n>', 'port (0 = any free port)', port, 0)
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--data <file>', 'load state from and save it to this JSON file')
-    .option('--rate-limit <n>', 'requests per minute before 429', positiveInt)
+    .option('--rate-limit <n>', 'requests per minute before 429 (default 1000; 0 = no limit)', nonNegativeInt)
     .action(async (o: { port: number; host: string; data?: string; rateLimit?: number }) => {
       const emulator = await runEmulatorCommand(
         {
           port: o.port,
           host: o.host,
           ...(o.data ? { dataFile: resolve(io.cwd, o.data) } : {}),
-          ...(o.rateLimit ? { rateLimitPerMinute: o.rateLimit } : {}),
+          ...(o.rateLimit !== undefined ? { rateLimitPerMinute: o.rateLimit } : {}),
         },
         { stdout: io.stdout, env: io.env },
       );

@@ -1,31 +1,71 @@
 /** The `cortex-sync emulator` command: starts the emulator and prints how to reach it. */
+import { constants } from 'node:fs';
+import { access, stat } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { ConfigError } from '../core/errors.js';
 import { type RunningEmulator, startEmulator } from './server.js';
 
 export interface EmulatorCommandOptions {
   port?: number;
   host?: string;
   dataFile?: string;
+  /** Requests per minute before 429; 0 = no limit. */
   rateLimitPerMinute?: number;
 }
 
+/** A `--data` file that can be neither read back nor written is an error now, not when the emulator stops. */
+const checkDataFile = async (file: string): Promise<void> => {
+  const existing = await stat(file).catch(() => undefined);
+  if (existing?.isDirectory())
+    throw new ConfigError(`--data ${file} is a folder; give a JSON file to keep the state in`);
+  try {
+    await access(existing ? file : dirname(file), constants.W_OK);
+  } catch {
+    throw new ConfigError(`--data ${file} cannot be written: the emulator would lose its state when it stops`);
+  }
+};
+
+const portInUse = (error: unknown): boolean =>
+  error instanceof Error && (error as NodeJS.ErrnoException).code === 'EADDRINUSE';
+
 /**
- * Starts the emulator. The first stdout line is the base URL (`http://127.0.0.1:PORT`). When
- * `CORTEX_API_KEY` is set that key is accepted as admin and not printed; otherwise a key is
- * generated and printed on the second line (the user needs it to talk to the emulator).
+ * Starts the emulator. Prints two labelled lines a shell can paste: `export CORTEX_BASE_URL=…`
+ * first; then `export CORTEX_API_KEY=…` with a generated key, or, when `CORTEX_API_KEY` is set,
+ * a line saying that key is accepted (it is never printed). Problems a user can fix (a port in
+ * use, a `--data` file that is not the emulator's or cannot be written) are `ConfigError`s
+ * naming the port or file.
  */
 export const runEmulatorCommand = async (
   opts: EmulatorCommandOptions,
   io: { stdout: NodeJS.WritableStream; env: NodeJS.ProcessEnv },
 ): Promise<RunningEmulator> => {
   const givenKey = io.env.CORTEX_API_KEY;
-  const emu = await startEmulator({
-    ...(opts.port !== undefined ? { port: opts.port } : {}),
-    ...(opts.host !== undefined ? { host: opts.host } : {}),
-    ...(opts.dataFile !== undefined ? { dataFile: opts.dataFile } : {}),
-    ...(opts.rateLimitPerMinute !== undefined ? { rateLimitPerMinute: opts.rateLimitPerMinute } : {}),
-    ...(givenKey ? { apiKey: givenKey } : {}),
-  });
-  io.stdout.write(`${emu.url}\n`);
-  if (!givenKey) io.stdout.write(`${emu.apiKey}\n`);
+  if (opts.dataFile !== undefined) await checkDataFile(opts.dataFile);
+  let emu: RunningEmulator;
+  try {
+    emu = await startEmulator({
+      ...(opts.port !== undefined ? { port: opts.port } : {}),
+      ...(opts.host !== undefined ? { host: opts.host } : {}),
+      ...(opts.dataFile !== undefined ? { dataFile: opts.dataFile } : {}),
+      ...(opts.rateLimitPerMinute !== undefined ? { rateLimitPerMinute: opts.rateLimitPerMinute } : {}),
+      ...(givenKey ? { apiKey: givenKey } : {}),
+    });
+  } catch (error) {
+    if (portInUse(error))
+      throw new ConfigError(
+        `port ${opts.port ?? 0} on ${opts.host ?? '127.0.0.1'} is already in use: stop what listens there, or pass another --port (0 picks a free one)`,
+        { cause: error },
+      );
+    const file = opts.dataFile;
+    if (file !== undefined && error instanceof Error && (error instanceof SyntaxError || error.message.includes(file)))
+      throw new ConfigError(
+        `--data ${file} is not a readable emulator data file (${error.message}); move it away to start empty`,
+        { cause: error },
+      );
+    throw error;
+  }
+  io.stdout.write(`export CORTEX_BASE_URL=${emu.url}\n`);
+  if (!givenKey) io.stdout.write(`export CORTEX_API_KEY=${emu.apiKey}\n`);
+  else io.stdout.write('# CORTEX_API_KEY: the key already set in the environment is accepted\n');
   return emu;
 };

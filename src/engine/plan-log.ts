@@ -2,7 +2,7 @@
  * The plan log: JSON Lines, one line per API operation of an apply (interface.md), plus one line
  * per change skipped because something it depends on failed.
  */
-import { createWriteStream, mkdirSync, openSync, type WriteStream } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, openSync, rmSync, type WriteStream } from 'node:fs';
 import { dirname } from 'node:path';
 import { ConfigError } from '../core/errors.js';
 import type { PlanLogEntry } from '../core/model.js';
@@ -18,6 +18,9 @@ export interface PlanLogSink {
  */
 export const openPlanLog = (file: string): PlanLogSink => {
   let fd: number;
+  /** A run that wrote nothing (no-op, refused, failed to start) leaves no empty log behind. */
+  const existed = existsSync(file);
+  let written = 0;
   try {
     mkdirSync(dirname(file), { recursive: true });
     fd = openSync(file, 'a');
@@ -31,12 +34,17 @@ export const openPlanLog = (file: string): PlanLogSink => {
   });
   return {
     write: (entry) => {
+      written += 1;
       if (!failure) stream.write(`${JSON.stringify(entry)}\n`);
     },
     close: () =>
       new Promise<void>((resolve, reject) => {
         if (failure) return reject(failure);
-        stream.end((err?: Error | null) => (err ? reject(err) : resolve()));
+        stream.end((err?: Error | null) => {
+          if (err) return reject(err);
+          if (written === 0 && !existed) rmSync(file, { force: true });
+          resolve();
+        });
       }),
   };
 };
