@@ -20,6 +20,7 @@ import { registerExportCommand } from '../export/command.js';
 import { VERSION } from '../version.js';
 import { registerWatchCommand } from '../watch/command.js';
 import { askToApply, canAsk } from './confirm.js';
+import { ENVIRONMENT_HELP } from './help.js';
 import { type CliIo, manifestRootProblems, stoppedBy, useColor, writeLine } from './io.js';
 import { renderApplyJson, renderRunPlan } from './output.js';
 import { createApplyProgress, waitingLine } from './progress.js';
@@ -215,6 +216,7 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     .description('Declarative GitOps sync of a Cortex workspace from YAML manifests')
     .version(VERSION)
     .option('--debug', 'print stack traces of errors')
+    .addHelpText('after', ENVIRONMENT_HELP)
     .exitOverride()
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),

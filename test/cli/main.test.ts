@@ -39,6 +39,15 @@ describe('help, version and usage errors', () => {
     for (const command of ['validate', 'plan', 'apply', 'emulator']) expect(run.stdout).toContain(command);
   });
 
+  it('--help lists the environment variables with their defaults, and what the key must be allowed to do', async () => {
+    const run = await cli(['--help'], { cwd: dir });
+    for (const name of ['CORTEX_API_KEY', 'CORTEX_BASE_URL', 'CORTEX_SYNC_SOURCE_ID', 'CORTEX_RATE_LIMIT', 'NO_COLOR'])
+      expect(run.stdout).toContain(name);
+    expect(run.stdout).toContain('(default https://api.getcortexapp.com)');
+    expect(run.stdout).toMatch(/What the API key must be allowed to do:\n\s+validate\s+nothing/);
+    expect(run.stdout).toMatch(/^\s+apply\s+the reads above, and edit each kind it changes/m);
+  });
+
   it('plan --help describes its options and exits 0', async () => {
     const run = await cli(['plan', '--help'], { cwd: dir });
     expect(run.code).toBe(0);

@@ -1,0 +1,28 @@
+/** What `--help` adds below the commands: the environment, the defaults, and what the API key must be allowed to do. */
+import { DEFAULT_BASE_URL } from '../api/request-parts.js';
+
+export const ENVIRONMENT_HELP = `
+Environment variables (a flag wins over its variable, a variable over cortex-sync.yaml):
+  CORTEX_API_KEY          the API key (plan, apply, export, watch); never read from a file
+  CORTEX_BASE_URL         API base URL without /api/v1 (default ${DEFAULT_BASE_URL}); --base-url
+  CORTEX_SYNC_DIR         manifest root (default: the current directory); --dir
+  CORTEX_SYNC_SOURCE_ID   this repository's source id (default: derived from the git remote); --source-id
+  CORTEX_SYNC_PRUNE       true/false: remove managed objects whose manifests are gone (default false); --prune
+  CORTEX_SYNC_CONCURRENCY changes applied at once, 1–64 (default 8); --concurrency
+  CORTEX_RATE_LIMIT       requests per minute the client allows itself (default 1000)
+  CORTEX_SYNC_LEASE_WAIT  seconds an apply waits for another apply of the same source (default 120)
+  NO_COLOR                no colour even on a terminal
+
+What the API key must be allowed to do:
+  validate                nothing: it is offline and needs no key
+  plan, apply --dry-run   read the catalog, entity types, catalog pages, Initiatives, Scaffolder
+                          templates and dependencies (and scorecards a manifest names); GET only
+  apply                   the reads above, and edit each kind it changes (Configure Scaffolder for
+                          Scaffolder templates); with a source id it also writes the
+                          repository's ownership record and its apply lease
+  emulator                none: it prints a key of its own
+
+Outputs: plan and apply print the plan on stdout (--output text, json or markdown) and
+diagnostics and progress on stderr. Exit codes: 0 ok, 1 error or refused, 2 changes
+(plan --detailed-exitcode), 130/143 stopped by SIGINT/SIGTERM.
+`;
