@@ -27,7 +27,11 @@ export interface DiscoveryProblem {
 export interface Discovery {
   files: DiscoveredFile[];
   problems: DiscoveryProblem[];
+  /** YAML files (`.yaml`/`.yml`) no kind owns, relative and sorted: the loader says why each is not read. */
+  unownedYaml: string[];
 }
+
+const isYamlName = (name: string): boolean => /\.ya?ml$/i.test(name);
 
 const errnoOf = (error: unknown): string | undefined => (error as NodeJS.ErrnoException | null)?.code;
 
@@ -69,6 +73,7 @@ export const discoverManifests = async (root: string, owns: (relPath: string) =>
   const realRoot = await fs.realpath(root);
   const files: DiscoveredFile[] = [];
   const problems: DiscoveryProblem[] = [];
+  const unownedYaml: string[] = [];
   const problem = (relPath: string, message: string): void => {
     problems.push({ relPath, message });
   };
@@ -127,7 +132,7 @@ export const discoverManifests = async (root: string, owns: (relPath: string) =>
       } else if (owns(relPath)) {
         if (entry.isFile()) files.push({ relPath, realPath });
         else problem(relPath, `${relPath} is not a regular file`);
-      }
+      } else if (entry.isFile() && isYamlName(entry.name)) unownedYaml.push(relPath);
     }
     await Promise.all(pending);
   };
@@ -135,7 +140,8 @@ export const discoverManifests = async (root: string, owns: (relPath: string) =>
   await walk('', realRoot, new Set());
   files.sort((a, b) => (a.relPath < b.relPath ? -1 : a.relPath > b.relPath ? 1 : 0));
   problems.sort((a, b) => (a.relPath < b.relPath ? -1 : a.relPath > b.relPath ? 1 : 0));
-  return { files, problems };
+  unownedYaml.sort();
+  return { files, problems, unownedYaml };
 };
 
 /**

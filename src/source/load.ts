@@ -7,7 +7,9 @@ import { promises as fs, readFileSync, statSync } from 'node:fs';
 import type { DesiredObject, Diagnostic } from '../core/model.js';
 import type { AnyKindHandler, ParseContext } from '../kinds/types.js';
 import { type DiscoveredFile, discoverManifests } from './discover.js';
+import { unownedYamlDiagnostics } from './unowned.js';
 import { capQuotedValues } from './excerpt.js';
+import type { FileLoadResult, ManifestCache } from './manifest-cache.js';
 import { DEFAULT_PARSE_LIMITS, fileTooLarge, type ParseLimits, parseManifestFile } from './yaml.js';
 
 export interface LoadOptions {
@@ -15,6 +17,11 @@ export interface LoadOptions {
   limits?: Partial<ParseLimits>;
   /** The time parsers judge dates against (milliseconds since the epoch); defaults to now. */
   now?: number;
+  /**
+   * Results kept from earlier loads of the same root (owned by the caller, e.g. a watcher): files
+   * unchanged since are not read again, and files gone are forgotten. See `manifest-cache.ts`.
+   */
+  cache?: ManifestCache;
 }
 
 export interface LoadResult {
@@ -173,6 +180,9 @@ export const loadManifests = async (
   try {
     const discovery = await discoverManifests(root, (file) => ownersOf(file).length > 0);
     discovered = discovery.files;
+    unreadable.push(
+      ...unownedYamlDiagnostics(discovery.unownedYaml, discovery.files.length, (file) => ownersOf(file).length > 0),
+    );
     for (const problem of discovery.problems) {
       unreadable.push({
         severity: 'error',
@@ -186,7 +196,7 @@ export const loadManifests = async (
   }
   const files = discovered.map((f) => f.relPath);
 
-  const routeFile = (found: DiscoveredFile): FileResult => {
+  const routeFile = (found: DiscoveredFile): FileLoadResult => {
     const file = found.relPath;
     const [handler, ...others] = ownersOf(file);
     if (handler === undefined) return { objects: [], diagnostics: [] };
@@ -199,14 +209,20 @@ export const loadManifests = async (
         ],
       };
     }
-    return loadFile(found, handler, limits, parseContext);
+    if (!options.cache) return loadFile(found, handler, limits, parseContext);
+    const key = `${handler.kind} ${limits.maxFileBytes} ${limits.maxAliasCount}`;
+    return options.cache.resolve(file, found.realPath, key, parseContext, (ctx) =>
+      loadFile(found, handler, limits, ctx),
+    );
   };
 
-  const results: FileResult[] = [];
+  options.cache?.beginLoad();
+  const results: FileLoadResult[] = [];
   for (const [index, found] of discovered.entries()) {
     if (index > 0 && index % FILES_PER_TURN === 0) await nextTurn();
     results.push(routeFile(found));
   }
+  options.cache?.retain(files);
   const objects = results.flatMap((r) => r.objects);
   const { kept, diagnostics: duplicates } = checkDuplicateIds(objects);
   const diagnostics = [...unreadable, ...results.flatMap((r) => r.diagnostics), ...duplicates].map((d) => ({
