@@ -1,4 +1,5 @@
 import { stat } from 'node:fs/promises';
+import type { ApiError } from '../core/errors.js';
 import type { Diagnostic } from '../core/model.js';
 import type { Clock } from '../engine/context.js';
 
@@ -43,4 +44,32 @@ export const manifestRootProblems = async (dir: string, named: string): Promise<
       ? `${named} ${dir} is a file, not a folder: give the folder that holds the manifests`
       : undefined;
   return problem ? [{ severity: 'error', code: 'config', message: problem }] : [];
+};
+
+/** `host:port` of a base URL (the URL itself when it does not parse). */
+export const hostOf = (baseUrl: string): string => {
+  try {
+    return new URL(baseUrl).host;
+  } catch {
+    return baseUrl;
+  }
+};
+
+/** The system's error code somewhere in a cause chain (`ECONNREFUSED`, `ENOTFOUND`, …). */
+const causeCode = (error: unknown): string | undefined => {
+  for (let e: unknown = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const code = (e as NodeJS.ErrnoException).code;
+    if (typeof code === 'string' && /^E[A-Z_]+$/.test(code)) return code;
+  }
+  return undefined;
+};
+
+/** What a request without an answer was waiting for: the host, the operation, and why if the system said. */
+export const unreachableHint = (error: ApiError, host: string): string => {
+  const code = causeCode(error);
+  const waited =
+    error.code === 'TIMEOUT'
+      ? `${host} did not answer ${error.method} ${error.path} in time`
+      : `no answer from ${host} to ${error.method} ${error.path}${code ? ` (${code})` : ''}`;
+  return `${waited}: check the base URL (--base-url / CORTEX_BASE_URL) and that the API is reachable from here`;
 };

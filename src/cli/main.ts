@@ -7,7 +7,7 @@ import { join, resolve } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { createApiClient } from '../api/client.js';
 import type { ApiClient } from '../api/types.js';
-import { CortexSyncError, InterruptedError } from '../core/errors.js';
+import { ApiError, CortexSyncError, InterruptedError } from '../core/errors.js';
 import { type Diagnostic, hasErrors, type Plan, type ReconcileResult } from '../core/model.js';
 import { runOutcome, signalExitCode } from '../core/outcome.js';
 import { runEmulatorCommand } from '../emulator/cli.js';
@@ -21,7 +21,7 @@ import { VERSION } from '../version.js';
 import { registerWatchCommand } from '../watch/command.js';
 import { askToApply, canAsk } from './confirm.js';
 import { ENVIRONMENT_HELP } from './help.js';
-import { type CliIo, manifestRootProblems, stoppedBy, useColor, writeLine } from './io.js';
+import { type CliIo, hostOf, manifestRootProblems, stoppedBy, unreachableHint, useColor, writeLine } from './io.js';
 import { renderApplyJson, renderRunPlan } from './output.js';
 import { createApplyProgress, waitingLine } from './progress.js';
 
@@ -93,9 +93,12 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     return hasErrors(diagnostics) ? undefined : config;
   };
   const clock = io.clock ?? systemClock;
+  /** The API's host, named when a request gets no answer. */
+  let apiHost: string | undefined;
   const clientFor = (c: SyncConfig, events: EventSink) => {
     if (!c.apiKey)
       throw new CortexSyncError('CONFIG', 'CORTEX_API_KEY is not set: plan and apply read the live workspace');
+    apiHost = hostOf(c.baseUrl);
     return createApiClient({
       baseUrl: c.baseUrl,
       apiKey: c.apiKey,
@@ -334,9 +337,11 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
       return signalExitCode(stoppedBy(stop));
     }
     const message =
-      error instanceof CortexSyncError
-        ? `error: ${error.message}`
-        : `internal error: ${error instanceof Error ? error.message : String(error)}${debug ? '' : ' (run with --debug for details)'}`;
+      error instanceof ApiError && error.status === undefined && apiHost !== undefined
+        ? `error: ${error.message}; ${unreachableHint(error, apiHost)}`
+        : error instanceof CortexSyncError
+          ? `error: ${error.message}`
+          : `internal error: ${error instanceof Error ? error.message : String(error)}${debug ? '' : ' (run with --debug for details)'}`;
     writeLine(io.stderr, message);
     if (debug && error instanceof Error && error.stack) writeLine(io.stderr, error.stack);
     return 1;

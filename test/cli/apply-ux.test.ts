@@ -90,6 +90,25 @@ describe('apply progress without a terminal', () => {
   }, 60_000);
 });
 
+describe('apply progress on a terminal', () => {
+  it('one line rewritten in place, cleared before the report', async () => {
+    await services('progress-tty', 5);
+    const run = await cli(['apply', '--auto-approve', '--plan-log', 'log.jsonl'], {
+      cwd: dir,
+      emulator,
+      env: { CORTEX_SYNC_SOURCE_ID: 'progress-tty', NO_COLOR: '1' },
+      tty: true,
+    });
+    expect(run.code).toBe(0);
+    const updates = run.stderr.split('\r\u001b[2K').filter((s) => s.startsWith('Applying:'));
+    expect(updates.length).toBeGreaterThan(2);
+    expect(updates.at(-1)).toMatch(/^Applying: (\d+)\/\1 done, 0 failed, \d+ requests$/);
+    // Never a new line between updates: the terminal shows one line.
+    expect(updates.slice(0, -1).every((u) => !u.includes('\n'))).toBe(true);
+    expect(run.stderr.endsWith('\r\u001b[2K')).toBe(true);
+  });
+});
+
 describe('apply confirmation on a terminal', () => {
   it('yes: shows the plan, asks, then applies', async () => {
     await services('confirm-yes', 1);

@@ -160,6 +160,8 @@ describe('configuration errors', () => {
     const lines = run.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatch(/^error: .+ failed: GET \/api\/v1\/\S+ → network error/);
+    // …and the host it was waiting for.
+    expect(lines[0]).toContain(`no answer from 127.0.0.1:${port} to GET /api/v1/`);
     expect(run.stderr).not.toContain(API_KEY);
     expect(run.stderr).not.toContain('internal error');
   });
