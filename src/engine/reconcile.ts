@@ -38,7 +38,10 @@ import {
 } from './inventory-steps.js';
 import { leftoversDiagnostic, managedWithoutManifest } from './leftovers.js';
 import type { PlanLogSink } from './plan-log.js';
-import { recordingClient, withSignal } from './recording-client.js';
+import { boundAfterStop, recordingClient, withSignal } from './recording-client.js';
+
+/** How long a write made after a stop (without the run's signal) may wait for the client. */
+export const STOP_GRACE_MS = 300;
 
 export type { ReconcileResult } from '../core/model.js';
 
@@ -90,15 +93,18 @@ export const reconcile = async (input: ReconcileInput, ctx: EngineContext): Prom
     ...(config.sourceId ? { sourceId: config.sourceId } : {}),
   });
   let status = 'error';
+  // Once stopped, writes without the run's signal (the record's shrink, the lease's release) get a
+  // short grace to start, never a long Retry-After pause.
+  const runCtx: EngineContext = { ...ctx, client: boundAfterStop(ctx, STOP_GRACE_MS) };
   try {
     const lease = {
       mode: input.mode,
       sourceId: config.sourceId,
       settings: leaseSettingsFor(config, newHolderName(started)),
     };
-    const leaseCtx = withLoggedLease(ctx, config.sourceId, input.planLog);
+    const leaseCtx = withLoggedLease(runCtx, config.sourceId, input.planLog);
     const result = await applyUnderLease(lease, leaseCtx, hasWork, (mode, pending) =>
-      run({ ...input, mode }, ctx, pending),
+      run({ ...input, mode }, runCtx, pending),
     );
     status = result.status === 'applied' && result.report.interrupted ? 'interrupted' : result.status;
     return result;

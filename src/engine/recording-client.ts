@@ -98,3 +98,39 @@ export const withSignal = (client: ApiClient, signal: AbortSignal): ApiClient =>
     stats: () => client.stats(),
   };
 };
+
+/**
+ * After the run is asked to stop, a request that carries no signal of its own (the ownership
+ * record's last write, the lease's release) may still go out, but may wait for the client (rate
+ * limit, a Retry-After pause) at most `graceMs`; then it is cancelled, so a stopped run never
+ * waits out a long pause. Before the stop, such requests are left alone.
+ */
+export const boundAfterStop = (
+  run: { client: ApiClient; clock: Clock; signal: AbortSignal },
+  graceMs: number,
+): ApiClient => {
+  const base = run.client;
+  const request = <T>(req: ApiRequest): Promise<ApiResponse<T>> => {
+    if (req.signal) return base.request<T>(req);
+    const bound = new AbortController();
+    const settled = new AbortController();
+    const arm = () => {
+      run.clock.sleep(graceMs, settled.signal).then(
+        () => bound.abort(new Error(`stopped: ${req.operation} could not start within ${graceMs} ms`)),
+        () => {},
+      );
+    };
+    if (run.signal.aborted) arm();
+    else run.signal.addEventListener('abort', arm, { once: true });
+    return base.request<T>({ ...req, signal: bound.signal }).finally(() => {
+      run.signal.removeEventListener('abort', arm);
+      settled.abort();
+    });
+  };
+  return {
+    request,
+    paginate: <T>(req: ApiRequest, listKey: string) => paginateWith<T>(request, req, listKey),
+    close: () => base.close(),
+    stats: () => base.stats(),
+  };
+};

@@ -105,10 +105,15 @@ describe('reconcile: aborting the context', () => {
     // The plan log names every change, the interrupted ones as skipped.
     expect(
       log.entries
-        .filter((e) => e.outcome === 'skipped')
+        .filter((e) => e.kind === 'catalog-page' && e.outcome === 'skipped')
         .map((e) => e.id)
         .sort(),
     ).toEqual(['beta', 'gamma']);
+    // Releasing the lease would have to wait out the pause: it is given up (the lease expires) and
+    // says so, rather than holding the stopped run for two minutes.
+    expect(log.entries.filter((e) => e.outcome === 'skipped' && e.kind !== 'catalog-page')).toEqual([
+      expect.objectContaining({ kind: 'inventory', method: 'POST', error: expect.stringMatching(/lease.*cancelled/) }),
+    ]);
     expect(log.entries.some((e) => e.kind === 'inventory' && e.method === 'POST' && e.outcome === 'ok')).toBe(true);
     expect(events.at(-1)).toMatchObject({ type: 'reconcile.done', status: 'interrupted' });
     expect(events.some((e) => e.type === 'ratelimit.paused' && e.ms >= 100_000)).toBe(true);
