@@ -22,6 +22,7 @@ import { checkReferences } from '../core/references.js';
 import { createKindHandlers, handlerFor, KIND_HANDLERS } from '../kinds/registry.js';
 import type { AnyKindHandler } from '../kinds/types.js';
 import { loadManifests } from '../source/load.js';
+import type { ManifestCache } from '../source/manifest-cache.js';
 import type { SyncConfig } from './config.js';
 import type { EngineContext } from './context.js';
 import { executePlan } from './executor.js';
@@ -74,6 +75,8 @@ export interface ReconcileInput {
    * anything is written; `false` ends the run as `planned`. The CLI shows the plan and asks here.
    */
   approve?: (plan: Plan, diagnostics: readonly Diagnostic[]) => Promise<boolean>;
+  /** Parse results kept between runs by a long-lived caller (the watcher): unchanged files are not read again. */
+  manifestCache?: ManifestCache;
 }
 
 const NO_LOG: PlanLogSink = { write: () => {}, close: async () => {} };
@@ -144,7 +147,10 @@ const run = async (
   // is marked, adopted or recorded, and --prune is refused by the planner.
   const sourceId = config.sourceId || undefined;
 
-  const loaded = await loadManifests(config.dir, handlers, { now: ctx.clock.now() });
+  const loaded = await loadManifests(config.dir, handlers, {
+    now: ctx.clock.now(),
+    ...(input.manifestCache ? { cache: input.manifestCache } : {}),
+  });
   if (hasErrors(loaded.diagnostics)) return { status: 'invalid', diagnostics: loaded.diagnostics };
   const desired = loaded.objects;
   if (ctx.signal.aborted) throw new InterruptedError();

@@ -9,6 +9,7 @@ import type { SyncConfig } from '../engine/config.js';
 import type { Clock, EngineContext, EventSink } from '../engine/context.js';
 import type { PlanLogSink } from '../engine/plan-log.js';
 import { type ReconcileResult, reconcile } from '../engine/reconcile.js';
+import type { ManifestCache } from '../source/manifest-cache.js';
 
 /** The client for `config`, reporting every attempt, every 429 pause and slow answers to `events`. */
 export const createWatchClient = (config: SyncConfig, apiKey: string, events: EventSink, clock: Clock): ApiClient =>
@@ -21,5 +22,11 @@ export const createWatchClient = (config: SyncConfig, apiKey: string, events: Ev
     events,
   });
 
-export const applyOnce = (config: SyncConfig, planLog: PlanLogSink, ctx: EngineContext): Promise<ReconcileResult> =>
-  reconcile({ config, mode: 'apply', planLog }, ctx);
+/** One apply; `manifestCache` keeps parse results between runs so that unchanged files are not read again. */
+export const applyOnce = (
+  config: SyncConfig,
+  planLog: PlanLogSink,
+  ctx: EngineContext,
+  manifestCache?: ManifestCache,
+): Promise<ReconcileResult> =>
+  reconcile({ config, mode: 'apply', planLog, ...(manifestCache ? { manifestCache } : {}) }, ctx);

@@ -9,6 +9,7 @@ import type { Diagnostic } from '../core/model.js';
 import type { SyncConfig } from '../engine/config.js';
 import { type Clock, fanOut, systemClock, type EventSink } from '../engine/context.js';
 import { openPlanLog } from '../engine/plan-log.js';
+import { ManifestCache, type ManifestCacheOptions } from '../source/manifest-cache.js';
 import { applyOnce, createWatchClient } from './engine-adapter.js';
 import { RunHistory, type RunRecord } from './history.js';
 import type { Logger } from './log.js';
@@ -39,6 +40,8 @@ export interface WatcherOptions {
   events?: EventSink;
   /** Called once the port listens, before the first run starts (the command prints the address first). */
   onListening?: (url: string) => void;
+  /** How parse results are kept between runs (default: a file is trusted once still for 2 s). */
+  manifestCache?: ManifestCacheOptions;
   /** Builds the API client (default: the real one); tests may wrap it. */
   createClient?: (config: SyncConfig, apiKey: string, events: EventSink, clock: Clock) => ApiClient;
 }
@@ -48,6 +51,8 @@ export interface RunningWatcher {
   history: RunHistory;
   metrics: WatchMetrics;
   runner: SerialRunner;
+  /** The parse results kept between runs (none before the first run). */
+  manifestCache(): ManifestCache | undefined;
   /** Stops triggers, aborts the current run (in-flight work finishes) within `timeoutMs`, closes the port. */
   stop(timeoutMs: number): Promise<StopResult>;
 }
@@ -60,6 +65,8 @@ export const startWatcher = async (options: WatcherOptions): Promise<RunningWatc
   const events = options.events ? fanOut(metrics.events, options.events) : metrics.events;
   const makeClient = options.createClient ?? createWatchClient;
   let client: { key: string; client: ApiClient } | undefined;
+  /** What was parsed, kept for the life of the watcher: a run re-reads only the files that changed. */
+  let parsed: { dir: string; cache: ManifestCache } | undefined;
   let runs = 0;
   let stopping = false;
   let healTimer: NodeJS.Timeout | undefined;
@@ -78,9 +85,12 @@ export const startWatcher = async (options: WatcherOptions): Promise<RunningWatc
       const errors = diagnostics.filter((d) => d.severity === 'error').map(formatDiagnostic);
       return { result: 'invalid', verdict: { ok: false, retry: false }, errors, fields: {} };
     }
+    // A new manifest root (another checkout path) starts an empty cache.
+    if (parsed?.dir !== config.dir) parsed = { dir: config.dir, cache: new ManifestCache(options.manifestCache) };
     const planLog = openPlanLog(options.planLogFile);
     try {
-      const result = await applyOnce(config, planLog, { client: await clientFor(config), clock, signal, events });
+      const ctx = { client: await clientFor(config), clock, signal, events };
+      const result = await applyOnce(config, planLog, ctx, parsed.cache);
       return judgeResult(result);
     } finally {
       await planLog.close().catch(() => {});
@@ -175,6 +185,7 @@ export const startWatcher = async (options: WatcherOptions): Promise<RunningWatc
     history,
     metrics,
     runner,
+    manifestCache: () => parsed?.cache,
     stop: async (timeoutMs) => {
       stopping = true;
       clearInterval(healTimer);

@@ -1,0 +1,86 @@
+/**
+ * The watcher keeps what it parsed: after the first run, a one-file change reads and parses that
+ * one file, and the kept (frozen) objects of every other kind go through plan and apply unharmed.
+ */
+import { cp, readFile, rm, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { resolveConfig } from '../../src/engine/config.js';
+import { createDirSource } from '../../src/watch/dir-source.js';
+import type { RunRecord } from '../../src/watch/history.js';
+import { createLogger } from '../../src/watch/log.js';
+import { type RunningWatcher, startWatcher } from '../../src/watch/watcher.js';
+import { API_KEY, type Emulator, entityTitle, removeDir, sleep, startTestEmulator, tempDir } from './harness.js';
+
+const EXAMPLES = join(import.meta.dirname, '..', '..', 'examples');
+
+let emulator: Emulator;
+let root: string;
+let dir: string;
+let watcher: RunningWatcher | undefined;
+
+beforeEach(async () => {
+  emulator = await startTestEmulator();
+  root = await tempDir();
+  dir = join(root, 'repo');
+  await cp(EXAMPLES, dir, { recursive: true });
+  // An Initiative's result depends on the day (its target date), so it is re-read every load; left
+  // out here so that the count below is about the cache alone.
+  await rm(join(dir, '.cortex', 'initiatives'), { recursive: true, force: true });
+});
+afterEach(async () => {
+  await watcher?.stop(5000);
+  watcher = undefined;
+  await emulator.stop();
+  await removeDir(root);
+});
+
+const runAfter = async (w: RunningWatcher, count: number, timeoutMs = 15_000): Promise<RunRecord> => {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const runs = w.history.runs();
+    if (runs.length > count && !w.runner.state().running) return runs[0] as RunRecord;
+    if (Date.now() > deadline) throw new Error(`no run ${count + 1}: ${JSON.stringify(runs)}`);
+    await sleep(10);
+  }
+};
+
+describe('watch keeps what it parsed', () => {
+  it('re-reads only the changed file after the first run, and applies the change', async () => {
+    const env = { CORTEX_BASE_URL: emulator.url, CORTEX_API_KEY: API_KEY };
+    watcher = await startWatcher({
+      source: createDirSource({ dir, debounceMs: 50 }),
+      resolveConfig: (at) => resolveConfig({ dir: at }, env, at),
+      apiKey: API_KEY,
+      host: '127.0.0.1',
+      port: 0,
+      healIntervalMs: 0,
+      planLogFile: join(root, 'plan-log.jsonl'),
+      logger: createLogger({ write: () => {}, secrets: [API_KEY] }),
+      // Trust a file at once (tests write files and load them within milliseconds).
+      manifestCache: { settleMs: 0 },
+    });
+    const first = await runAfter(watcher, 0);
+    expect(first.result, first.errors.join('\n')).toBe('applied');
+    const cache = watcher.manifestCache();
+    if (!cache) throw new Error('no manifest cache after the first run');
+    const files = cache.size;
+    expect(files).toBeGreaterThan(10);
+    const before = cache.totals;
+
+    const file = join(dir, '.cortex', 'catalog', 'payments-api.yaml');
+    const text = await readFile(file, 'utf8');
+    const changed = text.replace(/^( {2}title: ).*$/m, '$1Payments API (edited)');
+    expect(changed).not.toBe(text);
+    await writeFile(file, changed);
+
+    const second = await runAfter(watcher, 1);
+    expect(second).toMatchObject({ trigger: 'file-change', result: 'applied', summary: { update: 1 } });
+    expect(entityTitle(emulator, 'payments-api')).toBe('Payments API (edited)');
+    const after = cache.totals;
+    // The plan read the changed file; the apply's re-plan under the lease reused it too.
+    expect(after.loaded - before.loaded).toBe(1);
+    expect(after.reused - before.reused).toBe(2 * files - 1);
+    expect(cache.size).toBe(files);
+  });
+});
