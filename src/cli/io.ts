@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
+import { isAbsolute, join, normalize } from 'node:path';
 import type { ApiError } from '../core/errors.js';
 import type { Diagnostic } from '../core/model.js';
 import type { Clock } from '../engine/context.js';
@@ -73,3 +75,15 @@ export const unreachableHint = (error: ApiError, host: string): string => {
       : `no answer from ${host} to ${error.method} ${error.path}${code ? ` (${code})` : ''}`;
   return `${waited}: check the base URL (--base-url / CORTEX_BASE_URL) and that the API is reachable from here`;
 };
+
+/** A manifest's text by its path relative to the root (for showing a line of it); nothing outside the root. */
+export const manifestText =
+  (root: string) =>
+  (file: string): string | undefined => {
+    if (isAbsolute(file) || normalize(file).startsWith('..')) return undefined;
+    try {
+      return readFileSync(join(root, file), 'utf8');
+    } catch {
+      return undefined;
+    }
+  };

@@ -21,7 +21,16 @@ import { VERSION } from '../version.js';
 import { registerWatchCommand } from '../watch/command.js';
 import { askToApply, canAsk } from './confirm.js';
 import { ENVIRONMENT_HELP } from './help.js';
-import { type CliIo, hostOf, manifestRootProblems, stoppedBy, unreachableHint, useColor, writeLine } from './io.js';
+import {
+  type CliIo,
+  hostOf,
+  manifestRootProblems,
+  manifestText,
+  stoppedBy,
+  unreachableHint,
+  useColor,
+  writeLine,
+} from './io.js';
 import { renderApplyJson, renderRunPlan } from './output.js';
 import { createApplyProgress, waitingLine } from './progress.js';
 
@@ -129,7 +138,8 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     const client = clientFor(c, waitingOnly);
     try {
       const result = await reconcile({ config: c, mode: 'plan' }, contextFor(client, waitingOnly));
-      if (result.diagnostics.length) writeLine(io.stderr, renderDiagnostics(result.diagnostics, { color: colorErr }));
+      if (result.diagnostics.length)
+        writeLine(io.stderr, renderDiagnostics(result.diagnostics, { color: colorErr, source: manifestText(c.dir) }));
       const shown = renderRunPlan(result, o.output, { color: colorOut });
       if (shown !== '') writeLine(io.stdout, shown);
       return runOutcome(result, { command: 'plan', ...(o.detailedExitcode ? { detailedExitcode: true } : {}) })
@@ -184,7 +194,7 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
       );
       progress.finish();
       if (result.diagnostics.length && !shownFirst)
-        writeLine(io.stderr, renderDiagnostics(result.diagnostics, { color: colorErr }));
+        writeLine(io.stderr, renderDiagnostics(result.diagnostics, { color: colorErr, source: manifestText(c.dir) }));
       const outcome = runOutcome(result, { command: 'apply', stoppedBy: stoppedBy(stop) });
       const exitCode = declined ? 1 : outcome.exitCode;
       const report =
@@ -260,7 +270,8 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
           ),
         );
       } else {
-        if (diagnostics.length) writeLine(io.stderr, renderDiagnostics(diagnostics, { color: colorErr }));
+        if (diagnostics.length)
+          writeLine(io.stderr, renderDiagnostics(diagnostics, { color: colorErr, source: manifestText(c.dir) }));
         writeLine(
           failed ? io.stderr : io.stdout,
           failed

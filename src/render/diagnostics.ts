@@ -1,5 +1,6 @@
 /** Diagnostics for a terminal: `file:line:col: error: message [code]`, sorted by file and position. */
 import type { Diagnostic } from '../core/model.js';
+import { codeFrame, firstSyntaxErrors } from './code-frame.js';
 import { painter } from './style.js';
 
 /** Sorts diagnostics by file (located ones first), line, column, then code and message. */
@@ -26,15 +27,25 @@ export function locationOf(d: Diagnostic): string {
   return d.column === undefined ? `${d.file}:${d.line}` : `${d.file}:${d.line}:${d.column}`;
 }
 
-/** One line per diagnostic, each ending with a newline; empty string when there are none. */
-export function renderDiagnostics(diags: readonly Diagnostic[], options: { color: boolean }): string {
+/**
+ * One line per diagnostic, each ending with a newline; empty string when there are none. With
+ * `source` (a manifest's text by its relative path), YAML syntax errors are reduced to the first
+ * real one per file and shown with their line and a caret.
+ */
+export function renderDiagnostics(
+  diags: readonly Diagnostic[],
+  options: { color: boolean; source?: (file: string) => string | undefined },
+): string {
   const paint = painter(options.color);
-  return sortDiagnostics(diags)
+  const source = options.source;
+  const shown = source ? firstSyntaxErrors(diags, source) : diags;
+  return sortDiagnostics(shown)
     .map((d) => {
       const where = locationOf(d);
       const severity = paint([d.severity === 'error' ? 'red' : 'yellow', 'bold'], `${d.severity}:`);
       const prefix = where === '' ? '' : `${paint('bold', where)}: `;
-      return `${prefix}${severity} ${d.message} ${paint('dim', `[${d.code}]`)}\n`;
+      const frame = source && d.code === 'yaml-syntax' ? codeFrame(d, source).map((l) => `${paint('dim', l)}\n`) : [];
+      return `${prefix}${severity} ${d.message} ${paint('dim', `[${d.code}]`)}\n${frame.join('')}`;
     })
     .join('');
 }

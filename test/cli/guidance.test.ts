@@ -68,6 +68,21 @@ describe('machine outputs never hide an error', () => {
   });
 });
 
+describe('a YAML syntax error', () => {
+  it('one indentation mistake: one error, on the line that is wrong, shown with a caret', async () => {
+    await writeFiles(dir, {
+      'svc/cortex.yaml':
+        'openapi: 3.0.1\ninfo:\n  title: svc\n  x-cortex-tag: svc\n   x-cortex-type: service\n  description: hi\n',
+    });
+    const run = await cli(['validate'], { cwd: dir });
+    expect(run.code).toBe(1);
+    const errors = run.stderr.split('\n').filter((l) => l.includes(': error:'));
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatch(/^svc\/cortex\.yaml:5:4: error: this key is indented more than the key on line 4/);
+    expect(run.stderr).toContain('    5 |    x-cortex-type: service\n      |    ^\n');
+  });
+});
+
 describe('managed objects without a manifest', () => {
   it('plan without --prune names them and says --prune would remove them', async () => {
     const env = { CORTEX_SYNC_SOURCE_ID: 'leftovers' };
