@@ -35,7 +35,10 @@ export const openPlanLog = (file: string): PlanLogSink => {
   return {
     write: (entry) => {
       written += 1;
-      if (!failure) stream.write(`${JSON.stringify(entry)}\n`);
+      // A read made while applying (a lookup before a write) is marked as one: `action` names the
+      // change it serves, not what the request did.
+      const line = entry.method === 'GET' ? { ...entry, read: true } : entry;
+      if (!failure) stream.write(`${JSON.stringify(line)}\n`);
     },
     close: () =>
       new Promise<void>((resolve, reject) => {

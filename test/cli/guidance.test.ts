@@ -4,7 +4,7 @@
  * folder, an apply that wrote nothing leaving no plan log, and the emulator's own problems.
  */
 import { existsSync } from 'node:fs';
-import { chmod, writeFile } from 'node:fs/promises';
+import { chmod, readFile, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -134,6 +134,13 @@ describe('errors that say what to do', () => {
     await writeFiles(dir, { 'svc/cortex.yaml': serviceYaml('plan-log-empty-svc') });
     expect((await cli(['apply', '--plan-log', 'first.jsonl'], { cwd: dir, emulator, env })).code).toBe(0);
     expect(existsSync(join(dir, 'first.jsonl'))).toBe(true);
+    // Reads made while applying are marked as reads; writes are not.
+    const entries = (await readFile(join(dir, 'first.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { method: string; read?: boolean });
+    expect(entries.some((e) => e.method === 'POST' && e.read === undefined)).toBe(true);
+    for (const e of entries) expect(e.read === true).toBe(e.method === 'GET');
     expect((await cli(['apply', '--plan-log', 'second.jsonl'], { cwd: dir, emulator, env })).code).toBe(0);
     expect(existsSync(join(dir, 'second.jsonl'))).toBe(false);
   });
