@@ -4,10 +4,10 @@
  * Never throws for bad input: every problem becomes a diagnostic, and callers fail closed on errors.
  */
 import { promises as fs, readFileSync, statSync } from 'node:fs';
-import type { DesiredObject, Diagnostic } from '../core/model.js';
+import { type DesiredObject, type Diagnostic, hasErrors } from '../core/model.js';
 import type { AnyKindHandler, ParseContext } from '../kinds/types.js';
 import { type DiscoveredFile, discoverManifests } from './discover.js';
-import { unownedYamlDiagnostics } from './unowned.js';
+import { folderHint, unownedYamlDiagnostics } from './unowned.js';
 import { capQuotedValues } from './excerpt.js';
 import type { FileLoadResult, ManifestCache } from './manifest-cache.js';
 import { DEFAULT_PARSE_LIMITS, fileTooLarge, type ParseLimits, parseManifestFile } from './yaml.js';
@@ -217,10 +217,30 @@ export const loadManifests = async (
   };
 
   options.cache?.beginLoad();
+  /** A manifest of another kind in this kind's folder fails to load: say where it belongs. */
+  const withKindHint = (found: DiscoveredFile, loaded: FileLoadResult): FileLoadResult => {
+    const owners = ownersOf(found.relPath);
+    const handler = owners[0];
+    if (handler === undefined || owners.length > 1 || !hasErrors(loaded.diagnostics)) return loaded;
+    if (loaded.diagnostics.some((d) => d.code.startsWith('yaml') || d.code === 'unreadable-manifest')) return loaded;
+    const fits = handlers.find(
+      (h) => h !== handler && !hasErrors(loadFile(found, h, limits, parseContext).diagnostics),
+    );
+    if (fits === undefined) return loaded;
+    const hint: Diagnostic = {
+      severity: 'error',
+      code: 'wrong-kind-folder',
+      message: `${found.relPath} reads as a valid ${fits.kind} manifest, but no ${handler.kind} manifest: move it to ${folderHint(fits)}`,
+      file: found.relPath,
+      line: 1,
+      column: 1,
+    };
+    return { ...loaded, diagnostics: [...loaded.diagnostics, hint] };
+  };
   const results: FileLoadResult[] = [];
   for (const [index, found] of discovered.entries()) {
     if (index > 0 && index % FILES_PER_TURN === 0) await nextTurn();
-    results.push(routeFile(found));
+    results.push(withKindHint(found, routeFile(found)));
   }
   options.cache?.retain(files);
   const objects = results.flatMap((r) => r.objects);

@@ -68,3 +68,10 @@ export const unownedYamlDiagnostics = (
   }
   return diagnostics;
 };
+
+/** Where a kind's manifests go: its `.cortex/` folder(s) of the layout, or `cortex.yaml` files. */
+export const folderHint = (handler: { kind: string; ownsFile: (relPath: string) => boolean }): string => {
+  const folders = LAYOUT_FOLDERS.filter((f) => handler.ownsFile(`.cortex/${f}/x.yaml`)).map((f) => `.cortex/${f}/`);
+  if (handler.ownsFile('cortex.yaml')) folders.unshift('a cortex.yaml file');
+  return folders.length > 0 ? folders.join(' or ') : `the ${handler.kind} folder of the layout`;
+};

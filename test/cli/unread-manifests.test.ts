@@ -63,6 +63,15 @@ describe('YAML files no kind reads', () => {
     expect(run.stderr).toContain('did you mean `.cortex/catalog/`?');
   });
 
+  it('a Scaffolder template in .cortex/catalog/: a hint naming the folder it belongs in', async () => {
+    await writeFiles(dir, { '.cortex/catalog/go-template.yaml': template('go-template') });
+    const run = await cli(['validate'], { cwd: dir });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(
+      '.cortex/catalog/go-template.yaml reads as a valid scaffolder-template manifest, but no entity manifest: move it to .cortex/scaffolders/',
+    );
+  });
+
   it('--dir with YAML files but no manifest: a warning naming the layout instead of a silent "0 objects"', async () => {
     await writeFiles(dir, { 'catalog/alpha.yaml': serviceYaml('alpha') });
     const run = await cli(['validate', '--dir', 'catalog'], { cwd: dir });
