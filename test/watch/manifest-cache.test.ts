@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/engine/config.js';
 import { createDirSource } from '../../src/watch/dir-source.js';
 import type { RunRecord } from '../../src/watch/history.js';
+import type { Source } from '../../src/watch/source.js';
 import { createLogger } from '../../src/watch/log.js';
 import { type RunningWatcher, startWatcher } from '../../src/watch/watcher.js';
 import { API_KEY, type Emulator, entityTitle, removeDir, sleep, startTestEmulator, tempDir } from './harness.js';
@@ -45,21 +46,25 @@ const runAfter = async (w: RunningWatcher, count: number, timeoutMs = 15_000): P
   }
 };
 
+const watch = (source: Source): Promise<RunningWatcher> => {
+  const env = { CORTEX_BASE_URL: emulator.url, CORTEX_API_KEY: API_KEY };
+  return startWatcher({
+    source,
+    resolveConfig: (at) => resolveConfig({ dir: at }, env, at),
+    apiKey: API_KEY,
+    host: '127.0.0.1',
+    port: 0,
+    healIntervalMs: 0,
+    planLogFile: join(root, 'plan-log.jsonl'),
+    logger: createLogger({ write: () => {}, secrets: [API_KEY] }),
+    // Trust a file at once (tests write files and load them within milliseconds).
+    manifestCache: { settleMs: 0 },
+  });
+};
+
 describe('watch keeps what it parsed', () => {
   it('re-reads only the changed file after the first run, and applies the change', async () => {
-    const env = { CORTEX_BASE_URL: emulator.url, CORTEX_API_KEY: API_KEY };
-    watcher = await startWatcher({
-      source: createDirSource({ dir, debounceMs: 50 }),
-      resolveConfig: (at) => resolveConfig({ dir: at }, env, at),
-      apiKey: API_KEY,
-      host: '127.0.0.1',
-      port: 0,
-      healIntervalMs: 0,
-      planLogFile: join(root, 'plan-log.jsonl'),
-      logger: createLogger({ write: () => {}, secrets: [API_KEY] }),
-      // Trust a file at once (tests write files and load them within milliseconds).
-      manifestCache: { settleMs: 0 },
-    });
+    watcher = await watch(createDirSource({ dir, debounceMs: 50 }));
     const first = await runAfter(watcher, 0);
     expect(first.result, first.errors.join('\n')).toBe('applied');
     const cache = watcher.manifestCache();
@@ -82,5 +87,27 @@ describe('watch keeps what it parsed', () => {
     expect(after.loaded - before.loaded).toBe(1);
     expect(after.reused - before.reused).toBe(2 * files - 1);
     expect(cache.size).toBe(files);
+  });
+
+  it('starts afresh when the manifest root moves (another checkout path)', async () => {
+    const other = join(root, 'other');
+    await cp(dir, other, { recursive: true });
+    let current = dir;
+    watcher = await watch({
+      description: 'two checkouts',
+      sync: async () => ({ dir: current, revision: current === dir ? 'one' : 'two' }),
+      watch: async () => {},
+      close: async () => {},
+    });
+    expect((await runAfter(watcher, 0)).result).toBe('applied');
+    const first = watcher.manifestCache();
+
+    current = other;
+    watcher.runner.trigger('commit');
+    expect((await runAfter(watcher, 1)).result).toBe('applied');
+    const second = watcher.manifestCache();
+    expect(second).not.toBe(first);
+    // Every file of the new root was read (none reused from the old one's results).
+    expect(second?.totals.loaded).toBe(second?.size);
   });
 });
