@@ -5,6 +5,7 @@
  * `apply`, it is applied and the pull request is told loudly. Then the result is commented.
  */
 import { join } from 'node:path';
+import type { Plan } from '../core/model.js';
 import { openPlanLog } from '../engine/plan-log.js';
 import { renderPlanComment } from './comment.js';
 import { comparePlans, fingerprints, planDigest, readChanges, readDigest } from './digest.js';
@@ -104,19 +105,32 @@ export const applyReviewedPlan = async (scope: RunScope): Promise<number> => {
 
   const planLogFile = join(scope.outDir, 'plan-log.jsonl');
   const planLog = openPlanLog(planLogFile);
+  // Unless drift is accepted, the plan the engine makes right before writing (under the apply
+  // lease) must still be the reviewed one: a workspace edit after the check above writes nothing.
+  const approve = applyAnyway ? undefined : (plan: Plan) => planDigest(plan) === currentDigest;
   let result;
   try {
-    result = await scope.deps.engine.apply(scope.config, planLog);
+    result = await scope.deps.engine.apply(scope.config, planLog, approve);
   } finally {
     await planLog.close();
   }
   const diagnostics = scope.rooted(result.diagnostics);
   annotate(runtime, diagnostics, scope.redact);
+  if (result.status === 'planned') {
+    const message =
+      'The workspace changed between the check against the reviewed plan and the apply: nothing was applied. Rerun the job to plan again.';
+    runtime.annotate({ severity: 'error', title: 'cortex-sync: plan drift', message });
+    await comment(`### ${title}: ❌ not applied\n\n${message}\n`);
+    await scope.summary(
+      `### ${title}: ❌ not applied\n\n${message}\n\n${renderPlanComment(result.plan, diagnostics, { title: `${title} (not applied)`, ...summaryOptions(scope) })}`,
+    );
+    return scope.finish({ ...outcomeOf(result, 'plan'), exitCode: 1 }, { planLog: planLogFile });
+  }
   if (result.status !== 'applied') {
     await scope.summary(`### ${title}: ❌ not applied\n\n${diagnosticsSection('Problems', diagnostics)}`);
     return scope.finish(outcomeOf(result, 'apply'), { planLog: planLogFile });
   }
-  // The engine planned once more right before writing: a change in between is drift too.
+  // With drift accepted, a change between the check and the writes is only reported.
   const raced = !drifted && planDigest(result.plan) !== currentDigest;
   if (raced) {
     runtime.annotate({

@@ -5,7 +5,7 @@
  */
 import { createApiClient } from '../api/client.js';
 import { ConfigError } from '../core/errors.js';
-import { type ReconcileResult } from '../core/model.js';
+import { type Plan, type ReconcileResult } from '../core/model.js';
 import { runOutcome, totalCounts } from '../core/outcome.js';
 import type { SyncConfig } from '../engine/config.js';
 import { type EngineContext, type EventSink, systemClock } from '../engine/context.js';
@@ -17,7 +17,11 @@ export type { ReconcileResult, ValidateResult };
 export interface Engine {
   validate(config: SyncConfig): Promise<ValidateResult>;
   plan(config: SyncConfig): Promise<ReconcileResult>;
-  apply(config: SyncConfig, planLog: PlanLogSink): Promise<ReconcileResult>;
+  /**
+   * `approve` sees the plan the engine made right before writing (under the apply lease); when it
+   * says no, nothing is written and the result is `planned`.
+   */
+  apply(config: SyncConfig, planLog: PlanLogSink, approve?: (plan: Plan) => boolean): Promise<ReconcileResult>;
 }
 
 /** The engine over the real API client; `signal` stops the run (the runner cancelling the job). */
@@ -39,7 +43,13 @@ export const realEngine = (signal: AbortSignal, events: EventSink): Engine => {
   return {
     validate: (config) => validateManifests(config.dir, { signal }),
     plan: (config) => withContext(config, (ctx) => reconcile({ config, mode: 'plan' }, ctx)),
-    apply: (config, planLog) => withContext(config, (ctx) => reconcile({ config, mode: 'apply', planLog }, ctx)),
+    apply: (config, planLog, approve) =>
+      withContext(config, (ctx) =>
+        reconcile(
+          { config, mode: 'apply', planLog, ...(approve ? { approve: (plan) => Promise.resolve(approve(plan)) } : {}) },
+          ctx,
+        ),
+      ),
   };
 };
 

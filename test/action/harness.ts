@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { realEngine } from '../../src/action/engine.js';
+import { type Engine, realEngine } from '../../src/action/engine.js';
 import { octokitGitHub } from '../../src/action/github.js';
 import { runAction } from '../../src/action/run.js';
 import type { ActionRuntime, Annotation } from '../../src/action/runtime.js';
@@ -73,6 +73,8 @@ export const runInProcess = async (options: {
   github: FakeGitHub;
   inputs?: Record<string, string>;
   env?: NodeJS.ProcessEnv;
+  /** Wraps the real engine (e.g. to edit the workspace between the Action's check and the apply). */
+  wrapEngine?: (engine: Engine) => Engine;
 }): Promise<InProcessRun> => {
   const runtime = recordingRuntime({
     'api-key': options.emulator.apiKey,
@@ -93,7 +95,7 @@ export const runInProcess = async (options: {
     runtime,
     env,
     event: options.payload,
-    engine: realEngine(new AbortController().signal, NO_EVENTS),
+    engine: (options.wrapEngine ?? ((engine) => engine))(realEngine(new AbortController().signal, NO_EVENTS)),
     cwd: options.workspace,
     github: (token, run) =>
       octokitGitHub({ token, apiUrl: options.github.url, repository: run.repository, userAgent: 'test' }),

@@ -66,6 +66,43 @@ describe('on merge', () => {
     );
   });
 
+  it('writes nothing when the workspace changes between the digest check and the apply', async () => {
+    expect((await run('pull_request')).code).toBe(0);
+    const merge = await runInProcess({
+      eventName: 'push',
+      payload: pushPayload(),
+      workspace,
+      emulator,
+      github,
+      inputs: { dir: 'catalog' },
+      // A UI edit lands after the Action compared digests, before the engine writes.
+      wrapEngine: (engine) => ({
+        ...engine,
+        apply: async (config, planLog, approve) => {
+          const edit = await fetch(`${emulator.url}/api/v1/open-api`, {
+            method: 'POST',
+            headers: {
+              authorization: `Bearer ${emulator.apiKey}`,
+              'content-type': 'application/openapi;charset=UTF-8',
+            },
+            body: serviceYaml('search-api'),
+          });
+          expect(edit.status).toBe(200);
+          return engine.apply(config, planLog, approve);
+        },
+      }),
+    });
+    expect(merge.code).toBe(1);
+    const catalog = await fetch(`${emulator.url}/api/v1/catalog/auth-service`, {
+      headers: { authorization: `Bearer ${emulator.apiKey}` },
+    });
+    expect(catalog.status).toBe(404);
+    expect(merge.runtime.annotations).toContainEqual(
+      expect.objectContaining({ severity: 'error', title: 'cortex-sync: plan drift' }),
+    );
+    expect(prComments().at(-1)?.body).toContain('nothing was applied');
+  });
+
   it('with no reviewed plan and on-plan-drift: apply, applies and says no plan was reviewed', async () => {
     const merge = await run('push', { 'on-plan-drift': 'apply' });
     expect(merge.code).toBe(0);
