@@ -33,6 +33,7 @@ export const realEngine = (signal: AbortSignal, events: EventSink): Engine => {
       apiKey: config.apiKey,
       requestsPerMinute: config.requestsPerMinute,
       concurrency: config.concurrency,
+      timeoutMs: config.requestTimeoutMs,
     });
     try {
       return await run({ client, clock: systemClock, signal, events });

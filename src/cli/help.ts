@@ -11,6 +11,7 @@ Environment variables (a flag wins over its variable, a variable over cortex-syn
   CORTEX_SYNC_CONCURRENCY changes applied at once, 1–64 (default 8); --concurrency
   CORTEX_RATE_LIMIT       requests per minute the client allows itself (default 1000)
   CORTEX_SYNC_LEASE_WAIT  seconds an apply waits for another apply of the same source (default 120)
+  CORTEX_SYNC_TIMEOUT     seconds one request waits for an answer before it is retried or fails (default 30)
   NO_COLOR                no colour even on a terminal
 
 What the API key must be allowed to do:

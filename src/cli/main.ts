@@ -113,6 +113,7 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
       apiKey: c.apiKey,
       requestsPerMinute: c.requestsPerMinute,
       concurrency: c.concurrency,
+      timeoutMs: c.requestTimeoutMs,
       clock,
       events,
     });

@@ -34,8 +34,13 @@ export const configFileSchema = z.strictObject({
   forceEntityTypeSchema: z.boolean().optional(),
   /** How long an apply waits for another apply of this source to finish (seconds, default 120). */
   leaseWaitSeconds: z.int().min(0).max(3600).optional(),
+  /** How long one request may wait for an answer before it counts as timed out (seconds, default 30). */
+  requestTimeoutSeconds: z.int().min(1).max(600).optional(),
 });
 export type ConfigFile = z.infer<typeof configFileSchema>;
+
+/** The client's default wait for one answer. */
+export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
 
 /** Flags as the CLI parsed them; undefined = not given. */
 export interface ConfigFlags {
@@ -68,6 +73,8 @@ export interface SyncConfig {
   forceEntityTypeSchema: boolean;
   /** How long an apply waits for another apply of this source to finish; default in `engine/lease.ts`. */
   leaseWaitMs?: number;
+  /** Per request attempt (a hung server); default 30 s. */
+  requestTimeoutMs?: number;
 }
 
 /** Reads and validates `cortex-sync.yaml` in `dir`; absent file → `{}`. */
@@ -173,6 +180,8 @@ export const resolveConfig = async (
   const envLeaseWait =
     env.CORTEX_SYNC_LEASE_WAIT?.trim() === '0' ? 0 : envInt(env, 'CORTEX_SYNC_LEASE_WAIT', 3600, envErrors);
   const leaseWaitSeconds = envLeaseWait ?? file.leaseWaitSeconds;
+  const requestTimeoutSeconds =
+    envInt(env, 'CORTEX_SYNC_TIMEOUT', 600, envErrors) ?? file.requestTimeoutSeconds ?? DEFAULT_REQUEST_TIMEOUT_SECONDS;
   const envBaseUrl = env.CORTEX_BASE_URL?.trim() ? env.CORTEX_BASE_URL.trim() : undefined;
   const baseUrl = flags.baseUrl ?? envBaseUrl ?? DEFAULT_BASE_URL;
   const baseUrlProblem = checkBaseUrl(
@@ -198,6 +207,7 @@ export const resolveConfig = async (
       requestsPerMinute: flags.requestsPerMinute ?? envRate ?? file.requestsPerMinute ?? 1000,
       forceEntityTypeSchema: flags.forceEntityTypeSchema ?? file.forceEntityTypeSchema ?? false,
       ...(leaseWaitSeconds !== undefined ? { leaseWaitMs: leaseWaitSeconds * 1000 } : {}),
+      requestTimeoutMs: requestTimeoutSeconds * 1000,
     },
   };
 };

@@ -75,6 +75,7 @@ export const runExport = async (o: ExportOptions, io: CliIo): Promise<number> =>
     apiKey: config.apiKey,
     requestsPerMinute: config.requestsPerMinute,
     concurrency: config.concurrency,
+    timeoutMs: config.requestTimeoutMs,
   });
   const ctx: EngineContext = {
     client,

@@ -18,6 +18,7 @@ export const createWatchClient = (config: SyncConfig, apiKey: string, events: Ev
     apiKey,
     requestsPerMinute: config.requestsPerMinute,
     concurrency: config.concurrency,
+    timeoutMs: config.requestTimeoutMs,
     clock,
     events,
   });

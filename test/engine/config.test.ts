@@ -39,6 +39,7 @@ describe('resolveConfig', () => {
       concurrency: 8,
       requestsPerMinute: 1000,
       forceEntityTypeSchema: false,
+      requestTimeoutMs: 30_000,
     });
     expect(DEFAULT_BASE_URL).toBe('https://api.getcortexapp.com');
   });
@@ -176,6 +177,8 @@ describe('resolveConfig', () => {
     ['CORTEX_RATE_LIMIT', '-1'],
     ['CORTEX_SYNC_PRUNE', 'yes'],
     ['CORTEX_SYNC_PRUNE', '1'],
+    ['CORTEX_SYNC_TIMEOUT', '0'],
+    ['CORTEX_SYNC_TIMEOUT', '5m'],
   ])('a bad %s=%j is an error naming the variable, not a silent default', async (name, value) => {
     await writeFiles(dir, { [CONFIG_FILE]: 'concurrency: 4\n' });
     const { diagnostics } = await resolveConfig({}, { [name]: value }, dir);
@@ -183,6 +186,13 @@ describe('resolveConfig', () => {
     expect(errors).toHaveLength(1);
     expect(errors[0]?.message).toContain(name);
     expect(errors[0]?.message).toContain(`'${value}'`);
+  });
+
+  it('the request timeout (a hung server) comes from CORTEX_SYNC_TIMEOUT, then requestTimeoutSeconds, else 30 s', async () => {
+    expect((await resolveConfig({}, {}, dir)).config.requestTimeoutMs).toBe(30_000);
+    await writeFiles(dir, { [CONFIG_FILE]: 'requestTimeoutSeconds: 90\n' });
+    expect((await resolveConfig({}, {}, dir)).config.requestTimeoutMs).toBe(90_000);
+    expect((await resolveConfig({}, { CORTEX_SYNC_TIMEOUT: '5' }, dir)).config.requestTimeoutMs).toBe(5_000);
   });
 
   it('an empty environment variable counts as unset', async () => {
