@@ -3,7 +3,7 @@
  * from the resolved configuration, calls `reconcile()` / `validateManifests()`, and reduces a
  * result to what the Action reports through `core/outcome` (exit code, counts, summary line).
  */
-import { createApiClient } from '../api/client.js';
+import { apiClientFor } from '../engine/api-client.js';
 import { ConfigError } from '../core/errors.js';
 import { type Plan, type ReconcileResult } from '../core/model.js';
 import { runOutcome, totalCounts } from '../core/outcome.js';
@@ -28,13 +28,7 @@ export interface Engine {
 export const realEngine = (signal: AbortSignal, events: EventSink): Engine => {
   const withContext = async (config: SyncConfig, run: (ctx: EngineContext) => Promise<ReconcileResult>) => {
     if (!config.apiKey) throw new ConfigError('the `api-key` input is not set: plan and apply read the live workspace');
-    const client = createApiClient({
-      baseUrl: config.baseUrl,
-      apiKey: config.apiKey,
-      requestsPerMinute: config.requestsPerMinute,
-      concurrency: config.concurrency,
-      timeoutMs: config.requestTimeoutMs,
-    });
+    const client = apiClientFor(config, config.apiKey);
     try {
       return await run({ client, clock: systemClock, signal, events });
     } finally {

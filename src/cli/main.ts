@@ -5,7 +5,7 @@
  */
 import { join, resolve } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { createApiClient } from '../api/client.js';
+import { apiClientFor } from '../engine/api-client.js';
 import type { ApiClient } from '../api/types.js';
 import { ApiError, CortexSyncError, InterruptedError } from '../core/errors.js';
 import { type Diagnostic, hasErrors, type Plan, type ReconcileResult } from '../core/model.js';
@@ -108,15 +108,7 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     if (!c.apiKey)
       throw new CortexSyncError('CONFIG', 'CORTEX_API_KEY is not set: plan and apply read the live workspace');
     apiHost = hostOf(c.baseUrl);
-    return createApiClient({
-      baseUrl: c.baseUrl,
-      apiKey: c.apiKey,
-      requestsPerMinute: c.requestsPerMinute,
-      concurrency: c.concurrency,
-      timeoutMs: c.requestTimeoutMs,
-      clock,
-      events,
-    });
+    return apiClientFor(c, c.apiKey, { clock, events });
   };
 
   /** The run's context: one clock, the stop signal, the event sink, the client. */

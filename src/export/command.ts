@@ -6,7 +6,7 @@
 import { access } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { createApiClient } from '../api/client.js';
+import { apiClientFor } from '../engine/api-client.js';
 import { ConfigError } from '../core/errors.js';
 import { hasErrors, KIND_NAMES, type KindName } from '../core/model.js';
 import { CONFIG_FILE, readConfigFile, resolveConfig } from '../engine/config.js';
@@ -70,13 +70,7 @@ export const runExport = async (o: ExportOptions, io: CliIo): Promise<number> =>
   if (!config.apiKey) throw new ConfigError('CORTEX_API_KEY is not set: export reads the live workspace');
 
   const kinds = new Set<KindName>(o.kinds ?? KIND_NAMES);
-  const client = createApiClient({
-    baseUrl: config.baseUrl,
-    apiKey: config.apiKey,
-    requestsPerMinute: config.requestsPerMinute,
-    concurrency: config.concurrency,
-    timeoutMs: config.requestTimeoutMs,
-  });
+  const client = apiClientFor(config, config.apiKey);
   const ctx: EngineContext = {
     client,
     clock: systemClock,

@@ -3,7 +3,7 @@
  * with the watcher's event sink, and calls `reconcile(input, ctx)`. Kept apart so that a change of
  * either signature touches this file only.
  */
-import { createApiClient } from '../api/client.js';
+import { apiClientFor } from '../engine/api-client.js';
 import type { ApiClient } from '../api/types.js';
 import type { SyncConfig } from '../engine/config.js';
 import type { Clock, EngineContext, EventSink } from '../engine/context.js';
@@ -13,15 +13,7 @@ import type { ManifestCache } from '../source/manifest-cache.js';
 
 /** The client for `config`, reporting every attempt, every 429 pause and slow answers to `events`. */
 export const createWatchClient = (config: SyncConfig, apiKey: string, events: EventSink, clock: Clock): ApiClient =>
-  createApiClient({
-    baseUrl: config.baseUrl,
-    apiKey,
-    requestsPerMinute: config.requestsPerMinute,
-    concurrency: config.concurrency,
-    timeoutMs: config.requestTimeoutMs,
-    clock,
-    events,
-  });
+  apiClientFor(config, apiKey, { clock, events });
 
 /** One apply; `manifestCache` keeps parse results between runs so that unchanged files are not read again. */
 export const applyOnce = (
