@@ -83,6 +83,11 @@ export interface KindModel<S = unknown, L = unknown> {
    */
   checkAgainstLive?(obj: DesiredObject<S>, live: LiveObject<L> | undefined): Diagnostic[];
   /**
+   * Problems across the whole declared set, offline and at plan (e.g. entities whose definition
+   * breaks the schema of an entity type the repository declares). Errors refuse the plan.
+   */
+  checkDesiredSet?(desired: readonly DesiredObject[]): Diagnostic[];
+  /**
    * `true` when the IO half sets `LiveObject.owner` itself from a marker on the object (entities).
    * Otherwise the engine's inventory record says which repository manages each object.
    */

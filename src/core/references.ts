@@ -91,6 +91,7 @@ export function checkReferences(input: ReferenceCheckInput): Diagnostic[] {
     }
   }
   diagnostics.push(...findCycles(input.desired, edges));
+  for (const handler of handlers.values()) diagnostics.push(...(handler.checkDesiredSet?.(input.desired) ?? []));
   return diagnostics;
 }
 

@@ -7,6 +7,7 @@ import type { KindModel, ParseResult } from '../../core/kind-contract.js';
 import type { DesiredObject, Diagnostic, JsonObject, JsonValue, LiveObject, ParsedDocument } from '../../core/model.js';
 import { zodIssuesToDiagnostics } from '../../source/zod-diagnostics.js';
 import { comparedIconTag, comparedLiveIconTag, iconTagWarning } from '../shared/icon-tag.js';
+import { checkDefinitionsAgainstTypes } from './definitions-check.js';
 import { jsonSchemaDiagnostics } from './json-schema-check.js';
 import { type EntityTypeManifest, entityTypeManifestSchema, type LiveEntityType } from './schema.js';
 import { toManifestFiles } from './to-manifest.js';
@@ -67,6 +68,7 @@ export const entityTypeModel: KindModel<EntityTypeManifest, LiveEntityType> = {
   ownsFile: (relPath) => relPath.startsWith('.cortex/entity-types/') && /\.(ya?ml|json)$/i.test(relPath),
   parse,
   references: () => [],
+  checkDesiredSet: checkDefinitionsAgainstTypes,
   desiredState: (obj) =>
     canonical({
       type: obj.spec.type,
