@@ -37,6 +37,7 @@ export default mergeConfig(
         'test/export/refusals.test.ts',
         'test/export/golden.test.ts',
         'test/kinds/entity/live.test.ts',
+        'test/kinds/entity-type/definitions-check.test.ts',
       ],
     },
   }),
