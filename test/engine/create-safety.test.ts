@@ -111,6 +111,22 @@ describe('Initiative creates are never repeated blindly', () => {
     expect(posts()).toBe(1);
   });
 
+  it('a POST answered 5xx is looked for once, not for the whole pending window: the failure is named and a rerun creates one', async () => {
+    const client = createApiClient({ baseUrl: emulator.url, apiKey: API_KEY, maxAttempts: 1 });
+    const ctx = { client, clock: systemClock, signal: new AbortController().signal };
+    // A window far beyond the test's time limit: waiting it out would fail the test.
+    const lease = await acquireLease(ctx, SOURCE, settings('run-1', { pendingWindowMs: 120_000 }));
+    emulator.setFaults({
+      reject: [{ method: 'POST', path: '/api/v1/initiatives', status: 503, message: 'try again later' }],
+    });
+    await expect(createInitiative(client, spec, lease.pending)).rejects.toThrow(/503/);
+    expect(lease.pending.since(pendingKey(spec.name))).toBeUndefined();
+    emulator.setFaults({});
+    await createInitiative(client, spec, lease.pending);
+    await lease.release();
+    expect(stored()).toHaveLength(1);
+  });
+
   it('without a lease, a timed-out POST is not sent again: the create fails, and the rerun finds the one Initiative', async () => {
     const client = impatientClient();
     await expect(createInitiative(client, spec)).rejects.toThrow(/outcome is unknown.*not sent again/);

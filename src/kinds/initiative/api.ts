@@ -61,12 +61,18 @@ export const findInitiativeByName = (live: readonly LiveInitiative[], name: stri
   return matches[0];
 };
 
-/** Could the request have been processed although it failed (lost response, timeout, 5xx, 429)? */
-const mayHaveBeenProcessed = (error: unknown): boolean =>
-  isApiError(error) &&
-  (error.code === 'NETWORK' ||
-    error.code === 'TIMEOUT' ||
-    (error.status !== undefined && (error.status >= 500 || error.status === 429)));
+/**
+ * What a failed POST may have done. `unknown`: no answer reached us (a lost response, a timeout,
+ * a gateway that gave up waiting: 502/504), so the server may still create it. `answered`: the
+ * server answered 5xx, so it has finished with the request: one look settles it. Anything else was
+ * refused and created nothing.
+ */
+const failedCreateOutcome = (error: unknown): 'unknown' | 'answered' | 'refused' => {
+  if (!isApiError(error)) return 'refused';
+  if (error.code === 'NETWORK' || error.code === 'TIMEOUT') return 'unknown';
+  if (error.status === 502 || error.status === 504) return 'unknown';
+  return error.status !== undefined && error.status >= 500 ? 'answered' : 'refused';
+};
 
 const sameAsManifest = (live: LiveInitiative, spec: InitiativeManifest): boolean =>
   JSON.stringify(canonicalLiveInitiative(live, spec)) === JSON.stringify(canonicalDesiredInitiative(spec));
@@ -155,15 +161,24 @@ export const createInitiative = async (
         idempotent: false,
       });
     } catch (error) {
-      if (!mayHaveBeenProcessed(error)) {
+      const outcome = failedCreateOutcome(error);
+      if (outcome === 'refused') {
         await pending?.clear(key);
         throw error;
       }
-      // The server may have created it, or may still: never POST again; look for it instead.
-      const created = await lookUntil(client, spec.name, pending, (pending?.now() ?? 0) + (pending?.windowMs ?? 0));
+      // The server may have created it (or, without an answer, may still): never POST again; look
+      // for it instead, once after a 5xx answer, until the pending window passes without one.
+      const now = pending?.now() ?? 0;
+      const until = outcome === 'unknown' ? now + (pending?.windowMs ?? 0) : now;
+      const created = await lookUntil(client, spec.name, pending, until);
       if (created && (await settle(client, created, spec))) {
         await pending?.clear(key);
         return;
+      }
+      if (outcome === 'answered') {
+        // The server finished with the request and nothing was created: an ordinary API failure.
+        await pending?.clear(key);
+        throw error;
       }
       throw new CortexSyncError(
         'APPLY_FAILED',
