@@ -6,7 +6,7 @@ import { memoryPlanLog } from '../../src/engine/plan-log.js';
 import { reconcile } from '../../src/engine/reconcile.js';
 import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
 import { renderPlanJson, renderPlanMarkdown, renderPlanText } from '../../src/render/index.js';
-import { removeDir, tempDir, writeFiles } from './helpers.js';
+import { removeDir, syncConfig, tempDir, writeFiles } from './helpers.js';
 
 const API_KEY = 'events-test-key-0123456789';
 const SOURCE = 'github.com/acme/events';
@@ -25,21 +25,8 @@ beforeEach(async () => {
 });
 afterEach(() => removeDir(dir));
 
-const config = (overrides: Partial<SyncConfig> = {}): SyncConfig => ({
-  dir,
-  sourceId: SOURCE,
-  baseUrl: emulator.url,
-  prune: true,
-  pruneEntities: 'archive',
-  allowMassDelete: true,
-  allowTakeover: false,
-  maxDeleteShare: 0.25,
-  protect: [],
-  concurrency: 4,
-  requestsPerMinute: 1000,
-  forceEntityTypeSchema: false,
-  ...overrides,
-});
+const config = (overrides: Partial<SyncConfig> = {}): SyncConfig =>
+  syncConfig({ dir, sourceId: SOURCE, baseUrl: emulator.url, ...overrides });
 
 const run = async (mode: 'plan' | 'apply') => {
   const events: EngineEvent[] = [];

@@ -1,4 +1,5 @@
 /** Temporary directories and files for engine tests. */
+import type { SyncConfig } from '../../src/engine/config.js';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -32,3 +33,17 @@ export const gitConfigWithOrigin = (url: string): string =>
     '\tremote = origin',
     '',
   ].join('\n');
+
+/** A resolved configuration for engine tests: prune on, mass deletes allowed, the rest as the defaults. */
+export const syncConfig = (config: Pick<SyncConfig, 'dir' | 'baseUrl'> & Partial<SyncConfig>): SyncConfig => ({
+  prune: true,
+  pruneEntities: 'archive',
+  allowMassDelete: true,
+  allowTakeover: false,
+  maxDeleteShare: 0.25,
+  protect: [],
+  concurrency: 4,
+  requestsPerMinute: 1000,
+  forceEntityTypeSchema: false,
+  ...config,
+});

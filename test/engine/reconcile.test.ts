@@ -9,7 +9,7 @@ import { readInventories } from '../../src/engine/inventory.js';
 import { memoryPlanLog } from '../../src/engine/plan-log.js';
 import { reconcile } from '../../src/engine/reconcile.js';
 import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
-import { removeDir, tempDir, writeFiles } from './helpers.js';
+import { removeDir, syncConfig, tempDir, writeFiles } from './helpers.js';
 
 const API_KEY = 'reconcile-test-key-0123456789';
 const SOURCE = 'github.com/acme/pages';
@@ -30,21 +30,8 @@ beforeEach(async () => {
 });
 afterEach(() => removeDir(dir));
 
-const config = (overrides: Partial<SyncConfig> = {}): SyncConfig => ({
-  dir,
-  sourceId: SOURCE,
-  baseUrl: emulator.url,
-  prune: true,
-  pruneEntities: 'archive',
-  allowMassDelete: true,
-  allowTakeover: false,
-  maxDeleteShare: 0.25,
-  protect: [],
-  concurrency: 4,
-  requestsPerMinute: 1000,
-  forceEntityTypeSchema: false,
-  ...overrides,
-});
+const config = (overrides: Partial<SyncConfig> = {}): SyncConfig =>
+  syncConfig({ dir, sourceId: SOURCE, baseUrl: emulator.url, ...overrides });
 
 const managed = async (): Promise<string[]> =>
   [...((await readInventories(client, SOURCE)).bySource.get(SOURCE) ?? [])].sort();

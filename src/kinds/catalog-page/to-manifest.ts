@@ -8,6 +8,7 @@
  */
 import { manifestPath } from '../../export/file-name.js';
 import type { JsonObject, LiveObject } from '../../core/model.js';
+import { nameLists } from '../shared/name-lists.js';
 import type { ManifestFile } from '../types.js';
 import { inferCatalogPageType, type LiveCatalogPage } from './schema.js';
 
@@ -15,15 +16,6 @@ const FOLDER = '.cortex/catalog-pages';
 
 /** The icon Cortex shows for a page without one (as `SERVER_DEFAULT_ICON_TAGS` in `index.ts`). */
 const DEFAULT_ICON_TAG = 'Cortex-builtin::Box';
-
-type NameLists = { include?: readonly string[] | null; exclude?: readonly string[] | null } | null | undefined;
-
-const nameLists = (value: NameLists): JsonObject | undefined => {
-  const out: JsonObject = {};
-  if (value?.include && value.include.length > 0) out.include = [...value.include];
-  if (value?.exclude && value.exclude.length > 0) out.exclude = [...value.exclude];
-  return Object.keys(out).length > 0 ? out : undefined;
-};
 
 /** The manifest document of one live page, keys in the order the vendor's docs use. */
 export const catalogPageManifestDocument = (obj: LiveObject<LiveCatalogPage>): JsonObject => {

@@ -7,19 +7,11 @@
  */
 import { manifestPath } from '../../export/file-name.js';
 import type { JsonObject, LiveObject } from '../../core/model.js';
+import { nameLists } from '../shared/name-lists.js';
 import type { ManifestFile } from '../types.js';
 import type { LiveInitiative } from './schema.js';
 
 const FOLDER = '.cortex/initiatives';
-
-type NameLists = { include?: readonly string[] | null; exclude?: readonly string[] | null } | null | undefined;
-
-const nameLists = (value: NameLists): JsonObject | undefined => {
-  const out: JsonObject = {};
-  if (value?.include && value.include.length > 0) out.include = [...value.include];
-  if (value?.exclude && value.exclude.length > 0) out.exclude = [...value.exclude];
-  return Object.keys(out).length > 0 ? out : undefined;
-};
 
 const schedule = (value: LiveInitiative['notificationSchedule']): JsonObject | undefined => {
   if (!value) return undefined;
