@@ -4,6 +4,10 @@
  * tenant or endpoint, so the configured rate is a ceiling, not a promise:
  * - each 429 lowers the rate to `decrease` × the rate in force (once per rate-limit window: the
  *   429s of requests that were already on their way answer the same excess, not a new one);
+ * - when the client can say how fast the server accepted requests since the last 429 (both 429s
+ *   leave the server's bucket empty, so what it accepted in between, over the time the client was
+ *   asking, is its rate or less), the rate drops straight to `margin` × that measurement if it is
+ *   lower still: against a server at 100/min the client needs two 429s, not eight, to get there;
  * - while no 429 comes, the rate climbs back linearly, by `increasePerSecond` × the rate set by the
  *   last decrease, every second, up to the ceiling.
  * No clock and no IO: every function takes the time it is asked about.
@@ -18,7 +22,21 @@ export interface AdaptiveRateOptions {
   decrease?: number;
   /** Growth per second without a 429, as a share of the rate after the last decrease; default 0.01. */
   increasePerSecond?: number;
+  /** The share of a measured server rate the client goes down to; default 0.95. */
+  margin?: number;
 }
+
+/** How fast the server accepted requests between the last two 429s (see `afterRateLimited`). */
+export interface AcceptedRate {
+  /** Requests answered without a 429 since the last decrease. */
+  accepted: number;
+  /** Milliseconds of that time during which the client had requests to send. */
+  busyMs: number;
+}
+
+/** Fewer answers, or a shorter time, than this tell too little about the server to act on. */
+const MIN_ACCEPTED = 3;
+const MIN_BUSY_MS = 1000;
 
 export interface AdaptiveRate {
   /** The rate set by the last decrease (or the ceiling at start). */
@@ -36,6 +54,7 @@ interface Settings {
   min: number;
   decrease: number;
   increasePerSecond: number;
+  margin: number;
 }
 
 const settings = (options: AdaptiveRateOptions): Settings => {
@@ -48,6 +67,7 @@ const settings = (options: AdaptiveRateOptions): Settings => {
     min: Math.min(max, options.minPerMinute ?? Math.max(1, max / 100)),
     decrease,
     increasePerSecond: Math.max(0, options.increasePerSecond ?? 0.01),
+    margin: Math.min(1, Math.max(0.5, options.margin ?? 0.95)),
   };
 };
 
@@ -68,18 +88,39 @@ export const rateAt = (state: AdaptiveRate, options: AdaptiveRateOptions, now: n
 };
 
 /**
+ * Does `since` say enough to measure the server by, at a 429 that finds the rate at `state`? Only
+ * what was accepted between two 429s means anything: before the first one the server's bucket was
+ * full, and what it accepted includes the whole bucket. When it says too little, the caller keeps
+ * counting across the decrease: from one 429 to any later one is as good a measurement.
+ */
+export const canMeasure = (state: AdaptiveRate, since: AcceptedRate | undefined): since is AcceptedRate =>
+  state.decreases > 0 && since !== undefined && since.accepted >= MIN_ACCEPTED && since.busyMs >= MIN_BUSY_MS;
+
+/**
+ * The rate, per minute, that `since` says the server accepted. Its bucket held less than one token
+ * at both 429s, so the count is off by less than one either way: half a request is added back.
+ */
+const measuredPerMinute = (state: AdaptiveRate, since: AcceptedRate | undefined): number | undefined =>
+  canMeasure(state, since) ? ((since.accepted + 0.5) * 60_000) / since.busyMs : undefined;
+
+/**
  * The state after a 429 answered at `now` that paused the client for `pauseMs`. A 429 that arrives
  * while the last decrease still holds (its pause, plus `pauseMs` of this one) changes nothing.
+ * `since` is what the server accepted since the last decrease: time the client was idle is left out
+ * of it (the server's bucket refilled then), so the measurement errs high, and a high one is ignored.
  */
 export const afterRateLimited = (
   state: AdaptiveRate,
   options: AdaptiveRateOptions,
   now: number,
   pauseMs: number,
+  since?: AcceptedRate,
 ): AdaptiveRate => {
   if (now < state.holdUntil) return state;
   const s = settings(options);
-  const lowered = Math.max(s.min, rateAt(state, options, now) * s.decrease);
+  const measured = measuredPerMinute(state, since);
+  const multiplied = rateAt(state, options, now) * s.decrease;
+  const lowered = Math.max(s.min, measured === undefined ? multiplied : Math.min(multiplied, measured * s.margin));
   const resumes = now + Math.max(0, pauseMs);
   return { basePerMinute: lowered, since: resumes, holdUntil: resumes, decreases: state.decreases + 1 };
 };

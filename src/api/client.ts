@@ -143,6 +143,9 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
     adaptive: options.adaptiveRate ?? true,
     slowStart: true,
     pollBeforeStart: true,
+    // The burst goes at most 3× the rate: when a server with a smaller bucket runs dry, one paced
+    // request is refused, not every one of the eight sent in the same instant.
+    peakFactor: 3,
   });
   const counters: Omit<ClientStats, 'pausedMs' | 'currentPerMinute' | 'rateDecreases'> = {
     requestsSent: 0,

@@ -6,7 +6,14 @@
  * whole gate closed; neither leaves a timer behind.
  */
 import { CancelledError } from '../core/errors.js';
-import { type AdaptiveRate, type AdaptiveRateOptions, afterRateLimited, initialRate, rateAt } from './adaptive-rate.js';
+import {
+  type AdaptiveRate,
+  type AdaptiveRateOptions,
+  afterRateLimited,
+  canMeasure,
+  initialRate,
+  rateAt,
+} from './adaptive-rate.js';
 
 export interface RateLimiterOptions {
   /** Sustained rate; with `adaptive`, the ceiling. */
@@ -27,6 +34,13 @@ export interface RateLimiterOptions {
   slowStart?: boolean;
   /** Learn the server's limit from 429s (`rateLimited`); default false. */
   adaptive?: boolean | Omit<AdaptiveRateOptions, 'maxPerMinute'>;
+  /**
+   * Spend the burst at most this many times the rate in force (starts spaced at least
+   * 60,000 / (factor × rate) ms apart); default unlimited. Requests that go out in one instant all
+   * meet the server's bucket at once: when it runs dry they are all refused, where paced ones would
+   * have cost one 429.
+   */
+  peakFactor?: number;
 }
 
 interface Waiter {
@@ -60,6 +74,12 @@ export class RateLimiter {
   private window: number;
   private rateLimitedCount = 0;
   private readonly pollBeforeStart: boolean;
+  private readonly peakFactor: number;
+  private lastStart = Number.NEGATIVE_INFINITY;
+  /** Since the last decrease: requests started, and time with requests waiting or in flight. */
+  private startedSinceDecrease = 0;
+  private busyMsSinceDecrease = 0;
+  private busyFrom: number | undefined;
   private readonly waiters: Waiter[] = [];
   /** Total time the gate was closed by `pauseFor` (overlapping pauses counted once). */
   pausedMsTotal = 0;
@@ -75,6 +95,7 @@ export class RateLimiter {
     this.sleep = options.sleep;
     this.window = options.slowStart ? 1 : this.concurrency;
     this.pollBeforeStart = options.pollBeforeStart ?? false;
+    this.peakFactor = options.peakFactor !== undefined && options.peakFactor > 0 ? options.peakFactor : Infinity;
     this.tokens = this.burstAtMax;
     this.lastRefill = this.now();
     if (options.adaptive) {
@@ -139,7 +160,21 @@ export class RateLimiter {
     this.tokens = Math.min(this.tokens, 1);
     this.lastRefill = Math.max(this.lastRefill, this.pausedUntil);
     if (this.adaptive && this.adaptiveOptions) {
-      this.adaptive = afterRateLimited(this.adaptive, this.adaptiveOptions, this.now(), ms);
+      this.noteActivity();
+      // Those still in flight (this one among them) may yet be refused: not counted as accepted.
+      const since = {
+        accepted: Math.max(0, this.startedSinceDecrease - this.inFlightCount),
+        busyMs: this.busyMsSinceDecrease,
+      };
+      const before = this.adaptive;
+      this.adaptive = afterRateLimited(before, this.adaptiveOptions, this.now(), ms, since);
+      // Counted afresh after the first decrease (the server's bucket was full before it) and after
+      // one that used the count; otherwise the count goes on to the next 429.
+      if (this.adaptive !== before && (before.decreases === 0 || canMeasure(before, since))) {
+        // Those in flight now met the same empty bucket: not counted as accepted later.
+        this.startedSinceDecrease = 0;
+        this.busyMsSinceDecrease = 0;
+      }
     }
     return added;
   }
@@ -165,6 +200,7 @@ export class RateLimiter {
         if (at < 0) return;
         this.waiters.splice(at, 1);
         waiter.cancel(new CancelledError(operation, `${operation} cancelled before it was sent`));
+        this.noteActivity();
         if (this.waiters.length === 0) this.wakePump();
       };
       const waiter: Waiter = {
@@ -177,6 +213,8 @@ export class RateLimiter {
           signal?.removeEventListener('abort', onAbort);
           const refusalsBefore = this.rateLimitedCount;
           this.inFlightCount++;
+          this.startedSinceDecrease++;
+          this.lastStart = this.now();
           let running: Promise<T>;
           try {
             running = task();
@@ -185,6 +223,7 @@ export class RateLimiter {
           }
           running.then(resolve, reject).finally(() => {
             this.inFlightCount--;
+            this.noteActivity();
             // Answered without a 429 since it started: one more may run at once.
             if (this.rateLimitedCount === refusalsBefore) this.window = Math.min(this.concurrency, this.window + 1);
             void this.pump();
@@ -193,6 +232,7 @@ export class RateLimiter {
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       this.waiters.push(waiter);
+      this.noteActivity();
       void this.pump();
     });
   }
@@ -208,6 +248,17 @@ export class RateLimiter {
 
   private rateNow(): number {
     return this.currentPerMinute;
+  }
+
+  /**
+   * Adds the time since the last call to the busy time if requests were waiting at the gate, and
+   * notes whether some are now. Only that time pushed the server: while nothing waits (requests
+   * only in flight, or none) its bucket may refill past what the client sends.
+   */
+  private noteActivity(): void {
+    const now = this.now();
+    if (this.busyFrom !== undefined) this.busyMsSinceDecrease += Math.max(0, now - this.busyFrom);
+    this.busyFrom = this.waiters.length > 0 ? now : undefined;
   }
 
   /** Bucket capacity at the rate in force: a lowered rate bursts proportionally less. */
@@ -228,9 +279,12 @@ export class RateLimiter {
   private waitMs(): number {
     const pause = this.pausedUntil - this.now();
     if (pause > 0) return pause;
+    const rate = this.rateNow();
+    const gap = this.lastStart + 60_000 / (this.peakFactor * rate) - this.now();
+    if (gap > 0) return Math.ceil(gap);
     this.refill();
     if (this.tokens >= 1) return 0;
-    return Math.ceil(((1 - this.tokens) * 60_000) / this.rateNow());
+    return Math.ceil(((1 - this.tokens) * 60_000) / rate);
   }
 
   /** Ends the pump's current sleep early (a pause changed, the queue emptied, the gate closed). */
@@ -267,6 +321,7 @@ export class RateLimiter {
         polled = false;
         this.tokens -= 1;
         this.waiters.shift()?.start();
+        this.noteActivity();
       }
     } finally {
       this.pumping = false;

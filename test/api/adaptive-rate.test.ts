@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { type AdaptiveRateOptions, afterRateLimited, initialRate, rateAt } from '../../src/api/adaptive-rate.js';
+import { RateLimiter } from '../../src/api/rate-limiter.js';
 
 const OPTIONS: AdaptiveRateOptions = { maxPerMinute: 1000 };
 
@@ -37,6 +38,26 @@ describe('adaptive rate', () => {
     expect(rateAt(once, OPTIONS, 600_000)).toBe(1000);
   });
 
+  it('after the first 429, drops straight to what the server accepted since the last one', () => {
+    const once = afterRateLimited(initialRate(OPTIONS, 0), OPTIONS, 0, 1000);
+    // 5 accepted in 3 s of asking: the server's rate is ~110/min; 0.95 of it, not 0.7 × 700.
+    const measured = afterRateLimited(once, OPTIONS, 2000, 1000, { accepted: 5, busyMs: 3000 });
+    expect(rateAt(measured, OPTIONS, 3000)).toBeCloseTo((0.95 * 5.5 * 60_000) / 3000);
+    // A measurement above 0.7 × the rate in force is not followed up: a 429 always lowers by at least that.
+    const high = afterRateLimited(once, OPTIONS, 2000, 1000, { accepted: 100, busyMs: 3000 });
+    expect(rateAt(high, OPTIONS, 3000)).toBeCloseTo(rateAt(once, OPTIONS, 2000) * 0.7);
+  });
+
+  it("ignores a measurement before the first 429 (the server's bucket was full) and one too small to tell", () => {
+    const first = afterRateLimited(initialRate(OPTIONS, 0), OPTIONS, 0, 1000, { accepted: 5, busyMs: 3000 });
+    expect(rateAt(first, OPTIONS, 1000)).toBeCloseTo(700);
+    const multiplied = rateAt(first, OPTIONS, 2000) * 0.7;
+    const few = afterRateLimited(first, OPTIONS, 2000, 1000, { accepted: 2, busyMs: 3000 });
+    expect(rateAt(few, OPTIONS, 3000)).toBeCloseTo(multiplied);
+    const short = afterRateLimited(first, OPTIONS, 2000, 1000, { accepted: 5, busyMs: 500 });
+    expect(rateAt(short, OPTIONS, 3000)).toBeCloseTo(multiplied);
+  });
+
   it('refuses nonsense settings', () => {
     expect(() => initialRate({ maxPerMinute: 0 }, 0)).toThrow(RangeError);
     expect(() => rateAt(initialRate(OPTIONS, 0), { maxPerMinute: 1000, decrease: 1 }, 0)).toThrow(RangeError);
@@ -44,78 +65,110 @@ describe('adaptive rate', () => {
 });
 
 /**
- * A client as the rate limiter is (token bucket at the adaptive rate, burst a quarter of the rate,
- * 8 in flight, a 429 pauses it for Retry-After and leaves one token for when the pause ends) against a server's token bucket (burst 10 s of its rate), 10 ms
- * round trips, in virtual time.
+ * Discrete-event virtual time: `sleep` resolves when `run` advances the clock to it, in order, after
+ * letting every task react to the previous event. A sleep whose signal aborts is dropped.
  */
-const simulate = (serverPerMinute: number, requests: number) => {
+const eventClock = () => {
+  let t = 0;
+  let timers: { at: number; seq: number; wake: () => void }[] = [];
+  let seq = 0;
+  const settle = async () => {
+    for (let i = 0; i < 4; i++) await new Promise((r) => setImmediate(r));
+  };
+  return {
+    now: () => t,
+    sleep: (ms: number, signal?: AbortSignal) =>
+      new Promise<void>((resolve, reject) => {
+        const timer = { at: t + Math.max(0, ms), seq: seq++, wake: resolve };
+        timers.push(timer);
+        signal?.addEventListener(
+          'abort',
+          () => {
+            timers = timers.filter((x) => x !== timer);
+            reject(new Error('woken'));
+          },
+          { once: true },
+        );
+      }),
+    /** Advances time event by event until `done()` holds. */
+    run: async (done: () => boolean) => {
+      await settle();
+      while (!done()) {
+        timers.sort((a, b) => a.at - b.at || a.seq - b.seq);
+        const next = timers.shift();
+        if (!next) throw new Error('stalled: nothing to wake');
+        t = Math.max(t, next.at);
+        next.wake();
+        await settle();
+      }
+    },
+  };
+};
+
+/**
+ * The client's rate limiter, set as the API client sets it (1,000/min, burst 250 at 3× the rate,
+ * 8 in flight, slow start, adaptive), against a server's token bucket (burst 10 s of its rate,
+ * `Retry-After` in whole seconds), 10 ms round trips, in virtual time. A refused request is sent again.
+ */
+const simulate = async (serverPerMinute: number, requests: number) => {
+  const clock = eventClock();
+  const limiter = new RateLimiter({
+    requestsPerMinute: 1000,
+    burst: 250,
+    concurrency: 8,
+    slowStart: true,
+    adaptive: true,
+    peakFactor: 3,
+    now: clock.now,
+    sleep: clock.sleep,
+  });
   const serverBurst = serverPerMinute / 6;
-  const perMs = (perMinute: number) => perMinute / 60_000;
+  const perMs = serverPerMinute / 60_000;
   let serverTokens = serverBurst;
   let serverLast = 0;
   const serverTake = (at: number): number => {
-    serverTokens = Math.min(serverBurst, serverTokens + (at - serverLast) * perMs(serverPerMinute));
+    serverTokens = Math.min(serverBurst, serverTokens + (at - serverLast) * perMs);
     serverLast = at;
     if (serverTokens >= 1) {
       serverTokens -= 1;
       return 0;
     }
-    return Math.max(1, Math.ceil((1 - serverTokens) / perMs(serverPerMinute) / 1000)) * 1000;
+    return Math.ceil((1 - serverTokens) / perMs / 1000) * 1000;
   };
-  let state = initialRate(OPTIONS, 0);
-  let t = 0;
-  let tokens = 250;
-  let last = 0;
-  let pausedUntil = 0;
   let ok = 0;
   let refused = 0;
-  const slots = Array.from({ length: 8 }, () => 0);
-  const answers: { at: number; retryMs: number }[] = [];
-  const rate = () => rateAt(state, OPTIONS, t);
-  const refill = () => {
-    if (t > last) tokens = Math.min(Math.max(1, rate() / 4), tokens + (t - last) * perMs(rate()));
-    last = Math.max(last, t);
-  };
-  while (ok < requests) {
-    refill();
-    slots.sort((a, b) => a - b);
-    let next = Math.max(t, pausedUntil, slots[0] as number);
-    if (tokens < 1) next = Math.max(next, t + (1 - tokens) / perMs(rate()));
-    answers.sort((a, b) => a.at - b.at);
-    const answer = answers[0];
-    if (answer && answer.at <= next) {
-      answers.shift();
-      t = Math.max(t, answer.at);
-      refill();
-      pausedUntil = Math.max(pausedUntil, t + answer.retryMs);
-      state = afterRateLimited(state, OPTIONS, t, answer.retryMs);
-      tokens = Math.min(tokens, 1);
-      last = Math.max(last, pausedUntil);
-      continue;
-    }
-    t = next;
-    refill();
-    tokens -= 1;
-    slots[0] = t + 10;
-    const retryMs = serverTake(t + 5);
-    if (retryMs > 0) {
-      refused++;
-      answers.push({ at: t + 10, retryMs });
-    } else ok++;
-  }
-  const idealMs = Math.max(
-    ((requests - serverBurst) / serverPerMinute) * 60_000,
-    ((requests - 250) / OPTIONS.maxPerMinute) * 60_000,
-  );
-  return { refusedShare: refused / (ok + refused), timeToIdeal: t / idealMs };
+  const ratesAfterDecrease: number[] = [];
+  const send = (): Promise<void> =>
+    limiter.schedule(async () => {
+      const retryMs = serverTake(clock.now() + 5);
+      await clock.sleep(10);
+      if (retryMs > 0) {
+        refused++;
+        const before = limiter.decreases;
+        limiter.rateLimited(retryMs);
+        if (limiter.decreases > before) ratesAfterDecrease.push(limiter.currentPerMinute);
+        void send();
+      } else ok++;
+    });
+  for (let i = 0; i < requests; i++) void send();
+  await clock.run(() => ok === requests);
+  const idealMs = Math.max(((requests - serverBurst) / serverPerMinute) * 60_000, ((requests - 250) / 1000) * 60_000);
+  return { refusedShare: refused / (ok + refused), timeToIdeal: clock.now() / idealMs, ratesAfterDecrease };
 };
 
-describe('adaptive rate against a server with a lower limit (simulated)', () => {
+describe('the rate limiter against a server with a lower limit (simulated)', () => {
   for (const serverPerMinute of [100, 300, 600, 1000]) {
-    it(`${serverPerMinute}/min: under 5 % 429s, within 10 % of the ideal time`, () => {
-      const { refusedShare, timeToIdeal } = simulate(serverPerMinute, 2000);
+    it(`${serverPerMinute}/min: under 5 % 429s, within 10 % of the ideal time`, async () => {
+      const { refusedShare, timeToIdeal } = await simulate(serverPerMinute, 2000);
       expect(refusedShare).toBeLessThan(0.05);
       expect(timeToIdeal).toBeLessThan(1.1);
     });
   }
+
+  it('is under a server at 100/min after four decreases: it measures the server, where 0.7⁴ would leave it at 240/min', async () => {
+    const { ratesAfterDecrease, refusedShare } = await simulate(100, 200);
+    expect(ratesAfterDecrease[3]).toBeLessThanOrEqual(100);
+    expect(ratesAfterDecrease[3]).toBeGreaterThan(50);
+    expect(refusedShare).toBeLessThan(0.05);
+  });
 });

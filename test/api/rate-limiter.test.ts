@@ -20,6 +20,17 @@ describe('RateLimiter', () => {
     expect(starts).toEqual([0, 0, 1000, 2000, 3000]);
   });
 
+  it('with a peak factor, spends the burst at that many times the rate, never in one instant', async () => {
+    const clock = virtualClock(0);
+    const limiter = new RateLimiter({ requestsPerMinute: 600, burst: 4, concurrency: 10, peakFactor: 3, ...clock });
+    const starts: number[] = [];
+    await Promise.all(Array.from({ length: 6 }, () => limiter.schedule(async () => starts.push(clock.now()))));
+    // 600/min is a token every 100 ms; the burst of 4 goes at 1,800/min (34 ms apart), then the rate.
+    expect(starts.slice(0, 5)).toEqual([0, 34, 68, 102, 136]);
+    expect(starts[5]).toBeGreaterThanOrEqual(200);
+    expect(starts[5]).toBeLessThan(210);
+  });
+
   it('never runs more tasks at once than the concurrency cap, and serves them in order', async () => {
     const clock = virtualClock(0);
     const limiter = new RateLimiter({ requestsPerMinute: 1e6, burst: 100, concurrency: 3, ...clock });
