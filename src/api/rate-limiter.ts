@@ -47,6 +47,13 @@ interface Waiter {
   start: () => void;
   cancel: (error: CancelledError) => void;
   operation: string;
+  signal: AbortSignal | undefined;
+}
+
+/** The waiters of one signal, and the one listener that cancels them all when it aborts. */
+interface SignalWatch {
+  waiters: Set<Waiter>;
+  onAbort: () => void;
 }
 
 /** Token bucket + pause gate + concurrency cap, shared by every request of one client. */
@@ -81,6 +88,11 @@ export class RateLimiter {
   private busyMsSinceDecrease = 0;
   private busyFrom: number | undefined;
   private readonly waiters: Waiter[] = [];
+  /**
+   * One abort listener per signal, not per waiter: an apply queues every request of a run on the
+   * run's signal, and 1,500 listeners on one signal are a leak warning, and a slow abort.
+   */
+  private readonly watched = new Map<AbortSignal, SignalWatch>();
   /** Total time the gate was closed by `pauseFor` (overlapping pauses counted once). */
   pausedMsTotal = 0;
 
@@ -195,22 +207,15 @@ export class RateLimiter {
         reject(new CancelledError(operation, `${operation} cancelled before it was sent`));
         return;
       }
-      const onAbort = (): void => {
-        const at = this.waiters.indexOf(waiter);
-        if (at < 0) return;
-        this.waiters.splice(at, 1);
-        waiter.cancel(new CancelledError(operation, `${operation} cancelled before it was sent`));
-        this.noteActivity();
-        if (this.waiters.length === 0) this.wakePump();
-      };
       const waiter: Waiter = {
         operation,
+        signal,
         cancel: (error) => {
-          signal?.removeEventListener('abort', onAbort);
+          this.unwatch(waiter);
           reject(error);
         },
         start: () => {
-          signal?.removeEventListener('abort', onAbort);
+          this.unwatch(waiter);
           const refusalsBefore = this.rateLimitedCount;
           this.inFlightCount++;
           this.startedSinceDecrease++;
@@ -230,11 +235,49 @@ export class RateLimiter {
           });
         },
       };
-      signal?.addEventListener('abort', onAbort, { once: true });
+      this.watch(waiter);
       this.waiters.push(waiter);
       this.noteActivity();
       void this.pump();
     });
+  }
+
+  /** Cancels `waiter` when its signal aborts (one listener per signal). */
+  private watch(waiter: Waiter): void {
+    const signal = waiter.signal;
+    if (!signal) return;
+    let watch = this.watched.get(signal);
+    if (!watch) {
+      const entry: SignalWatch = {
+        waiters: new Set(),
+        onAbort: () => {
+          this.watched.delete(signal);
+          const cancelled = new Set(entry.waiters);
+          entry.waiters.clear();
+          for (let i = this.waiters.length - 1; i >= 0; i--) {
+            if (cancelled.has(this.waiters[i] as Waiter)) this.waiters.splice(i, 1);
+          }
+          for (const w of cancelled)
+            w.cancel(new CancelledError(w.operation, `${w.operation} cancelled before it was sent`));
+          this.noteActivity();
+          if (this.waiters.length === 0) this.wakePump();
+        },
+      };
+      watch = entry;
+      this.watched.set(signal, watch);
+      signal.addEventListener('abort', watch.onAbort, { once: true });
+    }
+    watch.waiters.add(waiter);
+  }
+
+  /** Stops watching `waiter`'s signal for it; the listener goes with the signal's last waiter. */
+  private unwatch(waiter: Waiter): void {
+    const signal = waiter.signal;
+    if (!signal) return;
+    const watch = this.watched.get(signal);
+    if (!watch || !watch.waiters.delete(waiter) || watch.waiters.size > 0) return;
+    signal.removeEventListener('abort', watch.onAbort);
+    this.watched.delete(signal);
   }
 
   /** Rejects every waiter with a `CancelledError` and refuses new ones; running tasks finish. */

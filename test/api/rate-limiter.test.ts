@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { RateLimiter } from '../../src/api/rate-limiter.js';
 import { CancelledError } from '../../src/core/errors.js';
@@ -140,6 +141,26 @@ describe('RateLimiter', () => {
     first.resolve();
     await running;
     expect(ran).toBe(false);
+  });
+
+  it('puts one abort listener on a signal however many waiters share it, and removes it when they are gone', async () => {
+    const clock = virtualClock(0);
+    const limiter = new RateLimiter({ requestsPerMinute: 1e6, burst: 100, concurrency: 1, ...clock });
+    const first = deferred();
+    const running = limiter.schedule(() => first.promise);
+    const run = new AbortController();
+    const queued = Array.from({ length: 1500 }, (_, i) => limiter.schedule(async () => i, run.signal, `read ${i}`));
+    // Node warns of a leak past 10 listeners on one signal (a 1,500-entity apply queued 1,500).
+    expect(getEventListeners(run.signal, 'abort')).toHaveLength(1);
+    run.abort();
+    const settled = await Promise.allSettled(queued);
+    expect(settled.every((r) => r.status === 'rejected' && r.reason instanceof CancelledError)).toBe(true);
+    expect(limiter.queued).toBe(0);
+    first.resolve();
+    await running;
+    const again = new AbortController();
+    await Promise.all(Array.from({ length: 20 }, () => limiter.schedule(async () => 'ok', again.signal)));
+    expect(getEventListeners(again.signal, 'abort')).toHaveLength(0);
   });
 
   it('close() rejects every waiter and refuses new tasks; a running task finishes', async () => {
