@@ -11,6 +11,7 @@ import { ApiError, CortexSyncError, InterruptedError } from '../core/errors.js';
 import { type Diagnostic, hasErrors, type Plan, type ReconcileResult } from '../core/model.js';
 import { runOutcome, signalExitCode } from '../core/outcome.js';
 import { runEmulatorCommand } from '../emulator/cli.js';
+import { MISSING_DEFINITION_MODES, type MissingDefinitionMode } from '../emulator/contract.js';
 import { type ConfigFlags, resolveConfig, type SyncConfig } from '../engine/config.js';
 import { type EngineContext, type EventSink, systemClock } from '../engine/context.js';
 import { openPlanLog, type PlanLogSink } from '../engine/plan-log.js';
@@ -67,6 +68,15 @@ interface CommonOptions {
   concurrency?: number;
   forceEntityTypeSchema?: boolean;
   output?: 'text' | 'json' | 'markdown';
+}
+
+/** The options of `cortex-sync emulator`. */
+interface EmulatorFlags {
+  port: number;
+  host: string;
+  data?: string;
+  rateLimit?: number;
+  missingDefinition: MissingDefinitionMode;
 }
 
 const flagsOf = (o: CommonOptions): ConfigFlags => ({
@@ -308,13 +318,22 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     .option('--host <host>', 'address to bind', '127.0.0.1')
     .option('--data <file>', 'load state from and save it to this JSON file')
     .option('--rate-limit <n>', 'requests per minute before 429 (default 1000; 0 = no limit)', nonNegativeInt)
-    .action(async (o: { port: number; host: string; data?: string; rateLimit?: number }) => {
+    .addOption(
+      new Option(
+        '--missing-definition <mode>',
+        "a custom-type entity without x-cortex-definition: refuse it ('Definition is required'), or allow it when its type's schema accepts {}",
+      )
+        .choices(MISSING_DEFINITION_MODES)
+        .default('refuse'),
+    )
+    .action(async (o: EmulatorFlags) => {
       const emulator = await runEmulatorCommand(
         {
           port: o.port,
           host: o.host,
           ...(o.data ? { dataFile: resolve(io.cwd, o.data) } : {}),
           ...(o.rateLimit !== undefined ? { rateLimitPerMinute: o.rateLimit } : {}),
+          missingDefinition: o.missingDefinition,
         },
         { stdout: io.stdout, env: io.env },
       );

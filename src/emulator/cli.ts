@@ -3,6 +3,7 @@ import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { ConfigError } from '../core/errors.js';
+import type { MissingDefinitionMode } from './contract.js';
 import { type RunningEmulator, startEmulator } from './server.js';
 
 export interface EmulatorCommandOptions {
@@ -11,6 +12,8 @@ export interface EmulatorCommandOptions {
   dataFile?: string;
   /** Requests per minute before 429; 0 = no limit. */
   rateLimitPerMinute?: number;
+  /** A custom-type entity without `x-cortex-definition`: refused (default) or allowed when its type's schema accepts `{}`. */
+  missingDefinition?: MissingDefinitionMode;
 }
 
 /** A `--data` file that can be neither read back nor written is an error now, not when the emulator stops. */
@@ -48,6 +51,7 @@ export const runEmulatorCommand = async (
       ...(opts.host !== undefined ? { host: opts.host } : {}),
       ...(opts.dataFile !== undefined ? { dataFile: opts.dataFile } : {}),
       ...(opts.rateLimitPerMinute !== undefined ? { rateLimitPerMinute: opts.rateLimitPerMinute } : {}),
+      ...(opts.missingDefinition !== undefined ? { missingDefinition: opts.missingDefinition } : {}),
       ...(givenKey ? { apiKey: givenKey } : {}),
     });
   } catch (error) {

@@ -45,11 +45,22 @@ export interface EmulatorResponse {
   headers?: Record<string, string>;
 }
 
+/**
+ * What a descriptor of a custom type without `x-cortex-definition` gets. `refuse` (the default):
+ * "Definition is required", as wire-notes records from the live API. `allow`: accepted when the
+ * type's schema accepts `{}` (the vendor CLI's `test_catalog_delete_by_type` creates one against
+ * an empty schema); refused as before otherwise. Which one a tenant does is not known for certain.
+ */
+export const MISSING_DEFINITION_MODES = ['refuse', 'allow'] as const;
+export type MissingDefinitionMode = (typeof MISSING_DEFINITION_MODES)[number];
+
 export interface EmulatorEnv {
   /** Milliseconds since the epoch (injectable for tests). */
   now(): number;
   /** A vendor-looking id: prefix + 16 lower-case hex characters (`en2da8159dbeefb974`). */
   newId(prefix: string): string;
+  /** See `MissingDefinitionMode`; absent = `refuse`. */
+  readonly missingDefinition?: MissingDefinitionMode;
 }
 
 export interface RouteDef<S> {

@@ -12,6 +12,7 @@ import {
   type EmulatorRequest,
   type EmulatorResponse,
   errorResponse,
+  type MissingDefinitionMode,
   PERMISSIONS,
   type Permission,
 } from './contract.js';
@@ -47,6 +48,12 @@ export interface EmulatorOptions {
   seed?: number;
   /** Largest accepted request body in bytes (default 2 MB, the vendor's limit). */
   maxBodyBytes?: number;
+  /**
+   * A custom-type entity without `x-cortex-definition`: `refuse` (default, "Definition is
+   * required" as wire-notes records from the live API) or `allow` (accepted when the type's schema
+   * accepts `{}`, as the vendor CLI's tests expect of a tenant). The real API is not known for certain.
+   */
+  missingDefinition?: MissingDefinitionMode;
 }
 
 /** One API request, as served (control requests under `/_emulator/` are not logged). */
@@ -63,6 +70,8 @@ export interface RequestLogEntry {
   ts: number;
   /** Set when a fault hit the request. */
   fault?: 'dropped' | 'failed' | 'forced-429' | 'window-429' | 'lost-response' | 'rejected';
+  /** The request's `x-request-id` header, when it had one: ties a log entry to a client's record of it. */
+  requestId?: string;
 }
 
 export interface RunningEmulator {
@@ -127,7 +136,11 @@ export const startEmulator = async (options: EmulatorOptions = {}): Promise<Runn
   const state = await loadState(options.dataFile, now);
   // Ids after a reload must not repeat the ids of the saved run: the loaded state salts the seed.
   const idRandom = createPrng(seed ^ 0x9e3779b9 ^ fnv1a(JSON.stringify(state)));
-  const env: EmulatorEnv = { now, newId: (prefix) => randomHexId(prefix, idRandom) };
+  const env: EmulatorEnv = {
+    now,
+    newId: (prefix) => randomHexId(prefix, idRandom),
+    missingDefinition: options.missingDefinition ?? 'refuse',
+  };
   const requests: RequestLogEntry[] = [];
   const routes = compileRoutes(ROUTES);
   const perMinute = options.rateLimitPerMinute ?? 1000;
@@ -245,6 +258,8 @@ export const startEmulator = async (options: EmulatorOptions = {}): Promise<Runn
 
       apiRequestCount += 1;
       const entry: RequestLogEntry = { method, path: rawPath, query: rawQuery, status: 0, durationMs: 0, ts };
+      const requestId = req.headers['x-request-id'];
+      if (typeof requestId === 'string') entry.requestId = requestId;
       const finish = (status: number, fault?: RequestLogEntry['fault']): void => {
         entry.status = status;
         entry.durationMs = performance.now() - started;

@@ -66,6 +66,7 @@ describe('help, version and usage errors', () => {
     [['plan', '--output', 'yaml'], "argument 'yaml' is invalid"],
     [['apply', '--concurrency', '0'], 'expected a whole number'],
     [['emulator', '--port', '70000'], 'expected a port number'],
+    [['emulator', '--missing-definition', 'maybe'], "argument 'maybe' is invalid"],
   ])('%j exits 1 with commander’s message on stderr', async (args, message) => {
     const run = await cli(args, { cwd: dir });
     expect(run.code).toBe(1);
@@ -290,5 +291,38 @@ describe('emulator', () => {
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(/^export CORTEX_BASE_URL=http:\/\/127\.0\.0\.1:\d+\n#[^\n]*accepted\n$/);
     expect(run.stdout).not.toContain(API_KEY);
+  });
+
+  it('--missing-definition: a custom-type entity without a definition is refused by default, allowed with allow', async () => {
+    /** Creates a type with an empty schema, then an entity of it without x-cortex-definition; its status. */
+    const createWithout = async (args: string[]): Promise<number> => {
+      let status = 0;
+      const run = await cli(['emulator', '--port', '0', ...args], {
+        cwd: dir,
+        env: { CORTEX_API_KEY: API_KEY },
+        untilStopped: async (stdout) => {
+          const [url] = exported(stdout());
+          const headers = { authorization: `Bearer ${API_KEY}` };
+          const type = await fetch(`${url}/api/v1/catalog/definitions`, {
+            method: 'POST',
+            headers: { ...headers, 'content-type': 'application/json' },
+            body: JSON.stringify({ type: 'cli-test-type', name: 'CLI test type', schema: {} }),
+          });
+          await type.body?.cancel();
+          const entity = await fetch(`${url}/api/v1/open-api`, {
+            method: 'POST',
+            headers: { ...headers, 'content-type': 'application/openapi;charset=UTF-8' },
+            body: 'openapi: 3.0.1\ninfo:\n  title: No definition\n  x-cortex-tag: no-def\n  x-cortex-type: cli-test-type\n',
+          });
+          await entity.body?.cancel();
+          status = entity.status;
+        },
+      });
+      expect(run.code).toBe(0);
+      return status;
+    };
+    expect(await createWithout([])).toBe(400);
+    expect(await createWithout(['--missing-definition', 'refuse'])).toBe(400);
+    expect(await createWithout(['--missing-definition', 'allow'])).toBe(200);
   });
 });

@@ -114,6 +114,58 @@ describe('POST /api/v1/open-api', () => {
   });
 });
 
+describe('a custom-type entity without x-cortex-definition (option missingDefinition)', () => {
+  /** The vendor CLI's `test_catalog_delete_by_type`: a type with an empty schema, one entity without a definition. */
+  const withTypes = async (missingDefinition?: 'refuse' | 'allow') => {
+    const emu = await start(missingDefinition ? { missingDefinition } : {});
+    for (const body of [
+      { type: 'empty-schema', name: 'Empty', schema: {} },
+      { type: 'optional-only', name: 'Optional', schema: { type: 'object', properties: { a: { type: 'string' } } } },
+      {
+        type: 'needs-model',
+        name: 'Needs model',
+        schema: { type: 'object', required: ['model'], properties: { model: { type: 'string' } } },
+      },
+    ]) {
+      expect((await call(emu, 'POST', '/api/v1/catalog/definitions', { body })).status).toBe(200);
+    }
+    return emu;
+  };
+  const create = (emu: { url: string; apiKey: string }, tag: string, type: string, method = 'POST') =>
+    call(emu, method, '/api/v1/open-api', { body: descriptor(tag, { 'x-cortex-type': type }) });
+
+  it('is refused by default with "Definition is required", even when the schema is empty (POST and PATCH)', async () => {
+    const emu = await withTypes();
+    for (const method of ['POST', 'PATCH']) {
+      const r = await create(emu, 'no-def', 'empty-schema', method);
+      expect(r.status).toBe(400);
+      expect(bodyOf(r, ValidationResult).violations).toMatchObject([
+        { title: 'Standard cortex tags', description: 'Definition is required', pointer: '/info/x-cortex-definition' },
+      ]);
+    }
+    expect((await call(emu, 'GET', '/api/v1/catalog/no-def')).status).toBe(404);
+  });
+
+  it("with 'allow', is accepted when the type's schema accepts {} and listed by type; refused otherwise", async () => {
+    const emu = await withTypes('allow');
+    expect(await create(emu, 'no-def', 'empty-schema')).toMatchObject({ status: 200, json: { ok: true } });
+    expect((await create(emu, 'no-def-optional', 'optional-only', 'PATCH')).status).toBe(201);
+    const listed = bodyOf(await call(emu, 'GET', '/api/v1/catalog?types=empty-schema'), pageOf('entities', Tagged));
+    expect(listed.entities.map((e) => e.tag)).toEqual(['no-def']);
+    const stored = bodyOf(await call(emu, 'GET', '/api/v1/catalog/no-def/openapi'), Descriptor).info;
+    expect(stored['x-cortex-definition']).toBeUndefined();
+    const refused = await create(emu, 'no-model', 'needs-model');
+    expect(refused.status).toBe(400);
+    expect(bodyOf(refused, ValidationResult).violations).toMatchObject([
+      { description: 'Definition is required', pointer: '/info/x-cortex-definition' },
+    ]);
+    // The CLI test goes on: delete every entity of the type, then none is left.
+    expect((await call(emu, 'DELETE', '/api/v1/catalog?types=empty-schema')).status).toBe(200);
+    expect((await call(emu, 'GET', '/api/v1/catalog/no-def')).status).toBe(404);
+    expect(bodyOf(await call(emu, 'GET', '/api/v1/catalog?types=empty-schema'), Counted).total).toBe(0);
+  });
+});
+
 describe('PATCH /api/v1/open-api', () => {
   it('deep-merges, removes keys equal to the delete marker, and appends arrays on request', async () => {
     const emu = await start();

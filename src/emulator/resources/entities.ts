@@ -108,7 +108,7 @@ const upsert: RouteDef<EntitiesSlices> = {
   handle(req, state, env) {
     const body = readDescriptorBody(req);
     if ('response' in body) return body.response;
-    const violations = validateDescriptor(body.doc, state.entityTypes, req.rawBody);
+    const violations = validateDescriptor(body.doc, state.entityTypes, req.rawBody, env.missingDefinition);
     if (violations.length > 0 || !isObject(body.doc)) return invalid(violations);
     const mode = (req.query.get('mode') ?? 'UPSERT').toUpperCase();
     if (mode !== 'UPSERT' && mode !== 'CREATE') return errorResponse(400, 'BAD_REQUEST', `Unknown mode ${mode}`);
@@ -143,7 +143,12 @@ const patch: RouteDef<EntitiesSlices> = {
     let merged = existing ? deepMerge(existing.descriptor, doc, queryFlag(req.query, 'appendArrays', false)) : doc;
     const marker = req.query.get('deleteMarkerValue');
     if (marker !== null && marker !== '') merged = dropMarked(merged, marker);
-    const violations = validateDescriptor(merged, state.entityTypes, existing ? undefined : req.rawBody);
+    const violations = validateDescriptor(
+      merged,
+      state.entityTypes,
+      existing ? undefined : req.rawBody,
+      env.missingDefinition,
+    );
     if (violations.length > 0 || !isObject(merged)) return invalid(violations);
     const status = existing ? 200 : 201;
     if (queryFlag(req.query, 'dryRun', false)) return ok(status);

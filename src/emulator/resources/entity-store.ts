@@ -4,7 +4,7 @@
  * the summary / details views the catalog endpoints return.
  */
 import { LineCounter, parseDocument } from 'yaml';
-import type { EmulatorEnv } from '../contract.js';
+import type { EmulatorEnv, MissingDefinitionMode } from '../contract.js';
 import { cloneJson, isObject, isoSeconds, type JsonObject } from '../util.js';
 import { CORE_TYPES, type EntityTypesState, findDefinition, validateAgainstSchema } from './entity-type-store.js';
 
@@ -145,8 +145,17 @@ export const violation = (title: string, description: string, path: string[], te
   ...lineRange(text, path),
 });
 
-/** Checks a complete descriptor the way `POST /open-api` does; [] when valid. */
-export const validateDescriptor = (doc: unknown, types: EntityTypesState, text?: string): Violation[] => {
+/**
+ * Checks a complete descriptor the way `POST /open-api` does; [] when valid. A custom-type
+ * descriptor without `x-cortex-definition` is refused unless `missingDefinition` is `allow` and
+ * the type's schema accepts `{}`.
+ */
+export const validateDescriptor = (
+  doc: unknown,
+  types: EntityTypesState,
+  text?: string,
+  missingDefinition: MissingDefinitionMode = 'refuse',
+): Violation[] => {
   if (!isObject(doc)) return [violation('Invalid descriptor', 'The descriptor must be a YAML/JSON object', [], text)];
   const info = doc.info;
   if (!isObject(info)) return [violation('Missing info', 'Descriptor is missing the info block', ['info'], text)];
@@ -170,6 +179,10 @@ export const validateDescriptor = (doc: unknown, types: EntityTypesState, text?:
         out.push(
           violation('Unknown entity type', `Entity type '${type}' does not exist`, ['info', 'x-cortex-type'], text),
         );
+      } else if (info['x-cortex-definition'] === undefined && missingDefinition === 'allow') {
+        if (validateAgainstSchema(def.schema, {}).length > 0) {
+          out.push(violation('Standard cortex tags', 'Definition is required', at, text));
+        }
       } else if (!isObject(info['x-cortex-definition'])) {
         out.push(violation('Standard cortex tags', 'Definition is required', at, text));
       } else {
