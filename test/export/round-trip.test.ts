@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { manifestBaseName } from '../../src/export/file-name.js';
 import { cli, type Emulator, removeDir, startTestEmulator, tempDir, writesSince } from '../e2e/harness.js';
-import { listFiles, type PlanJson, readTree, seedWorkspace } from './helpers.js';
+import { callApi, listFiles, type PlanJson, readTree, seedWorkspace } from './helpers.js';
 
 let emulator: Emulator;
 let out: string;
@@ -58,9 +58,11 @@ describe('export round trip', () => {
     // The descriptor-declared edge stays in the descriptor; only the API edge is exported.
     expect(tree.get(`.cortex/dependencies/${web}.yaml`)).toContain('path: /v1/balance');
     expect(tree.get(`.cortex/dependencies/${web}.yaml`)).not.toContain('/v1/entries');
-    // Server-inferred type and Scaffolder defaults are left out; the draft stays a draft.
+    // The server-inferred type and empty Scaffolder labels are left out, its flags written as the
+    // server answers them; the draft stays a draft.
     expect(tree.get('.cortex/catalog-pages/agents.yaml')).not.toContain('type:');
-    expect(tree.get('.cortex/scaffolders/agent-template.yaml')).not.toMatch(/labels|require|showReadme|strictAlias/);
+    expect(tree.get('.cortex/scaffolders/agent-template.yaml')).not.toContain('labels');
+    expect(tree.get('.cortex/scaffolders/agent-template.yaml')).toContain('requirePullRequest: false');
     expect(tree.get(`.cortex/initiatives/${manifestBaseName('Agents ready')}.yaml`)).toContain('isDraft: true');
     for (const [file, text] of tree) {
       if (file === 'cortex-sync.yaml') continue;
@@ -115,5 +117,49 @@ describe('export round trip', () => {
         .map((e) => e.tag)
         .sort(),
     ).toEqual(['ledger', 'old-service']);
+  });
+});
+
+describe('export on a server whose defaults no code knows', () => {
+  it('keeps every icon and flag as the server answers it: the plan is empty, and a chosen one is defended', async () => {
+    // The seeded `ai-agent` type was sent no icon: this server's default is one the code never guessed.
+    emulator.state.entityTypes.byType['ai-agent']!.iconTag = 'Cortex-builtin::Hexagon';
+    // A user chose the icon the code used to take for the default.
+    await callApi(emulator, 'POST', '/api/v1/catalog/definitions', {
+      type: 'stream',
+      name: 'Stream',
+      iconTag: 'Cortex-builtin::Box',
+      schema: {},
+    });
+    const kinds = ['--kinds', 'entity-type,scaffolder-template'];
+    const run = await cli(['export', '--out', out, '--source-id', 'catalog-repo', ...kinds], { emulator, cwd: out });
+    expect(run.code).toBe(0);
+    const tree = await readTree(out);
+    expect(tree.get('.cortex/entity-types/stream.yaml')).toContain('iconTag: Cortex-builtin::Box');
+    expect(tree.get('.cortex/entity-types/ai-agent.yaml')).toContain('iconTag: Cortex-builtin::Hexagon');
+    expect(tree.get('.cortex/scaffolders/agent-template.yaml')).toContain('requirePullRequest: false');
+
+    const plan = await planJson(out);
+    const objects = plan.changes.filter((c) => c.kind !== 'inventory');
+    expect(objects.map((c) => `${c.kind} ${c.id}`).sort()).toEqual([
+      'entity-type ai-agent',
+      'entity-type stream',
+      'scaffolder-template agent-template',
+    ]);
+    for (const change of objects) expect(change.diff, `${change.kind} ${change.id}`).toEqual([]);
+    expect((await cli(['apply', '--dir', out], { emulator, cwd: out })).code).toBe(0);
+    expect((await planJson(out)).changes.filter((c) => c.action !== 'noop')).toEqual([]);
+
+    // Changed in the UI: the manifests state the chosen values, so the plan sees it and apply puts them back.
+    emulator.state.entityTypes.byType.stream!.iconTag = 'Cortex-builtin::Robot';
+    emulator.state.scaffolders.items.find((t) => t.tag === 'agent-template')!.requirePullRequest = true;
+    const drift = await planJson(out);
+    expect(drift.changes.filter((c) => c.action !== 'noop').map((c) => `${c.action} ${c.kind} ${c.id}`)).toEqual([
+      'update entity-type stream',
+      'update scaffolder-template agent-template',
+    ]);
+    expect((await cli(['apply', '--dir', out], { emulator, cwd: out })).code).toBe(0);
+    expect(emulator.state.entityTypes.byType.stream!.iconTag).toBe('Cortex-builtin::Box');
+    expect(emulator.state.scaffolders.items.find((t) => t.tag === 'agent-template')!.requirePullRequest).toBe(false);
   });
 });

@@ -1,7 +1,7 @@
 /**
  * Each kind's `toManifestFiles`: the files it writes parse back, under the kind's own schema, into
  * objects whose comparable form equals the live one (so a plan on them has nothing to change), and
- * what the server owns or filled in as a default is not written.
+ * what the server owns is not written; no value is dropped for equalling a guessed server default.
  */
 import { describe, expect, it } from 'vitest';
 import type { DesiredObject, JsonValue, LiveObject, ParsedDocument } from '../../src/core/model.js';
@@ -150,7 +150,7 @@ describe('file names', () => {
 });
 
 describe('entity-type', () => {
-  it('exports custom types only, leaving out the default icon', () => {
+  it('exports custom types only, each with the icon the server answers, whichever it is', () => {
     const live: LiveObject[] = [
       {
         kind: 'entity-type',
@@ -173,14 +173,27 @@ describe('entity-type', () => {
         state: { definition: { type: 's3', name: 'S3', source: 'CORTEX', schema: {} } },
       },
     ];
+    // A server whose default icon is another one: the type it gave that icon exports it too.
+    live.push({
+      kind: 'entity-type',
+      id: 'stream',
+      state: { definition: { type: 'stream', name: 'Stream', iconTag: 'Cortex-builtin::Hexagon', source: 'CUSTOM' } },
+    });
     const files = entityTypeFiles(live as LiveObject<never>[]);
-    expect(files.map((f) => f.ids)).toEqual([['ai-agent']]);
+    expect(files.map((f) => f.ids)).toEqual([['ai-agent'], ['stream']]);
     expect(files[0]?.document).toEqual({
       type: 'ai-agent',
       name: 'AI Agent',
+      iconTag: 'Cortex-builtin::Box',
       schema: { type: 'object', required: ['model'], properties: { model: { type: 'string' } } },
     });
-    expectInSync('entity-type', live.slice(0, 1), files);
+    expect(files[1]?.document).toEqual({
+      type: 'stream',
+      name: 'Stream',
+      iconTag: 'Cortex-builtin::Hexagon',
+      schema: {},
+    });
+    expectInSync('entity-type', [live[0]!, live[2]!], files);
   });
 });
 
@@ -296,7 +309,7 @@ describe('initiative', () => {
 });
 
 describe('scaffolder-template', () => {
-  it('leaves out server defaults and server ids', () => {
+  it('leaves out server ids, an empty description and empty labels; writes every flag, false too', () => {
     const live: LiveObject[] = [
       {
         kind: 'scaffolder-template',
@@ -325,6 +338,10 @@ describe('scaffolder-template', () => {
       type: 'COOKIECUTTER',
       repoLocator: { type: 'GITHUB', org: 'acme', repoName: 'go-template' },
       requireNewService: true,
+      requirePullRequest: false,
+      createYamlFile: false,
+      showReadme: false,
+      strictAliasUsage: false,
     });
     expectInSync('scaffolder-template', live, files);
   });

@@ -3,8 +3,10 @@
  *
  * Pages Cortex manages (`isCortexManaged`) are not the workspace's to declare and are left out.
  * Left out of a page: `type` when it is the one Cortex infers from the rest (so does the manifest
- * schema), an empty description, empty filter parts and dates. `iconTag` is required by the
- * manifest: a page without one gets Cortex's default icon.
+ * schema), an empty description, empty filter parts and dates. The icon is written as the server
+ * answers it, whichever it is (a built-in one is compared as written, so the manifest equals the
+ * live page). Only a page the server answers without any icon needs one made up, since the manifest
+ * and every write require one: `PLACEHOLDER_ICON_TAG`, which apply then writes.
  */
 import { manifestPath } from '../../export/file-name.js';
 import type { JsonObject, LiveObject } from '../../core/model.js';
@@ -14,15 +16,18 @@ import { inferCatalogPageType, type LiveCatalogPage } from './schema.js';
 
 const FOLDER = '.cortex/catalog-pages';
 
-/** The icon Cortex shows for a page without one (as `SERVER_DEFAULT_ICON_TAGS` in `index.ts`). */
-const DEFAULT_ICON_TAG = 'Cortex-builtin::Box';
+/**
+ * The icon written for a page the server answers without one. A guess: which icon Cortex shows for
+ * such a page is not known (every write requires an icon, so only a page made another way has none).
+ */
+const PLACEHOLDER_ICON_TAG = 'Cortex-builtin::Box';
 
 /** The manifest document of one live page, keys in the order the vendor's docs use. */
 export const catalogPageManifestDocument = (obj: LiveObject<LiveCatalogPage>): JsonObject => {
   const { page } = obj.state;
   const document: JsonObject = { slug: page.slug, name: page.name || page.slug };
   if (page.description) document.description = page.description;
-  document.iconTag = page.iconTag || DEFAULT_ICON_TAG;
+  document.iconTag = page.iconTag || PLACEHOLDER_ICON_TAG;
   document.isDraft = page.isDraft ?? false;
   const inferred = inferCatalogPageType({ relationshipTypeTag: page.relationshipTypeTag ?? null });
   if (page.type && page.type !== inferred) document.type = page.type;

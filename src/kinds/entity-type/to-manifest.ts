@@ -2,8 +2,10 @@
  * Live entity types → manifests under `.cortex/entity-types/` (`export`). Pure.
  *
  * Only the workspace's own types: the types Cortex ships (`source: CORTEX`) are not the
- * workspace's to declare. Left out: `source`, an empty description, and the icon when it is the
- * one Cortex shows by default (a manifest without `iconTag` gets it too).
+ * workspace's to declare. Left out: `source` and an empty description. The icon is written as the
+ * server answers it, whichever it is: which icon Cortex gives a type without one is not known, so
+ * no icon is taken for that default and dropped (a user may have chosen it). A built-in icon is
+ * compared as written, so the manifest equals the live type whatever the server's default is.
  */
 import { manifestPath } from '../../export/file-name.js';
 import type { JsonObject, JsonValue, LiveObject } from '../../core/model.js';
@@ -12,20 +14,12 @@ import type { LiveEntityType } from './schema.js';
 
 const FOLDER = '.cortex/entity-types';
 
-/**
- * The icon Cortex shows when none was set (the same list as `SERVER_DEFAULT_ICON_TAGS` in
- * `index.ts`, which imports this module: importing it back would be a cycle).
- */
-const SERVER_DEFAULT_ICON_TAGS: readonly string[] = ['Cortex-builtin::Box'];
-
 /** The manifest document of one live entity type: `type`, `name`, `description`, `iconTag`, `schema`. */
 export const entityTypeManifestDocument = (obj: LiveObject<LiveEntityType>): JsonObject => {
   const { definition } = obj.state;
   const document: JsonObject = { type: definition.type, name: definition.name || definition.type };
   if (definition.description) document.description = definition.description;
-  if (definition.iconTag && !SERVER_DEFAULT_ICON_TAGS.includes(definition.iconTag)) {
-    document.iconTag = definition.iconTag;
-  }
+  if (definition.iconTag) document.iconTag = definition.iconTag;
   // Plain JSON in the server's key order (the schema's author wrote it so: `type`, `required`, `properties`).
   const schema = JSON.parse(JSON.stringify(definition.schema ?? {})) as JsonValue;
   document.schema = schema !== null && typeof schema === 'object' && !Array.isArray(schema) ? schema : {};

@@ -30,20 +30,6 @@ const BOOLEAN_FIELDS = [
 
 type OptionalField = (typeof OPTIONAL_FIELDS)[number];
 
-/**
- * The values Cortex is believed to store for an omitted field. Never compared (the server's real
- * defaults are not documented); `export` uses them only to leave such values out of a manifest.
- */
-export const SCAFFOLDER_DEFAULTS = {
-  description: null,
-  labels: [] as string[],
-  requireNewService: false,
-  requirePullRequest: false,
-  createYamlFile: false,
-  showReadme: false,
-  strictAliasUsage: false,
-} as const;
-
 type ComparableTemplate = Pick<LiveScaffolderTemplate, 'tag' | 'name' | 'description' | 'type' | 'labels'> &
   Partial<Record<(typeof BOOLEAN_FIELDS)[number], boolean | null>> & {
     repoLocator?: Readonly<Record<string, unknown>> | null;

@@ -1,14 +1,15 @@
 /**
  * Live Scaffolder templates → manifests under `.cortex/scaffolders/` (`export`). Pure.
  *
- * Left out: the server's `id`/`cid` and dates, fields the manifest schema does not know, and
- * every field that holds its server default (`SCAFFOLDER_DEFAULTS`: no description, no labels,
- * the flags `false`), since a manifest without them gets the same defaults.
+ * Left out: the server's `id`/`cid` and dates, fields the manifest schema does not know, an empty
+ * description and empty labels (apply always sends `labels`, `[]` when the manifest has none).
+ * The flags are written as the server answers them, `false` too: a POST replaces the template and
+ * the server gives an omitted flag a default of its own (not documented), so a flag left out
+ * would not be compared and the next write could turn a chosen `false` into that default.
  */
 import { manifestPath } from '../../export/file-name.js';
 import type { JsonObject, LiveObject } from '../../core/model.js';
 import type { ManifestFile } from '../types.js';
-import { SCAFFOLDER_DEFAULTS } from './normalize.js';
 import type { LiveScaffolderTemplate } from './schema.js';
 
 const FOLDER = '.cortex/scaffolders';
@@ -37,12 +38,11 @@ export const scaffolderManifestDocument = (obj: LiveObject<LiveScaffolderTemplat
   const document: JsonObject = { tag: t.tag, name: t.name || t.tag };
   if (t.description) document.description = t.description;
   if (t.type) document.type = t.type;
-  const labels = t.labels ?? SCAFFOLDER_DEFAULTS.labels;
-  if (labels.length > 0) document.labels = [...labels];
+  if (t.labels && t.labels.length > 0) document.labels = [...t.labels];
   document.repoLocator = locatorOf(t.repoLocator);
   for (const flag of FLAGS) {
-    const value = t[flag] ?? SCAFFOLDER_DEFAULTS[flag];
-    if (value !== SCAFFOLDER_DEFAULTS[flag]) document[flag] = value;
+    const value = t[flag];
+    if (typeof value === 'boolean') document[flag] = value;
   }
   return document;
 };
