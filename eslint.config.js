@@ -116,8 +116,9 @@ export default tseslint.config(
         {
           patterns: [
             {
-              group: ['../engine/*', '../../engine/*', '../cli/*', '../../cli/*'],
-              message: 'src/kinds must not import the engine or an entrypoint: the engine calls the kinds.',
+              group: ['../engine/*', '../../engine/*', '../cli/*', '../../cli/*', '../export/*', '../../export/*'],
+              message:
+                'src/kinds must not import the engine or an entrypoint (cli, export): the engine and export call the kinds.',
             },
           ],
         },

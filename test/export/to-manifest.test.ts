@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { DesiredObject, JsonValue, LiveObject, ParsedDocument } from '../../src/core/model.js';
-import { manifestBaseName } from '../../src/export/file-name.js';
+import { manifestBaseName } from '../../src/kinds/shared/file-name.js';
 import { manifestText } from '../../src/export/render.js';
 import { toManifestFiles as catalogPageFiles } from '../../src/kinds/catalog-page/to-manifest.js';
 import { toManifestFiles as dependencyFiles } from '../../src/kinds/dependency/to-manifest.js';

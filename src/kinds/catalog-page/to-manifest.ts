@@ -8,7 +8,7 @@
  * live page). Only a page the server answers without any icon needs one made up, since the manifest
  * and every write require one: `PLACEHOLDER_ICON_TAG`, which apply then writes.
  */
-import { manifestPath } from '../../export/file-name.js';
+import { manifestPath } from '../shared/file-name.js';
 import type { JsonObject, LiveObject } from '../../core/model.js';
 import { nameLists } from '../shared/name-lists.js';
 import type { ManifestFile } from '../types.js';

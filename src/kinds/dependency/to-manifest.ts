@@ -9,7 +9,7 @@
  * Edges a caller's descriptor declares (`x-cortex-dependency`) are listed by the API like the
  * others; leaving those out is the caller's job (`export` does, with `descriptorEdgeKeys`).
  */
-import { manifestPath } from '../../export/file-name.js';
+import { manifestPath } from '../shared/file-name.js';
 import type { JsonObject, JsonValue, LiveObject } from '../../core/model.js';
 import type { ManifestFile } from '../types.js';
 import { dependencyId } from './edges.js';

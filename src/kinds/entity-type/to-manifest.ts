@@ -7,7 +7,7 @@
  * no icon is taken for that default and dropped (a user may have chosen it). A built-in icon is
  * compared as written, so the manifest equals the live type whatever the server's default is.
  */
-import { manifestPath } from '../../export/file-name.js';
+import { manifestPath } from '../shared/file-name.js';
 import type { JsonObject, JsonValue, LiveObject } from '../../core/model.js';
 import type { ManifestFile } from '../types.js';
 import type { LiveEntityType } from './schema.js';

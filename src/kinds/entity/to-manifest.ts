@@ -8,7 +8,7 @@
  * come in a fixed readable order: `openapi`, `info` (`title`, `x-cortex-tag`, `x-cortex-type`,
  * `description`, then the `x-cortex-*` blocks), then anything else alphabetically.
  */
-import { manifestPath } from '../../export/file-name.js';
+import { manifestPath } from '../shared/file-name.js';
 import type { JsonObject, JsonValue, LiveObject } from '../../core/model.js';
 import type { ManifestFile } from '../types.js';
 import type { EntityLive } from './live.js';

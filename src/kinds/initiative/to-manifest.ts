@@ -5,7 +5,7 @@
  * rules, an empty description, empty level/rule lists (the schema's default) and empty filter
  * parts. `targetDate` is written as `YYYY-MM-DD`.
  */
-import { manifestPath } from '../../export/file-name.js';
+import { manifestPath } from '../shared/file-name.js';
 import type { JsonObject, LiveObject } from '../../core/model.js';
 import { nameLists } from '../shared/name-lists.js';
 import type { ManifestFile } from '../types.js';

@@ -7,7 +7,7 @@
  * the server gives an omitted flag a default of its own (not documented), so a flag left out
  * would not be compared and the next write could turn a chosen `false` into that default.
  */
-import { manifestPath } from '../../export/file-name.js';
+import { manifestPath } from '../shared/file-name.js';
 import type { JsonObject, LiveObject } from '../../core/model.js';
 import type { ManifestFile } from '../types.js';
 import type { LiveScaffolderTemplate } from './schema.js';
