@@ -2,6 +2,7 @@
  * The API client a resolved configuration asks for: where the key goes, the rate ceiling, the
  * concurrency and the request timeout all come from `SyncConfig`, the same way in every runtime.
  */
+import type { Dispatcher } from 'undici';
 import { createApiClient } from '../api/client.js';
 import type { ApiClient } from '../api/types.js';
 import type { SyncConfig } from './config.js';
@@ -10,7 +11,8 @@ import type { Clock, EventSink } from './context.js';
 export const apiClientFor = (
   config: SyncConfig,
   apiKey: string,
-  observe: { clock?: Clock; events?: EventSink } = {},
+  /** `dispatcher`: where the requests go (default the client's own connection pool); tests use it to watch the wire. */
+  observe: { clock?: Clock; events?: EventSink; dispatcher?: Dispatcher } = {},
 ): ApiClient =>
   createApiClient({
     baseUrl: config.baseUrl,
