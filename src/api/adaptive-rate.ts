@@ -9,7 +9,9 @@
  *   asking, is its rate or less), the rate drops straight to `margin` × that measurement if it is
  *   lower still: against a server at 100/min the client needs two 429s, not eight, to get there;
  * - while no 429 comes, the rate climbs back linearly, by `increasePerSecond` × the rate set by the
- *   last decrease, every second, up to the ceiling.
+ *   last decrease, every second, up to the ceiling; after a decrease nothing measured (the first
+ *   one, which may only mean the server's bucket is smaller than the client's burst) it returns to
+ *   where it was within `recoverySeconds`, unless a 429 comes first, and that one is measured.
  * No clock and no IO: every function takes the time it is asked about.
  */
 
@@ -24,6 +26,13 @@ export interface AdaptiveRateOptions {
   increasePerSecond?: number;
   /** The share of a measured server rate the client goes down to; default 0.95. */
   margin?: number;
+  /**
+   * After a decrease that nothing measured (the first 429 above all: it may only mean that the
+   * server's bucket is smaller than the client's burst), the rate returns to where it was within
+   * this many seconds unless another 429 comes first; default 10. A server that is really slower
+   * answers that next 429 soon, and it is measured.
+   */
+  recoverySeconds?: number;
 }
 
 /** How fast the server accepted requests between the last two 429s (see `afterRateLimited`). */
@@ -47,6 +56,8 @@ export interface AdaptiveRate {
   holdUntil: number;
   /** How many times the rate was lowered. */
   decreases: number;
+  /** The rate in force before the last decrease when nothing measured it, else `basePerMinute`. */
+  recoverToPerMinute: number;
 }
 
 interface Settings {
@@ -55,6 +66,7 @@ interface Settings {
   decrease: number;
   increasePerSecond: number;
   margin: number;
+  recoveryMs: number;
 }
 
 const settings = (options: AdaptiveRateOptions): Settings => {
@@ -68,6 +80,7 @@ const settings = (options: AdaptiveRateOptions): Settings => {
     decrease,
     increasePerSecond: Math.max(0, options.increasePerSecond ?? 0.01),
     margin: Math.min(1, Math.max(0.5, options.margin ?? 0.95)),
+    recoveryMs: Math.max(0, options.recoverySeconds ?? 10) * 1000,
   };
 };
 
@@ -77,14 +90,18 @@ export const initialRate = (options: AdaptiveRateOptions, now: number): Adaptive
   since: now,
   holdUntil: Number.NEGATIVE_INFINITY,
   decreases: 0,
+  recoverToPerMinute: settings(options).max,
 });
 
 /** The rate in force at `now`, requests per minute. */
 export const rateAt = (state: AdaptiveRate, options: AdaptiveRateOptions, now: number): number => {
   const s = settings(options);
-  const elapsedSeconds = Math.max(0, now - state.since) / 1000;
-  const grown = state.basePerMinute * (1 + s.increasePerSecond * elapsedSeconds);
-  return Math.min(s.max, Math.max(s.min, grown));
+  const elapsedMs = Math.max(0, now - state.since);
+  const grown = state.basePerMinute * (1 + (s.increasePerSecond * elapsedMs) / 1000);
+  const gap = state.recoverToPerMinute - state.basePerMinute;
+  const recovered =
+    gap > 0 ? state.basePerMinute + gap * (s.recoveryMs > 0 ? Math.min(1, elapsedMs / s.recoveryMs) : 1) : 0;
+  return Math.min(s.max, Math.max(s.min, grown, recovered));
 };
 
 /**
@@ -119,8 +136,15 @@ export const afterRateLimited = (
   if (now < state.holdUntil) return state;
   const s = settings(options);
   const measured = measuredPerMinute(state, since);
-  const multiplied = rateAt(state, options, now) * s.decrease;
+  const inForce = rateAt(state, options, now);
+  const multiplied = inForce * s.decrease;
   const lowered = Math.max(s.min, measured === undefined ? multiplied : Math.min(multiplied, measured * s.margin));
   const resumes = now + Math.max(0, pauseMs);
-  return { basePerMinute: lowered, since: resumes, holdUntil: resumes, decreases: state.decreases + 1 };
+  return {
+    basePerMinute: lowered,
+    since: resumes,
+    holdUntil: resumes,
+    decreases: state.decreases + 1,
+    recoverToPerMinute: measured === undefined ? inForce : lowered,
+  };
 };

@@ -33,9 +33,20 @@ describe('adaptive rate', () => {
     for (let i = 0; i < 20; i++) state = afterRateLimited(state, OPTIONS, i * 2000, 1000);
     expect(rateAt(state, OPTIONS, 39_000)).toBe(10); // the floor: 1 % of the ceiling
     const once = afterRateLimited(initialRate(OPTIONS, 0), OPTIONS, 0, 1000);
+    // Measured: 8 accepted in 4 s of asking = ~127/min, so 0.95 of that, then +1 % of it per second.
+    const measured = afterRateLimited(once, OPTIONS, 3000, 1000, { accepted: 8, busyMs: 4000 });
+    const base = (0.95 * 8.5 * 60_000) / 4000;
+    expect(rateAt(measured, OPTIONS, 4000)).toBeCloseTo(base);
+    expect(rateAt(measured, OPTIONS, 14_000)).toBeCloseTo(base * 1.1);
+    expect(rateAt(measured, OPTIONS, 10_000_000)).toBe(1000);
+  });
+
+  it('after a decrease nothing measured (the first), returns to the rate before it within 10 s unless another 429 comes', () => {
+    // A first 429 may only mean the server's bucket is smaller than the client's burst.
+    const once = afterRateLimited(initialRate(OPTIONS, 0), OPTIONS, 0, 1000);
     expect(rateAt(once, OPTIONS, 1000)).toBeCloseTo(700);
-    expect(rateAt(once, OPTIONS, 11_000)).toBeCloseTo(770); // +1 % of 700 per second
-    expect(rateAt(once, OPTIONS, 600_000)).toBe(1000);
+    expect(rateAt(once, OPTIONS, 6000)).toBeCloseTo(850);
+    expect(rateAt(once, OPTIONS, 11_000)).toBe(1000);
   });
 
   it('after the first 429, drops straight to what the server accepted since the last one', () => {
