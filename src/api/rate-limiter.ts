@@ -34,13 +34,6 @@ export interface RateLimiterOptions {
   slowStart?: boolean;
   /** Learn the server's limit from 429s (`rateLimited`); default false. */
   adaptive?: boolean | Omit<AdaptiveRateOptions, 'maxPerMinute'>;
-  /**
-   * Spend the burst at most this many times the rate in force (starts spaced at least
-   * 60,000 / (factor × rate) ms apart); default unlimited. Requests that go out in one instant all
-   * meet the server's bucket at once: when it runs dry they are all refused, where paced ones would
-   * have cost one 429.
-   */
-  peakFactor?: number;
 }
 
 interface Waiter {
@@ -48,6 +41,7 @@ interface Waiter {
   cancel: (error: CancelledError) => void;
   operation: string;
   signal: AbortSignal | undefined;
+  peakFactor: number;
 }
 
 /** The waiters of one signal, and the one listener that cancels them all when it aborts. */
@@ -81,7 +75,6 @@ export class RateLimiter {
   private window: number;
   private rateLimitedCount = 0;
   private readonly pollBeforeStart: boolean;
-  private readonly peakFactor: number;
   private lastStart = Number.NEGATIVE_INFINITY;
   /** Since the last decrease: requests started, and time with requests waiting or in flight. */
   private startedSinceDecrease = 0;
@@ -107,7 +100,6 @@ export class RateLimiter {
     this.sleep = options.sleep;
     this.window = options.slowStart ? 1 : this.concurrency;
     this.pollBeforeStart = options.pollBeforeStart ?? false;
-    this.peakFactor = options.peakFactor !== undefined && options.peakFactor > 0 ? options.peakFactor : Infinity;
     this.tokens = this.burstAtMax;
     this.lastRefill = this.now();
     if (options.adaptive) {
@@ -195,9 +187,12 @@ export class RateLimiter {
    * Runs `task` once the gate is open, a concurrency slot is free and a token is available. `task`
    * is called synchronously at the moment those hold, so nothing it starts can begin inside a pause.
    * If `signal` aborts first, or the gate is closed, the task never runs and the promise rejects
-   * with a `CancelledError`.
+   * with a `CancelledError`. With a `peakFactor`, the task also starts at least
+   * 60,000 / (peakFactor × rate) ms after the one before: the burst is spent at most at that many
+   * times the rate. Requests that go out in one instant all meet the server's bucket at once: when
+   * it runs dry they are all refused, where paced ones would have cost one 429.
    */
-  schedule<T>(task: () => Promise<T>, signal?: AbortSignal, operation = 'request'): Promise<T> {
+  schedule<T>(task: () => Promise<T>, signal?: AbortSignal, operation = 'request', peakFactor = Infinity): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       if (this.closed) {
         reject(new CancelledError(operation, `${operation} cancelled: the client is closed`));
@@ -210,6 +205,7 @@ export class RateLimiter {
       const waiter: Waiter = {
         operation,
         signal,
+        peakFactor: peakFactor > 0 ? peakFactor : Infinity,
         cancel: (error) => {
           this.unwatch(waiter);
           reject(error);
@@ -323,8 +319,11 @@ export class RateLimiter {
     const pause = this.pausedUntil - this.now();
     if (pause > 0) return pause;
     const rate = this.rateNow();
-    const gap = this.lastStart + 60_000 / (this.peakFactor * rate) - this.now();
-    if (gap > 0) return Math.ceil(gap);
+    const peakFactor = this.waiters[0]?.peakFactor ?? Infinity;
+    if (Number.isFinite(peakFactor)) {
+      const gap = this.lastStart + 60_000 / (peakFactor * rate) - this.now();
+      if (gap > 0) return Math.ceil(gap);
+    }
     this.refill();
     if (this.tokens >= 1) return 0;
     return Math.ceil(((1 - this.tokens) * 60_000) / rate);

@@ -197,18 +197,30 @@ describe('429 handling', () => {
 });
 
 describe('token bucket', () => {
-  it('spaces requests to the configured rate after the burst, and spends the burst at 3× the rate', async () => {
+  it('spaces requests to the configured rate after the burst; reads spend the burst at 10× the rate, writes at 3×', async () => {
     // One at a time, so virtual time moves only between requests and the server's stamps are exact.
     const { client, received, clock } = await setup((_req, res) => sendJson(res, 200, {}), {
       requestsPerMinute: 120,
       burst: 2,
       concurrency: 1,
     });
-    const t0 = clock.now();
-    await Promise.all(
-      Array.from({ length: 4 }, (_, i) => client.request({ operation: 'read', method: 'GET', path: `/api/v1/${i}` })),
-    );
-    // 120/min: a token every 500 ms; the burst of 2 goes 167 ms apart (360/min), not in one instant.
-    expect(received.map((r) => r.at - t0).sort((a, b) => a - b)).toEqual([0, 167, 500, 1000]);
+    const at = async (method: 'GET' | 'POST') => {
+      const t0 = clock.now();
+      const from = received.length;
+      await Promise.all(
+        Array.from({ length: 4 }, (_, i) =>
+          client.request({ operation: 'op', method, path: `/api/v1/${i}`, body: {} }),
+        ),
+      );
+      return received
+        .slice(from)
+        .map((r) => r.at - t0)
+        .sort((a, b) => a - b);
+    };
+    // 120/min: a token every 500 ms. Reads take the burst of 2 at 10× the rate (50 ms apart).
+    expect(await at('GET')).toEqual([0, 50, 500, 1000]);
+    await clock.sleep(10_000); // the bucket fills again
+    // Writes take it 167 ms apart (360/min), so a smaller server bucket running dry refuses one, not all.
+    expect(await at('POST')).toEqual([0, 167, 500, 1000]);
   });
 });

@@ -21,11 +21,19 @@ describe('RateLimiter', () => {
     expect(starts).toEqual([0, 0, 1000, 2000, 3000]);
   });
 
-  it('with a peak factor, spends the burst at that many times the rate, never in one instant', async () => {
+  it('with a peak factor, a task spends the burst at that many times the rate; without one, at once', async () => {
     const clock = virtualClock(0);
-    const limiter = new RateLimiter({ requestsPerMinute: 600, burst: 4, concurrency: 10, peakFactor: 3, ...clock });
+    const limiter = new RateLimiter({ requestsPerMinute: 600, burst: 4, concurrency: 10, ...clock });
+    const unpaced: number[] = [];
+    await Promise.all(Array.from({ length: 2 }, () => limiter.schedule(async () => unpaced.push(clock.now()))));
+    expect(unpaced).toEqual([0, 0]);
+    await clock.sleep(10_000);
     const starts: number[] = [];
-    await Promise.all(Array.from({ length: 6 }, () => limiter.schedule(async () => starts.push(clock.now()))));
+    await Promise.all(
+      Array.from({ length: 6 }, () =>
+        limiter.schedule(async () => starts.push(clock.now() - 10_000), undefined, 'write', 3),
+      ),
+    );
     // 600/min is a token every 100 ms; the burst of 4 goes at 1,800/min (34 ms apart), then the rate.
     expect(starts.slice(0, 5)).toEqual([0, 34, 68, 102, 136]);
     expect(starts[5]).toBeGreaterThanOrEqual(200);
