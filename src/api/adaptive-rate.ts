@@ -2,15 +2,18 @@
  * The client's rate learned from the server (pure): additive increase, multiplicative decrease,
  * as TCP does with its congestion window. The API's thresholds are not published and may differ per
  * tenant or endpoint, so the configured rate is a ceiling, not a promise:
- * - each 429 lowers the rate to `decrease` × the rate in force (once per rate-limit window: the
- *   429s of requests that were already on their way answer the same excess, not a new one);
- * - when the client can say how fast the server accepted requests since the last 429 (both 429s
+ * - a 429 that comes while the client is still spending its burst (faster than its rate) lowers
+ *   nothing: it says the server's bucket is smaller than the client's, and the client empties its
+ *   own; counting what the server accepts starts there;
+ * - any other 429 lowers the rate to `decrease` × the rate in force (once per rate-limit window:
+ *   the 429s of requests that were already on their way answer the same excess, not a new one);
+ * - when the client can say how fast the server accepted requests since an earlier 429 (both 429s
  *   leave the server's bucket empty, so what it accepted in between, over the time the client was
  *   asking, is its rate or less), the rate drops straight to `margin` × that measurement if it is
- *   lower still: against a server at 100/min the client needs two 429s, not eight, to get there;
+ *   lower still (against a server at 100/min two or three 429s get there, not eight
+ *   multiplications), and returns to it within `recoverySeconds` if it is higher;
  * - while no 429 comes, the rate climbs back linearly, by `increasePerSecond` × the rate set by the
- *   last decrease, every second, up to the ceiling; after a decrease nothing measured (the first
- *   one, which may only mean the server's bucket is smaller than the client's burst) it returns to
+ *   last decrease, every second, up to the ceiling; after a decrease nothing measured it returns to
  *   where it was within `recoverySeconds`, unless a 429 comes first, and that one is measured.
  * No clock and no IO: every function takes the time it is asked about.
  */
@@ -56,6 +59,10 @@ export interface AdaptiveRate {
   holdUntil: number;
   /** How many times the rate was lowered. */
   decreases: number;
+  /** A 429 has been answered: the server's bucket was empty then, so counting from it measures the server. */
+  serverEmptied: boolean;
+  /** Changes whenever what the server accepted is to be counted afresh (see `afterRateLimited`). */
+  countEpoch: number;
   /** The rate in force before the last decrease when nothing measured it, else `basePerMinute`. */
   recoverToPerMinute: number;
 }
@@ -90,6 +97,8 @@ export const initialRate = (options: AdaptiveRateOptions, now: number): Adaptive
   since: now,
   holdUntil: Number.NEGATIVE_INFINITY,
   decreases: 0,
+  serverEmptied: false,
+  countEpoch: 0,
   recoverToPerMinute: settings(options).max,
 });
 
@@ -107,11 +116,11 @@ export const rateAt = (state: AdaptiveRate, options: AdaptiveRateOptions, now: n
 /**
  * Does `since` say enough to measure the server by, at a 429 that finds the rate at `state`? Only
  * what was accepted between two 429s means anything: before the first one the server's bucket was
- * full, and what it accepted includes the whole bucket. When it says too little, the caller keeps
- * counting across the decrease: from one 429 to any later one is as good a measurement.
+ * full, and what it accepted includes the whole bucket. When it says too little, counting goes on
+ * across the decrease: from one 429 to any later one is as good a measurement.
  */
-export const canMeasure = (state: AdaptiveRate, since: AcceptedRate | undefined): since is AcceptedRate =>
-  state.decreases > 0 && since !== undefined && since.accepted >= MIN_ACCEPTED && since.busyMs >= MIN_BUSY_MS;
+const canMeasure = (state: AdaptiveRate, since: AcceptedRate | undefined): since is AcceptedRate =>
+  state.serverEmptied && since !== undefined && since.accepted >= MIN_ACCEPTED && since.busyMs >= MIN_BUSY_MS;
 
 /**
  * The rate, per minute, that `since` says the server accepted. Its bucket held less than one token
@@ -122,9 +131,17 @@ const measuredPerMinute = (state: AdaptiveRate, since: AcceptedRate | undefined)
 
 /**
  * The state after a 429 answered at `now` that paused the client for `pauseMs`. A 429 that arrives
- * while the last decrease still holds (its pause, plus `pauseMs` of this one) changes nothing.
- * `since` is what the server accepted since the last decrease: time the client was idle is left out
- * of it (the server's bucket refilled then), so the measurement errs high, and a high one is ignored.
+ * while the last one still holds (its pause, plus `pauseMs` of this one) changes nothing: it
+ * answers a request sent before the client knew.
+ * - `bursting`: the client was spending saved-up tokens, faster than its rate. The 429 says the
+ *   server's bucket is smaller than the client's burst, not that the rate is too high: the rate
+ *   stays (the caller empties its bucket), and counting starts.
+ * - `since`: what the server accepted since counting started (time the client was idle is left
+ *   out: the server's bucket refilled then, so the measurement errs high). The rate is multiplied
+ *   by `decrease`, or goes to `margin` × the measurement when that is lower; when the measurement
+ *   is higher, the rate returns to it within `recoverySeconds`. When `since` says too little,
+ *   counting goes on to the next 429.
+ * `countEpoch` changes when the caller is to count afresh.
  */
 export const afterRateLimited = (
   state: AdaptiveRate,
@@ -132,19 +149,25 @@ export const afterRateLimited = (
   now: number,
   pauseMs: number,
   since?: AcceptedRate,
+  bursting = false,
 ): AdaptiveRate => {
   if (now < state.holdUntil) return state;
   const s = settings(options);
+  const resumes = now + Math.max(0, pauseMs);
+  if (bursting) return { ...state, holdUntil: resumes, serverEmptied: true, countEpoch: state.countEpoch + 1 };
   const measured = measuredPerMinute(state, since);
   const inForce = rateAt(state, options, now);
   const multiplied = inForce * s.decrease;
   const lowered = Math.max(s.min, measured === undefined ? multiplied : Math.min(multiplied, measured * s.margin));
-  const resumes = now + Math.max(0, pauseMs);
   return {
     basePerMinute: lowered,
     since: resumes,
     holdUntil: resumes,
     decreases: state.decreases + 1,
-    recoverToPerMinute: measured === undefined ? inForce : lowered,
+    serverEmptied: true,
+    countEpoch: measured !== undefined || !state.serverEmptied ? state.countEpoch + 1 : state.countEpoch,
+    // Unmeasured: back to where it was (a slower server answers the next 429 soon). Measured above
+    // the multiplied rate: back to `margin` × what the server accepted.
+    recoverToPerMinute: measured === undefined ? inForce : Math.max(lowered, Math.min(inForce, measured) * s.margin),
   };
 };

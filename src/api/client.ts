@@ -62,12 +62,12 @@ const HEADER_SAFE = /^[\x21-\x7e]+$/;
 /**
  * How much faster than the rate the burst is spent. Requests sent in one instant all meet the
  * server's bucket at once: when a bucket smaller than ours runs dry, all eight in flight are
- * refused, where spaced ones cost one 429. Writes go at 3× the rate (an apply is rate-bound after
- * its burst anyway); reads at 10× (a plan is what people wait for: a no-op plan of 10,000 entities
- * is ~220 reads, and against a real server eight in flight rarely reach 10× the rate).
+ * refused, where spaced ones cost one or two 429s. At 1,000/min, writes go at most 167/s and reads
+ * 333/s (a plan is what people wait for: a no-op plan of 10,000 entities is ~220 reads); against a
+ * real server eight requests in flight seldom go that fast anyway.
  */
-const WRITE_PEAK_FACTOR = 3;
-const READ_PEAK_FACTOR = 10;
+const WRITE_PEAK_FACTOR = 10;
+const READ_PEAK_FACTOR = 20;
 
 /** Why a wait ended early: the signal's reason when it is an error. */
 const abortReason = (signal: AbortSignal | undefined): Error =>

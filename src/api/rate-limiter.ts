@@ -6,14 +6,7 @@
  * whole gate closed; neither leaves a timer behind.
  */
 import { CancelledError } from '../core/errors.js';
-import {
-  type AdaptiveRate,
-  type AdaptiveRateOptions,
-  afterRateLimited,
-  canMeasure,
-  initialRate,
-  rateAt,
-} from './adaptive-rate.js';
+import { type AdaptiveRate, type AdaptiveRateOptions, afterRateLimited, initialRate, rateAt } from './adaptive-rate.js';
 
 export interface RateLimiterOptions {
   /** Sustained rate; with `adaptive`, the ceiling. */
@@ -161,6 +154,8 @@ export class RateLimiter {
     const added = this.pauseFor(ms);
     // Nothing saved up during the pause: one request may go when it ends, the rest at the rate.
     this.refill();
+    // Tokens still saved: the client was sending faster than its rate (its burst).
+    const bursting = this.tokens > 1;
     this.tokens = Math.min(this.tokens, 1);
     this.lastRefill = Math.max(this.lastRefill, this.pausedUntil);
     if (this.adaptive && this.adaptiveOptions) {
@@ -171,10 +166,8 @@ export class RateLimiter {
         busyMs: this.busyMsSinceDecrease,
       };
       const before = this.adaptive;
-      this.adaptive = afterRateLimited(before, this.adaptiveOptions, this.now(), ms, since);
-      // Counted afresh after the first decrease (the server's bucket was full before it) and after
-      // one that used the count; otherwise the count goes on to the next 429.
-      if (this.adaptive !== before && (before.decreases === 0 || canMeasure(before, since))) {
+      this.adaptive = afterRateLimited(before, this.adaptiveOptions, this.now(), ms, since, bursting);
+      if (this.adaptive.countEpoch !== before.countEpoch) {
         // Those in flight now met the same empty bucket: not counted as accepted later.
         this.startedSinceDecrease = 0;
         this.busyMsSinceDecrease = 0;

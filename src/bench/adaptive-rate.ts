@@ -5,7 +5,7 @@
  * 429, and the apply within 10 % of the time the limits allow (or of the same apply without a
  * limit, when the work takes longer than the limits would).
  *
- * Alone: `node dist/bench/adaptive-rate.js [--entities 60] [--limits 100,300,1000]`.
+ * Alone: `node dist/bench/adaptive-rate.js [--entities 500] [--limits 100,300,1000]`.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -166,7 +166,7 @@ if (isMain) {
     const at = process.argv.indexOf(name);
     return at >= 0 ? (process.argv[at + 1] ?? fallback) : fallback;
   };
-  const entities = Number(option('--entities', '60'));
+  const entities = Number(option('--entities', '500'));
   const limits = option('--limits', '100,300,1000').split(',').map(Number);
   const started = performance.now();
   const workDir = await mkdtemp(join(tmpdir(), 'cortex-sync-bench-adaptive-'));

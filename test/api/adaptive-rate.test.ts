@@ -54,9 +54,28 @@ describe('adaptive rate', () => {
     // 5 accepted in 3 s of asking: the server's rate is ~110/min; 0.95 of it, not 0.7 × 700.
     const measured = afterRateLimited(once, OPTIONS, 2000, 1000, { accepted: 5, busyMs: 3000 });
     expect(rateAt(measured, OPTIONS, 3000)).toBeCloseTo((0.95 * 5.5 * 60_000) / 3000);
-    // A measurement above 0.7 × the rate in force is not followed up: a 429 always lowers by at least that.
-    const high = afterRateLimited(once, OPTIONS, 2000, 1000, { accepted: 100, busyMs: 3000 });
-    expect(rateAt(high, OPTIONS, 3000)).toBeCloseTo(rateAt(once, OPTIONS, 2000) * 0.7);
+    // A measurement above 0.7 × the rate in force: lowered by 0.7 all the same, then back within
+    // 10 s to 0.95 × the lower of the measurement and the rate that was in force.
+    const inForce = rateAt(once, OPTIONS, 2000);
+    const high = afterRateLimited(once, OPTIONS, 2000, 1000, { accepted: 40, busyMs: 3000 });
+    expect(rateAt(high, OPTIONS, 3000)).toBeCloseTo(inForce * 0.7);
+    const measuredHigh = (40.5 * 60_000) / 3000;
+    expect(rateAt(high, OPTIONS, 13_000)).toBeCloseTo(
+      Math.max(inForce * 0.7 * 1.1, 0.95 * Math.min(inForce, measuredHigh)),
+    );
+  });
+
+  it("a 429 while the client spends its burst lowers nothing (the server's bucket is smaller, not its rate) and starts the count", () => {
+    const start = initialRate(OPTIONS, 0);
+    const burst = afterRateLimited(start, OPTIONS, 500, 1000, undefined, true);
+    expect(rateAt(burst, OPTIONS, 1500)).toBe(1000);
+    expect(burst.decreases).toBe(0);
+    expect(burst.countEpoch).not.toBe(start.countEpoch);
+    // 429s of requests already on their way change nothing.
+    expect(afterRateLimited(burst, OPTIONS, 900, 1000)).toBe(burst);
+    // The next 429 is measured from that one: 3 accepted in 2 s = ~105/min.
+    const next = afterRateLimited(burst, OPTIONS, 2500, 1000, { accepted: 3, busyMs: 2000 });
+    expect(rateAt(next, OPTIONS, 3500)).toBeCloseTo((0.95 * 3.5 * 60_000) / 2000);
   });
 
   it("ignores a measurement before the first 429 (the server's bucket was full) and one too small to tell", () => {
@@ -117,7 +136,7 @@ const eventClock = () => {
 };
 
 /**
- * The client's rate limiter, set as the API client sets it for writes (1,000/min, burst 250 at 3× the rate,
+ * The client's rate limiter, set as the API client sets it for writes (1,000/min, burst 250 at 10× the rate,
  * 8 in flight, slow start, adaptive), against a server's token bucket (burst 10 s of its rate,
  * `Retry-After` in whole seconds), 10 ms round trips, in virtual time. A refused request is sent again.
  */
@@ -163,7 +182,7 @@ const simulate = async (serverPerMinute: number, requests: number) => {
       },
       undefined,
       'write',
-      3,
+      10,
     );
   for (let i = 0; i < requests; i++) void send();
   await clock.run(() => ok === requests);

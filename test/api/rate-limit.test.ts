@@ -197,7 +197,7 @@ describe('429 handling', () => {
 });
 
 describe('token bucket', () => {
-  it('spaces requests to the configured rate after the burst; reads spend the burst at 10× the rate, writes at 3×', async () => {
+  it('spaces requests to the configured rate after the burst; reads spend the burst at 20× the rate, writes at 10×', async () => {
     // One at a time, so virtual time moves only between requests and the server's stamps are exact.
     const { client, received, clock } = await setup((_req, res) => sendJson(res, 200, {}), {
       requestsPerMinute: 120,
@@ -217,10 +217,10 @@ describe('token bucket', () => {
         .map((r) => r.at - t0)
         .sort((a, b) => a - b);
     };
-    // 120/min: a token every 500 ms. Reads take the burst of 2 at 10× the rate (50 ms apart).
-    expect(await at('GET')).toEqual([0, 50, 500, 1000]);
+    // 120/min: a token every 500 ms. Reads take the burst of 2 at 20× the rate (25 ms apart).
+    expect(await at('GET')).toEqual([0, 25, 500, 1000]);
     await clock.sleep(10_000); // the bucket fills again
-    // Writes take it 167 ms apart (360/min), so a smaller server bucket running dry refuses one, not all.
-    expect(await at('POST')).toEqual([0, 167, 500, 1000]);
+    // Writes take it at 10× the rate (50 ms apart), so a smaller server bucket running dry refuses one, not all.
+    expect(await at('POST')).toEqual([0, 50, 500, 1000]);
   });
 });

@@ -187,16 +187,26 @@ describe('RateLimiter', () => {
     await expect(running).resolves.toBe('done');
   });
 
-  it('when adaptive, a 429 lowers the rate the bucket refills at, and empties the bucket', async () => {
+  it('when adaptive, a 429 during the burst only empties the bucket; one after it lowers the rate', async () => {
     const clock = virtualClock(0);
     const limiter = new RateLimiter({ requestsPerMinute: 600, burst: 10, concurrency: 10, adaptive: true, ...clock });
     expect(limiter.currentPerMinute).toBe(600);
-    limiter.rateLimited(1000);
+    await limiter.schedule(async () => 'sent');
+    limiter.rateLimited(1000); // 9 tokens still saved: the server's bucket is smaller than ours
+    expect(limiter.decreases).toBe(0);
+    expect(limiter.currentPerMinute).toBe(600);
+    const afterPause: number[] = [];
+    await Promise.all(Array.from({ length: 3 }, () => limiter.schedule(async () => afterPause.push(clock.now()))));
+    // No burst after the pause: one at once, then a token every 100 ms.
+    expect(afterPause[0]).toBeGreaterThanOrEqual(1000);
+    expect((afterPause[2] as number) - (afterPause[0] as number)).toBeGreaterThanOrEqual(199);
+    const refusedAt = clock.now();
+    limiter.rateLimited(1000); // sent at the rate, nothing saved: this one says the rate is too high
     expect(limiter.decreases).toBe(1);
     const starts: number[] = [];
     await Promise.all(Array.from({ length: 3 }, () => limiter.schedule(async () => starts.push(clock.now()))));
     // Paused 1 s, then 420/min: a token every ~143 ms, none saved up.
-    expect(starts[0]).toBeGreaterThanOrEqual(1000);
+    expect(starts[0]).toBeGreaterThanOrEqual(refusedAt + 1000);
     expect((starts[2] as number) - (starts[1] as number)).toBeGreaterThanOrEqual(140);
   });
 });
