@@ -71,6 +71,13 @@ export class RateLimiter {
   private lastStart = Number.NEGATIVE_INFINITY;
   /** Since the last decrease: requests started, and time with requests waiting or in flight. */
   private startedSinceDecrease = 0;
+  /** Requests started since the bucket was last full: what the last burst sent. */
+  private startedSinceFull = 0;
+  /**
+   * The most the bucket may hold, learned from a 429 during a burst: half of what that burst got
+   * through (the server's bucket, and what it refilled meanwhile). Unlimited until then.
+   */
+  private learnedBurst = Infinity;
   private busyMsSinceDecrease = 0;
   private busyFrom: number | undefined;
   private readonly waiters: Waiter[] = [];
@@ -129,6 +136,11 @@ export class RateLimiter {
     return this.adaptive?.decreases ?? 0;
   }
 
+  /** How many requests may start back to back now (the burst, as learned from 429s when adaptive). */
+  get burstCapacity(): number {
+    return Math.floor(this.burstNow(this.rateNow()));
+  }
+
   /**
    * Closes the gate for `ms` from now (extends, never shortens, a pause already in force).
    * Returns the milliseconds the pause was extended by (0 when a longer one was already in force).
@@ -157,6 +169,11 @@ export class RateLimiter {
     // Tokens still saved: the client was sending faster than its rate (its burst).
     const bursting = this.tokens > 1;
     this.tokens = Math.min(this.tokens, 1);
+    if (bursting && this.adaptive) {
+      // The server's bucket is smaller than ours: later bursts (after idle time) stay well inside it.
+      const gotThrough = Math.max(0, this.startedSinceFull - this.inFlightCount);
+      this.learnedBurst = Math.min(this.learnedBurst, Math.max(1, Math.floor(gotThrough / 2)));
+    }
     this.lastRefill = Math.max(this.lastRefill, this.pausedUntil);
     if (this.adaptive && this.adaptiveOptions) {
       this.noteActivity();
@@ -208,6 +225,7 @@ export class RateLimiter {
           const refusalsBefore = this.rateLimitedCount;
           this.inFlightCount++;
           this.startedSinceDecrease++;
+          this.startedSinceFull++;
           this.lastStart = this.now();
           let running: Promise<T>;
           try {
@@ -295,16 +313,18 @@ export class RateLimiter {
 
   /** Bucket capacity at the rate in force: a lowered rate bursts proportionally less. */
   private burstNow(rate: number): number {
-    return Math.max(1, (this.burstAtMax * rate) / this.maxPerMinute);
+    return Math.max(1, Math.min(this.learnedBurst, (this.burstAtMax * rate) / this.maxPerMinute));
   }
 
   private refill(): void {
     const now = this.now();
     const rate = this.rateNow();
+    const capacity = this.burstNow(rate);
     if (now > this.lastRefill) {
-      this.tokens = Math.min(this.burstNow(rate), this.tokens + ((now - this.lastRefill) * rate) / 60_000);
+      this.tokens = Math.min(capacity, this.tokens + ((now - this.lastRefill) * rate) / 60_000);
     }
     this.lastRefill = Math.max(this.lastRefill, now);
+    if (this.tokens >= capacity) this.startedSinceFull = 0;
   }
 
   /** How long until the head waiter could start, ignoring concurrency; 0 = now. */

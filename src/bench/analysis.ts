@@ -63,10 +63,11 @@ export const requestsOf = (byOperation: Record<string, number>, name: string): n
 export interface ApplyLogFigures {
   /** Every API request of the apply, reads included. */
   requests: number;
+  /** The writes of the changes (`changeWrites`): the lease write before the plan is not one. */
   writes: number;
   /** From the first to the last arrival of any request. */
   spanMs: number;
-  /** From the first to the last write's arrival. */
+  /** From the first to the last change write's arrival. */
   writeSpanMs: number;
   /** Requests per minute over `spanMs`. */
   overallPerMinute: number;
@@ -109,9 +110,23 @@ export const insideRetryAfter = (
 export const emulatorRetryAfterMs = (perMinuteBudget: number): number =>
   Math.max(1, Math.ceil(60 / perMinuteBudget)) * 1000;
 
+/**
+ * The writes of the apply's changes: from the first write after the plan's last read to the last
+ * write. The lease write that comes before the plan (and the second it waits to confirm the lease)
+ * is the apply's fixed cost, not its rate: counting it made a 2,000-entity apply look 3 s slower.
+ */
+export const changeWrites = (log: readonly RequestLogEntry[]): RequestLogEntry[] => {
+  const sorted = [...log].sort((a, b) => a.ts - b.ts);
+  const writes = sorted.filter((r) => r.method !== 'GET');
+  const middle = writes[Math.floor(writes.length / 2)];
+  if (!middle) return [];
+  const lastReadBefore = sorted.filter((r) => r.method === 'GET' && r.ts <= middle.ts).at(-1);
+  return lastReadBefore ? writes.filter((r) => r.ts >= lastReadBefore.ts) : writes;
+};
+
 /** What the emulator log says about the apply whose requests are `log`. */
 export const applyLogFigures = (log: readonly RequestLogEntry[], budgetPerMinute: number): ApplyLogFigures => {
-  const writes = log.filter((r) => r.method !== 'GET');
+  const writes = changeWrites(log);
   const span = (entries: readonly RequestLogEntry[]) =>
     entries.length === 0 ? 0 : Math.max(...entries.map((r) => r.ts)) - Math.min(...entries.map((r) => r.ts));
   const spanMs = span(log);

@@ -187,6 +187,26 @@ describe('RateLimiter', () => {
     await expect(running).resolves.toBe('done');
   });
 
+  it('when adaptive, a 429 during a burst caps later bursts at half of what that burst got through', async () => {
+    const clock = virtualClock(0);
+    const limiter = new RateLimiter({
+      requestsPerMinute: 6000,
+      burst: 1500,
+      concurrency: 10,
+      adaptive: true,
+      ...clock,
+    });
+    expect(limiter.burstCapacity).toBe(1500);
+    await Promise.all(Array.from({ length: 40 }, () => limiter.schedule(async () => 'sent')));
+    limiter.rateLimited(1000); // the server's bucket ran dry after 40
+    expect(limiter.burstCapacity).toBe(20);
+    await clock.sleep(60_000); // idle: the bucket fills up again, to the learned size only
+    const starts: number[] = [];
+    await Promise.all(Array.from({ length: 25 }, () => limiter.schedule(async () => starts.push(clock.now()))));
+    expect(starts.filter((t) => t === starts[0])).toHaveLength(20);
+    expect(limiter.decreases).toBe(0);
+  });
+
   it('when adaptive, a 429 during the burst only empties the bucket; one after it lowers the rate', async () => {
     const clock = virtualClock(0);
     const limiter = new RateLimiter({ requestsPerMinute: 600, burst: 10, concurrency: 10, adaptive: true, ...clock });

@@ -64,4 +64,18 @@ describe('Retry-After windows in the emulator log', () => {
     expect(figures.writesPerMinute).toBeCloseTo(6000, 5);
     expect(figures.failedResponses).toBe(0);
   });
+
+  it("leaves the lease write before the plan's reads out of the write phase", () => {
+    // A lease write at 0, its confirming read a second later, the plan's reads, then the changes.
+    const log = [
+      entry(0, 200, 'POST'),
+      entry(1000, 200, 'GET'),
+      entry(1500, 200, 'GET'),
+      ...Array.from({ length: 101 }, (_, i) => entry(2000 + i * 10)),
+    ];
+    const figures = applyLogFigures(log, 6000);
+    expect(figures.writes).toBe(101);
+    expect(figures.writeSpanMs).toBe(1000);
+    expect(figures.writesPerMinute).toBeCloseTo(6000, 5);
+  });
 });
