@@ -333,8 +333,10 @@ export class RateLimiter {
     if (pause > 0) return pause;
     const rate = this.rateNow();
     const peakFactor = this.waiters[0]?.peakFactor ?? Infinity;
-    if (Number.isFinite(peakFactor)) {
-      const gap = this.lastStart + 60_000 / (peakFactor * rate) - this.now();
+    const spacing = 60_000 / (peakFactor * rate);
+    // Spacing under a millisecond is no spacing (the clock cannot tell it; a clock that stands still would wait for ever).
+    if (spacing >= 1) {
+      const gap = this.lastStart + spacing - this.now();
       if (gap > 0) return Math.ceil(gap);
     }
     this.refill();

@@ -136,11 +136,22 @@ describe('the API key', () => {
 
 describe('rate limiting', () => {
   it('after a 429 with Retry-After: 1 no request starts within the next second, and the apply converges', async () => {
-    emulator.setFaults({ every429: 7, retryAfterSeconds: 1 });
-    const run = await cli(['apply', '--dir', '.', '--plan-log', 'log.jsonl'], { emulator, cwd: dir });
-    emulator.setFaults({});
+    // A server limiting harder than the client's default (600/min, a bucket of 10): it answers
+    // 429s with Retry-After: 1 until the client has learned its rate. (A fault that refuses every
+    // k-th request whatever the rate is no limiter: a client that learns its rate slows down
+    // against it without end.)
+    const limited = await startTestEmulator({ rateLimitPerMinute: 600, rateLimitBurst: 10 });
+    let run: Awaited<ReturnType<typeof cli>>;
+    let again: Awaited<ReturnType<typeof cli>>;
+    let log: typeof limited.requests;
+    try {
+      run = await cli(['apply', '--dir', '.', '--plan-log', 'log.jsonl'], { emulator: limited, cwd: dir });
+      log = limited.requests.filter((r) => !r.path.startsWith('/_emulator'));
+      again = await cli(['plan', '--dir', '.', '--detailed-exitcode'], { emulator: limited, cwd: dir });
+    } finally {
+      await limited.stop();
+    }
     expect(run.code).toBe(0);
-    const log = emulator.requests.filter((r) => !r.path.startsWith('/_emulator'));
     const throttled = log.filter((r) => r.status === 429);
     expect(throttled.length).toBeGreaterThan(0);
     // Requests already on the wire when the 429 was answered (sent concurrently, before the
@@ -151,7 +162,6 @@ describe('rate limiting', () => {
       const tooEarly = log.filter((r) => r.ts > answeredAt + inFlightMs && r.ts < answeredAt + 1000);
       expect(tooEarly).toEqual([]);
     }
-    const again = await cli(['plan', '--dir', '.', '--detailed-exitcode'], { emulator, cwd: dir });
     expect(again.code).toBe(0);
   });
 });
