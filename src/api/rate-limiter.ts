@@ -69,7 +69,7 @@ export class RateLimiter {
   private rateLimitedCount = 0;
   private readonly pollBeforeStart: boolean;
   private lastStart = Number.NEGATIVE_INFINITY;
-  /** Since the last decrease: requests started, and time with requests waiting or in flight. */
+  /** Since counting started (the last 429 that measured): requests started, and time with requests waiting. */
   private startedSinceDecrease = 0;
   /** Requests started since the bucket was last full: what the last burst sent. */
   private startedSinceFull = 0;
