@@ -70,7 +70,7 @@ export class RateLimiter {
   private readonly pollBeforeStart: boolean;
   private lastStart = Number.NEGATIVE_INFINITY;
   /** Since counting started (the last 429 that measured): requests started, and time with requests waiting. */
-  private startedSinceDecrease = 0;
+  private startedSinceCount = 0;
   /** Requests started since the bucket was last full: what the last burst sent. */
   private startedSinceFull = 0;
   /**
@@ -78,7 +78,7 @@ export class RateLimiter {
    * through (the server's bucket, and what it refilled meanwhile). Unlimited until then.
    */
   private learnedBurst = Infinity;
-  private busyMsSinceDecrease = 0;
+  private busyMsSinceCount = 0;
   private busyFrom: number | undefined;
   private readonly waiters: Waiter[] = [];
   /**
@@ -179,15 +179,15 @@ export class RateLimiter {
       this.noteActivity();
       // Those still in flight (this one among them) may yet be refused: not counted as accepted.
       const since = {
-        accepted: Math.max(0, this.startedSinceDecrease - this.inFlightCount),
-        busyMs: this.busyMsSinceDecrease,
+        accepted: Math.max(0, this.startedSinceCount - this.inFlightCount),
+        busyMs: this.busyMsSinceCount,
       };
       const before = this.adaptive;
       this.adaptive = afterRateLimited(before, this.adaptiveOptions, this.now(), ms, since, bursting);
       if (this.adaptive.countEpoch !== before.countEpoch) {
         // Those in flight now met the same empty bucket: not counted as accepted later.
-        this.startedSinceDecrease = 0;
-        this.busyMsSinceDecrease = 0;
+        this.startedSinceCount = 0;
+        this.busyMsSinceCount = 0;
       }
     }
     return added;
@@ -224,7 +224,7 @@ export class RateLimiter {
           this.unwatch(waiter);
           const refusalsBefore = this.rateLimitedCount;
           this.inFlightCount++;
-          this.startedSinceDecrease++;
+          this.startedSinceCount++;
           this.startedSinceFull++;
           this.lastStart = this.now();
           let running: Promise<T>;
@@ -307,7 +307,7 @@ export class RateLimiter {
    */
   private noteActivity(): void {
     const now = this.now();
-    if (this.busyFrom !== undefined) this.busyMsSinceDecrease += Math.max(0, now - this.busyFrom);
+    if (this.busyFrom !== undefined) this.busyMsSinceCount += Math.max(0, now - this.busyFrom);
     this.busyFrom = this.waiters.length > 0 ? now : undefined;
   }
 

@@ -8,18 +8,10 @@ import { Ajv, type ValidateFunction } from 'ajv';
 import type { DesiredObject, Diagnostic } from '../../core/model.js';
 import { formatFieldPath } from '../../source/zod-diagnostics.js';
 import type { EntityDescriptor } from '../entity/schema.js';
+import { pointerToPath } from './json-schema-check.js';
 import type { EntityTypeManifest } from './schema.js';
 
 const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false });
-
-const pathOf = (pointer: string): (string | number)[] =>
-  pointer === ''
-    ? []
-    : pointer
-        .slice(1)
-        .split('/')
-        .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'))
-        .map((part) => (/^\d+$/.test(part) ? Number(part) : part));
 
 /** Compiles each declared type's schema once; a schema that does not compile is reported elsewhere (json-schema-check). */
 const validatorsOf = (types: readonly DesiredObject<EntityTypeManifest>[]) => {
@@ -48,7 +40,7 @@ export const checkDefinitionsAgainstTypes = (desired: readonly DesiredObject[]):
     const definition = info['x-cortex-definition'] ?? {};
     if (check.validate(definition)) continue;
     for (const error of check.validate.errors ?? []) {
-      const path = ['info', 'x-cortex-definition', ...pathOf(error.instancePath)];
+      const path = ['info', 'x-cortex-definition', ...pointerToPath(error.instancePath)];
       const at = entity.doc.locate(path);
       diagnostics.push({
         severity: 'error',

@@ -11,7 +11,7 @@ import { formatFieldPath } from '../../source/zod-diagnostics.js';
 const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false });
 
 /** `/properties/model/type` → `['properties', 'model', 'type']` (JSON Pointer, RFC 6901). */
-const pointerToPath = (pointer: string): (string | number)[] =>
+export const pointerToPath = (pointer: string): (string | number)[] =>
   pointer === ''
     ? []
     : pointer
