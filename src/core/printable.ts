@@ -13,8 +13,8 @@ const NAMED: Readonly<Record<string, string>> = { '\n': '\\n', '\r': '\\r', '\t'
 // C0 controls, DEL, C1 controls, soft hyphen, Arabic letter mark, zero-width and directional
 // marks, line/paragraph separators, bidi embeddings/overrides/isolates, word joiners and
 // invisible operators, the byte-order mark / zero-width no-break space, interlinear annotations.
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
 const UNPRINTABLE =
+  // eslint-disable-next-line no-control-regex -- matching control characters is the point
   /[\\\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]/g;
 
 const escapeOne = (ch: string): string =>
