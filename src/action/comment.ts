@@ -6,7 +6,7 @@
  */
 import { type Change, type Diagnostic, type FieldDiff, KIND_NAMES, type KindName, type Plan } from '../core/model.js';
 import { locationOf, sortDiagnostics } from '../render/diagnostics.js';
-import { code, inline } from '../render/markdown.js';
+import { code, inline, scopeMarkdown } from '../render/markdown.js';
 import { formatValue } from '../render/style.js';
 import { summaryLine } from '../render/text.js';
 
@@ -93,7 +93,9 @@ export const renderPlanComment = (
   options: PlanCommentOptions,
 ): string => {
   const pending = plan.changes.filter((c) => c.action !== 'noop');
-  let out = `### ${options.title}\n\n${countsTable(plan).join('\n')}\n\n`;
+  // The settings that widen what the plan may remove, with where each came from, before anything else.
+  const scope = scopeMarkdown(plan);
+  let out = `### ${options.title}\n\n${scope === '' ? '' : `${scope}\n`}${countsTable(plan).join('\n')}\n\n`;
   out +=
     pending.length === 0
       ? 'No changes. The workspace matches the manifests.\n\n'

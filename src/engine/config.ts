@@ -9,10 +9,10 @@ import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { z } from 'zod';
 import { ConfigError } from '../core/errors.js';
-import type { Diagnostic } from '../core/model.js';
+import type { Diagnostic, ScopeSettingName, SettingFrom } from '../core/model.js';
 import { parseManifestFile } from '../source/yaml.js';
 import { zodIssuesToDiagnostics } from '../source/zod-diagnostics.js';
-import { deriveSourceId } from './source-id.js';
+import { deriveOrigin, deriveSourceId } from './source-id.js';
 
 export const CONFIG_FILE = 'cortex-sync.yaml';
 export const DEFAULT_BASE_URL = 'https://api.getcortexapp.com';
@@ -53,6 +53,10 @@ export interface ConfigFlags {
   concurrency?: number;
   requestsPerMinute?: number;
   forceEntityTypeSchema?: boolean;
+  /** Take the source's apply lease even when another apply holds it (the operator's way out of a stuck lease). */
+  breakLease?: boolean;
+  /** What these flags are, in the plan's header: command-line flags (default), Action inputs or watcher settings. */
+  from?: 'flag' | 'input' | 'setting';
 }
 
 export interface SyncConfig {
@@ -75,7 +79,23 @@ export interface SyncConfig {
   leaseWaitMs?: number;
   /** Per request attempt (a hung server); default 30 s. */
   requestTimeoutMs?: number;
+  /** Where this run comes from, bound to the source id at its first apply (`engine/source-id.ts`). */
+  origin?: string;
+  /** Take the apply lease even when another apply holds it. */
+  breakLease?: boolean;
+  /** Where each setting that limits removals came from, for the plan's header (absent: the default). */
+  settingsFrom?: Partial<Record<ScopeSettingName, SettingFrom>>;
 }
+
+/** Where a setting came from: the first of flag, environment, file that is set. */
+const settingFrom = (flags: ConfigFlags, flag: unknown, env: unknown, file: unknown): SettingFrom | undefined =>
+  flag !== undefined
+    ? (flags.from ?? 'flag')
+    : env !== undefined
+      ? 'environment'
+      : file !== undefined
+        ? 'file'
+        : undefined;
 
 /** Reads and validates `cortex-sync.yaml` in `dir`; absent file → `{}`. */
 export const readConfigFile = async (dir: string): Promise<{ config: ConfigFile; diagnostics: Diagnostic[] }> => {
@@ -189,6 +209,18 @@ export const resolveConfig = async (
     flags.baseUrl !== undefined ? '--base-url' : envBaseUrl !== undefined ? 'CORTEX_BASE_URL' : 'the default base URL',
   );
   if (baseUrlProblem) envErrors.push(baseUrlProblem);
+  const from = (flag: unknown, envValue: unknown, fileValue: unknown) => settingFrom(flags, flag, envValue, fileValue);
+  const settingsFrom = Object.fromEntries(
+    Object.entries({
+      prune: from(flags.prune, envPrune, file.prune),
+      pruneEntities: from(undefined, undefined, file.pruneEntities),
+      maxDeleteShare: from(undefined, undefined, file.maxDeleteShare),
+      maxDeleteCount: from(undefined, undefined, file.maxDeleteCount),
+      protect: from(undefined, undefined, file.protect),
+      allowMassDelete: from(flags.allowMassDelete, undefined, undefined),
+      allowTakeover: from(flags.allowTakeover, undefined, undefined),
+    }).filter(([, v]) => v !== undefined),
+  );
   return {
     diagnostics: [...diagnostics, ...envErrors],
     config: {
@@ -208,6 +240,9 @@ export const resolveConfig = async (
       forceEntityTypeSchema: flags.forceEntityTypeSchema ?? file.forceEntityTypeSchema ?? false,
       ...(leaseWaitSeconds !== undefined ? { leaseWaitMs: leaseWaitSeconds * 1000 } : {}),
       requestTimeoutMs: requestTimeoutSeconds * 1000,
+      origin: env.CORTEX_SYNC_ORIGIN?.trim() || (await deriveOrigin(dir, env)),
+      ...(flags.breakLease ? { breakLease: true } : {}),
+      settingsFrom,
     },
   };
 };

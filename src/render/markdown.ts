@@ -6,6 +6,7 @@
  */
 import type { Change, Diagnostic, FieldDiff, Plan } from '../core/model.js';
 import { locationOf, sortDiagnostics } from './diagnostics.js';
+import { SETTING_FROM_LABEL, scopeOwner, scopeValue } from './scope.js';
 import { formatValue } from './style.js';
 import { planSteps, type ShownChange } from './steps.js';
 import { INVENTORY_KEYS_SHOWN, inventoryLine, planHasChanges, summaryLine } from './text.js';
@@ -38,6 +39,8 @@ export function renderPlanMarkdown(
     );
   else if (errorCount > 0)
     head.push(`> [!CAUTION]\n> **Refused**: this plan has ${errorCount} error(s); apply would write nothing.`, '');
+  const scope = scopeMarkdown(plan);
+  if (scope !== '') head.push(scope);
   const diags = sortDiagnostics(allDiagnostics);
   const diagBlocks = diagnosticBlocks(diags);
   const s = plan.summary;
@@ -76,6 +79,21 @@ export function renderPlanMarkdown(
     out += `\n> [!NOTE]\n> Truncated to stay under the comment size limit: ${missing.join(' and ')} not shown. Run \`cortex-sync plan\` for the full plan.\n`;
   }
   return out.length > limit ? `${out.slice(0, limit - 2)}…\n` : out;
+}
+
+/** The plan's header as a Markdown block ending with a blank line ('' when nothing widens removals): see `scope.ts`. */
+export function scopeMarkdown(plan: Plan): string {
+  const scope = plan.scope;
+  if (!scope || scope.widened.length === 0) return '';
+  const lines = [
+    '> [!WARNING]',
+    `> **Settings that widen what this plan may remove**${inline(scopeOwner(scope))}:`,
+    ...scope.widened.map(
+      (w) =>
+        `> - ${code(w.setting)}: ${code(scopeValue(w.value))} from **${SETTING_FROM_LABEL[w.from]}**: ${inline(w.effect)}`,
+    ),
+  ];
+  return `${lines.join('\n')}\n`;
 }
 
 /** The diagnostics, first after the counts: errors are what a reviewer must see. */
