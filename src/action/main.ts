@@ -4,6 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import type { EventSink } from '../engine/context.js';
+import { leaseEventLine } from '../engine/lease-events.js';
 import { VERSION } from '../version.js';
 import { realEngine } from './engine.js';
 import { octokitGitHub } from './github.js';
@@ -19,12 +20,16 @@ const readEvent = (path: string | undefined): unknown => {
   }
 };
 
-/** Engine progress worth a log line: failures and rate-limit pauses. */
+/** Engine progress worth a log line: failures, rate-limit pauses, and who holds the apply lease. */
 const logEvents = (runtime: ActionRuntime): EventSink => ({
   emit: (event) => {
     if (event.type === 'operation.done' && event.outcome === 'failed')
       runtime.info(`failed: ${event.action} ${event.kind}/${event.id}${event.error ? `: ${event.error}` : ''}`);
     else if (event.type === 'ratelimit.paused') runtime.info(`rate limited: pausing ${Math.ceil(event.ms / 1000)} s`);
+    else {
+      const lease = leaseEventLine(event);
+      if (lease !== undefined) runtime.info(lease);
+    }
   },
 });
 

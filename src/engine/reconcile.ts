@@ -105,11 +105,12 @@ export const reconcile = async (input: ReconcileInput, ctx: EngineContext): Prom
     const lease = {
       mode: input.mode,
       sourceId: config.sourceId,
-      settings: leaseSettingsFor(config, newHolderName(started)),
+      settings: leaseSettingsFor(config, newHolderName()),
     };
     const leaseCtx = withLoggedLease(runCtx, config.sourceId, input.planLog);
-    const result = await applyUnderLease(lease, leaseCtx, hasWork, (mode, pending) =>
-      run({ ...input, mode }, runCtx, pending),
+    // Once another apply takes the lease (--break-lease), no further change starts.
+    const result = await applyUnderLease(lease, leaseCtx, hasWork, (mode, pending, lost) =>
+      run({ ...input, mode }, lost ? { ...runCtx, signal: AbortSignal.any([runCtx.signal, lost]) } : runCtx, pending),
     );
     status = result.status === 'applied' && result.report.interrupted ? 'interrupted' : result.status;
     return result;
