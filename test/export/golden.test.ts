@@ -45,7 +45,11 @@ it('exports examples/ byte for byte as committed, and the plan on it is empty', 
   expect([...actual.keys()]).toEqual([...golden.keys()]);
   for (const [file, text] of golden) expect(actual.get(file), file).toBe(text);
 
-  const plan = await cli(['plan', '--dir', out, '--output', 'json', '--detailed-exitcode'], { emulator, cwd: out, env });
+  const plan = await cli(['plan', '--dir', out, '--output', 'json', '--detailed-exitcode'], {
+    emulator,
+    cwd: out,
+    env,
+  });
   expect(plan.code).toBe(0);
   const parsed = JSON.parse(plan.stdout) as PlanJson;
   expect(parsed.changes.filter((c) => c.action !== 'noop')).toEqual([]);

@@ -61,7 +61,9 @@ describe('the delete-scope header', () => {
     expect(text).toContain(
       '  ! maxDeleteShare: 1 (cortex-sync.yaml): one apply may remove up to 100 % of the managed objects',
     );
-    expect(text).toContain('  ! maxDeleteCount: null (cortex-sync.yaml): no count limit any more (the ownership record has 5)');
+    expect(text).toContain(
+      '  ! maxDeleteCount: null (cortex-sync.yaml): no count limit any more (the ownership record has 5)',
+    );
     expect(text).toContain('  ! allowMassDelete: true (Action input)');
     // A removed pattern holding a newline is printed escaped: it cannot start a line of its own.
     expect(text).toContain('  ! protect: ["entity/payments-*","initiative/Two\\\\nlines"] (cortex-sync.yaml)');
