@@ -26,6 +26,9 @@ type ScopeConfig = Pick<
   | 'settingsFrom'
 >;
 
+/** Removed protect patterns listed in the header; the effect counts them all. */
+export const MAX_PATTERNS_SHOWN = 20;
+
 const percent = (share: number): string => `${Math.round(share * 1000) / 10} %`;
 
 export const deleteScopeOf = (
@@ -62,7 +65,8 @@ export const deleteScopeOf = (
   if (removedPatterns.length > 0)
     add(
       'protect',
-      removedPatterns,
+      // A record is anyone's to edit: a header never lists more than a screenful of its patterns.
+      removedPatterns.slice(0, MAX_PATTERNS_SHOWN),
       `no longer protected: ${removedPatterns.length} pattern(s) the ownership record has from an earlier apply`,
       from('protect') === 'default' ? 'file' : from('protect'),
     );

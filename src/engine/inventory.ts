@@ -237,3 +237,17 @@ export const trackedKinds = (handlers: readonly { kind: KindName }[]): Set<KindN
 /** What this source's own inventory lists (empty when it has none): prune removes nothing else. */
 export const ownInventoryOf = (index: InventoryIndex, sourceId: string): ReadonlySet<ObjectKey> =>
   index.bySource.get(sourceId) ?? new Set<ObjectKey>();
+
+/**
+ * Another source whose record sits at this source's tag: the tag keeps 8 hex digits of a hash, so
+ * a source id can be made to share another's tag. Writing this source's record there would
+ * replace the other's (its objects would look unowned, then adoptable). A plan error instead.
+ */
+export const tagSharedWith = (
+  index: InventoryIndex,
+  sourceId: string,
+  tagOf: (source: string) => string = inventoryTag,
+): string | undefined => {
+  const tag = tagOf(sourceId);
+  return [...index.bySource.keys()].find((other) => other !== sourceId && tagOf(other) === tag);
+};

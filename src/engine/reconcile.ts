@@ -19,6 +19,7 @@ import {
 } from '../core/model.js';
 import { buildPlan } from '../core/plan.js';
 import { checkReferences } from '../core/references.js';
+import { printable } from '../core/printable.js';
 import { sourceBinding } from '../core/source-binding.js';
 import { createKindHandlers, handlerFor, KIND_HANDLERS } from '../kinds/registry.js';
 import type { AnyKindHandler } from '../kinds/types.js';
@@ -28,7 +29,14 @@ import type { SyncConfig } from './config.js';
 import type { EngineContext } from './context.js';
 import { executePlan } from './executor.js';
 import { fetchLiveState } from './fetch-live.js';
-import { inventoryTag, ownInventoryOf, type RecordMeta, trackedKinds, writeInventory } from './inventory.js';
+import {
+  inventoryTag,
+  ownInventoryOf,
+  type RecordMeta,
+  tagSharedWith,
+  trackedKinds,
+  writeInventory,
+} from './inventory.js';
 import { deleteScopeOf } from './delete-scope.js';
 import { applyUnderLease, leaseSettingsFor, newHolderName, withLoggedLease } from './lease.js';
 import {
@@ -227,6 +235,13 @@ const run = async (
           meta: recordMetaOf(config),
         };
   plan.inventory = steps ? plannedInventoryWrites(steps, plan.changes) : [];
+  const sharedTag = sourceId !== undefined ? tagSharedWith(state.inventories, sourceId) : undefined;
+  if (sharedTag !== undefined)
+    plan.diagnostics.push({
+      severity: 'error',
+      code: 'source-claimed',
+      message: `source id \`${printable(sourceId ?? '')}\` has the same ownership-record tag as source \`${printable(sharedTag)}\` (\`${inventoryTag(sharedTag)}\`): writing its record would replace that source's; choose another source id`,
+    });
   if (!config.prune && sourceId !== undefined && binding?.state !== 'claimed') {
     const ownInventory = ownInventoryOf(state.inventories, sourceId);
     plan.diagnostics.push(

@@ -225,6 +225,24 @@ describe('acquireLease with clocks that disagree', () => {
     await first.release();
   });
 
+  it('a holder whose clock runs 120 s behind keeps its lease: its expiry is written in the server’s time', async () => {
+    const time = virtualTime();
+    const api = leaseApi(time);
+    const holder = await acquireLease(
+      { client: api, clock: time.clock(() => -120_000), signal: new AbortController().signal },
+      SOURCE,
+      settings('behind run 77778888'),
+    );
+    const waiting = acquireLease(
+      { client: api, clock: time.clock(() => 0), signal: new AbortController().signal },
+      SOURCE,
+      settings('on-time run 9999aaaa', { waitMs: 90_000 }),
+    );
+    await expect(waiting).rejects.toBeInstanceOf(LeaseHeldError);
+    expect((await readLease(api, SOURCE))?.holder).toBe('behind run 77778888');
+    await holder.release();
+  });
+
   it('a waiter whose wall clock jumps (back an hour, then a day ahead) waits just the same', async () => {
     const time = virtualTime();
     const api = leaseApi(time);

@@ -9,7 +9,13 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/server.js';
 import { startEmulator } from '../../src/emulator/server.js';
-import { INVENTORY_ENTITY_TYPE, inventoryDescriptor, inventoryTag } from '../../src/engine/inventory.js';
+import {
+  INVENTORY_ENTITY_TYPE,
+  indexInventories,
+  inventoryDescriptor,
+  inventoryTag,
+  tagSharedWith,
+} from '../../src/engine/inventory.js';
 import { API_KEY, cli, removeDir, serviceYaml, startTestEmulator, tempDir, writeFiles } from '../cli/run.js';
 
 let emulator: RunningEmulator;
@@ -188,6 +194,33 @@ describe('a repository cannot delete another repository’s objects', () => {
     const fromCi = await cli(['apply'], { emulator, cwd: ci, env: { GITHUB_REPOSITORY: 'acme/repo-b' } });
     expect(fromCi.code, fromCi.stderr).toBe(0);
     expect(JSON.stringify(await recordOf('repo-b'))).not.toContain('ghs_abc123');
+  });
+});
+
+describe('folders and tags', () => {
+  it('one folder of a monorepo naming its sibling folder’s source id is another origin: refused', async () => {
+    const root = await checkout('git@github.com:acme/monorepo.git', {
+      'teamB/services/b1/cortex.yaml': serviceYaml('mono-b1'),
+      'teamB/services/b2/cortex.yaml': serviceYaml('mono-b2'),
+      'teamA/cortex-sync.yaml': 'sourceId: github.com/acme/monorepo//teamB\nprune: true\nmaxDeleteShare: 1\n',
+      'teamA/services/b1/cortex.yaml': serviceYaml('mono-b1'),
+    });
+    expect((await cli(['apply', '--dir', 'teamB'], { emulator, cwd: root })).code).toBe(0);
+    const run = await cli(['apply', '--dir', 'teamA'], { emulator, cwd: root });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(
+      /belongs to origin `github\.com\/acme\/monorepo\/\/teamB`.*comes from `github\.com\/acme\/monorepo\/\/teamA`/,
+    );
+    expect(await entityState('mono-b2')).toBe('active');
+  });
+
+  it('a source id made to share another source’s record tag (8 hex digits of a hash) is refused, not written over it', () => {
+    const index = indexInventories([], 'x');
+    index.bySource.set('repo-b', new Set());
+    const tagOf = (source: string) => (source === 'repo-b' || source === 'repo_b' ? 'same-tag' : `tag-${source}`);
+    expect(tagSharedWith(index, 'repo_b', tagOf)).toBe('repo-b');
+    expect(tagSharedWith(index, 'repo-b', tagOf)).toBeUndefined();
+    expect(tagSharedWith(index, 'repo-c', tagOf)).toBeUndefined();
   });
 });
 

@@ -98,6 +98,15 @@ describe('the delete-scope header', () => {
     ]);
   });
 
+  it('a record edited to hold 10,000 protect patterns makes a header of 20 of them, with the count', () => {
+    const many = Array.from({ length: 10_000 }, (_, i) => `entity/forged-${i}`);
+    const plan: Plan = { ...EMPTY, scope: deleteScopeOf(defaults, { protect: many }, undefined) };
+    const protect = plan.scope?.widened.find((w) => w.setting === 'protect');
+    expect(protect?.value).toHaveLength(20);
+    expect(protect?.effect).toContain('10000 pattern(s)');
+    expect(renderPlanText(plan, { color: false }).length).toBeLessThan(2_000);
+  });
+
   it('shows nothing for the defaults, or for settings that only narrow removals', () => {
     const plan: Plan = {
       ...EMPTY,
