@@ -10,8 +10,16 @@ import { formatLeaseTime } from './lease-judge.js';
 
 const seconds = (ms: number): string => `${Math.max(0, Math.round(ms / 1000))} s`;
 
+/** Longest holder name printed: a record is anyone's to write, a log line is not. */
+const MAX_HOLDER_SHOWN = 120;
+
+const name = (holder: string): string => {
+  const shown = printable(holder);
+  return shown.length <= MAX_HOLDER_SHOWN ? shown : `${shown.slice(0, MAX_HOLDER_SHOWN)}…`;
+};
+
 const heldBy = (holder: string, since: number | undefined): string =>
-  `${printable(holder)}${since !== undefined ? ` since ${formatLeaseTime(since)}` : ''}`;
+  `${name(holder)}${since !== undefined ? ` since ${formatLeaseTime(since)}` : ''}`;
 
 /** The line for a lease event; undefined for any other event. */
 export const leaseEventLine = (event: EngineEvent): string | undefined => {
@@ -27,7 +35,7 @@ export const leaseEventLine = (event: EngineEvent): string | undefined => {
       // The first line says everything; the next ones (at least every 10 s) who still holds it.
       return event.waitedMs < 1000
         ? `Waiting for the apply lease of source \`${printable(event.sourceId)}\`: held by ${heldBy(event.holder, event.since)}${until}; ${waited}.`
-        : `Still waiting for the apply lease of source \`${printable(event.sourceId)}\` (held by ${printable(event.holder)}); ${waited}.`;
+        : `Still waiting for the apply lease of source \`${printable(event.sourceId)}\` (held by ${name(event.holder)}); ${waited}.`;
     }
     case 'lease.taken': {
       const source = `\`${printable(event.sourceId)}\``;
@@ -48,7 +56,7 @@ export const leaseEventLine = (event: EngineEvent): string | undefined => {
       }
     }
     case 'lease.lost':
-      return `The apply lease of source \`${printable(event.sourceId)}\` was taken by ${printable(event.holder)} (--break-lease): no further change of this apply starts.`;
+      return `The apply lease of source \`${printable(event.sourceId)}\` was taken by ${name(event.holder)} (--break-lease): no further change of this apply starts.`;
     default:
       return undefined;
   }

@@ -23,6 +23,7 @@ import {
   leaseTag,
   readLease,
 } from '../../src/engine/lease.js';
+import { leaseEventLine } from '../../src/engine/lease-events.js';
 import { formatLeaseTime, judgeLease, serverClock } from '../../src/engine/lease-judge.js';
 import { API_KEY, cli, removeDir, serviceYaml, tempDir, writeFiles } from '../cli/run.js';
 
@@ -151,6 +152,22 @@ describe('judgeLease (pure)', () => {
     expect(server.now()).toBe(T0 + 2_500);
     server.observe('not a date');
     expect(server.now()).toBe(T0 + 2_500);
+  });
+
+  it('a holder name a record holds is printed on one line, escaped and cut', () => {
+    const line = leaseEventLine({
+      type: 'lease.waiting',
+      sourceId: SOURCE,
+      holder: `evil\n::error::x\u001b[2K${'y'.repeat(10_000)}`,
+      untilBelieved: true,
+      until: T0,
+      waitedMs: 0,
+      waitLimitMs: 120_000,
+    });
+    expect(line).not.toContain('\n');
+    expect(line).not.toContain('\u001b');
+    expect(line).toContain('evil\\n::error::x\\x1b[2K');
+    expect(line?.length).toBeLessThan(400);
   });
 
   it('formats any expiry without throwing (10^16 is past the last date JavaScript can print)', () => {
