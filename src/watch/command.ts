@@ -174,8 +174,12 @@ export const runWatch = async (o: WatchFlags, io: CliIo): Promise<number> => {
     return 0;
   }
 
+  // A second SIGTERM exits at once: git, in process groups of its own, must not outlive us.
+  let killGit = () => {};
+  const onExit = () => killGit();
+  process.once('exit', onExit);
   try {
-    const source: Source = o.repo
+    const git = o.repo
       ? createGitSource({
           url: o.repo,
           ...(o.branch ? { branch: o.branch } : {}),
@@ -186,7 +190,9 @@ export const runWatch = async (o: WatchFlags, io: CliIo): Promise<number> => {
           auth,
           env: io.env,
         })
-      : createDirSource({ dir: dir ?? '.' });
+      : undefined;
+    if (git) killGit = () => git.killNow();
+    const source: Source = git ?? createDirSource({ dir: dir ?? '.' });
 
     let watcher;
     try {
@@ -231,6 +237,7 @@ export const runWatch = async (o: WatchFlags, io: CliIo): Promise<number> => {
     await watcher.stop(o.shutdownTimeout);
     return why === 'stopped' ? 0 : 1;
   } finally {
+    process.off('exit', onExit);
     await lock.release();
   }
 };

@@ -17,7 +17,20 @@ export interface GitRunOptions {
   killGraceMs?: number;
   /** The git binary; default `git` on PATH. */
   binary?: string;
+  /** Process groups running now: each is added when it starts and removed when it ends. */
+  running?: Set<number>;
 }
+
+/** Kills every group in `running` at once (for a process that is exiting and cannot wait). */
+export const killGroupsNow = (running: ReadonlySet<number>): void => {
+  for (const pgid of running) {
+    try {
+      process.kill(-pgid, 'SIGKILL');
+    } catch {
+      // Gone already.
+    }
+  }
+};
 
 /** A git command that failed, was stopped or timed out; the message holds git's last lines of stderr. */
 export class GitCommandError extends Error {
@@ -55,6 +68,8 @@ export const runGit = (args: readonly string[], options: GitRunOptions): Promise
       detached: true,
       stdio: ['ignore', 'pipe', 'pipe'],
     });
+    const pgid = child.pid;
+    if (pgid !== undefined) options.running?.add(pgid);
     let stdout = '';
     let stderr = '';
     let stopped: 'aborted' | 'timeout' | undefined;
@@ -83,6 +98,7 @@ export const runGit = (args: readonly string[], options: GitRunOptions): Promise
     options.signal?.addEventListener('abort', onAbort, { once: true });
     const timer = setTimeout(() => stop('timeout'), options.timeoutMs ?? 120_000);
     const finish = (error: GitCommandError | undefined) => {
+      if (pgid !== undefined) options.running?.delete(pgid);
       clearTimeout(timer);
       options.signal?.removeEventListener('abort', onAbort);
       clearTimeout(killTimer);

@@ -9,7 +9,7 @@
 import { mkdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { credentialFreeUrl } from './source-folder.js';
-import { GitCommandError, runGit } from './git-process.js';
+import { GitCommandError, killGroupsNow, runGit } from './git-process.js';
 import { jittered, type Source, type SourceSnapshot, type SourceTrigger } from './source.js';
 
 export interface GitAuth {
@@ -128,12 +128,19 @@ const exists = (path: string): Promise<boolean> =>
     () => false,
   );
 
-export const createGitSource = (options: GitSourceOptions): Source & { remoteRevision(): Promise<string> } => {
+export interface GitSource extends Source {
+  remoteRevision(): Promise<string>;
+  /** Kills every git command still running, at once (the process is exiting and cannot wait). */
+  killNow(): void;
+}
+
+export const createGitSource = (options: GitSourceOptions): GitSource => {
   const checkout = options.checkoutDir;
   const remote = options.url.trim().replace(/^(https?:\/\/)[^@/?#]*@/i, '$1');
   const env = gitEnvironment(options);
   /** Aborted by `close()`: every git command in flight (a fetch, a poll) stops with it. */
   const closing = new AbortController();
+  const running = new Set<number>();
   let opened = false;
   let branch = options.branch;
   let pollTimer: NodeJS.Timeout | undefined;
@@ -144,6 +151,7 @@ export const createGitSource = (options: GitSourceOptions): Source & { remoteRev
       cwd: checkout,
       env,
       signal: signal ? AbortSignal.any([signal, closing.signal]) : closing.signal,
+      running,
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
     });
 
@@ -195,6 +203,7 @@ export const createGitSource = (options: GitSourceOptions): Source & { remoteRev
     description: `${describeRemote(options.url)}${options.branch ? `#${options.branch}` : ''}`,
     sync,
     remoteRevision: () => remoteRevision(),
+    killNow: () => killGroupsNow(running),
     watch: async (onChange: (trigger: SourceTrigger) => void, onError: (error: Error) => void) => {
       if (options.intervalMs <= 0 || pollTimer) return;
       const schedule = () => {

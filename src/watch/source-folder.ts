@@ -38,7 +38,10 @@ const normalPath = (path: string | undefined): string => {
 
 /** The folder name of a git source (`github.com-acme-catalog-main-3f2a9c0d1e4b`). */
 export const gitSourceFolder = (source: { url: string; branch?: string; path?: string }): string => {
-  const url = credentialFreeUrl(source.url);
+  // `…/catalog`, `…/catalog/` and `…/catalog.git` name one repository, so one folder.
+  const url = credentialFreeUrl(source.url)
+    .replace(/\/+$/, '')
+    .replace(/\.git$/, '');
   const path = normalPath(source.path);
   const where = url.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '').replace(/^[^@/]*@/, '');
   const readable = [
@@ -46,7 +49,7 @@ export const gitSourceFolder = (source: { url: string; branch?: string; path?: s
     slugOf(source.branch ?? 'default-branch', 24),
     ...(path ? [slugOf(path, 24)] : []),
   ];
-  return `${readable.join('-')}-${hashOf(['git', url.replace(/\/+$/, '').replace(/\.git$/, ''), source.branch ?? '', path])}`;
+  return `${readable.join('-')}-${hashOf(['git', url, source.branch ?? '', path])}`;
 };
 
 /** The folder name of a local directory source, from its resolved path (`dir-catalog-5b1e…`). */

@@ -160,13 +160,15 @@ export const acquireSourceLock = async (options: SourceLockOptions): Promise<Sou
       if (r.startTicks !== undefined && state.startTicks !== undefined) return r.startTicks !== state.startTicks;
     }
     options.onWatching?.(r, staleAfterMs);
-    const watched = options.clock.now();
-    for (;;) {
-      await options.clock.sleep(Math.min(heartbeatMs, staleAfterMs), options.signal);
+    // Elapsed time is counted in the waits themselves (timers), never read from the wall clock,
+    // which may jump while we watch.
+    const step = Math.min(heartbeatMs, staleAfterMs);
+    for (let waited = 0; waited < staleAfterMs; waited += step) {
+      await options.clock.sleep(step, options.signal);
       const again = await readLock(file);
       if (again.kind === 'none' || again.text !== seen.text) return false;
-      if (options.clock.now() - watched >= staleAfterMs) return true;
     }
+    return true;
   };
 
   /** Moves the stale file aside; removes it only if it is still the record judged stale. */
@@ -205,8 +207,18 @@ export const acquireSourceLock = async (options: SourceLockOptions): Promise<Sou
     let beating: Promise<void> = Promise.resolve();
     /** Refreshes the record, or stops (and says so) when another record has taken its place. */
     const refresh = async () => {
-      const now = await readLock(file).catch(() => undefined);
+      let now = await readLock(file).catch(() => undefined);
       if (stopped || now === undefined) return;
+      if (now.kind === 'none') {
+        // Removed from under us (a cleaner of old files, a hand): put it back unless another took the place.
+        const back = await staged((temp) => link(temp, file)).then(
+          () => true,
+          () => false,
+        );
+        if (back) return;
+        now = await readLock(file).catch(() => undefined);
+        if (now === undefined) return;
+      }
       if (now.kind === 'none' || now.record.token !== token) {
         stopped = true;
         clearInterval(heartbeat);

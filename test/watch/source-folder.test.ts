@@ -27,6 +27,7 @@ describe('source folder names', () => {
       gitSourceFolder({ url: 'https://x-access-token:ghp_s3cret@GitHub.com/Acme/Catalog.git', branch: 'main' }),
     ).toBe(plain);
     expect(gitSourceFolder({ url: 'https://github.com/Acme/Catalog.git?token=abc#frag', branch: 'main' })).toBe(plain);
+    expect(gitSourceFolder({ url: 'https://github.com/Acme/Catalog/', branch: 'main' })).toBe(plain);
     expect(gitSourceFolder({ url: 'https://github.com/Acme/Catalog.git', branch: 'dev' })).not.toBe(plain);
     expect(gitSourceFolder({ url: 'https://github.com/Acme/Other.git', branch: 'main' })).not.toBe(plain);
     const inPath = gitSourceFolder({ url: 'https://github.com/Acme/Catalog.git', branch: 'main', path: './team-a/' });

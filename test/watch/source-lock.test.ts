@@ -138,6 +138,21 @@ describe('the source lock', () => {
     for (const r of results) if (r.status === 'rejected') expect(String(r.reason)).toContain('another watcher');
   });
 
+  it('puts its lock back when the file is removed from under it (a cleaner of old files)', async () => {
+    let lost = false;
+    await acquire({
+      onLost: () => {
+        lost = true;
+      },
+    });
+    const mine = await holderToken();
+    await removeDir(join(folder, LOCK_FILE));
+    await sleep(300);
+    expect(await holderToken()).toBe(mine);
+    expect(lost).toBe(false);
+    await expect(acquire()).rejects.toThrow('another watcher');
+  });
+
   it('tells a holder whose record was replaced that it lost the folder', async () => {
     let lost = false;
     await acquire({
