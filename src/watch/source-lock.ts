@@ -15,6 +15,7 @@ import { constants } from 'node:fs';
 import { link, lstat, mkdir, open, rename, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CortexSyncError } from '../core/errors.js';
+import { printable } from '../core/printable.js';
 import type { Clock } from '../engine/context.js';
 import type { ProcessIdentity, ProcessProbe } from './process-identity.js';
 
@@ -63,8 +64,10 @@ export class SourceLockError extends CortexSyncError {
 }
 
 /** `pid 41 on host build-7 since 2025-05-01T10:00:00Z, following …`. */
-export const describeHolder = (r: LockRecord): string =>
-  `pid ${r.pid} on host ${r.hostname} since ${r.since}, following ${r.source}`;
+export const describeHolder = (r: LockRecord): string => {
+  const shown = (s: string) => printable(s.slice(0, 200));
+  return `pid ${r.pid} on host ${shown(r.hostname)} since ${shown(r.since)}, following ${shown(r.source)}`;
+};
 
 type Seen = { kind: 'none' } | { kind: 'record'; text: string; record: LockRecord };
 
