@@ -49,7 +49,13 @@ export const stickyCommentBody = (input: {
   }
   const head = `${input.marker}\n`;
   const room = Math.min(COMMENT_BUDGET, COMMENT_LIMIT - 1_000 - head.length - footer.length);
-  return `${head}${input.renderPlan(room)}${footer}`;
+  const plan = input.renderPlan(room);
+  // A renderer that ignores the limit (a list of long diagnostics) is cut; the blank line ends any span.
+  const shown =
+    plan.length <= room
+      ? plan
+      : `${plan.slice(0, room - 200)}…\n\n> [!NOTE]\n> Cut to fit GitHub's comment limit: the job summary has all of it.\n\n`;
+  return `${head}${shown}${footer}`;
 };
 
 const LIST_LIMIT = 50;

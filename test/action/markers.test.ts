@@ -209,3 +209,12 @@ describe('the digest reviews every action and flag', () => {
     expect(judgePlan({ digest: record.digest }, plan([b])).verdict).toBe('drift'); // nothing to compare with
   });
 });
+
+describe('a plan comment of invalid manifests', () => {
+  it('stays under GitHub’s limit whatever the diagnostics hold', () => {
+    const huge = `### invalid\n\n${Array.from({ length: 60 }, (_, i) => `- problem ${i}: ${'x'.repeat(2_000)}`).join('\n')}\n`;
+    const body = stickyCommentBody({ marker: MARKER, label: { sourceId: 's', dir: '.' }, renderPlan: () => huge });
+    expect(body.length).toBeLessThan(COMMENT_LIMIT);
+    expect(readPlanComment(body, MARKER)).toEqual({ status: 'no-digest' });
+  });
+});

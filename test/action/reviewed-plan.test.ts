@@ -157,6 +157,47 @@ describe('only the Action’s own comment is the reviewed plan', () => {
     expect(commentsOn(PR_NUMBER)[1]?.author?.login).toBe('github-actions[bot]');
   });
 
+  it('an account that only has the bot’s login (another id) is not the Action', async () => {
+    expect((await planPr({}, 99)).code).toBe(0);
+    github.comments.push({
+      id: 3,
+      issue: PR_NUMBER,
+      body: commentsOn(99)[0]?.body ?? '',
+      author: { login: 'github-actions[bot]', id: 31337, type: 'User', association: 'NONE' },
+    });
+    expect((await merge()).code).toBe(1);
+    expect(writes()).toEqual([]);
+  });
+
+  it('two plan comments of the Action: the merge has no reviewed plan; the next plan run keeps one', async () => {
+    expect((await planPr()).code).toBe(0);
+    const genuine = commentsOn(PR_NUMBER)[0];
+    github.comments.push({ id: 4, issue: PR_NUMBER, body: genuine?.body ?? '' }); // written by the same account
+    const refused = await merge();
+    expect(refused.code).toBe(1);
+    expect(writes()).toEqual([]);
+    expect(refused.runtime.annotations.find((a) => a.severity === 'error')?.message).toContain(
+      `#${PR_NUMBER}: it has 2 plan comments by github-actions[bot]`,
+    );
+    expect(commentsOn(PR_NUMBER).at(-1)?.body).toContain('has no reviewed plan for this source and directory');
+    const replanned = await planPr();
+    expect(replanned.runtime.log.join('\n')).toContain('removed 1 duplicate(s) of it');
+    expect(commentsOn(PR_NUMBER).filter((c) => c.body.startsWith('<!-- cortex-sync:plan'))).toHaveLength(1);
+    expect((await merge()).code).toBe(0);
+  });
+
+  it('a plan comment edited after the review (text after its trailer) is not read', async () => {
+    expect((await planPr()).code).toBe(0);
+    const comment = commentsOn(PR_NUMBER)[0];
+    if (comment) comment.body += '\nLGTM, ship it\n';
+    const refused = await merge();
+    expect(refused.code).toBe(1);
+    expect(writes()).toEqual([]);
+    expect(refused.runtime.annotations.find((a) => a.severity === 'error')?.message).toContain(
+      'its plan comment is not read: it holds a marker outside the block the Action writes at its end',
+    );
+  });
+
   const tokens: [string, string, FakeToken][] = [
     [
       'a personal access token (its user, from GET /user)',
