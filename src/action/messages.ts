@@ -22,7 +22,7 @@ const where = (label: RunLabel): string =>
   `Source ${untrustedCode(label.sourceId)}, directory ${untrustedCode(label.dir)}${label.runUrl ? ` · [workflow run](${label.runUrl})` : ''}`;
 
 /**
- * The most of a comment the trailer may take (about 2,500 steps' fingerprints); beyond it only
+ * The most of a comment the trailer may take (about 2,000 steps' fingerprints); beyond it only
  * the digest is kept, and a drift cannot name what differs nor an interrupted apply resume.
  */
 const TRAILER_BUDGET = 55_000;
