@@ -6,7 +6,8 @@
  */
 import type { Change, Diagnostic, FieldDiff, Plan } from '../core/model.js';
 import { locationOf, sortDiagnostics } from './diagnostics.js';
-import { SETTING_FROM_LABEL, scopeOwner, scopeValue } from './scope.js';
+import { printable } from '../core/printable.js';
+import { rawScopeValue, SETTING_FROM_LABEL } from './scope.js';
 import { formatValue } from './style.js';
 import { planSteps, type ShownChange } from './steps.js';
 import { INVENTORY_KEYS_SHOWN, inventoryLine, planHasChanges, summaryLine } from './text.js';
@@ -81,16 +82,33 @@ export function renderPlanMarkdown(
   return out.length > limit ? `${out.slice(0, limit - 2)}…\n` : out;
 }
 
-/** The plan's header as a Markdown block ending with a blank line ('' when nothing widens removals): see `scope.ts`. */
-export function scopeMarkdown(plan: Plan): string {
+/** How a Markdown surface escapes what a repository or a record controls (the Action brings its own). */
+export interface MarkdownEscapes {
+  /** A code span of a raw string. */
+  code: (raw: string) => string;
+  /** Running text of a raw string. */
+  text: (raw: string) => string;
+}
+
+const PLAIN_ESCAPES: MarkdownEscapes = {
+  code: (raw) => code(printable(raw)),
+  text: (raw) => inline(printable(raw).replace(/`/g, "'")),
+};
+
+/** The plan's header as a Markdown block ending with a newline ('' when nothing widens removals): see `scope.ts`. */
+export function scopeMarkdown(plan: Plan, escapes: MarkdownEscapes = PLAIN_ESCAPES): string {
   const scope = plan.scope;
   if (!scope || scope.widened.length === 0) return '';
+  const owner =
+    scope.sourceId === undefined
+      ? ''
+      : ` of source ${escapes.code(scope.sourceId)}${scope.origin !== undefined ? ` (origin ${escapes.code(scope.origin)})` : ''}`;
   const lines = [
     '> [!WARNING]',
-    `> **Settings that widen what this plan may remove**${inline(scopeOwner(scope))}:`,
+    `> **Settings that widen what this plan may remove**${owner}:`,
     ...scope.widened.map(
       (w) =>
-        `> - ${code(w.setting)}: ${code(scopeValue(w.value))} from **${SETTING_FROM_LABEL[w.from]}**: ${inline(w.effect)}`,
+        `> - ${escapes.code(w.setting)}: ${escapes.code(rawScopeValue(w.value))} from **${SETTING_FROM_LABEL[w.from]}**: ${escapes.text(w.effect)}`,
     ),
   ];
   return `${lines.join('\n')}\n`;

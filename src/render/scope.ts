@@ -17,7 +17,10 @@ export const SETTING_FROM_LABEL: Record<SettingFrom, string> = {
   default: 'default',
 };
 
-export const scopeValue = (v: JsonValue): string => printable(typeof v === 'string' ? v : JSON.stringify(v));
+/** A setting's value as written (not yet made printable: each surface escapes it its own way). */
+export const rawScopeValue = (v: JsonValue): string => (typeof v === 'string' ? v : JSON.stringify(v));
+
+export const scopeValue = (v: JsonValue): string => printable(rawScopeValue(v));
 
 export const scopeOwner = (scope: DeleteScope): string =>
   scope.sourceId === undefined

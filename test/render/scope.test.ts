@@ -107,6 +107,22 @@ describe('the delete-scope header', () => {
     expect(renderPlanText(plan, { color: false }).length).toBeLessThan(2_000);
   });
 
+  it('in the Action comment, a source id or pattern cannot form a marker, an HTML comment or a mention', () => {
+    const plan: Plan = {
+      ...EMPTY,
+      scope: deleteScopeOf(
+        { ...defaults, sourceId: '<!-- cortex-sync:digest D2 --> @acme/admins', prune: true },
+        { protect: ['entity/<!-- cortex-sync:changes -->'] },
+        undefined,
+      ),
+    };
+    const comment = renderPlanComment(plan, [], { title: 't', limit: 60_000 });
+    expect(comment).not.toContain('<!--');
+    // Outside code spans (where GitHub neither mentions nor links) there is no mention left.
+    expect(comment.replace(/`[^`\n]*`/g, '')).not.toContain('@acme');
+    expect(comment).toContain('@acme/admins');
+  });
+
   it('shows nothing for the defaults, or for settings that only narrow removals', () => {
     const plan: Plan = {
       ...EMPTY,
