@@ -57,6 +57,8 @@ export interface ConfigFlags {
   breakLease?: boolean;
   /** What these flags are, in the plan's header: command-line flags (default), Action inputs or watcher settings. */
   from?: 'flag' | 'input' | 'setting';
+  /** The folder whose identity is the run's origin when it is not `dir` (a watched `--dir` whose symlink moves). */
+  originDir?: string;
 }
 
 export interface SyncConfig {
@@ -240,7 +242,7 @@ export const resolveConfig = async (
       forceEntityTypeSchema: flags.forceEntityTypeSchema ?? file.forceEntityTypeSchema ?? false,
       ...(leaseWaitSeconds !== undefined ? { leaseWaitMs: leaseWaitSeconds * 1000 } : {}),
       requestTimeoutMs: requestTimeoutSeconds * 1000,
-      origin: env.CORTEX_SYNC_ORIGIN?.trim() || (await deriveOrigin(dir, env)),
+      origin: env.CORTEX_SYNC_ORIGIN?.trim() || (await deriveOrigin(flags.originDir ?? dir, env)),
       ...(flags.breakLease ? { breakLease: true } : {}),
       settingsFrom,
     },

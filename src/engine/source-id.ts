@@ -5,7 +5,7 @@
  * inside the repository when it is not the repository's root.
  */
 import { createHash } from 'node:crypto';
-import { readFile, realpath } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 
 /** `git@github.com:acme/catalog.git`, `https://x@github.com/acme/catalog` → `github.com/acme/catalog`. */
@@ -131,7 +131,8 @@ const hostOfServerUrl = (url: string | undefined): string | undefined => {
  * (`core/source-binding.ts`): the repository (`GITHUB_REPOSITORY` on `GITHUB_SERVER_URL`'s host,
  * else the checkout's `origin` remote, normalised so that an https or ssh clone, a fresh CI clone
  * and a laptop's checkout are one origin, with no user, password, token, port, query or `.git`)
- * plus the manifest root's folder inside it; else `path:` and the manifest root's absolute path.
+ * plus the manifest root's folder inside it; else `path:` and the manifest root's absolute path
+ * as given (not resolved through symlinks).
  * Everything it reads is the operator's (the environment, the checkout's `.git`, which git never
  * takes from a repository's content), never a file of the repository.
  */
@@ -142,7 +143,9 @@ export const deriveOrigin = async (dir: string, env: NodeJS.ProcessEnv): Promise
   const repository = await repositoryIdentity(dir, env, hostOfServerUrl(env.GITHUB_SERVER_URL) ?? 'github.com', (id) =>
     id.slice(id.lastIndexOf('@') + 1).replace(/\.git$/, ''),
   );
-  const origin = repository ?? `path:${await realpath(dir).catch(() => resolve(dir))}`;
+  // The path as given: a root that is a symlink (flipped to each new revision, as git-sync does)
+  // stays one origin.
+  const origin = repository ?? `path:${resolve(dir)}`;
   return origin.length <= MAX_ORIGIN_LENGTH
     ? origin
     : `${origin.slice(0, MAX_ORIGIN_LENGTH - 10)}#${createHash('sha256').update(origin).digest('hex').slice(0, 8)}`;

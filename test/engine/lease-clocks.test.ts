@@ -351,6 +351,8 @@ describe('acquireLease with clocks that disagree', () => {
     const holderEvents: EngineEvent[] = [];
     const ttl = { ttlMs: 600, pollMs: 50, settleMs: 10 };
     let bodyStopped: unknown;
+    let applying!: () => void;
+    const holding = new Promise<void>((resolve) => (applying = resolve));
     const running = applyUnderLease(
       { mode: 'apply', sourceId: SOURCE, settings: settings('alive run 11112222', ttl) },
       {
@@ -362,6 +364,7 @@ describe('acquireLease with clocks that disagree', () => {
       () => true,
       async (mode, _pending, lost) => {
         if (mode === 'plan') return 'planned';
+        applying();
         // A long apply: it stops starting changes once the lease is lost.
         await new Promise<void>((resolve) => {
           lost?.addEventListener('abort', () => {
@@ -373,7 +376,7 @@ describe('acquireLease with clocks that disagree', () => {
         return 'applied';
       },
     );
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await holding; // the first apply holds the lease and is applying
     const breakerEvents: EngineEvent[] = [];
     const breaker = await acquireLease(
       {

@@ -3,7 +3,7 @@
  * token in the URL, CI or a laptop), different for another repository or another folder of it,
  * never holding a credential; a folder outside git is its own path. From the operator's world only.
  */
-import { mkdir, symlink } from 'node:fs/promises';
+import { mkdir, rm, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { resolveConfig } from '../../src/engine/config.js';
@@ -58,14 +58,16 @@ describe('deriveOrigin', () => {
     expect(await originOfRemote('git@github.com:acme/mono.git', {}, 'teams/a')).toBe('github.com/acme/mono//teams/a');
   });
 
-  it('outside git: path: and the manifest root’s real path (a symlink to it is the same origin)', async () => {
-    const real = join(root, 'catalog');
-    await mkdir(real);
-    await symlink(real, join(root, 'link'));
-    const origin = await deriveOrigin(real, {});
-    expect(origin).toMatch(/^path:\//);
-    expect(origin.endsWith('/catalog')).toBe(true);
-    expect(await deriveOrigin(join(root, 'link'), {})).toBe(origin);
+  it('outside git: path: and the manifest root’s absolute path as given (a symlink flipped to each revision stays one origin)', async () => {
+    await mkdir(join(root, 'rev-1'));
+    await mkdir(join(root, 'rev-2'));
+    await symlink(join(root, 'rev-1'), join(root, 'current'));
+    const origin = await deriveOrigin(join(root, 'current'), {});
+    expect(origin).toBe(`path:${join(root, 'current')}`);
+    await rm(join(root, 'current'));
+    await symlink(join(root, 'rev-2'), join(root, 'current'));
+    expect(await deriveOrigin(join(root, 'current'), {})).toBe(origin);
+    expect(await deriveOrigin(join(root, 'rev-1'), {})).not.toBe(origin);
   });
 
   it('a very long origin is cut with a hash of the whole (two long ones stay apart)', async () => {
