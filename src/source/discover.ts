@@ -6,6 +6,7 @@
  */
 import { type Dirent, promises as fs } from 'node:fs';
 import path from 'node:path';
+import { isInsideFolder, unreadableReason } from './regular-file.js';
 
 /** Directory names never entered. */
 export const SKIPPED_DIRECTORIES: ReadonlySet<string> = new Set(['.git', 'node_modules']);
@@ -25,6 +26,8 @@ export interface DiscoveryProblem {
 }
 
 export interface Discovery {
+  /** The root's real path (every `realPath` is inside it). */
+  realRoot: string;
   files: DiscoveredFile[];
   problems: DiscoveryProblem[];
   /** YAML files (`.yaml`/`.yml`) no kind owns, relative and sorted: the loader says why each is not read. */
@@ -32,30 +35,6 @@ export interface Discovery {
 }
 
 const isYamlName = (name: string): boolean => /\.ya?ml$/i.test(name);
-
-const errnoOf = (error: unknown): string | undefined => (error as NodeJS.ErrnoException | null)?.code;
-
-/** Why a symlink or directory could not be resolved or read, without quoting anything it holds. */
-const unreadableReason = (error: unknown): string => {
-  switch (errnoOf(error)) {
-    case 'ENOENT':
-      return 'points at nothing (a dangling symlink)';
-    case 'ELOOP':
-      return 'is a symlink loop';
-    case 'EACCES':
-    case 'EPERM':
-      return 'cannot be read (permission denied)';
-    case 'ENOTDIR':
-      return 'points through something that is not a directory';
-    default:
-      return `cannot be read (${errnoOf(error) ?? 'unknown error'})`;
-  }
-};
-
-const isInside = (parent: string, child: string): boolean => {
-  const rel = path.relative(parent, child);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
-};
 
 /**
  * Every file under `root` for which `owns(relPath)` is true, sorted by relative path, and every
@@ -88,7 +67,7 @@ export const discoverManifests = async (root: string, owns: (relPath: string) =>
     }
     const stat = await fs.stat(target).catch(() => undefined);
     const ownedName = owns(relPath);
-    if (!isInside(realRoot, target)) {
+    if (!isInsideFolder(realRoot, target)) {
       // Outside the root only a file of a name no kind owns is harmless; anything else could be
       // (or hold) a manifest, and its content is not ours to read.
       if (ownedName || stat?.isDirectory() === true)
@@ -141,7 +120,7 @@ export const discoverManifests = async (root: string, owns: (relPath: string) =>
   files.sort((a, b) => (a.relPath < b.relPath ? -1 : a.relPath > b.relPath ? 1 : 0));
   problems.sort((a, b) => (a.relPath < b.relPath ? -1 : a.relPath > b.relPath ? 1 : 0));
   unownedYaml.sort();
-  return { files, problems, unownedYaml };
+  return { realRoot, files, problems, unownedYaml };
 };
 
 /**
