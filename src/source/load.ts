@@ -65,7 +65,9 @@ const loadFile = (
     if (read.code === 'too-large')
       return {
         objects: [],
-        diagnostics: [{ ...fileTooLarge(file, read.size ?? limits.maxFileBytes + 1, limits.maxFileBytes), kind: handler.kind }],
+        diagnostics: [
+          { ...fileTooLarge(file, read.size ?? limits.maxFileBytes + 1, limits.maxFileBytes), kind: handler.kind },
+        ],
       };
     return fail(
       read.code === 'not-regular' || read.code === 'outside-root' ? 'unreadable-manifest' : 'read-failed',

@@ -175,7 +175,8 @@ export const readRegularFile = (file: string, options: RegularFileOptions): Regu
   }
   try {
     const stat = fstatSync(fd);
-    if (!stat.isFile()) return { ok: false, code: 'not-regular', reason: `is ${fileTypeName(stat)}, not a regular file` };
+    if (!stat.isFile())
+      return { ok: false, code: 'not-regular', reason: `is ${fileTypeName(stat)}, not a regular file` };
     const where = descriptorPath(fd, real, stat);
     if (where === undefined)
       return { ok: false, code: 'unreadable', reason: 'changed while being opened; it is not read' };
