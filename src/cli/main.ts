@@ -191,6 +191,8 @@ export const runCli = async (argv: readonly string[], processIo: CliIo): Promise
     const approve = async (plan: Plan, diagnostics: readonly Diagnostic[]): Promise<boolean> => {
       const result: ReconcileResult = { status: 'planned', plan, diagnostics: [...diagnostics] };
       if (!json) {
+        if (diagnostics.length)
+          writeLine(io.stderr, renderDiagnostics(diagnostics, { color: colorErr, source: manifestText(c.dir) }));
         writeLine(io.stdout, renderRunPlan(result, o.output, { color: colorOut }));
         shownFirst = true;
       }

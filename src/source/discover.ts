@@ -32,9 +32,15 @@ export interface Discovery {
   problems: DiscoveryProblem[];
   /** YAML files (`.yaml`/`.yml`) no kind owns, relative and sorted: the loader says why each is not read. */
   unownedYaml: string[];
+  /** JSON files no kind owns that look meant as manifests (`cortex.json`, any `.json` under `.cortex/`), sorted. */
+  unownedJson: string[];
 }
 
 const isYamlName = (name: string): boolean => /\.ya?ml$/i.test(name);
+
+/** A JSON file where a manifest would be: `cortex.json` anywhere, or under a `.cortex/` folder. */
+const isManifestLikeJson = (relPath: string): boolean =>
+  /\.json$/i.test(relPath) && (/(^|\/)cortex\.json$/i.test(relPath) || /(^|\/)\.cortex\//.test(relPath));
 
 /**
  * Every file under `root` for which `owns(relPath)` is true, sorted by relative path, and every
@@ -53,6 +59,7 @@ export const discoverManifests = async (root: string, owns: (relPath: string) =>
   const files: DiscoveredFile[] = [];
   const problems: DiscoveryProblem[] = [];
   const unownedYaml: string[] = [];
+  const unownedJson: string[] = [];
   const problem = (relPath: string, message: string): void => {
     problems.push({ relPath, message });
   };
@@ -112,6 +119,7 @@ export const discoverManifests = async (root: string, owns: (relPath: string) =>
         if (entry.isFile()) files.push({ relPath, realPath });
         else problem(relPath, `${relPath} is not a regular file`);
       } else if (entry.isFile() && isYamlName(entry.name)) unownedYaml.push(relPath);
+      else if (entry.isFile() && isManifestLikeJson(relPath)) unownedJson.push(relPath);
     }
     await Promise.all(pending);
   };
@@ -120,7 +128,8 @@ export const discoverManifests = async (root: string, owns: (relPath: string) =>
   files.sort((a, b) => (a.relPath < b.relPath ? -1 : a.relPath > b.relPath ? 1 : 0));
   problems.sort((a, b) => (a.relPath < b.relPath ? -1 : a.relPath > b.relPath ? 1 : 0));
   unownedYaml.sort();
-  return { realRoot, files, problems, unownedYaml };
+  unownedJson.sort();
+  return { realRoot, files, problems, unownedYaml, unownedJson };
 };
 
 /**

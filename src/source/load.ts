@@ -7,6 +7,7 @@ import { promises as fs } from 'node:fs';
 import { type DesiredObject, type Diagnostic, hasErrors } from '../core/model.js';
 import type { AnyKindHandler, ParseContext } from '../kinds/types.js';
 import { type DiscoveredFile, discoverManifests } from './discover.js';
+import { lookalikeIdWarnings } from './lookalike-ids.js';
 import { folderHint, unownedYamlDiagnostics } from './unowned.js';
 import { capQuotedValues } from './excerpt.js';
 import { readRegularFile } from './regular-file.js';
@@ -193,7 +194,11 @@ export const loadManifests = async (
     discovered = discovery.files;
     realRoot = discovery.realRoot;
     unreadable.push(
-      ...unownedYamlDiagnostics(discovery.unownedYaml, discovery.files.length, (file) => ownersOf(file).length > 0),
+      ...unownedYamlDiagnostics(discovery.unownedYaml, discovery.files.length, (file) => ownersOf(file).length > 0, {
+        root,
+        json: discovery.unownedJson,
+        unreadable: discovery.problems.length > 0,
+      }),
     );
     for (const problem of discovery.problems) {
       unreadable.push({
@@ -257,9 +262,12 @@ export const loadManifests = async (
   options.cache?.retain(files);
   const objects = results.flatMap((r) => r.objects);
   const { kept, diagnostics: duplicates } = checkDuplicateIds(objects);
-  const diagnostics = [...unreadable, ...results.flatMap((r) => r.diagnostics), ...duplicates].map((d) => ({
-    ...d,
-    message: capQuotedValues(d.message),
-  }));
+  const lookalikes = await lookalikeIdWarnings(kept);
+  const diagnostics = [...unreadable, ...results.flatMap((r) => r.diagnostics), ...duplicates, ...lookalikes].map(
+    (d) => ({
+      ...d,
+      message: capQuotedValues(d.message),
+    }),
+  );
   return { objects: kept, diagnostics, files };
 };
