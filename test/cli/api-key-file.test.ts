@@ -30,6 +30,14 @@ const untilListening = async (stdout: () => string): Promise<void> => {
 };
 
 describe('CORTEX_API_KEY_FILE', () => {
+  it('--help says the key may come from a file, and where that file may be', async () => {
+    const run = await cli(['--help'], { cwd: dir });
+    expect(run.stdout).toMatch(
+      /CORTEX_API_KEY_FILE\s+a file holding the key \(a mounted secret\): a regular file outside the\s+manifest root/,
+    );
+    expect(run.stdout).not.toContain('never read from a file');
+  });
+
   it('watch --dir reads the key from the file and reconciles with it', async () => {
     await writeFiles(dir, { 'svc/cortex.yaml': serviceYaml('key-file-watch'), 'cortex-sync.yaml': 'sourceId: kfw\n' });
     const run = await cli(['watch', '--dir', dir, '--listen', '127.0.0.1:0'], {
