@@ -111,15 +111,18 @@ export const resolveApiKey = (
 
 /**
  * Every form of the key the environment holds, for redaction before anything is printed: the
- * variable as it is and trimmed, and the key file's content trimmed (read under the same rules,
- * without the place check: a key that will be refused is still never printed).
+ * variable as it is and trimmed, and the key file's content trimmed when it is one key (read
+ * under the same rules, without the place check: a key that will be refused for where its file
+ * is is still never printed).
  */
 export const keysToRedact = (env: NodeJS.ProcessEnv, cwd: string): string[] => {
   const keys = [env[API_KEY_ENV] ?? '', env[API_KEY_ENV]?.trim() ?? ''];
   const file = env[API_KEY_FILE_ENV]?.trim();
   if (file) {
     const read = readRegularFile(resolve(cwd, file), { maxBytes: MAX_KEY_FILE_BYTES });
-    if (read.ok) keys.push(read.bytes.toString('utf8').trim());
+    const key = read.ok ? read.bytes.toString('utf8').trim() : '';
+    // Only a file that holds one key is ever used as one; anything else is refused, never sent.
+    if (keyProblem(key, API_KEY_FILE_ENV) === undefined) keys.push(key);
   }
   return [...new Set(keys.filter((k) => k !== ''))];
 };

@@ -61,6 +61,15 @@ describe('CORTEX_API_KEY_FILE', () => {
     expect(run.stderr).toMatch(/^error: CORTEX_API_KEY_FILE \(.*api-key\) is inside the manifest directory/);
   });
 
+  it('a key file that is not one key (an environ dump) is refused with a readable message', async () => {
+    const dump = join(secrets, 'environ');
+    await writeFile(dump, `CORTEX_API_KEY_FILE=${dump}\nPATH=/usr/bin\n`);
+    const run = await cli(['validate'], { cwd: dir, env: { CORTEX_API_KEY_FILE: dump } });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`error: CORTEX_API_KEY_FILE (${dump}) holds whitespace`);
+    expect(run.stderr).not.toContain('PATH=');
+  });
+
   it('export reads the key from the file', async () => {
     const run = await cli(['export', '--out', join(dir, 'out'), '--kinds', 'catalog-page'], {
       cwd: dir,
