@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { ConfigError } from '../core/errors.js';
+import { resolveApiKey } from '../engine/api-key.js';
 import { systemClock } from '../engine/context.js';
 import { type ConfigFlags, resolveConfig } from '../engine/config.js';
 import { type CliIo, manifestRootProblems } from '../cli/io.js';
@@ -109,8 +110,13 @@ const listenSetting = (o: WatchFlags, env: NodeJS.ProcessEnv): { value: string; 
 
 export const runWatch = async (o: WatchFlags, io: CliIo): Promise<number> => {
   if (Boolean(o.repo) === Boolean(o.dir)) throw new ConfigError('watch needs exactly one of --repo URL or --dir DIR');
-  const apiKey = io.env.CORTEX_API_KEY;
-  if (!apiKey) throw new ConfigError('CORTEX_API_KEY is not set: watch applies to the live workspace');
+  const cacheDir = resolve(io.cwd, o.cacheDir ?? io.env.CORTEX_SYNC_CACHE_DIR ?? join(tmpdir(), 'cortex-sync-watch'));
+  // CORTEX_API_KEY or CORTEX_API_KEY_FILE, outside what the repository controls (its checkout or --dir).
+  const key = resolveApiKey(io.env, { manifestRoot: o.repo ? cacheDir : resolve(io.cwd, o.dir ?? '.'), cwd: io.cwd });
+  if (key.diagnostics.length > 0) throw new ConfigError(key.diagnostics.map((d) => d.message).join('; '));
+  const apiKey = key.apiKey;
+  if (!apiKey)
+    throw new ConfigError('CORTEX_API_KEY (or CORTEX_API_KEY_FILE) is not set: watch applies to the live workspace');
   const listenAt = listenSetting(o, io.env);
   let listen;
   try {
@@ -119,7 +125,6 @@ export const runWatch = async (o: WatchFlags, io: CliIo): Promise<number> => {
     throw new ConfigError(`${listenAt.named}: ${error instanceof Error ? error.message : String(error)}`);
   }
   const webhookSecret = await secretFromEnv(io.env, 'CORTEX_SYNC_WEBHOOK_SECRET');
-  const cacheDir = resolve(io.cwd, o.cacheDir ?? io.env.CORTEX_SYNC_CACHE_DIR ?? join(tmpdir(), 'cortex-sync-watch'));
   const auth: GitAuth = {};
   const token = await secretFromEnv(io.env, 'CORTEX_SYNC_GIT_TOKEN');
   if (token) auth.token = token;
