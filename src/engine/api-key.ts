@@ -30,7 +30,7 @@ export interface ApiKeyResolution {
 }
 
 const INSIDE_ROOT =
-  'is inside the manifest directory, which the repository controls; keep the key file outside it (a mounted secret)';
+  'is inside the manifest directory, which the repository controls; keep the file outside it (a mounted secret)';
 
 const problem = (message: string): Diagnostic => ({ severity: 'error', code: 'config', message });
 
@@ -39,7 +39,7 @@ const keyProblem = (key: string, from: string): string | undefined => {
   if (key === '') return `${from} is empty`;
   // eslint-disable-next-line no-control-regex -- control characters are what is refused
   if (/[\s\u0000-\u001f\u007f-\u009f]/.test(key))
-    return `${from} holds whitespace, a line break or a control character inside the key (more than one line?); it must hold the key alone`;
+    return `${from} holds whitespace, a line break or a control character inside the key (more than one line?); it must hold the secret alone`;
   return undefined;
 };
 
@@ -51,38 +51,58 @@ const realOrResolved = (dir: string): string => {
   }
 };
 
+/** Where a secret file may not be, and what a relative path is relative to. */
+export interface SecretPlace {
+  /** The folder the repository controls. */
+  manifestRoot: string;
+  /** What a relative `…_FILE` path is relative to. */
+  cwd: string;
+}
+
+export interface SecretResolution {
+  value?: string;
+  /** The variable it came from: `NAME` or `NAME_FILE`. */
+  from?: string;
+  /** Errors (code `config`) naming the variable; never the value or the file's content. */
+  diagnostics: Diagnostic[];
+}
+
 /**
  * The API key from `env` (see the module comment); the key file must not be inside
  * `where.manifestRoot`. An unset key is not an error here: the commands that need one say so.
  */
-export const resolveApiKey = (
-  env: NodeJS.ProcessEnv,
-  where: {
-    /** The folder the repository controls. */
-    manifestRoot: string;
-    /** What a relative `CORTEX_API_KEY_FILE` is relative to. */
-    cwd: string;
-  },
-): ApiKeyResolution => {
-  const fromEnv = env[API_KEY_ENV];
-  const file = env[API_KEY_FILE_ENV];
+export const resolveApiKey = (env: NodeJS.ProcessEnv, where: SecretPlace): ApiKeyResolution => {
+  const { value, from, diagnostics } = resolveSecret(env, API_KEY_ENV, where);
+  return {
+    ...(value !== undefined ? { apiKey: value } : {}),
+    ...(from === API_KEY_ENV || from === API_KEY_FILE_ENV ? { from } : {}),
+    diagnostics,
+  };
+};
+
+/**
+ * Any secret of the operator's (the API key, the watcher's webhook secret and git token) under the
+ * rules of the module comment: from the variable `name`, or from the file `${name}_FILE` names.
+ */
+export const resolveSecret = (env: NodeJS.ProcessEnv, name: string, where: SecretPlace): SecretResolution => {
+  const fileName = `${name}_FILE`;
+  const fromEnv = env[name];
+  const file = env[fileName];
   const envSet = fromEnv !== undefined && fromEnv !== '';
   const fileSet = file !== undefined && file.trim() !== '';
   if (envSet && fileSet)
     return {
       diagnostics: [
-        problem(
-          `both ${API_KEY_ENV} and ${API_KEY_FILE_ENV} are set: set only one, so that it is clear which key is used`,
-        ),
+        problem(`both ${name} and ${fileName} are set: set only one, so that it is clear which value is used`),
       ],
     };
   if (envSet) {
     const key = fromEnv.trim();
-    const why = keyProblem(key, API_KEY_ENV);
-    return why ? { diagnostics: [problem(why)] } : { apiKey: key, from: API_KEY_ENV, diagnostics: [] };
+    const why = keyProblem(key, name);
+    return why ? { diagnostics: [problem(why)] } : { value: key, from: name, diagnostics: [] };
   }
   if (!fileSet) return { diagnostics: [] };
-  const named = `${API_KEY_FILE_ENV} (${file.trim()})`;
+  const named = `${fileName} (${file.trim()})`;
   const path = resolve(where.cwd, file.trim());
   const root = realOrResolved(where.manifestRoot);
   // The name itself must be outside too: a symlink inside the repository could point anywhere.
@@ -94,7 +114,7 @@ export const resolveApiKey = (
       read.code === 'inside-root'
         ? INSIDE_ROOT
         : read.code === 'too-large'
-          ? `is larger than ${MAX_KEY_FILE_BYTES / 1024} KiB; it must hold the key alone`
+          ? `is larger than ${MAX_KEY_FILE_BYTES / 1024} KiB; it must hold the secret alone`
           : read.reason;
     return { diagnostics: [problem(`${named} ${reason}`)] };
   }
@@ -102,11 +122,11 @@ export const resolveApiKey = (
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(read.bytes);
   } catch {
-    return { diagnostics: [problem(`${named} is not UTF-8 text; it must hold the key alone`)] };
+    return { diagnostics: [problem(`${named} is not UTF-8 text; it must hold the secret alone`)] };
   }
   const key = text.trim();
   const why = keyProblem(key, named);
-  return why ? { diagnostics: [problem(why)] } : { apiKey: key, from: API_KEY_FILE_ENV, diagnostics: [] };
+  return why ? { diagnostics: [problem(why)] } : { value: key, from: fileName, diagnostics: [] };
 };
 
 /**

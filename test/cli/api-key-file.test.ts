@@ -1,4 +1,5 @@
 /** CORTEX_API_KEY_FILE in the runtimes the CLI starts: watch and export (plan: trust-surfaces.test.ts). */
+import { execFileSync } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -59,6 +60,35 @@ describe('CORTEX_API_KEY_FILE', () => {
     });
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/^error: CORTEX_API_KEY_FILE \(.*api-key\) is inside the manifest directory/);
+  });
+
+  it("watch reads its webhook secret and git token under the key file's rules: never from inside --dir, never a FIFO", async () => {
+    await writeFile(join(dir, 'hook-secret'), 'not-so-secret\n');
+    const inside = await cli(['watch', '--dir', dir, '--listen', '127.0.0.1:0'], {
+      cwd: dir,
+      env: {
+        CORTEX_BASE_URL: emulator.url,
+        CORTEX_API_KEY: API_KEY,
+        CORTEX_SYNC_WEBHOOK_SECRET_FILE: join(dir, 'hook-secret'),
+      },
+    });
+    expect(inside.code).toBe(1);
+    expect(inside.stderr).toMatch(
+      /^error: CORTEX_SYNC_WEBHOOK_SECRET_FILE \(.*hook-secret\) is inside the manifest directory/,
+    );
+    expect(inside.stderr).not.toContain('not-so-secret');
+
+    execFileSync('mkfifo', [join(secrets, 'token-fifo')]);
+    const fifo = await cli(['watch', '--dir', dir, '--listen', '127.0.0.1:0'], {
+      cwd: dir,
+      env: {
+        CORTEX_BASE_URL: emulator.url,
+        CORTEX_API_KEY: API_KEY,
+        CORTEX_SYNC_GIT_TOKEN_FILE: join(secrets, 'token-fifo'),
+      },
+    });
+    expect(fifo.code).toBe(1);
+    expect(fifo.stderr).toMatch(/^error: CORTEX_SYNC_GIT_TOKEN_FILE \(.*token-fifo\) .*(not a regular file|FIFO)/);
   });
 
   it('a key file that is not one key (an environ dump) is refused with a readable message', async () => {
