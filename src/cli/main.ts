@@ -321,10 +321,10 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     .addOption(
       new Option(
         '--missing-definition <mode>',
-        "a custom-type entity without x-cortex-definition: refuse it ('Definition is required'), or allow it when its type's schema accepts {}",
+        "a custom-type entity without x-cortex-definition: accept it only when its type's schema is {} (empty-schema), always refuse it ('Definition is required'), or allow it whenever its type's schema accepts {}",
       )
         .choices(MISSING_DEFINITION_MODES)
-        .default('refuse'),
+        .default('empty-schema'),
     )
     .action(async (o: EmulatorFlags) => {
       const emulator = await runEmulatorCommand(
@@ -335,7 +335,7 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
           ...(o.rateLimit !== undefined ? { rateLimitPerMinute: o.rateLimit } : {}),
           missingDefinition: o.missingDefinition,
         },
-        { stdout: io.stdout, env: io.env },
+        { stdout: io.stdout, stderr: io.stderr, env: io.env },
       );
       await (io.untilStopped?.() ?? new Promise<void>(() => {}));
       await emulator.stop();

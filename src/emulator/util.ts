@@ -31,6 +31,12 @@ export const randomHexId = (prefix: string, random: () => number): string => {
   return prefix + hex;
 };
 
+/** A UUID (version 4 form) from a source of 16-hex-character ids such as `EmulatorEnv.newId`. */
+export const uuidFrom = (newId: (prefix: string) => string): string => {
+  const hex = newId('') + newId('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+};
+
 /** FNV-1a 32-bit hash of a string. */
 export const fnv1a = (text: string): number => {
   let h = 0x811c9dc5;

@@ -10,8 +10,11 @@ import {
   pagedResponse,
   type RouteDef,
 } from '../contract.js';
-import { hashOrder, isObject, type JsonObject, parseYamlText, queryFlag, queryList } from '../util.js';
+import { hashOrder, isObject, isoSeconds, type JsonObject, parseYamlText, queryFlag, queryList } from '../util.js';
+import { type CustomDataState, customDataOf } from './custom-data-store.js';
+import type { CustomMetricsState } from './custom-metrics.js';
 import { type DependenciesState, removeEdgesOf } from './dependency-store.js';
+import type { DeploysState } from './deploys.js';
 import {
   type EntitiesState,
   entityDetails,
@@ -28,12 +31,25 @@ import {
 import type { EntityTypesState } from './entity-type-store.js';
 import { hierarchyDepth, nestedHierarchy } from './hierarchy.js';
 
-/** The slices entity routes read. */
+/** The slices entity routes read (and clean up when an entity is deleted). */
 export interface EntitiesSlices {
   entities: EntitiesState;
   entityTypes: EntityTypesState;
   dependencies: DependenciesState;
+  customData: CustomDataState;
+  customMetrics: CustomMetricsState;
+  deploys: DeploysState;
 }
+
+/** Deletes an entity and everything kept about it elsewhere (API dependencies, custom data, metrics, deploys). */
+const deleteEntity = (state: EntitiesSlices, entity: StoredEntity): void => {
+  removeEntity(state.entities, entity);
+  removeEdgesOf(state.dependencies, entity.id);
+  delete state.customData.byEntity[entity.id];
+  for (const perEntity of Object.values(state.customMetrics.byKey)) delete perEntity[entity.id];
+  for (const d of Object.values(state.deploys.byUuid))
+    if (d.entityId === entity.id) delete state.deploys.byUuid[d.uuid];
+};
 
 const DESCRIPTOR_CONTENT_TYPES = new Set([
   '',
@@ -181,6 +197,7 @@ const list: RouteDef<EntitiesSlices> = {
       metadata: queryFlag(q, 'includeMetadata', false),
       links: queryFlag(q, 'includeLinks', false),
     };
+    const teamMembers = queryList(q, 'includeNestedFields').includes('team:members');
     const items = selectEntities(state, queryList(q, 'types'), queryFlag(q, 'includeArchived', false))
       .map((e) => ({ e, s: entitySummary(e, state.entities, { owners: true, metadata: false, links: false }) }))
       .filter(({ e, s }) => {
@@ -200,7 +217,12 @@ const list: RouteDef<EntitiesSlices> = {
         }
         return true;
       })
-      .map(({ e }) => entitySummary(e, state.entities, opts));
+      .map(({ e }) => {
+        const summary = entitySummary(e, state.entities, opts);
+        if (opts.metadata) summary.metadata = metadataOf(state, e);
+        if (teamMembers && e.type === 'team') summary.members = membersOf(e);
+        return summary;
+      });
     return pagedResponse(items, q, 'entities');
   },
 };
@@ -224,6 +246,28 @@ const descriptors: RouteDef<EntitiesSlices> = {
   },
 };
 
+/** An entity's custom data as its `metadata` (descriptor values, then those set through the API or a webhook). */
+const metadataOf = (state: EntitiesSlices, entity: StoredEntity) =>
+  customDataOf(state.customData, entity).map((d) => ({ key: d.key, value: d.value, source: d.source }));
+
+/** Details, with every custom data value in `metadata`. */
+const detailsOf = (entity: StoredEntity, state: EntitiesSlices) => ({
+  ...entityDetails(entity, state.entities),
+  metadata: metadataOf(state, entity),
+});
+
+/** A team's members (`includeNestedFields=team:members`), from its `x-cortex-team.members`. */
+const membersOf = (entity: StoredEntity) => {
+  const team = infoOf(entity.descriptor)['x-cortex-team'];
+  const members = isObject(team) && Array.isArray(team.members) ? team.members.filter(isObject) : [];
+  return members.map((m) => ({
+    name: typeof m.name === 'string' ? m.name : null,
+    email: typeof m.email === 'string' ? m.email : null,
+    role: typeof m.role === 'string' ? m.role : null,
+    notificationsEnabled: m.notificationsEnabled === true,
+  }));
+};
+
 const withEntity =
   (fn: (entity: StoredEntity, req: EmulatorRequest, state: EntitiesSlices) => EmulatorResponse) =>
   (req: EmulatorRequest, state: EntitiesSlices): EmulatorResponse => {
@@ -243,7 +287,7 @@ const details: RouteDef<EntitiesSlices> = {
     }
     const groups = queryList(req.query, 'includeHierarchyFields').includes('groups');
     const hierarchy = nestedHierarchy(entity, state.entities, { depth, groups });
-    return { status: 200, body: { ...entityDetails(entity, state.entities), hierarchy } };
+    return { status: 200, body: { ...detailsOf(entity, state), hierarchy } };
   }),
 };
 
@@ -265,7 +309,7 @@ const setArchived = (isArchived: boolean, action: string): RouteDef<EntitiesSlic
   permission: ['ARCHIVE_ENTITIES'],
   handle: withEntity((entity, _req, state) => {
     entity.isArchived = isArchived;
-    return { status: 200, body: entityDetails(entity, state.entities) };
+    return { status: 200, body: detailsOf(entity, state) };
   }),
 });
 
@@ -274,8 +318,7 @@ const remove: RouteDef<EntitiesSlices> = {
   pattern: '/api/v1/catalog/:tagOrId',
   permission: ['DELETE_ENTITIES'],
   handle: withEntity((entity, _req, state) => {
-    removeEntity(state.entities, entity);
-    removeEdgesOf(state.dependencies, entity.id);
+    deleteEntity(state, entity);
     return { status: 200 };
   }),
 };
@@ -289,13 +332,49 @@ const removeByType: RouteDef<EntitiesSlices> = {
     const ids = queryList(req.query, 'ids');
     if (types.length === 0 && ids.length === 0) return errorResponse(400, 'BAD_REQUEST', 'types or ids is required');
     for (const entity of Object.values(state.entities.byId)) {
-      if (types.includes(entity.type) || ids.includes(entity.id)) {
-        removeEntity(state.entities, entity);
-        removeEdgesOf(state.dependencies, entity.id);
-      }
+      if (types.includes(entity.type) || ids.includes(entity.id)) deleteEntity(state, entity);
     }
     return { status: 200 };
   },
+};
+
+/** The descriptor's `x-cortex-k8s` blocks and the resource type each names. */
+const K8S_BLOCKS: Record<string, string> = {
+  deployment: 'Deployment',
+  argorollout: 'ArgoRollout',
+  statefulset: 'StatefulSet',
+  cronjob: 'CronJob',
+};
+
+/**
+ * `GET /catalog/{tagOrId}/k8s`: not in the vendor OpenAPI; the vendor CLI's test reads
+ * `{resources: [{namespace, name, cluster, type, lastUpdated}]}`. A tenant gets them from its
+ * Kubernetes agent; here they are the identifiers (`namespace/name`) the descriptor's
+ * `x-cortex-k8s` block lists (inferred).
+ */
+const k8s: RouteDef<EntitiesSlices> = {
+  method: 'GET',
+  pattern: '/api/v1/catalog/:tagOrId/k8s',
+  permission: null,
+  handle: withEntity((entity) => {
+    const block = infoOf(entity.descriptor)['x-cortex-k8s'];
+    const resources = Object.entries(K8S_BLOCKS).flatMap(([key, type]) => {
+      const list = isObject(block) && Array.isArray(block[key]) ? block[key].filter(isObject) : [];
+      return list.map((item) => {
+        const [namespace, name] = String(item.identifier ?? '').includes('/')
+          ? String(item.identifier).split('/', 2)
+          : [null, String(item.identifier ?? '')];
+        return {
+          namespace,
+          name,
+          cluster: typeof item.cluster === 'string' ? item.cluster : null,
+          type,
+          lastUpdated: isoSeconds(entity.lastUpdated),
+        };
+      });
+    });
+    return { status: 200, body: { resources } };
+  }),
 };
 
 /** Entity routes. */
@@ -310,4 +389,5 @@ export const entityRoutes: readonly RouteDef<EntitiesSlices>[] = [
   setArchived(false, 'unarchive'),
   remove,
   removeByType,
+  k8s,
 ];

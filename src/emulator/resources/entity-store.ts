@@ -147,14 +147,13 @@ export const violation = (title: string, description: string, path: string[], te
 
 /**
  * Checks a complete descriptor the way `POST /open-api` does; [] when valid. A custom-type
- * descriptor without `x-cortex-definition` is refused unless `missingDefinition` is `allow` and
- * the type's schema accepts `{}`.
+ * descriptor without `x-cortex-definition` is judged by `missingDefinition` (see its type).
  */
 export const validateDescriptor = (
   doc: unknown,
   types: EntityTypesState,
   text?: string,
-  missingDefinition: MissingDefinitionMode = 'refuse',
+  missingDefinition: MissingDefinitionMode = 'empty-schema',
 ): Violation[] => {
   if (!isObject(doc)) return [violation('Invalid descriptor', 'The descriptor must be a YAML/JSON object', [], text)];
   const info = doc.info;
@@ -179,10 +178,12 @@ export const validateDescriptor = (
         out.push(
           violation('Unknown entity type', `Entity type '${type}' does not exist`, ['info', 'x-cortex-type'], text),
         );
-      } else if (info['x-cortex-definition'] === undefined && missingDefinition === 'allow') {
-        if (validateAgainstSchema(def.schema, {}).length > 0) {
-          out.push(violation('Standard cortex tags', 'Definition is required', at, text));
-        }
+      } else if (info['x-cortex-definition'] === undefined && missingDefinition !== 'refuse') {
+        const accepted =
+          missingDefinition === 'allow'
+            ? validateAgainstSchema(def.schema, {}).length === 0
+            : isObject(def.schema) && Object.keys(def.schema).length === 0;
+        if (!accepted) out.push(violation('Standard cortex tags', 'Definition is required', at, text));
       } else if (!isObject(info['x-cortex-definition'])) {
         out.push(violation('Standard cortex tags', 'Definition is required', at, text));
       } else {
