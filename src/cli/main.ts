@@ -20,6 +20,7 @@ import { planHasChanges, renderApplyReport, renderDiagnostics } from '../render/
 import { registerExportCommand } from '../export/command.js';
 import { VERSION } from '../version.js';
 import { registerWatchCommand } from '../watch/command.js';
+import { registerWebhookRouteCommand } from '../webhook-route/command.js';
 import { askToApply, canAsk } from './confirm.js';
 import { ENVIRONMENT_HELP } from './help.js';
 import {
@@ -346,6 +347,10 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
   });
 
   registerWatchCommand(program, io, (code) => {
+    exitCode = code;
+  });
+
+  registerWebhookRouteCommand(program, io, (code) => {
     exitCode = code;
   });
 

@@ -61,6 +61,9 @@ export const KNOWN_CORTEX_KEYS: ReadonlySet<string> = new Set([
   'x-cortex-relationships',
   'x-cortex-team',
   'x-cortex-definition',
+  // The webhook mappings block as the vendor's webhook documentation spells it (api.md's name,
+  // `x-service-custom-integration-mappings`, is not an `x-cortex-*` key and is kept anyway).
+  'x-cortex-custom-integration-mappings',
   ...[
     'alerts',
     'apm',
