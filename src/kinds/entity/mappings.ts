@@ -41,7 +41,9 @@ export const checkIntegrationMappings = (desired: readonly DesiredObject[]): Dia
       const holders = c.holders
         .map((tag) => byTag.get(tag))
         .filter((e): e is Entity => e !== undefined)
-        .sort((a, b) => (a.source.file < b.source.file ? -1 : a.source.file > b.source.file ? 1 : a.id < b.id ? -1 : 1));
+        .sort((a, b) =>
+          a.source.file < b.source.file ? -1 : a.source.file > b.source.file ? 1 : a.id < b.id ? -1 : 1,
+        );
       const last = holders[holders.length - 1];
       if (!last) continue;
       const names = holders.map((e) => `entity \`${e.id}\` (${e.source.file}:${at(e, c.value).line})`);
