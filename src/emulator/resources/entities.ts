@@ -10,7 +10,7 @@ import {
   pagedResponse,
   type RouteDef,
 } from '../contract.js';
-import { hashOrder, isObject, isoSeconds, type JsonObject, parseYamlText, queryFlag, queryList } from '../util.js';
+import { hashOrder, isObject, type JsonObject, parseYamlText, queryFlag, queryList } from '../util.js';
 import { type CustomDataState, customDataOf } from './custom-data-store.js';
 import type { CustomMetricsState } from './custom-metrics.js';
 import { type DependenciesState, removeEdgesOf } from './dependency-store.js';
@@ -174,7 +174,7 @@ const patch: RouteDef<EntitiesSlices> = {
 };
 
 /** Entities whose type is in `types` (all when empty), archived ones only when asked. */
-const selectEntities = (state: EntitiesSlices, types: string[], includeArchived: boolean): StoredEntity[] =>
+export const selectEntities = (state: EntitiesSlices, types: string[], includeArchived: boolean): StoredEntity[] =>
   hashOrder(
     Object.values(state.entities.byId).filter(
       (e) => (includeArchived || !e.isArchived) && (types.length === 0 || types.includes(e.type)),
@@ -268,7 +268,7 @@ const membersOf = (entity: StoredEntity) => {
   }));
 };
 
-const withEntity =
+export const withEntity =
   (fn: (entity: StoredEntity, req: EmulatorRequest, state: EntitiesSlices) => EmulatorResponse) =>
   (req: EmulatorRequest, state: EntitiesSlices): EmulatorResponse => {
     const tagOrId = req.params.tagOrId ?? '';
@@ -338,45 +338,6 @@ const removeByType: RouteDef<EntitiesSlices> = {
   },
 };
 
-/** The descriptor's `x-cortex-k8s` blocks and the resource type each names. */
-const K8S_BLOCKS: Record<string, string> = {
-  deployment: 'Deployment',
-  argorollout: 'ArgoRollout',
-  statefulset: 'StatefulSet',
-  cronjob: 'CronJob',
-};
-
-/**
- * `GET /catalog/{tagOrId}/k8s`: not in the vendor OpenAPI; the vendor CLI's test reads
- * `{resources: [{namespace, name, cluster, type, lastUpdated}]}`. A tenant gets them from its
- * Kubernetes agent; here they are the identifiers (`namespace/name`) the descriptor's
- * `x-cortex-k8s` block lists (inferred).
- */
-const k8s: RouteDef<EntitiesSlices> = {
-  method: 'GET',
-  pattern: '/api/v1/catalog/:tagOrId/k8s',
-  permission: null,
-  handle: withEntity((entity) => {
-    const block = infoOf(entity.descriptor)['x-cortex-k8s'];
-    const resources = Object.entries(K8S_BLOCKS).flatMap(([key, type]) => {
-      const list = isObject(block) && Array.isArray(block[key]) ? block[key].filter(isObject) : [];
-      return list.map((item) => {
-        const [namespace, name] = String(item.identifier ?? '').includes('/')
-          ? String(item.identifier).split('/', 2)
-          : [null, String(item.identifier ?? '')];
-        return {
-          namespace,
-          name,
-          cluster: typeof item.cluster === 'string' ? item.cluster : null,
-          type,
-          lastUpdated: isoSeconds(entity.lastUpdated),
-        };
-      });
-    });
-    return { status: 200, body: { resources } };
-  }),
-};
-
 /** Entity routes. */
 export const entityRoutes: readonly RouteDef<EntitiesSlices>[] = [
   upsert,
@@ -389,5 +350,4 @@ export const entityRoutes: readonly RouteDef<EntitiesSlices>[] = [
   setArchived(false, 'unarchive'),
   remove,
   removeByType,
-  k8s,
 ];

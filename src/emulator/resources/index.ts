@@ -28,6 +28,7 @@ import { dependencyRoutes } from './dependencies.js';
 import { type DeploysState, deployRoutes, initialDeploysState } from './deploys.js';
 import { type DependenciesState, initialDependenciesState } from './dependency-store.js';
 import { entityRoutes } from './entities.js';
+import { entityLookupRoutes } from './entity-lookups.js';
 import { type EntitiesState, initialEntitiesState } from './entity-store.js';
 import { type EntityTypesState, initialEntityTypesState } from './entity-type-store.js';
 import { entityTypeRoutes } from './entity-types.js';
@@ -95,6 +96,7 @@ export const scoped = <K extends keyof EmulatorState>(
 /** Every route of every module. */
 export const ROUTES: readonly RouteDef<EmulatorState>[] = [
   ...entityRoutes,
+  ...entityLookupRoutes,
   ...entityTypeRoutes,
   ...dependencyRoutes,
   ...apiKeyRoutes,
