@@ -8,7 +8,21 @@ import { runCli } from './main.js';
 
 type StopSignal = 'SIGINT' | 'SIGTERM';
 
+/**
+ * A reader that stops reading (`cortex-sync plan | head`) closes the pipe: later writes fail with
+ * EPIPE. Output to a closed pipe is dropped, quietly, and the command runs to its end: an apply
+ * is never cut short halfway because a pager was closed, and no stack trace follows `--help | head`.
+ */
+const ignoreClosedPipe = (stream: NodeJS.WriteStream): void => {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED') return;
+    throw error;
+  });
+};
+
 export const runProcess = async (): Promise<number> => {
+  ignoreClosedPipe(process.stdout);
+  ignoreClosedPipe(process.stderr);
   const controller = new AbortController();
   const onSignal = (name: StopSignal) => {
     if (controller.signal.aborted) {
