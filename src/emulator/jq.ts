@@ -6,7 +6,7 @@
  * inbound webhook and by the offline `webhook-route` command, so both give the same answer.
  */
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
+import * as nodeModule from 'node:module';
 import { Worker } from 'node:worker_threads';
 
 /** What one evaluation gave: every output value, or why there is none. */
@@ -33,7 +33,8 @@ export interface JqEvaluator {
   close(): Promise<void>;
 }
 
-const require = createRequire(import.meta.url);
+/** Resolves packages from this module's place (a name of its own: a bundle may declare `require`). */
+const resolveHere = nodeModule.createRequire(import.meta.url);
 
 /** The worker's code (CommonJS, run with `eval`): loads jq from the module the parent compiled once. */
 const WORKER_SOURCE = `
@@ -65,7 +66,7 @@ const wasm = (globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Arra
 let compiled: Promise<WasmModule> | undefined;
 /** jq's WebAssembly module, compiled once per process and shared with every worker. */
 const jqModule = (): Promise<WasmModule> =>
-  (compiled ??= wasm.compile(readFileSync(require.resolve('jq-wasm/jq.wasm'))));
+  (compiled ??= wasm.compile(readFileSync(resolveHere.resolve('jq-wasm/jq.wasm'))));
 
 type WorkerReply =
   | { ready: true }
@@ -101,7 +102,7 @@ export const createJqEvaluator = (options: JqEvaluatorOptions = {}): JqEvaluator
   const startWorker = async (): Promise<Worker> => {
     const w = new Worker(WORKER_SOURCE, {
       eval: true,
-      workerData: { entry: require.resolve('jq-wasm'), module: await jqModule() },
+      workerData: { entry: resolveHere.resolve('jq-wasm'), module: await jqModule() },
       // jq's own heap is WebAssembly memory (bounded by the module); this bounds the JS side (its output).
       resourceLimits: { maxOldGenerationSizeMb: 256 },
       // Emscripten prints `Aborted()` when jq runs out of memory: that is reported, not printed.
