@@ -18,7 +18,7 @@ import { integrationView } from './resources/custom-integrations.js';
 import { addGitopsLog, gitopsLogInput } from './resources/gitops-logs.js';
 import type { EmulatorState } from './resources/index.js';
 import { putScimUser } from './resources/scim.js';
-import { uuidFrom } from './util.js';
+import { own, putOwn, uuidFrom } from './util.js';
 import { describeIssues } from './resources/initiatives-body.js';
 
 /** What the control endpoints may read and change. */
@@ -135,7 +135,8 @@ const HANDLERS: Record<string, Handler> = {
   'POST /_emulator/custom-integrations': async (req, ctx) => {
     const input = parse(req.body, integrationInput);
     if (!input.ok) return input.response;
-    const check = await ctx.evaluateJq(input.value.entityTagJq, 'null');
+    // Compiled, never run: a program that does not end must not hold the control endpoint.
+    const check = await ctx.evaluateJq(`if false then (\n${input.value.entityTagJq}\n) else empty end`, 'null');
     if (!check.ok && check.reason === 'compile') {
       return errorResponse(400, 'BAD_REQUEST', `entityTagJq is not a jq program: ${check.message}`);
     }
@@ -157,14 +158,14 @@ const HANDLERS: Record<string, Handler> = {
     if (!input.ok) return input.response;
     const stored = putScimUser(ctx.state.scim, input.value, ctx.now());
     if (typeof stored === 'string') return errorResponse(400, 'BAD_REQUEST', stored);
-    return ok({ id: stored.id, ...ctx.state.scim.users[stored.id]?.user });
+    return ok({ id: stored.id, ...own(ctx.state.scim.users, stored.id)?.user });
   },
   'GET /_emulator/roles': (_req, ctx) => ok({ roles: Object.values(ctx.state.customRoles.byTag) }),
   'POST /_emulator/roles': (req, ctx) => {
     const input = parse(req.body, roleInput);
     if (!input.ok) return input.response;
     const role = { tag: input.value.tag, permissions: [...new Set<Permission>(input.value.permissions)] };
-    ctx.state.customRoles.byTag[role.tag] = role;
+    putOwn(ctx.state.customRoles.byTag, role.tag, role);
     return ok(role);
   },
   'POST /_emulator/api-keys': (req, ctx) => {

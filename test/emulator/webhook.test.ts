@@ -171,5 +171,15 @@ describe('inbound custom webhook (api.md rules)', () => {
     });
     expect(r.status).toBe(400);
     expect(r.text).toContain('is not a jq program');
+    // Checked by compiling, not running: a program that never ends is accepted at once.
+    const started = Date.now();
+    for (const entityTagJq of ['def f: f; f', '.tag # the service\n', 'def t: .tag; t']) {
+      const ok = await call(emu, 'POST', '/_emulator/custom-integrations', {
+        key: null,
+        body: { name: 'x', entityTagJq, key: 'k' },
+      });
+      expect(ok.status, entityTagJq).toBe(200);
+    }
+    expect(Date.now() - started).toBeLessThan(1500);
   });
 });

@@ -12,7 +12,7 @@ import {
   pagedResponse,
   type RouteDef,
 } from '../contract.js';
-import { hashOrder, isObject, isoSeconds, type JsonObject, parseJsonBody } from '../util.js';
+import { hashOrder, isObject, isoSeconds, type JsonObject, own, parseJsonBody } from '../util.js';
 
 export interface ApiKeyRole {
   type: 'DEFAULT' | 'CUSTOM';
@@ -80,7 +80,7 @@ export const permissionsOfRoles = (roles: readonly ApiKeyRole[], custom: CustomR
   for (const r of roles) {
     if (r.type === 'DEFAULT' && r.role !== undefined) for (const p of DEFAULT_ROLE_PERMISSIONS[r.role]) out.add(p);
     if (r.type === 'CUSTOM') {
-      const defined = custom.byTag[r.tag ?? ''];
+      const defined = own(custom.byTag, r.tag ?? '');
       if (defined) for (const p of defined.permissions) out.add(p);
       else if ((PERMISSIONS as readonly string[]).includes(r.tag ?? '')) out.add(r.tag as Permission);
     }
@@ -92,7 +92,9 @@ export const permissionsOfRoles = (roles: readonly ApiKeyRole[], custom: CustomR
 export const unknownCustomRole = (roles: readonly ApiKeyRole[], custom: CustomRolesState): string | undefined =>
   roles.find(
     (r) =>
-      r.type === 'CUSTOM' && !custom.byTag[r.tag ?? ''] && !(PERMISSIONS as readonly string[]).includes(r.tag ?? ''),
+      r.type === 'CUSTOM' &&
+      !own(custom.byTag, r.tag ?? '') &&
+      !(PERMISSIONS as readonly string[]).includes(r.tag ?? ''),
   )?.tag;
 
 /** What a key may do: the permissions granted to it directly (test keys) and those of its roles. */
@@ -195,7 +197,7 @@ const withKey =
   (req: EmulatorRequest, state: Slices, env: { now(): number }): EmulatorResponse => {
     const cid = req.params.cid ?? '';
     if (!CID.test(cid)) return errorResponse(400, 'BAD_REQUEST', 'Malformed API key id');
-    const key = state.apiKeys.byCid[cid];
+    const key = own(state.apiKeys.byCid, cid);
     return key ? fn(key, req, state, env.now()) : errorResponse(404, 'NOT_FOUND', 'API key not found');
   };
 

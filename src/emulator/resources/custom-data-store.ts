@@ -4,7 +4,7 @@
  * `x-cortex-custom-metadata` (`source: YAML`) are read from the descriptor. A stored value of a key
  * the descriptor also declares is shown instead of the descriptor's.
  */
-import { isObject, isoSeconds, type JsonObject } from '../util.js';
+import { isObject, isoSeconds, type JsonObject, own, putOwn } from '../util.js';
 import { infoOf, type StoredEntity } from './entity-store.js';
 
 export type CustomDataSource = 'YAML' | 'API' | 'INTEGRATION';
@@ -62,7 +62,7 @@ const yamlEntries = (entity: StoredEntity) => {
 /** Every custom data record of an entity (descriptor keys first, in order; then stored keys by key). */
 export const customDataOf = (state: CustomDataState, entity: StoredEntity): JsonObject[] => {
   const stored = state.byEntity[entity.id] ?? {};
-  const fromYaml = yamlEntries(entity).filter((e) => stored[e.key] === undefined);
+  const fromYaml = yamlEntries(entity).filter((e) => own(stored, e.key) === undefined);
   const fromStore = Object.values(stored).sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   return [...fromYaml, ...fromStore].map(customDataView);
 };
@@ -82,7 +82,7 @@ export const putCustomData = (
   init: { key: string; value: unknown; description?: string | null; source: 'API' | 'INTEGRATION'; now: number },
 ): StoredCustomData => {
   const slot = (state.byEntity[entity.id] ??= {});
-  const existing = slot[init.key];
+  const existing = own(slot, init.key);
   const record: StoredCustomData = {
     id: existing?.id ?? state.nextId++,
     key: init.key,
@@ -91,14 +91,14 @@ export const putCustomData = (
     source: init.source,
     dateUpdated: init.now,
   };
-  slot[init.key] = record;
+  putOwn(slot, init.key, record);
   return record;
 };
 
 /** Removes a stored value; false when there was none. */
 export const removeCustomData = (state: CustomDataState, entity: StoredEntity, key: string): boolean => {
   const slot = state.byEntity[entity.id];
-  if (!slot?.[key]) return false;
+  if (!slot || !own(slot, key)) return false;
   delete slot[key];
   if (Object.keys(slot).length === 0) delete state.byEntity[entity.id];
   return true;

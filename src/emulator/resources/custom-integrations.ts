@@ -9,7 +9,7 @@
  */
 import { mappingsOfInfo, routeWebhookPayload } from '../../core/webhook-routing.js';
 import { errorResponse, type RouteDef } from '../contract.js';
-import { isoSeconds, type JsonObject } from '../util.js';
+import { isoSeconds, type JsonObject, own } from '../util.js';
 import { type CustomDataState, putCustomData } from './custom-data-store.js';
 import { type EntitiesState, findEntity, infoOf } from './entity-store.js';
 
@@ -56,7 +56,7 @@ export const customIntegrationRoutes: readonly RouteDef<CustomIntegrationSlices>
     permission: 'none',
     async handle(req, state, env) {
       const id = req.params.webhookId ?? '';
-      const integration = state.customIntegrations.byId[id];
+      const integration = own(state.customIntegrations.byId, id);
       if (!integration) return errorResponse(404, 'NOT_FOUND', `No custom integration with webhook id ${id}`);
       if (!isJsonType(req.contentType)) {
         return errorResponse(415, 'BAD_REQUEST', `Unsupported content type '${req.contentType || '(none)'}'`);

@@ -15,7 +15,7 @@ import {
   pagedResponse,
   type RouteDef,
 } from '../contract.js';
-import { isoSeconds } from '../util.js';
+import { isoSeconds, own, putOwn } from '../util.js';
 import { type EntitiesState, findEntity, type StoredEntity } from './entity-store.js';
 import { readBody } from './initiatives-body.js';
 
@@ -96,7 +96,7 @@ const range = (req: EmulatorRequest, required: boolean): { from: number; to: num
 };
 
 const pointsOf = (state: CustomMetricsState, key: string, entity: StoredEntity) =>
-  ((state.byKey[key] ??= {})[entity.id] ??= []);
+  ((own(state.byKey, key) ?? putOwn(state.byKey, key, {}))[entity.id] ??= []);
 
 const tooOld = (at: number, now: number): EmulatorResponse | undefined =>
   at < now - SIX_MONTHS_MS
@@ -111,7 +111,7 @@ export const customMetricRoutes: readonly RouteDef<CustomMetricsSlices>[] = [
     handle: withTarget((key, entity, req, state) => {
       const r = range(req, false);
       if ('status' in r) return r;
-      const data = (state.customMetrics.byKey[key]?.[entity.id] ?? [])
+      const data = (own(state.customMetrics.byKey, key)?.[entity.id] ?? [])
         .filter((p) => p.timestamp >= r.from && p.timestamp <= r.to)
         .sort((a, b) => b.timestamp - a.timestamp)
         .map((p) => ({ timestamp: isoSeconds(p.timestamp), value: p.value }));
@@ -155,7 +155,7 @@ export const customMetricRoutes: readonly RouteDef<CustomMetricsSlices>[] = [
     handle: withTarget((key, entity, req, state) => {
       const r = range(req, true);
       if ('status' in r) return r;
-      const slot = state.customMetrics.byKey[key];
+      const slot = own(state.customMetrics.byKey, key);
       const points = slot?.[entity.id];
       if (slot && points) slot[entity.id] = points.filter((p) => p.timestamp < r.from || p.timestamp > r.to);
       return { status: 204 };

@@ -15,7 +15,7 @@ import {
   pagedResponse,
   type RouteDef,
 } from '../contract.js';
-import { type JsonObject, uuidFrom } from '../util.js';
+import { type JsonObject, own, uuidFrom } from '../util.js';
 import { type EntitiesState, findEntity, type StoredEntity } from './entity-store.js';
 import { readBody } from './initiatives-body.js';
 
@@ -146,7 +146,7 @@ const deployOf = (
   state: DeploysSlices,
 ): StoredDeploy | EmulatorResponse => {
   const uuid = req.params.uuid ?? '';
-  const deploy = state.deploys.byUuid[uuid];
+  const deploy = own(state.deploys.byUuid, uuid);
   return deploy && deploy.entityId === entity.id
     ? deploy
     : errorResponse(404, 'NOT_FOUND', `No deploy ${uuid} on entity ${entity.tag}`);

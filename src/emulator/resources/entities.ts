@@ -10,7 +10,7 @@ import {
   pagedResponse,
   type RouteDef,
 } from '../contract.js';
-import { hashOrder, isObject, type JsonObject, parseYamlText, queryFlag, queryList } from '../util.js';
+import { hashOrder, isObject, type JsonObject, own, parseYamlText, queryFlag, queryList } from '../util.js';
 import { type CustomDataState, customDataOf } from './custom-data-store.js';
 import type { CustomMetricsState } from './custom-metrics.js';
 import { type DependenciesState, removeEdgesOf } from './dependency-store.js';
@@ -130,7 +130,7 @@ const upsert: RouteDef<EntitiesSlices> = {
     if (mode !== 'UPSERT' && mode !== 'CREATE') return errorResponse(400, 'BAD_REQUEST', `Unknown mode ${mode}`);
     const tag = tagOfDoc(body.doc);
     // mode=CREATE on an existing tag: the vendor's status is unknown (wire-notes §16); 409 is inferred.
-    if (mode === 'CREATE' && state.entities.idByTag[tag] !== undefined) {
+    if (mode === 'CREATE' && own(state.entities.idByTag, tag) !== undefined) {
       return errorResponse(409, 'CONFLICT', `Entity with tag ${tag} already exists`);
     }
     if (queryFlag(req.query, 'dryRun', false)) return ok();
@@ -153,8 +153,8 @@ const patch: RouteDef<EntitiesSlices> = {
       ]);
     }
     const tag = tagOfDoc(doc);
-    const existingId = state.entities.idByTag[tag];
-    const existing = existingId === undefined ? undefined : state.entities.byId[existingId];
+    const existingId = own(state.entities.idByTag, tag);
+    const existing = existingId === undefined ? undefined : own(state.entities.byId, existingId);
     if (!existing && queryFlag(req.query, 'failIfEntityDoesNotExist', false)) return notFound(tag);
     let merged = existing ? deepMerge(existing.descriptor, doc, queryFlag(req.query, 'appendArrays', false)) : doc;
     const marker = req.query.get('deleteMarkerValue');

@@ -5,7 +5,7 @@
  */
 import { LineCounter, parseDocument } from 'yaml';
 import type { EmulatorEnv, MissingDefinitionMode } from '../contract.js';
-import { cloneJson, isObject, isoSeconds, type JsonObject } from '../util.js';
+import { cloneJson, isObject, isoSeconds, type JsonObject, own, putOwn } from '../util.js';
 import { CORE_TYPES, type EntityTypesState, findDefinition, validateAgainstSchema } from './entity-type-store.js';
 
 export interface StoredEntity {
@@ -226,8 +226,8 @@ export const validateDescriptor = (
 
 /** The entity with that tag or id, if any. */
 export const findEntity = (state: EntitiesState, tagOrId: string): StoredEntity | undefined => {
-  const byTag = state.idByTag[tagOrId];
-  return (byTag !== undefined ? state.byId[byTag] : undefined) ?? state.byId[tagOrId];
+  const byTag = own(state.idByTag, tagOrId);
+  return (byTag !== undefined ? own(state.byId, byTag) : undefined) ?? own(state.byId, tagOrId);
 };
 
 /** Stores a sanitized, validated descriptor: a new entity or a full replace of the existing one. */
@@ -258,7 +258,7 @@ export const putEntity = (
     lastUpdated: now,
   };
   state.byId[id] = entity;
-  state.idByTag[tag] = id;
+  putOwn(state.idByTag, tag, id);
   return { entity, created: true };
 };
 

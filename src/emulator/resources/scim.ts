@@ -12,7 +12,7 @@
  * `application/scim+json` when the request body or `Accept` did, `application/json` otherwise.
  */
 import type { EmulatorRequest, EmulatorResponse, RouteDef } from '../contract.js';
-import { cloneJson, isObject, isoSeconds, type JsonObject } from '../util.js';
+import { cloneJson, isObject, isoSeconds, type JsonObject, own, putOwn } from '../util.js';
 
 export interface ScimState {
   settings: { provisioning: boolean; deprovisioning: boolean };
@@ -71,9 +71,9 @@ const canonicalUser = (body: JsonObject): JsonObject => {
     if (key === 'meta' || key === 'password') continue;
     if (key === 'name' && isObject(value)) {
       const name: JsonObject = {};
-      for (const [k, v] of Object.entries(value)) name[canonical(k, NAME_ATTRIBUTES)] = v;
+      for (const [k, v] of Object.entries(value)) putOwn(name, canonical(k, NAME_ATTRIBUTES), v);
       out.name = name;
-    } else out[key] = value;
+    } else putOwn(out, key, value);
   }
   return out;
 };
@@ -195,8 +195,8 @@ export const putScimUser = (state: ScimState, body: JsonObject, now: number): { 
   const { id } = user;
   delete user.id;
   user.active = active;
-  const existing = state.users[id];
-  state.users[id] = { user, created: existing?.created ?? now, lastModified: now };
+  const existing = own(state.users, id);
+  putOwn(state.users, id, { user, created: existing?.created ?? now, lastModified: now });
   return { id };
 };
 
@@ -243,7 +243,7 @@ export const scimRoutes: readonly RouteDef<{ scim: ScimState }>[] = [
     permission: SCIM,
     handle(req, state) {
       const id = req.params.id ?? '';
-      const stored = state.scim.users[id];
+      const stored = own(state.scim.users, id);
       if (!stored) return scimError(req, 404, `User ${id} not found`);
       return answer(req, projectAttributes(resourceOf(id, stored), req.query));
     },
@@ -254,7 +254,7 @@ export const scimRoutes: readonly RouteDef<{ scim: ScimState }>[] = [
     permission: SCIM,
     handle(req, state, env) {
       const id = req.params.id ?? '';
-      const stored = state.scim.users[id];
+      const stored = own(state.scim.users, id);
       if (!stored) return scimError(req, 404, `User ${id} not found`);
       const read = readScimBody(req);
       if (!read.ok) return read.response;
@@ -274,8 +274,8 @@ export const scimRoutes: readonly RouteDef<{ scim: ScimState }>[] = [
       }
       delete user.id;
       user.active = active;
-      state.scim.users[id] = { user, created: stored.created, lastModified: env.now() };
-      return answer(req, projectAttributes(resourceOf(id, state.scim.users[id]), req.query));
+      const replaced = putOwn(state.scim.users, id, { user, created: stored.created, lastModified: env.now() });
+      return answer(req, projectAttributes(resourceOf(id, replaced), req.query));
     },
   },
 ];
