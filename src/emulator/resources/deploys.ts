@@ -15,7 +15,7 @@ import {
   pagedResponse,
   type RouteDef,
 } from '../contract.js';
-import { type JsonObject, own, uuidFrom } from '../util.js';
+import { fnv1a, type JsonObject, own, uuidFrom } from '../util.js';
 import { type EntitiesState, findEntity, type StoredEntity } from './entity-store.js';
 import { readBody } from './initiatives-body.js';
 
@@ -74,6 +74,8 @@ export const deployView = (d: StoredDeploy, entities: EntitiesState): JsonObject
   return {
     uuid: d.uuid,
     id: d.id,
+    // The vendor's numeric id of the entity; a stable number derived from the emulator's entity id.
+    serviceId: fnv1a(d.entityId),
     title: d.title,
     type: d.type,
     timestamp: d.timestamp,
