@@ -115,7 +115,9 @@ describe('configuration errors', () => {
     await oneService('payments');
     const run = await cli(['plan'], { cwd: dir, env: SOURCE });
     expect(run.code).toBe(1);
-    expect(run.stderr).toBe('error: CORTEX_API_KEY is not set: plan and apply read the live workspace\n');
+    expect(run.stderr).toBe(
+      'error: CORTEX_API_KEY (or CORTEX_API_KEY_FILE) is not set: plan and apply read the live workspace\n',
+    );
     expect(run.stdout).toBe('');
   });
 
@@ -127,7 +129,7 @@ describe('configuration errors', () => {
     ]) {
       const run = await cli(args, { cwd: dir, env: SOURCE });
       expect(run.code, args.join(' ')).toBe(1);
-      expect(run.stderr).toMatch(/^error: CORTEX_API_KEY is not set/);
+      expect(run.stderr).toMatch(/^error: CORTEX_API_KEY \(or CORTEX_API_KEY_FILE\) is not set/);
       expect(run.stderr, args.join(' ')).toMatch(STACK_LINE);
     }
   });
