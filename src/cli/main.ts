@@ -20,6 +20,7 @@ import { planHasChanges, renderApplyReport, renderDiagnostics } from '../render/
 import { registerExportCommand } from '../export/command.js';
 import { VERSION } from '../version.js';
 import { registerWatchCommand } from '../watch/command.js';
+import { registerWebhookRouteCommand } from '../webhook-route/command.js';
 import { printable } from '../core/printable.js';
 import { keysToRedact } from '../engine/api-key.js';
 import { askToApply, canAsk } from './confirm.js';
@@ -340,10 +341,10 @@ export const runCli = async (argv: readonly string[], processIo: CliIo): Promise
     .addOption(
       new Option(
         '--missing-definition <mode>',
-        "a custom-type entity without x-cortex-definition: refuse it ('Definition is required'), or allow it when its type's schema accepts {}",
+        "a custom-type entity without x-cortex-definition: accept it only when its type's schema is {} (empty-schema), always refuse it ('Definition is required'), or allow it whenever its type's schema accepts {}",
       )
         .choices(MISSING_DEFINITION_MODES)
-        .default('refuse'),
+        .default('empty-schema'),
     )
     .action(async (o: EmulatorFlags) => {
       const emulator = await runEmulatorCommand(
@@ -354,7 +355,7 @@ export const runCli = async (argv: readonly string[], processIo: CliIo): Promise
           ...(o.rateLimit !== undefined ? { rateLimitPerMinute: o.rateLimit } : {}),
           missingDefinition: o.missingDefinition,
         },
-        { stdout: io.stdout, env: io.env },
+        { stdout: io.stdout, stderr: io.stderr, env: io.env },
       );
       await (io.untilStopped?.() ?? new Promise<void>(() => {}));
       await emulator.stop();
@@ -365,6 +366,10 @@ export const runCli = async (argv: readonly string[], processIo: CliIo): Promise
   });
 
   registerWatchCommand(program, io, (code) => {
+    exitCode = code;
+  });
+
+  registerWebhookRouteCommand(program, io, (code) => {
     exitCode = code;
   });
 

@@ -295,7 +295,7 @@ describe('emulator', () => {
     expect(run.stdout).not.toContain(API_KEY);
   });
 
-  it('--missing-definition: a custom-type entity without a definition is refused by default, allowed with allow', async () => {
+  it('--missing-definition: a custom-type entity without a definition, its type schema {}: accepted by default and with allow, refused with refuse', async () => {
     /** Creates a type with an empty schema, then an entity of it without x-cortex-definition; its status. */
     const createWithout = async (args: string[]): Promise<number> => {
       let status = 0;
@@ -323,7 +323,8 @@ describe('emulator', () => {
       expect(run.code).toBe(0);
       return status;
     };
-    expect(await createWithout([])).toBe(400);
+    expect(await createWithout([])).toBe(200);
+    expect(await createWithout(['--missing-definition', 'empty-schema'])).toBe(200);
     expect(await createWithout(['--missing-definition', 'refuse'])).toBe(400);
     expect(await createWithout(['--missing-definition', 'allow'])).toBe(200);
   });
