@@ -20,6 +20,9 @@ import { planHasChanges, renderApplyReport, renderDiagnostics } from '../render/
 import { registerExportCommand } from '../export/command.js';
 import { VERSION } from '../version.js';
 import { registerWatchCommand } from '../watch/command.js';
+import { registerWebhookRouteCommand } from '../webhook-route/command.js';
+import { printable } from '../core/printable.js';
+import { keysToRedact } from '../engine/api-key.js';
 import { askToApply, canAsk } from './confirm.js';
 import { ENVIRONMENT_HELP } from './help.js';
 import {
@@ -34,6 +37,7 @@ import {
 } from './io.js';
 import { renderApplyJson, renderRunPlan } from './output.js';
 import { createApplyProgress, waitingLine } from './progress.js';
+import { createOutputRedaction, redactingPlanLog, withPrintableEvents } from './safe-output.js';
 
 const positiveInt = (value: string): number => {
   const n = Number(value);
@@ -84,7 +88,7 @@ const flagsOf = (o: CommonOptions): ConfigFlags => ({
   ...(o.dir !== undefined ? { dir: o.dir } : {}),
   ...(o.sourceId !== undefined ? { sourceId: o.sourceId } : {}),
   ...(o.baseUrl !== undefined ? { baseUrl: o.baseUrl } : {}),
-  ...(o.prune ? { prune: true } : {}),
+  ...(o.prune !== undefined ? { prune: o.prune } : {}),
   ...(o.allowMassDelete ? { allowMassDelete: true } : {}),
   ...(o.allowTakeover ? { allowTakeover: true } : {}),
   ...(o.concurrency !== undefined ? { concurrency: o.concurrency } : {}),
@@ -92,7 +96,14 @@ const flagsOf = (o: CommonOptions): ConfigFlags => ({
   ...(o.breakLease ? { breakLease: true } : {}),
 });
 
-export const runCli = async (argv: readonly string[], io: CliIo): Promise<number> => {
+export const runCli = async (argv: readonly string[], processIo: CliIo): Promise<number> => {
+  /** Every byte printed goes through the redaction of the API key (`safe-output.ts`). */
+  const redaction = createOutputRedaction(keysToRedact(processIo.env, processIo.cwd));
+  const io: CliIo = {
+    ...processIo,
+    stdout: redaction.wrap(processIo.stdout),
+    stderr: redaction.wrap(processIo.stderr),
+  };
   let exitCode = 0;
   let debug = argv.includes('--debug');
   /** Never aborted when the caller cannot stop the run. */
@@ -110,6 +121,7 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
   const config = async (o: CommonOptions): Promise<SyncConfig | undefined> => {
     if (await rootMissing(o)) return undefined;
     const { config, diagnostics } = await resolveConfig(flagsOf(o), io.env, io.cwd);
+    redaction.add(config.apiKey);
     if (diagnostics.length) writeLine(io.stderr, renderDiagnostics(diagnostics, { color: colorErr }));
     return hasErrors(diagnostics) ? undefined : config;
   };
@@ -118,7 +130,10 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
   let apiHost: string | undefined;
   const clientFor = (c: SyncConfig, events: EventSink) => {
     if (!c.apiKey)
-      throw new CortexSyncError('CONFIG', 'CORTEX_API_KEY is not set: plan and apply read the live workspace');
+      throw new CortexSyncError(
+        'CONFIG',
+        'CORTEX_API_KEY (or CORTEX_API_KEY_FILE) is not set: plan and apply read the live workspace',
+      );
     apiHost = hostOf(c.baseUrl);
     return apiClientFor(c, c.apiKey, { clock, events });
   };
@@ -131,11 +146,11 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     events,
   });
   /** Outside an apply's progress, a slow answer is still reported: what is being waited for. */
-  const waitingOnly: EventSink = {
+  const waitingOnly: EventSink = withPrintableEvents({
     emit: (event) => {
       if (event.type === 'request.waiting') writeLine(io.stderr, waitingLine(event));
     },
-  };
+  });
 
   const planCommand = async (o: CommonOptions & { detailedExitcode?: boolean }): Promise<number> => {
     const c = await config(o);
@@ -160,12 +175,14 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     const c = await config(o);
     if (!c) return 1;
     const json = o.output === 'json';
-    const progress = createApplyProgress({
-      stream: io.stderr,
-      tty: Boolean(io.stderr.isTTY),
-      clock,
-      requestsPerMinute: c.requestsPerMinute,
-    });
+    const progress = withPrintableEvents(
+      createApplyProgress({
+        stream: io.stderr,
+        tty: Boolean(io.stderr.isTTY),
+        clock,
+        requestsPerMinute: c.requestsPerMinute,
+      }),
+    );
     const client = clientFor(c, progress);
     const logFile = o.planLog
       ? resolve(io.cwd, o.planLog)
@@ -177,6 +194,8 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     const approve = async (plan: Plan, diagnostics: readonly Diagnostic[]): Promise<boolean> => {
       const result: ReconcileResult = { status: 'planned', plan, diagnostics: [...diagnostics] };
       if (!json) {
+        if (diagnostics.length)
+          writeLine(io.stderr, renderDiagnostics(diagnostics, { color: colorErr, source: manifestText(c.dir) }));
         writeLine(io.stdout, renderRunPlan(result, o.output, { color: colorOut }));
         shownFirst = true;
       }
@@ -191,7 +210,7 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
       return true;
     };
     try {
-      planLog = o.dryRun ? undefined : openPlanLog(logFile);
+      planLog = o.dryRun ? undefined : redactingPlanLog(openPlanLog(logFile), redaction.redact);
       const mode = o.dryRun ? 'plan' : 'apply';
       const result = await reconcile(
         { config: c, mode, approve, ...(planLog ? { planLog } : {}) },
@@ -246,6 +265,7 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     cmd
       .addOption(dirOption())
       .option('--prune', 'remove objects this repository manages whose manifests are gone')
+      .option('--no-prune', 'never prune in this run, whatever cortex-sync.yaml or CORTEX_SYNC_PRUNE says')
       .option('--allow-mass-delete', 'allow a prune above the configured share or count of managed objects')
       .option('--allow-takeover', 'take over objects another source id manages')
       .option('--source-id <id>', 'identifies this repository in the ownership records')
@@ -327,10 +347,10 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     .addOption(
       new Option(
         '--missing-definition <mode>',
-        "a custom-type entity without x-cortex-definition: refuse it ('Definition is required'), or allow it when its type's schema accepts {}",
+        "a custom-type entity without x-cortex-definition: accept it only when its type's schema is {} (empty-schema), always refuse it ('Definition is required'), or allow it whenever its type's schema accepts {}",
       )
         .choices(MISSING_DEFINITION_MODES)
-        .default('refuse'),
+        .default('empty-schema'),
     )
     .action(async (o: EmulatorFlags) => {
       const emulator = await runEmulatorCommand(
@@ -341,7 +361,7 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
           ...(o.rateLimit !== undefined ? { rateLimitPerMinute: o.rateLimit } : {}),
           missingDefinition: o.missingDefinition,
         },
-        { stdout: io.stdout, env: io.env },
+        { stdout: io.stdout, stderr: io.stderr, env: io.env },
       );
       await (io.untilStopped?.() ?? new Promise<void>(() => {}));
       await emulator.stop();
@@ -355,6 +375,10 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     exitCode = code;
   });
 
+  registerWebhookRouteCommand(program, io, (code) => {
+    exitCode = code;
+  });
+
   try {
     await program.parseAsync([...argv], { from: 'user' });
     debug = Boolean(program.opts().debug) || debug;
@@ -362,15 +386,16 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 1;
     if (error instanceof InterruptedError) {
-      writeLine(io.stderr, `${stoppedBy(stop)}: ${error.message}.`);
+      writeLine(io.stderr, `${stoppedBy(stop)}: ${printable(error.message)}.`);
       return signalExitCode(stoppedBy(stop));
     }
+    const said = printable(error instanceof Error ? error.message : String(error));
     const message =
       error instanceof ApiError && error.status === undefined && apiHost !== undefined
-        ? `error: ${error.message}; ${unreachableHint(error, apiHost)}`
+        ? `error: ${said}; ${printable(unreachableHint(error, apiHost))}`
         : error instanceof CortexSyncError
-          ? `error: ${error.message}`
-          : `internal error: ${error instanceof Error ? error.message : String(error)}${debug ? '' : ' (run with --debug for details)'}`;
+          ? `error: ${said}`
+          : `internal error: ${said}${debug ? '' : ' (run with --debug for details)'}`;
     writeLine(io.stderr, message);
     if (debug && error instanceof Error && error.stack) writeLine(io.stderr, error.stack);
     return 1;

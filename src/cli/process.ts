@@ -3,8 +3,20 @@
  * SIGINT/SIGTERM aborts the run's signal (an apply stops starting changes, finishes those in
  * flight, writes its logs and exits 130 / 143); a second one exits at once.
  */
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { signalExitCode } from '../core/outcome.js';
+import type { TerminalWriter } from './confirm.js';
 import { runCli } from './main.js';
+
+/** The controlling terminal for writing, or undefined when the process has none. */
+const openTerminal = (): TerminalWriter | undefined => {
+  try {
+    const fd = openSync('/dev/tty', 'w');
+    return { write: (text) => void writeSync(fd, text), close: () => closeSync(fd) };
+  } catch {
+    return undefined;
+  }
+};
 
 type StopSignal = 'SIGINT' | 'SIGTERM';
 
@@ -44,6 +56,7 @@ export const runProcess = async (): Promise<number> => {
   try {
     return await runCli(process.argv.slice(2), {
       stdin: process.stdin,
+      openTerminal,
       stdout: process.stdout,
       stderr: process.stderr,
       env: process.env,

@@ -165,6 +165,8 @@ export interface WidenedSetting {
   setting: ScopeSettingName;
   value: JsonValue;
   from: SettingFrom;
+  /** How it was said, when known: `--prune`, `CORTEX_SYNC_PRUNE`, `cortex-sync.yaml:3`. */
+  name?: string;
   /** What it changes: "pruned entities are deleted, not archived". */
   effect: string;
 }

@@ -23,7 +23,8 @@ type ScopeConfig = Pick<
   | 'protect'
   | 'allowMassDelete'
   | 'allowTakeover'
-  | 'settingsFrom'
+  | 'origins'
+  | 'flagsAre'
 >;
 
 /** Removed protect patterns listed in the header; the effect counts them all. */
@@ -36,10 +37,22 @@ export const deleteScopeOf = (
   recorded: RecordMeta | undefined,
   binding: SourceBinding | undefined,
 ): DeleteScope => {
-  const from = (setting: ScopeSettingName): SettingFrom => config.settingsFrom?.[setting] ?? 'default';
+  /** Who decided a setting: the operator's flags are an Action's inputs or a watcher's settings there. */
+  const from = (setting: ScopeSettingName): SettingFrom => {
+    const origin = config.origins?.[setting]?.origin ?? 'default';
+    return origin === 'flag' ? (config.flagsAre ?? 'flag') : origin;
+  };
   const widened: WidenedSetting[] = [];
-  const add = (setting: ScopeSettingName, value: WidenedSetting['value'], effect: string, source = from(setting)) =>
-    widened.push({ setting, value, from: source, effect });
+  const add = (setting: ScopeSettingName, value: WidenedSetting['value'], effect: string, source = from(setting)) => {
+    const name = config.origins?.[setting]?.name;
+    widened.push({
+      setting,
+      value,
+      from: source,
+      ...(name !== undefined && source !== 'default' && source === from(setting) ? { name } : {}),
+      effect,
+    });
+  };
 
   if (config.prune) add('prune', true, 'objects of this source whose manifests are gone are removed');
   if (config.pruneEntities === 'delete')

@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { apiClientFor } from '../engine/api-client.js';
 import { ConfigError } from '../core/errors.js';
+import { printable } from '../core/printable.js';
 import { hasErrors, KIND_NAMES, type KindName } from '../core/model.js';
 import { CONFIG_FILE, readConfigFile, resolveConfig } from '../engine/config.js';
 import { type EngineContext, NO_EVENTS, systemClock } from '../engine/context.js';
@@ -28,6 +29,7 @@ export interface ExportOptions {
   force?: boolean;
   sourceId?: string;
   baseUrl?: string;
+  includeOtherSources?: boolean;
 }
 
 /** `--kinds entity,dependency` → the kind names, each checked. */
@@ -49,7 +51,7 @@ const summaryLine = (files: readonly ExportFile[], outDir: string): string => {
   const counts = new Map<KindName, number>();
   for (const file of files) counts.set(file.kind, (counts.get(file.kind) ?? 0) + file.ids.length);
   const parts = KIND_NAMES.filter((k) => counts.has(k)).map((k) => `${counts.get(k)} ${k}`);
-  return `Exported ${parts.length > 0 ? parts.join(', ') : 'nothing'} in ${files.length} file(s) to ${outDir}.`;
+  return `Exported ${parts.length > 0 ? parts.join(', ') : 'nothing'} in ${files.length} file(s) to ${printable(outDir)}.`;
 };
 
 /** Runs the command; returns the exit code. Typed errors are thrown for the entrypoint to render. */
@@ -67,7 +69,7 @@ export const runExport = async (o: ExportOptions, io: CliIo): Promise<number> =>
   const configFile = await readConfigFile(outDir);
   const fileSourceId = configFile.config.sourceId;
   checkConfigSourceId({ outDir, givenSourceId, fileSourceId });
-  if (!config.apiKey) throw new ConfigError('CORTEX_API_KEY is not set: export reads the live workspace');
+  if (!config.apiKey) throw new ConfigError('CORTEX_API_KEY (or CORTEX_API_KEY_FILE) is not set: export reads the live workspace');
 
   const kinds = new Set<KindName>(o.kinds ?? KIND_NAMES);
   const client = apiClientFor(config, config.apiKey);
@@ -104,6 +106,8 @@ export const runExport = async (o: ExportOptions, io: CliIo): Promise<number> =>
       only: o.only,
       includeArchived: o.includeArchived ?? false,
       declared,
+      ...(config.sourceId !== undefined ? { sourceId: config.sourceId } : {}),
+      ...(o.includeOtherSources ? { includeOtherSources: true } : {}),
     });
     // The source id given for this export is the repository's: say so in its settings file.
     const hasSettings = await access(join(outDir, CONFIG_FILE)).then(
@@ -123,6 +127,13 @@ export const runExport = async (o: ExportOptions, io: CliIo): Promise<number> =>
     if (selected.managedElsewhere > 0) {
       writeLine(io.stdout, `Left out ${selected.managedElsewhere} object(s) a repository manages (--only unmanaged).`);
     }
+    if (selected.otherSources.count > 0) {
+      const ids = selected.otherSources.sourceIds.map((id) => `\`${printable(id)}\``).join(', ');
+      writeLine(
+        io.stdout,
+        `Left out ${selected.otherSources.count} object(s) other source ids manage (${ids}); pass --include-other-sources to export them too.`,
+      );
+    }
     const stats = client.stats();
     writeLine(io.stderr, `${stats.requestsSent} API request(s), GET only.`);
     return 0;
@@ -139,11 +150,15 @@ export const registerExportCommand = (program: Command, io: CliIo, done: (code: 
     .requiredOption('--out <dir>', 'directory to write the manifests to (a repository root)')
     .option('--kinds <kinds>', `kinds to export, comma-separated (default all: ${KIND_NAMES.join(',')})`, parseKinds)
     .addOption(
-      new Option('--only <which>', 'unmanaged: only what no repository manages yet')
+      new Option(
+        '--only <which>',
+        'unmanaged: only what no repository manages yet; all: that and what this source id manages',
+      )
         .choices(['unmanaged', 'all'])
         .default('all'),
     )
     .option('--include-archived', 'export archived entities too (apply would unarchive them)')
+    .option('--include-other-sources', 'export objects other source ids manage too (left out by default)')
     .option('--force', 'replace files that exist already')
     .option(
       '--source-id <id>',

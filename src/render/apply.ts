@@ -5,6 +5,7 @@
  * under their own name.
  */
 import { type ApplyReport, type ChangeResult, type ObjectKey, objectKey } from '../core/model.js';
+import { printable } from '../core/printable.js';
 import { renderDiagnostics } from './diagnostics.js';
 import { painter } from './style.js';
 
@@ -34,30 +35,31 @@ export function renderApplyReport(
   lines.push(paint(options.summaryLine !== undefined ? 'dim' : ['bold', clean ? 'green' : 'red'], headline));
 
   for (const r of inventory) {
-    const what = `${r.write.action} inventory/${r.write.id} (ownership record, ${r.write.phase} the changes)`;
+    const what = `${r.write.action} inventory/${printable(r.write.id)} (ownership record, ${r.write.phase} the changes)`;
+    const error = r.error === undefined ? undefined : printable(r.error);
     if (r.outcome === 'ok' && report.interrupted) lines.push(`  ${paint('green', `✓ ${what}`)}: done`);
-    else if (r.outcome === 'failed') lines.push(`  ${paint('red', `✗ ${what}`)}: ${r.error ?? 'failed'}`);
-    else if (r.outcome === 'skipped')
-      lines.push(`  ${paint('yellow', `- ${what}`)}: not done (${r.error ?? 'skipped'})`);
+    else if (r.outcome === 'failed') lines.push(`  ${paint('red', `✗ ${what}`)}: ${error ?? 'failed'}`);
+    else if (r.outcome === 'skipped') lines.push(`  ${paint('yellow', `- ${what}`)}: not done (${error ?? 'skipped'})`);
   }
   for (const r of results) {
-    const what = `${r.change.action} ${r.change.kind}/${r.change.id}`;
+    const what = `${r.change.action} ${r.change.kind}/${printable(r.change.id)}`;
+    const error = r.error === undefined ? undefined : printable(r.error);
     if (r.outcome === 'ok' && report.interrupted) {
       lines.push(`  ${paint('green', `✓ ${what}`)}: done`);
       continue;
     }
     if (r.outcome === 'failed') {
-      lines.push(`  ${paint('red', `✗ ${what}`)}: ${r.error ?? 'failed'}`);
+      lines.push(`  ${paint('red', `✗ ${what}`)}: ${error ?? 'failed'}`);
       if (r.diagnostics && r.diagnostics.length > 0) {
         const text = renderDiagnostics(r.diagnostics, options);
         for (const line of text.trimEnd().split('\n')) lines.push(`      ${line}`);
       }
     } else if (r.outcome === 'skipped') {
-      let why = r.error ?? 'skipped';
+      let why = error ?? 'skipped';
       if (r.blockedBy !== undefined) {
         const blocker = outcomeOf.get(r.blockedBy);
         const state = blocker === 'failed' ? 'failed' : blocker === 'skipped' ? 'was skipped' : 'did not complete';
-        why = `skipped: waits for ${r.blockedBy}, which ${state}`;
+        why = `skipped: waits for ${printable(r.blockedBy)}, which ${state}`;
       }
       lines.push(`  ${paint('yellow', `- ${what}`)}: ${report.interrupted ? 'not done: ' : ''}${why}`);
     } else if (r.diagnostics && r.diagnostics.length > 0) {
@@ -66,6 +68,6 @@ export function renderApplyReport(
       for (const line of text.trimEnd().split('\n')) lines.push(`      ${line}`);
     }
   }
-  if (report.planLogFile !== undefined) lines.push(paint('dim', `Plan log: ${report.planLogFile}`));
+  if (report.planLogFile !== undefined) lines.push(paint('dim', `Plan log: ${printable(report.planLogFile)}`));
   return `${lines.join('\n')}\n`;
 }

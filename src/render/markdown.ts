@@ -4,10 +4,10 @@
  * and a field table. Stays under `MARKDOWN_LIMIT` characters (GitHub's comment limit is 65,536)
  * by leaving out the remaining changes with a note.
  */
-import type { Change, Diagnostic, FieldDiff, Plan } from '../core/model.js';
-import { locationOf, sortDiagnostics } from './diagnostics.js';
+import type { Change, Diagnostic, FieldDiff, Plan, WidenedSetting } from '../core/model.js';
 import { printable } from '../core/printable.js';
-import { rawScopeValue, SETTING_FROM_LABEL } from './scope.js';
+import { locationOf, sortDiagnostics } from './diagnostics.js';
+import { rawScopeValue, SETTING_FROM_LABEL, settingSaidBy } from './scope.js';
 import { formatValue } from './style.js';
 import { planSteps, type ShownChange } from './steps.js';
 import { INVENTORY_KEYS_SHOWN, inventoryLine, planHasChanges, summaryLine } from './text.js';
@@ -95,6 +95,12 @@ const PLAIN_ESCAPES: MarkdownEscapes = {
   text: (raw) => inline(printable(raw).replace(/`/g, "'")),
 };
 
+/** A file line, variable or flag as code; a kind of source (Action input, default) in bold. */
+const saidBy = (w: WidenedSetting, escapes: MarkdownEscapes): string => {
+  const said = settingSaidBy(w);
+  return said === SETTING_FROM_LABEL[w.from] ? `**${said}**` : escapes.code(w.name ?? said);
+};
+
 /** The plan's header as a Markdown block ending with a newline ('' when nothing widens removals): see `scope.ts`. */
 export function scopeMarkdown(plan: Plan, escapes: MarkdownEscapes = PLAIN_ESCAPES): string {
   const scope = plan.scope;
@@ -108,7 +114,7 @@ export function scopeMarkdown(plan: Plan, escapes: MarkdownEscapes = PLAIN_ESCAP
     `> **Settings that widen what this plan may remove**${owner}:`,
     ...scope.widened.map(
       (w) =>
-        `> - ${escapes.code(w.setting)}: ${escapes.code(rawScopeValue(w.value))} from **${SETTING_FROM_LABEL[w.from]}**: ${escapes.text(w.effect)}`,
+        `> - ${escapes.code(w.setting)}: ${escapes.code(rawScopeValue(w.value))} from ${saidBy(w, escapes)}: ${escapes.text(w.effect)}`,
     ),
   ];
   return `${lines.join('\n')}\n`;
@@ -127,7 +133,7 @@ function diagnosticBlocks(diags: readonly Diagnostic[]): string[] {
 
 function diagnosticLine(d: Diagnostic): string {
   const where = locationOf(d);
-  return `- **${d.severity}** ${where === '' ? '' : `${code(where)} `}${inline(d.message)} (${code(d.code)})`;
+  return `- **${d.severity}** ${where === '' ? '' : `${code(where)} `}${inline(printable(d.message))} (${code(printable(d.code))})`;
 }
 
 function changeBlock(c: ShownChange): string {
@@ -135,16 +141,16 @@ function changeBlock(c: ShownChange): string {
     c.phase !== undefined
       ? ` — ownership record, ${c.phase} the changes`
       : c.source !== undefined
-        ? ` — ${html(c.source)}${c.line !== undefined ? `:${c.line}` : ''}`
+        ? ` — ${html(printable(c.source))}${c.line !== undefined ? `:${c.line}` : ''}`
         : '';
   const fields = c.diff.length > 0 ? ` (${c.diff.length} field${c.diff.length === 1 ? '' : 's'})` : '';
   const lines = [
     '<details>',
-    `<summary>${ICON[c.action]} ${c.action} <code>${html(`${c.kind}/${c.id}`)}</code>${where}${fields}</summary>`,
+    `<summary>${ICON[c.action]} ${c.action} <code>${html(`${c.kind}/${printable(c.id)}`)}</code>${where}${fields}</summary>`,
     '',
   ];
-  if (c.reason) lines.push(inline(c.reason), '');
-  if (c.waitsFor.length > 0) lines.push(`After ${c.waitsFor.map(code).join(', ')}`, '');
+  if (c.reason) lines.push(inline(printable(c.reason)), '');
+  if (c.waitsFor.length > 0) lines.push(`After ${c.waitsFor.map((w) => code(printable(w))).join(', ')}`, '');
   if (c.diff.length > 0) {
     lines.push('| field | before | after |', '|---|---|---|');
     for (const d of c.diff) lines.push(diffRow(d));
@@ -156,7 +162,7 @@ function changeBlock(c: ShownChange): string {
 
 function diffRow(d: FieldDiff): string {
   const cell = (v: FieldDiff['before']): string => (v === undefined ? '' : code(cut(formatValue(v))));
-  return `| ${code(d.path === '' ? '(value)' : d.path)} | ${cell(d.before)} | ${cell(d.after)} |`;
+  return `| ${code(d.path === '' ? '(value)' : printable(d.path))} | ${cell(d.before)} | ${cell(d.after)} |`;
 }
 
 const cut = (s: string): string => (s.length > CELL_LIMIT ? `${s.slice(0, CELL_LIMIT)}…` : s);

@@ -4,7 +4,7 @@
  * before reading a single change. Shown by the text and Markdown plans and the Action's comment;
  * the JSON plan has it as `deleteScope` (Markdown: `scopeMarkdown` in `markdown.ts`). Nothing is shown when nothing is widened.
  */
-import type { DeleteScope, JsonValue, Plan, SettingFrom } from '../core/model.js';
+import type { DeleteScope, JsonValue, Plan, SettingFrom, WidenedSetting } from '../core/model.js';
 import { printable } from '../core/printable.js';
 
 export const SETTING_FROM_LABEL: Record<SettingFrom, string> = {
@@ -18,6 +18,16 @@ export const SETTING_FROM_LABEL: Record<SettingFrom, string> = {
 };
 
 /** A setting's value as written (not yet made printable: each surface escapes it its own way). */
+/**
+ * Where a setting came from, for a reader: the file's line or the variable's or flag's name when
+ * known (`cortex-sync.yaml:3`, `CORTEX_SYNC_PRUNE`, `--prune`), else the kind of source. An Action
+ * input or a watcher setting is named as such (its flag name would mislead).
+ */
+export const settingSaidBy = (w: WidenedSetting): string =>
+  w.name !== undefined && (w.from === 'flag' || w.from === 'environment' || w.from === 'file')
+    ? printable(w.name)
+    : SETTING_FROM_LABEL[w.from];
+
 export const rawScopeValue = (v: JsonValue): string => (typeof v === 'string' ? v : JSON.stringify(v));
 
 export const scopeValue = (v: JsonValue): string => printable(rawScopeValue(v));
@@ -33,9 +43,7 @@ export const scopeTextLines = (plan: Plan): string[] => {
   if (!scope || scope.widened.length === 0) return [];
   return [
     `Settings that widen what this plan${scopeOwner(scope)} may remove:`,
-    ...scope.widened.map(
-      (w) => `  ! ${w.setting}: ${scopeValue(w.value)} (${SETTING_FROM_LABEL[w.from]}): ${w.effect}`,
-    ),
+    ...scope.widened.map((w) => `  ! ${w.setting}: ${scopeValue(w.value)} (${settingSaidBy(w)}): ${w.effect}`),
     '',
   ];
 };

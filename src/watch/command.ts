@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { ConfigError } from '../core/errors.js';
+import { resolveApiKey, resolveSecret } from '../engine/api-key.js';
 import { systemClock } from '../engine/context.js';
 import { type ConfigFlags, resolveConfig } from '../engine/config.js';
 import { type CliIo, manifestRootProblems } from '../cli/io.js';
@@ -19,7 +20,6 @@ import {
   describeRemote,
   type GitAuth,
   gitAuthSecrets,
-  readSecretFile,
   remoteSecrets,
   urlCredentials,
 } from './git-source.js';
@@ -78,18 +78,6 @@ const listenFlag = (value: string): string => {
   }
 };
 
-/** A secret from the environment, or from the file an `…_FILE` variable names (a mounted Secret). */
-const secretFromEnv = async (env: NodeJS.ProcessEnv, name: string): Promise<string | undefined> => {
-  if (env[name]) return env[name];
-  const file = env[`${name}_FILE`];
-  if (!file) return undefined;
-  try {
-    return await readSecretFile(file);
-  } catch (error) {
-    throw new ConfigError(`${name}_FILE: cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
-  }
-};
-
 const syncFlags = (o: WatchFlags, dir: string): ConfigFlags => ({
   dir,
   ...(o.sourceId !== undefined ? { sourceId: o.sourceId } : {}),
@@ -109,8 +97,14 @@ const listenSetting = (o: WatchFlags, env: NodeJS.ProcessEnv): { value: string; 
 
 export const runWatch = async (o: WatchFlags, io: CliIo): Promise<number> => {
   if (Boolean(o.repo) === Boolean(o.dir)) throw new ConfigError('watch needs exactly one of --repo URL or --dir DIR');
-  const apiKey = io.env.CORTEX_API_KEY;
-  if (!apiKey) throw new ConfigError('CORTEX_API_KEY is not set: watch applies to the live workspace');
+  const cacheDir = resolve(io.cwd, o.cacheDir ?? io.env.CORTEX_SYNC_CACHE_DIR ?? join(tmpdir(), 'cortex-sync-watch'));
+  // CORTEX_API_KEY or CORTEX_API_KEY_FILE, outside what the repository controls (its checkout or --dir).
+  const secretPlace = { manifestRoot: o.repo ? cacheDir : resolve(io.cwd, o.dir ?? '.'), cwd: io.cwd };
+  const key = resolveApiKey(io.env, secretPlace);
+  if (key.diagnostics.length > 0) throw new ConfigError(key.diagnostics.map((d) => d.message).join('; '));
+  const apiKey = key.apiKey;
+  if (!apiKey)
+    throw new ConfigError('CORTEX_API_KEY (or CORTEX_API_KEY_FILE) is not set: watch applies to the live workspace');
   const listenAt = listenSetting(o, io.env);
   let listen;
   try {
@@ -118,10 +112,16 @@ export const runWatch = async (o: WatchFlags, io: CliIo): Promise<number> => {
   } catch (error) {
     throw new ConfigError(`${listenAt.named}: ${error instanceof Error ? error.message : String(error)}`);
   }
-  const webhookSecret = await secretFromEnv(io.env, 'CORTEX_SYNC_WEBHOOK_SECRET');
-  const cacheDir = resolve(io.cwd, o.cacheDir ?? io.env.CORTEX_SYNC_CACHE_DIR ?? join(tmpdir(), 'cortex-sync-watch'));
+  // The webhook secret and the git token follow the API key's rules (a value, or a regular file
+  // outside what the repository controls).
+  const secretOf = (name: string): string | undefined => {
+    const secret = resolveSecret(io.env, name, secretPlace);
+    if (secret.diagnostics.length > 0) throw new ConfigError(secret.diagnostics.map((d) => d.message).join('; '));
+    return secret.value;
+  };
+  const webhookSecret = secretOf('CORTEX_SYNC_WEBHOOK_SECRET');
   const auth: GitAuth = {};
-  const token = await secretFromEnv(io.env, 'CORTEX_SYNC_GIT_TOKEN');
+  const token = secretOf('CORTEX_SYNC_GIT_TOKEN');
   if (token) auth.token = token;
   const fromUrl = o.repo ? urlCredentials(o.repo) : undefined;
   if (fromUrl && !token) auth.basic = fromUrl;

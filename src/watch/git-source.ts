@@ -6,7 +6,7 @@
  * `.git/config`), so they appear in no process list, no error and no log. Every git command runs
  * in a process group of its own that is killed when the run stops or the source closes.
  */
-import { mkdir, readFile, stat } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { credentialFreeUrl } from './source-folder.js';
 import { GitCommandError, killGroupsNow, runGit } from './git-process.js';
@@ -235,6 +235,3 @@ export const createGitSource = (options: GitSourceOptions): GitSource => {
     },
   };
 };
-
-/** Reads a mounted secret file (trailing newline dropped). */
-export const readSecretFile = async (path: string): Promise<string> => (await readFile(path, 'utf8')).trim();

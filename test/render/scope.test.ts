@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { renderPlanComment } from '../../src/action/comment.js';
 import type { Plan } from '../../src/core/model.js';
 import { sourceBinding } from '../../src/core/source-binding.js';
+import type { ConfigOrigins } from '../../src/engine/config.js';
 import { deleteScopeOf } from '../../src/engine/delete-scope.js';
 import { planJsonObject } from '../../src/render/json.js';
 import { renderPlanMarkdown } from '../../src/render/markdown.js';
@@ -40,7 +41,13 @@ const hostile = (): Plan => ({
       pruneEntities: 'delete',
       maxDeleteShare: 1,
       allowMassDelete: true,
-      settingsFrom: { prune: 'file', pruneEntities: 'file', maxDeleteShare: 'file', allowMassDelete: 'input' },
+      flagsAre: 'input',
+      origins: {
+        prune: { origin: 'file', name: 'cortex-sync.yaml:2' },
+        pruneEntities: { origin: 'environment', name: 'CORTEX_SYNC_PRUNE_ENTITIES' },
+        maxDeleteShare: { origin: 'flag', name: '--max-delete-share' },
+        allowMassDelete: { origin: 'flag', name: '--allow-mass-delete' },
+      } as ConfigOrigins,
     },
     { protect: ['entity/payments-*', 'initiative/Two\nlines'], maxDeleteCount: 5 },
     binding,
@@ -55,11 +62,13 @@ describe('the delete-scope header', () => {
       'Settings that widen what this plan of source `repo-b` (origin `github.com/acme/repo-a`) may remove:',
     );
     expect(text).toContain(
-      '  ! prune: true (cortex-sync.yaml): objects of this source whose manifests are gone are removed',
+      '  ! prune: true (cortex-sync.yaml:2): objects of this source whose manifests are gone are removed',
     );
-    expect(text).toContain('  ! pruneEntities: delete (cortex-sync.yaml): pruned entities are deleted, not archived');
     expect(text).toContain(
-      '  ! maxDeleteShare: 1 (cortex-sync.yaml): one apply may remove up to 100 % of the managed objects',
+      '  ! pruneEntities: delete (CORTEX_SYNC_PRUNE_ENTITIES): pruned entities are deleted, not archived',
+    );
+    expect(text).toContain(
+      '  ! maxDeleteShare: 1 (Action input): one apply may remove up to 100 % of the managed objects',
     );
     expect(text).toContain(
       '  ! maxDeleteCount: null (cortex-sync.yaml): no count limit any more (the ownership record has 5)',
@@ -73,11 +82,11 @@ describe('the delete-scope header', () => {
   it('Markdown and the Action comment put it first, as a warning block; JSON carries it as deleteScope', () => {
     const markdown = renderPlanMarkdown(hostile());
     expect(markdown).toMatch(
-      /^### cortex-sync plan\n\n> \[!WARNING\]\n> \*\*Settings that widen what this plan may remove\*\* of source `repo-b` \(origin `github\.com\/acme\/repo-a`\):\n> - `prune`: `true` from \*\*cortex-sync\.yaml\*\*/,
+      /^### cortex-sync plan\n\n> \[!WARNING\]\n> \*\*Settings that widen what this plan may remove\*\* of source `repo-b` \(origin `github\.com\/acme\/repo-a`\):\n> - `prune`: `true` from `cortex-sync\.yaml:2`/,
     );
     const comment = renderPlanComment(hostile(), [], { title: 'cortex-sync plan', limit: 60_000 });
     expect(comment).toMatch(/^### cortex-sync plan\n\n> \[!WARNING\]\n> \*\*Settings that widen/);
-    expect(comment.indexOf('`pruneEntities`: `delete` from **cortex-sync.yaml**')).toBeLessThan(
+    expect(comment.indexOf('`pruneEntities`: `delete` from `CORTEX_SYNC_PRUNE_ENTITIES`')).toBeLessThan(
       comment.indexOf('| create'),
     );
 
@@ -90,8 +99,8 @@ describe('the delete-scope header', () => {
     });
     expect(json.deleteScope?.widened.map((w) => [w.setting, w.from])).toEqual([
       ['prune', 'file'],
-      ['pruneEntities', 'file'],
-      ['maxDeleteShare', 'file'],
+      ['pruneEntities', 'environment'],
+      ['maxDeleteShare', 'input'],
       ['maxDeleteCount', 'file'],
       ['protect', 'file'],
       ['allowMassDelete', 'input'],
