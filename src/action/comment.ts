@@ -6,9 +6,10 @@
  */
 import { type Change, type Diagnostic, type FieldDiff, KIND_NAMES, type KindName, type Plan } from '../core/model.js';
 import { locationOf, sortDiagnostics } from '../render/diagnostics.js';
+import { scopeMarkdown } from '../render/markdown.js';
 import { formatValue } from '../render/style.js';
 import { planHasChanges, summaryLine } from '../render/text.js';
-import { untrustedCode, untrustedMessage } from './untrusted.js';
+import { untrustedCode, untrustedMessage, untrustedText } from './untrusted.js';
 
 /** GitHub refuses comments of 65,536 characters or more. */
 export const COMMENT_LIMIT = 65_536;
@@ -88,7 +89,9 @@ export const renderPlanComment = (
   options: PlanCommentOptions,
 ): string => {
   const pending = plan.changes.filter((c) => c.action !== 'noop');
-  let out = `### ${options.title}\n\n${countsTable(plan).join('\n')}\n\n`;
+  // The settings that widen what the plan may remove, with where each came from, before anything else.
+  const scope = scopeMarkdown(plan, { code: (raw) => untrustedCode(raw), text: (raw) => untrustedText(raw) });
+  let out = `### ${options.title}\n\n${scope === '' ? '' : `${scope}\n`}${countsTable(plan).join('\n')}\n\n`;
   out += !planHasChanges(plan)
     ? 'No changes. The workspace matches the manifests.\n\n'
     : `**${summaryLine(plan.summary)}**\n\n`;

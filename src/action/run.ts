@@ -56,6 +56,8 @@ export const runAction = async (deps: ActionDeps): Promise<number> => {
       prune: inputs.prune,
       allowMassDelete: inputs.allowMassDelete,
       forceEntityTypeSchema: inputs.forceEntityTypeSchema,
+      // The plan's header names these as Action inputs.
+      from: 'input',
     };
     const resolved = await resolveConfig(flags, configEnv, workspace);
     const dirFromRoot = relative(workspace, resolved.config.dir).split(sep).join('/') || '.';

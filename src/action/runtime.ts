@@ -14,6 +14,7 @@ import { randomUUID } from 'node:crypto';
 import * as core from '@actions/core';
 import { isPrintable, printable } from '../core/printable.js';
 import type { EventSink } from '../engine/context.js';
+import { leaseEventLine } from '../engine/lease-events.js';
 
 export interface Annotation {
   severity: 'error' | 'warning' | 'notice';
@@ -83,7 +84,7 @@ export const actionsCoreRuntime = (): ActionRuntime => ({
   },
 });
 
-/** Engine progress worth a log line: failures and rate-limit pauses (ids and errors made printable). */
+/** Engine progress worth a log line: failures, rate-limit pauses and who holds the apply lease (ids and errors made printable). */
 export const logEngineEvents = (runtime: ActionRuntime): EventSink => ({
   emit: (event) => {
     if (event.type === 'operation.done' && event.outcome === 'failed')
@@ -91,5 +92,9 @@ export const logEngineEvents = (runtime: ActionRuntime): EventSink => ({
         `failed: ${event.action} ${printable(`${event.kind}/${event.id}`)}${event.error ? `: ${printable(event.error)}` : ''}`,
       );
     else if (event.type === 'ratelimit.paused') runtime.info(`rate limited: pausing ${Math.ceil(event.ms / 1000)} s`);
+    else {
+      const lease = leaseEventLine(event);
+      if (lease !== undefined) runtime.info(lease);
+    }
   },
 });

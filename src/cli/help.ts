@@ -21,6 +21,8 @@ false included: cortex-sync.yaml proposes, the operator decides):
                           --force-entity-type-schema (never from cortex-sync.yaml)
   CORTEX_SYNC_CONCURRENCY changes applied at once, 1–64 (default 8); --concurrency
   CORTEX_RATE_LIMIT       requests per minute the client allows itself (default 1000)
+  CORTEX_SYNC_ORIGIN      where this run comes from, bound to the source id at its first apply
+                          (default: GITHUB_REPOSITORY or the git remote, else the manifest root's path)
   CORTEX_SYNC_LEASE_WAIT  seconds an apply waits for another apply of the same source (default 120)
   CORTEX_SYNC_TIMEOUT     seconds one request waits for an answer before it is retried or fails (default 30)
   NO_COLOR                no colour even on a terminal

@@ -71,6 +71,7 @@ interface CommonOptions {
   allowTakeover?: boolean;
   concurrency?: number;
   forceEntityTypeSchema?: boolean;
+  breakLease?: boolean;
   output?: 'text' | 'json' | 'markdown';
 }
 
@@ -92,6 +93,7 @@ const flagsOf = (o: CommonOptions): ConfigFlags => ({
   ...(o.allowTakeover ? { allowTakeover: true } : {}),
   ...(o.concurrency !== undefined ? { concurrency: o.concurrency } : {}),
   ...(o.forceEntityTypeSchema ? { forceEntityTypeSchema: true } : {}),
+  ...(o.breakLease ? { breakLease: true } : {}),
 });
 
 export const runCli = async (argv: readonly string[], processIo: CliIo): Promise<number> => {
@@ -324,6 +326,10 @@ export const runCli = async (argv: readonly string[], processIo: CliIo): Promise
       .option('--plan-log <file>', 'JSON Lines log of every API operation (default .cortex-sync/plan-log-<time>.jsonl)')
       .option('--concurrency <n>', 'changes applied at once (1–64)', concurrency)
       .option('--force-entity-type-schema', 'allow entity type schema changes that break existing entities')
+      .option(
+        '--break-lease',
+        "take this source's apply lease even if another apply holds it (prints whose lease it broke; that apply stops starting changes)",
+      )
       .addOption(
         new Option('--output <format>', 'plan output format').choices(['text', 'json', 'markdown']).default('text'),
       ),

@@ -5,6 +5,7 @@
  * Every failure is printed as it happens, and a slow answer says what is being waited for.
  */
 import type { Clock, EngineEvent, EventSink } from '../engine/context.js';
+import { leaseEventLine } from '../engine/lease-events.js';
 
 export const PROGRESS_EVERY_MS = 10_000;
 export const PROGRESS_EVERY_OPERATIONS = 100;
@@ -123,6 +124,12 @@ export const createApplyProgress = (options: ProgressOptions): ApplyProgress => 
       }
       case 'request.waiting':
         permanent(waitingLine(event));
+        update();
+        return;
+      case 'lease.waiting':
+      case 'lease.taken':
+      case 'lease.lost':
+        permanent(leaseEventLine(event) ?? event.type);
         update();
         return;
       default:

@@ -145,6 +145,49 @@ export interface Plan {
   summary: PlanSummary;
   /** Writes of this source's ownership record that an apply makes around the changes (set by the engine). */
   inventory?: InventoryWrite[];
+  /** Who this plan acts for and which settings let it remove more than the defaults (set by the engine). */
+  scope?: DeleteScope;
+}
+
+/**
+ * Where a setting came from: the operator (`flag`, Action `input`, watcher `setting`,
+ * `environment`), the repository (`file`: `cortex-sync.yaml`), this source's ownership `record`
+ * (what the last apply recorded), or the `default`.
+ */
+export type SettingFrom = 'flag' | 'input' | 'setting' | 'environment' | 'file' | 'record' | 'default';
+
+/** The settings that decide how far a run may remove things. */
+export type ScopeSettingName =
+  'prune' | 'pruneEntities' | 'maxDeleteShare' | 'maxDeleteCount' | 'protect' | 'allowMassDelete' | 'allowTakeover';
+
+/** A setting that lets this run remove (or take over) more than the defaults do, for a reviewer. */
+export interface WidenedSetting {
+  setting: ScopeSettingName;
+  value: JsonValue;
+  from: SettingFrom;
+  /** How it was said, when known: `--prune`, `CORTEX_SYNC_PRUNE`, `cortex-sync.yaml:3`. */
+  name?: string;
+  /** What it changes: "pruned entities are deleted, not archived". */
+  effect: string;
+}
+
+/**
+ * How this run's source id relates to the origin that first applied it (see `core/source-binding.ts`):
+ * `bound` (same origin), `new` (no record yet: this apply binds it), `unbound` (a record from
+ * before origins were recorded: this apply binds it), `claimed` (another origin: refused),
+ * `takeover` (another origin, and the operator allowed the takeover: this apply rebinds it).
+ */
+export type BindingState = 'new' | 'bound' | 'unbound' | 'claimed' | 'takeover';
+
+/** The plan's header: the source, its origin, and every setting that widens what the plan may remove. */
+export interface DeleteScope {
+  sourceId?: string;
+  /** Where this run comes from (the repository, or the manifest root's path). */
+  origin?: string;
+  binding?: BindingState;
+  /** The origin recorded for the source id, when another one than this run's. */
+  recordedOrigin?: string;
+  widened: WidenedSetting[];
 }
 
 /** What a plan-log line, an event or a count names: one of the six kinds, or the ownership record. */

@@ -23,6 +23,7 @@ import {
 } from './model.js';
 import { type OrderingEdge, orderChanges } from './order.js';
 import { reservedObjectProblem } from './reserved.js';
+import { bindingDiagnostics, removalsAllowed, type SourceBinding } from './source-binding.js';
 
 export interface PlanOptions {
   /**
@@ -50,6 +51,11 @@ export interface PlanOptions {
   protect: readonly string[];
   /** `false` when any manifest failed to load: nothing is pruned. */
   manifestsComplete: boolean;
+  /**
+   * The source id's binding to the origin that first applied it. `claimed` (another origin) is a
+   * plan error and removes nothing; `unbound` (a record from before origins) removes nothing yet.
+   */
+  binding?: SourceBinding;
 }
 
 export interface PlanInput {
@@ -61,13 +67,39 @@ export interface PlanInput {
 
 export const DEFAULT_MAX_DELETE_SHARE = 0.25;
 
-/** Compiles `kind/id` glob patterns (`*` = any characters) into one matcher. */
-export function protectMatcher(patterns: readonly string[]): (key: ObjectKey) => boolean {
-  const regexes = patterns.map((p) => new RegExp(`^${p.split('*').map(escapeRegExp).join('.*')}$`));
-  return (key) => regexes.some((r) => r.test(key));
+/**
+ * Whether the glob `pattern` matches all of `text`: `*` matches any run of characters (newlines,
+ * line separators and any other Unicode included), every other character only itself, so no
+ * character of a pattern or an identity is ever special. No regular expression is built.
+ */
+export function globMatches(pattern: string, text: string): boolean {
+  const parts = pattern.split('*');
+  const first = parts[0] ?? '';
+  if (parts.length === 1) return text === pattern;
+  const last = parts[parts.length - 1] ?? '';
+  if (text.length < first.length + last.length || !text.startsWith(first) || !text.endsWith(last)) return false;
+  const end = text.length - last.length;
+  let at = first.length;
+  for (const middle of parts.slice(1, -1)) {
+    const found = text.indexOf(middle, at);
+    if (found < 0 || found + middle.length > end) return false;
+    at = found + middle.length;
+  }
+  return true;
 }
 
-const escapeRegExp = (s: string): string => s.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+/**
+ * Compiles `kind/id` glob patterns (`*` = any characters) into one matcher of whole keys. A key
+ * also matches when its NFC form matches the pattern's (an identity written with combining
+ * accents is protected by a pattern typed with precomposed ones): protection only ever widens.
+ */
+export function protectMatcher(patterns: readonly string[]): (key: ObjectKey) => boolean {
+  const compiled = patterns.map((p) => ({ raw: p, nfc: p.normalize('NFC') }));
+  return (key) => {
+    const nfc = key.normalize('NFC');
+    return compiled.some((p) => globMatches(p.raw, key) || globMatches(p.nfc, nfc));
+  };
+}
 
 /** Builds the plan. Never throws for bad data; throws only when a kind has no handler (a bug). */
 export function buildPlan(input: PlanInput): Plan {
@@ -118,8 +150,16 @@ export function buildPlan(input: PlanInput): Plan {
     changes.push(change);
   }
 
-  const prunes = planPrunes(input, desired, live, handlerOf, diagnostics);
-  changes.push(...prunes);
+  // Another origin claiming this source id (or a first binding of an old record) removes nothing:
+  // its prunes, and what their guards said, are left out; the binding says why.
+  const pruneDiagnostics: Diagnostic[] = [];
+  const prunes = planPrunes(input, desired, live, handlerOf, pruneDiagnostics);
+  const removing = removalsAllowed(options.binding);
+  if (removing) changes.push(...prunes);
+  diagnostics.push(
+    ...(removing ? pruneDiagnostics : []),
+    ...bindingDiagnostics(options.binding, removing ? 0 : prunes.length),
+  );
 
   const byKey = new Map<ObjectKey, Change>(changes.map((c) => [objectKey(c.kind, c.id), c]));
   const edges = collectEdges(desired, byKey, handlerOf, diagnostics);

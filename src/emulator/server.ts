@@ -250,6 +250,8 @@ export const startEmulator = async (options: EmulatorOptions = {}): Promise<Runn
     void (async () => {
       const started = performance.now();
       const ts = now();
+      // The server's clock, as HTTP servers send it: the emulator's own (a test may set it).
+      res.setHeader('Date', new Date(ts).toUTCString());
       const rawUrl = req.url ?? '/';
       const q = rawUrl.indexOf('?');
       const rawPath = q < 0 ? rawUrl : rawUrl.slice(0, q);

@@ -20,7 +20,7 @@ import { DEFAULT_MAX_DELETE_SHARE } from '../core/plan.js';
 import { excerpt } from '../source/excerpt.js';
 import { resolveApiKey } from './api-key.js';
 import { CONFIG_FILE, type ConfigFile, type ConfigFileLines, readConfigFile } from './config-file.js';
-import { deriveSourceId } from './source-id.js';
+import { deriveOrigin, deriveSourceId } from './source-id.js';
 
 export { CONFIG_FILE, type ConfigFile, configFileSchema, readConfigFile } from './config-file.js';
 
@@ -45,6 +45,12 @@ export interface ConfigFlags {
   concurrency?: number;
   requestsPerMinute?: number;
   forceEntityTypeSchema?: boolean;
+  /** Take the source's apply lease even when another apply holds it (the operator's way out of a stuck lease). */
+  breakLease?: boolean;
+  /** What these flags are, in the plan's header: command-line flags (default), Action inputs or watcher settings. */
+  from?: 'flag' | 'input' | 'setting';
+  /** The folder whose identity is the run's origin when it is not `dir` (a watched `--dir` whose symlink moves). */
+  originDir?: string;
 }
 
 /** Who decided a setting. */
@@ -101,6 +107,15 @@ export interface SyncConfig {
    * the plan's header. Set by `resolveConfig`; absent in configurations built by hand (tests).
    */
   origins?: ConfigOrigins;
+  /** What the `flag` settings of `origins` were: command-line flags, Action inputs or watcher settings. */
+  flagsAre?: 'flag' | 'input' | 'setting';
+  /**
+   * Where this run comes from, bound to the source id at its first apply (`engine/source-id.ts`;
+   * not to be confused with `origins`, where each setting came from). Set by `resolveConfig`.
+   */
+  origin?: string;
+  /** Take the apply lease even when another apply holds it. */
+  breakLease?: boolean;
 }
 
 const LOOPBACK_HOSTS = new Set(['localhost', '[::1]']);
@@ -367,6 +382,9 @@ export const resolveConfig = async (
       ...(leaseWaitSeconds.value !== undefined ? { leaseWaitMs: leaseWaitSeconds.value * 1000 } : {}),
       requestTimeoutMs: requestTimeoutSeconds.value * 1000,
       origins,
+      ...(flags.from !== undefined ? { flagsAre: flags.from } : {}),
+      origin: read.text('CORTEX_SYNC_ORIGIN') ?? (await deriveOrigin(flags.originDir ?? dir, env)),
+      ...(flags.breakLease ? { breakLease: true } : {}),
     },
   };
 };

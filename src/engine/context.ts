@@ -11,7 +11,15 @@ export interface Clock {
   now: () => number;
   /** Resolves after `ms`, or rejects with the signal's reason as soon as `signal` aborts. */
   sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+  /**
+   * Milliseconds on a clock that never jumps (not set by NTP or a user), for how long something
+   * was observed; only differences mean anything. Absent (test clocks): `now()` stands in.
+   */
+  monotonic?: () => number;
 }
+
+/** The clock's monotonic reading, or its `now()` when it has none. */
+export const monotonicNow = (clock: Clock): number => (clock.monotonic ?? clock.now)();
 
 /** What a run reports while it works. Entrypoints render it: progress (CLI), metrics and logs (watch), annotations (Action). */
 export type EngineEvent =
@@ -39,7 +47,36 @@ export type EngineEvent =
   | { type: 'ratelimit.paused'; ms: number }
   /** The client has waited this long for an answer (a slow or hung server): what for, and how long. */
   | { type: 'request.waiting'; operation: string; method: string; host: string; waitedMs: number }
-  | { type: 'reconcile.done'; status: string; durationMs: number };
+  | { type: 'reconcile.done'; status: string; durationMs: number }
+  /**
+   * Another apply holds the source's lease: at once when first seen, then at least every 10 s.
+   * Times are the server's (ms since the epoch); `untilBelieved` is false when the record claims
+   * an expiry further ahead than a lease lasts (it is then judged by whether it is renewed).
+   */
+  | {
+      type: 'lease.waiting';
+      sourceId: string;
+      holder: string;
+      since?: number;
+      until?: number;
+      untilBelieved: boolean;
+      waitedMs: number;
+      waitLimitMs: number;
+    }
+  /** This apply took the lease after waiting or from another holder: why it was free. */
+  | {
+      type: 'lease.taken';
+      sourceId: string;
+      waitedMs: number;
+      from?: {
+        holder: string;
+        since?: number;
+        until?: number;
+        why: 'released' | 'expired' | 'stale' | 'unreadable' | 'broken';
+      };
+    }
+  /** The lease this apply held was taken by another (`--break-lease`): no further change starts. */
+  | { type: 'lease.lost'; sourceId: string; holder: string };
 
 export type EngineEventType = EngineEvent['type'];
 
@@ -61,6 +98,7 @@ export const NO_EVENTS: EventSink = { emit: () => {} };
 /** The real clock: `Date.now` and a `setTimeout` sleep that an abort ends at once (no timer left behind). */
 export const systemClock: Clock = {
   now: () => Date.now(),
+  monotonic: () => performance.now(),
   sleep: (ms, signal) =>
     new Promise<void>((resolve, reject) => {
       if (signal?.aborted) {

@@ -5,6 +5,8 @@
  */
 import type { Change, InventoryWrite, ObjectKey } from '../core/model.js';
 import { objectKey } from '../core/model.js';
+import { printable } from '../core/printable.js';
+import type { RecordMeta } from './inventory.js';
 
 export interface InventoryStepsInput {
   /** The record's tag. */
@@ -17,7 +19,30 @@ export interface InventoryStepsInput {
   desired: readonly ObjectKey[];
   /** Keys of every live object read. */
   live: ReadonlySet<ObjectKey>;
+  /** The record's origin and settings now ({} when there is no record). */
+  previousMeta: RecordMeta;
+  /** The origin and settings this run records (its origin binds the source id). */
+  meta: RecordMeta;
 }
+
+/**
+ * Whether the record must be written for its origin alone: when it exists and names another one
+ * (a record from before origins is bound, a takeover rebinds). The settings it keeps are brought
+ * up to date with any write, never written alone (a plan that changes nothing stays empty). No
+ * record and nothing to track: nothing is written, not even a binding.
+ */
+const originChanged = (input: InventoryStepsInput): boolean =>
+  input.recordExists && input.meta.origin !== undefined && input.previousMeta.origin !== input.meta.origin;
+
+/** Why the record's origin changes, for the reason of its write. */
+const bindingReason = (input: InventoryStepsInput): string => {
+  const before = input.previousMeta.origin;
+  const after = input.meta.origin;
+  if (after === undefined || before === after) return '';
+  return before === undefined || !input.recordExists
+    ? `; bind the source id to origin \`${printable(after)}\``
+    : `; rebind the source id from origin \`${printable(before)}\` to \`${printable(after)}\``;
+};
 
 const sorted = (keys: Iterable<ObjectKey>): ObjectKey[] => [...keys].sort();
 
@@ -42,14 +67,18 @@ export const finalInventory = (
 export const beforeWrite = (input: InventoryStepsInput): InventoryWrite | undefined => {
   const grown = grownInventory(input);
   const add = sorted([...grown].filter((key) => !input.previous.has(key)));
-  if (add.length === 0) return undefined;
+  if (add.length === 0 && !originChanged(input)) return undefined;
+  const what =
+    add.length > 0
+      ? `track ${add.length} object(s) before they are written`
+      : 'record the origin its source id is bound to';
   return {
     phase: 'before',
     id: input.id,
     action: input.recordExists ? 'update' : 'create',
     add,
     remove: [],
-    reason: `ownership record of source \`${input.sourceId}\`: track ${add.length} object(s) before they are written`,
+    reason: `ownership record of source \`${input.sourceId}\`: ${what}${bindingReason(input)}`,
   };
 };
 
@@ -80,7 +109,11 @@ export const plannedInventoryWrites = (input: InventoryStepsInput, changes: read
   );
   const before = beforeWrite(input);
   const after = afterWrite(
-    { ...input, recordExists: input.recordExists || before !== undefined },
+    {
+      ...input,
+      recordExists: input.recordExists || before !== undefined,
+      ...(before !== undefined ? { previousMeta: input.meta } : {}),
+    },
     grown,
     finalInventory(input, grown, removed),
   );

@@ -30,9 +30,42 @@ export const inventoryTag = (sourceId: string): string => {
 const inventoryDefinitionSchema = z
   .object({
     source: z.string(),
+    /** Where the source was first applied from (absent in records written before origins were recorded). */
+    origin: z.unknown().optional(),
+    settings: z
+      .object({
+        protect: z.array(z.string()).optional().catch(undefined),
+        maxDeleteCount: z.number().optional().catch(undefined),
+      })
+      .loose()
+      .optional()
+      .catch(undefined),
     objects: z.record(z.string(), z.array(z.string())).default({}),
   })
   .loose();
+
+/**
+ * What a source's record holds besides its objects: the origin its source id is bound to (see
+ * `core/source-binding.ts`), and the settings of its last apply that limit removals, so that a
+ * later plan can name a protect pattern removed or a count limit raised since.
+ */
+export interface RecordMeta {
+  origin?: string;
+  protect?: string[];
+  maxDeleteCount?: number;
+}
+
+/** An origin that is there but is not a string (edited by hand): never equal to any run's origin. */
+export const UNREADABLE_ORIGIN = '(unreadable origin)';
+
+const metaOf = (def: z.infer<typeof inventoryDefinitionSchema>): RecordMeta => {
+  const origin = def.origin === undefined ? undefined : typeof def.origin === 'string' ? def.origin : UNREADABLE_ORIGIN;
+  return {
+    ...(origin !== undefined ? { origin } : {}),
+    ...(def.settings?.protect !== undefined ? { protect: def.settings.protect } : {}),
+    ...(def.settings?.maxDeleteCount !== undefined ? { maxDeleteCount: def.settings.maxDeleteCount } : {}),
+  };
+};
 
 const inventoryDescriptorSchema = z
   .object({
@@ -49,6 +82,8 @@ export interface InventoryIndex {
   conflicts: { key: ObjectKey; sources: string[] }[];
   /** Records claiming to be a source's inventory that are not at that source's tag: not trusted. */
   ignored: { tag: string; source: string }[];
+  /** source id → its record's origin and settings (records at the source's own tag only). */
+  meta: Map<string, RecordMeta>;
 }
 
 export const emptyInventoryIndex = (): InventoryIndex => ({
@@ -56,6 +91,7 @@ export const emptyInventoryIndex = (): InventoryIndex => ({
   ownerOf: new Map(),
   conflicts: [],
   ignored: [],
+  meta: new Map(),
 });
 
 const isKindName = (value: string): value is KindName => (KIND_NAMES as readonly string[]).includes(value);
@@ -84,6 +120,7 @@ export const indexInventories = (descriptors: readonly unknown[], ownSource: str
       for (const id of ids) keys.add(objectKey(kind, id));
     }
     index.bySource.set(def.source, keys);
+    index.meta.set(def.source, metaOf(def));
     for (const key of keys) claims.set(key, [...(claims.get(key) ?? []), def.source]);
   }
   for (const [key, sources] of claims) {
@@ -126,7 +163,7 @@ export const sameKeys = (a: ReadonlySet<ObjectKey>, b: ReadonlySet<ObjectKey>): 
  * The inventory record as written: the ids of each kind in one sorted list (10,000 entities of
  * 40-character tags take about 0.5 MB, well inside the API's 2 MB body limit; a test measures it).
  */
-export const inventoryDescriptor = (sourceId: string, keys: ReadonlySet<ObjectKey>): string =>
+export const inventoryDescriptor = (sourceId: string, keys: ReadonlySet<ObjectKey>, meta: RecordMeta = {}): string =>
   stringify({
     openapi: '3.0.1',
     info: {
@@ -134,7 +171,19 @@ export const inventoryDescriptor = (sourceId: string, keys: ReadonlySet<ObjectKe
       description: `Objects managed by cortex-sync from source \`${sourceId}\`. Written by cortex-sync; do not edit.`,
       'x-cortex-tag': inventoryTag(sourceId),
       'x-cortex-type': INVENTORY_ENTITY_TYPE,
-      'x-cortex-definition': { source: sourceId, objects: sortedObjects(keys) },
+      'x-cortex-definition': {
+        source: sourceId,
+        ...(meta.origin !== undefined ? { origin: meta.origin } : {}),
+        ...(meta.protect !== undefined || meta.maxDeleteCount !== undefined
+          ? {
+              settings: {
+                ...(meta.protect !== undefined ? { protect: meta.protect } : {}),
+                ...(meta.maxDeleteCount !== undefined ? { maxDeleteCount: meta.maxDeleteCount } : {}),
+              },
+            }
+          : {}),
+        objects: sortedObjects(keys),
+      },
     },
   });
 
@@ -160,6 +209,7 @@ export const writeInventory = async (
   sourceId: string,
   keys: ReadonlySet<ObjectKey>,
   typeExists: boolean,
+  meta: RecordMeta = {},
 ): Promise<void> => {
   if (!typeExists) await createInventoryType(client);
   const tag = inventoryTag(sourceId);
@@ -167,7 +217,7 @@ export const writeInventory = async (
     operation: `write ownership inventory \`${tag}\``,
     method: 'POST',
     path: '/api/v1/open-api',
-    body: inventoryDescriptor(sourceId, keys),
+    body: inventoryDescriptor(sourceId, keys, meta),
     contentType: 'application/openapi;charset=UTF-8',
     idempotent: true,
   });
@@ -187,3 +237,17 @@ export const trackedKinds = (handlers: readonly { kind: KindName }[]): Set<KindN
 /** What this source's own inventory lists (empty when it has none): prune removes nothing else. */
 export const ownInventoryOf = (index: InventoryIndex, sourceId: string): ReadonlySet<ObjectKey> =>
   index.bySource.get(sourceId) ?? new Set<ObjectKey>();
+
+/**
+ * Another source whose record sits at this source's tag: the tag keeps 8 hex digits of a hash, so
+ * a source id can be made to share another's tag. Writing this source's record there would
+ * replace the other's (its objects would look unowned, then adoptable). A plan error instead.
+ */
+export const tagSharedWith = (
+  index: InventoryIndex,
+  sourceId: string,
+  tagOf: (source: string) => string = inventoryTag,
+): string | undefined => {
+  const tag = tagOf(sourceId);
+  return [...index.bySource.keys()].find((other) => other !== sourceId && tagOf(other) === tag);
+};

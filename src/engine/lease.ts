@@ -2,7 +2,11 @@
  * One apply per source at a time. A lease is a small record in the workspace itself (an entity of
  * the ownership-record type at a deterministic tag per source id): who holds it and until when.
  * The holder renews it while it runs; a crashed holder's lease simply expires. A second apply
- * waits a bounded time for it, then fails naming the holder.
+ * waits a bounded time for it, saying at once who holds it (events `lease.waiting`, then at least
+ * every 10 s), then fails naming the holder. Whether a lease is live is judged by the server's
+ * clock or by observation, never by one runner's wall clock (`lease-judge.ts`). The operator's
+ * `--break-lease` takes it whoever holds it; a holder whose lease was taken notices at its next
+ * renewal (it reads before it writes) and starts no further change.
  *
  * The API has no compare-and-swap, so taking the lease is write-then-confirm: write our claim,
  * wait `settleMs` (longer than the time two claims can overlap: a read and a write), read it
@@ -15,63 +19,26 @@
  */
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import { stringify } from 'yaml';
-import { z } from 'zod';
-import type { ApiClient } from '../api/types.js';
-import { encodePathSegment } from '../api/types.js';
 import { CortexSyncError } from '../core/errors.js';
 import type { PendingCreates } from '../core/pending-creates.js';
-import type { EngineContext } from './context.js';
+import { printable } from '../core/printable.js';
+import { type EngineContext, type EngineEvent, monotonicNow, NO_EVENTS } from './context.js';
+import { formatLeaseTime, judgeLease, serverClock } from './lease-judge.js';
+import { ensureRecordType, type LeaseRecord, leaseTag, readLeaseAnswer, writeLease } from './lease-record.js';
 import type { PlanLogSink } from './plan-log.js';
 import { recordingClient } from './recording-client.js';
-import { createInventoryType, INVENTORY_ENTITY_TYPE, inventoryTag } from './inventory.js';
 
-/** The lease record's tag for a source id (same slug and hash as its inventory). */
-export const leaseTag = (sourceId: string): string =>
-  `cortex-sync-lease-${inventoryTag(sourceId).slice(INVENTORY_ENTITY_TYPE.length + 1)}`;
-
-export interface PendingCreate {
-  /** `kind/id` of the object being created. */
-  key: string;
-  /** When the create was recorded (ms since the epoch). */
-  since: number;
-}
-
-export interface LeaseRecord {
-  source: string;
-  holder: string;
-  /** Milliseconds since the epoch; 0 = released. */
-  expiresAt: number;
-  pending: PendingCreate[];
-}
-
-const leaseDescriptorSchema = z
-  .object({
-    info: z
-      .object({
-        'x-cortex-definition': z
-          .object({
-            lease: z
-              .object({
-                source: z.string(),
-                holder: z.string(),
-                expiresAt: z.number(),
-                pending: z.array(z.object({ key: z.string(), since: z.number() }).loose()).default([]),
-              })
-              .loose(),
-          })
-          .loose(),
-      })
-      .loose(),
-  })
-  .loose();
+export { type LeaseRecord, leaseTag, type PendingCreate, readLease, writeLease } from './lease-record.js';
 
 export interface LeaseSettings {
-  /** Who is asking: shown to the other apply ("host pid 123 since …"). */
+  /** Who is asking: shown to the other apply ("host run 1a2b3c4d"). */
   holder: string;
   /** How long a second apply waits for the lease before failing. */
   waitMs: number;
-  /** How long a lease lasts without renewal (a crashed holder's lease expires after this). */
+  /**
+   * How long a lease lasts without renewal: a holder renews every third of it, and a record seen
+   * unchanged this long is free whatever expiry it claims (a crashed holder's lease ends).
+   */
   ttlMs: number;
   /** Wait between writing a claim and reading it back. */
   settleMs: number;
@@ -79,7 +46,14 @@ export interface LeaseSettings {
   pollMs: number;
   /** How long after it was recorded a create whose outcome is unknown may still appear. */
   pendingWindowMs: number;
+  /** A waiting apply says who holds the lease at once, then at least this often. */
+  tellEveryMs: number;
+  /** Take the lease whoever holds it (the operator's `--break-lease`). */
+  breakLease: boolean;
 }
+
+/** How much earlier than `tellEveryMs` a waiting apply looks again, to say who holds the lease in time. */
+const TELL_MARGIN_MS = 1_000;
 
 export const DEFAULT_LEASE_SETTINGS: Omit<LeaseSettings, 'holder'> = {
   waitMs: 120_000,
@@ -87,6 +61,8 @@ export const DEFAULT_LEASE_SETTINGS: Omit<LeaseSettings, 'holder'> = {
   settleMs: 1_000,
   pollMs: 2_000,
   pendingWindowMs: 120_000,
+  tellEveryMs: 10_000,
+  breakLease: false,
 };
 
 /** The lease is held by another apply and did not come free in time. */
@@ -95,130 +71,171 @@ export class LeaseHeldError extends CortexSyncError {
     readonly holder: string,
     readonly expiresAt: number,
     waitedMs: number,
+    since?: number,
   ) {
     super(
       'APPLY_FAILED',
-      `another apply of this source is running (held by ${holder}, lease until ${new Date(expiresAt).toISOString()}); waited ${Math.round(waitedMs / 1000)} s. Try again when it has finished`,
+      `another apply of this source is running (held by ${printable(holder)}${since !== undefined ? ` since ${formatLeaseTime(since)}` : ''}, lease until ${formatLeaseTime(expiresAt)}); waited ${Math.round(waitedMs / 1000)} s. Try again when it has finished; if you know it is gone, the operator can pass --break-lease`,
     );
     this.name = 'LeaseHeldError';
   }
 }
 
-export const readLease = async (client: ApiClient, sourceId: string): Promise<LeaseRecord | undefined> => {
-  const tag = leaseTag(sourceId);
-  const res = await client.request<unknown>({
-    operation: `read apply lease \`${tag}\``,
-    method: 'GET',
-    path: `/api/v1/catalog/${encodePathSegment(tag)}/openapi`,
-    acceptStatus: [404],
-  });
-  if (res.status === 404) return undefined;
-  const parsed = leaseDescriptorSchema.safeParse(res.body);
-  if (!parsed.success) return undefined;
-  const lease = parsed.data.info['x-cortex-definition'].lease;
-  return { source: lease.source, holder: lease.holder, expiresAt: lease.expiresAt, pending: lease.pending };
-};
-
-export const writeLease = async (client: ApiClient, record: LeaseRecord): Promise<void> => {
-  const tag = leaseTag(record.source);
-  await client.request({
-    operation: `write apply lease \`${tag}\``,
-    method: 'POST',
-    path: '/api/v1/open-api',
-    body: stringify({
-      openapi: '3.0.1',
-      info: {
-        title: `cortex-sync apply lease: ${record.source}`,
-        description: 'Which cortex-sync apply of this source is running. Written by cortex-sync; do not edit.',
-        'x-cortex-tag': tag,
-        'x-cortex-type': INVENTORY_ENTITY_TYPE,
-        'x-cortex-definition': { lease: record },
-      },
-    }),
-    contentType: 'application/openapi;charset=UTF-8',
-    idempotent: true,
-  });
-};
-
-/** Makes sure the record type exists (a first apply creates it; two first applies may race). */
-const ensureRecordType = async (client: ApiClient): Promise<void> => {
-  const exists = async (): Promise<boolean> => {
-    const res = await client.request({
-      operation: `read entity type \`${INVENTORY_ENTITY_TYPE}\``,
-      method: 'GET',
-      path: `/api/v1/catalog/definitions/${INVENTORY_ENTITY_TYPE}`,
-      acceptStatus: [404],
-    });
-    return res.status !== 404;
-  };
-  if (await exists()) return;
-  try {
-    await createInventoryType(client);
-  } catch (error) {
-    if (!(await exists())) throw error;
+/** The lease this apply held was taken by another while it ran: the changes not yet started were left out. */
+export class LeaseLostError extends CortexSyncError {
+  constructor(
+    readonly sourceId: string,
+    readonly holder: string,
+    options?: { cause?: unknown },
+  ) {
+    super(
+      'APPLY_FAILED',
+      `the apply lease of source \`${printable(sourceId)}\` was taken by ${printable(holder)} while this apply ran (--break-lease): changes not yet started were left out; see the plan log, then apply again`,
+      options,
+    );
+    this.name = 'LeaseLostError';
   }
-};
+}
 
 export interface HeldLease {
   /** The pending creates carried by this lease (from earlier runs, and this one's). */
   pending: PendingCreates;
-  /** Stops renewing and releases the lease, keeping the creates still pending for the next run. */
+  /** Aborted when another apply took the lease (`--break-lease`) while this one held it. */
+  lost: AbortSignal;
+  /** Who took it, once `lost` is aborted. */
+  lostTo(): string | undefined;
+  /** Stops renewing and releases the lease (unless it was lost), keeping the creates still pending for the next run. */
   release(): Promise<void>;
 }
 
+/** What the lease needs of a run; without `events`, nobody is told about waits. */
+type LeaseContext = Pick<EngineContext, 'client' | 'clock' | 'signal'> & Partial<Pick<EngineContext, 'events'>>;
+
 /**
- * Takes the source's lease: waits while another holder's lease is live (up to `waitMs`), then
- * claims it and confirms the claim. Renews it every third of `ttlMs` until released.
+ * Takes the source's lease: waits while another holder's lease is live (up to `waitMs`; see
+ * `lease-judge.ts` for what "live" means), saying at once who holds it and then every
+ * `tellEveryMs`; with `breakLease`, takes it at once whoever holds it. Then claims it and
+ * confirms the claim, and renews it every third of `ttlMs` until released.
  */
 export const acquireLease = async (
-  ctx: Pick<EngineContext, 'client' | 'clock' | 'signal'>,
+  ctx: LeaseContext,
   sourceId: string,
   settings: LeaseSettings,
 ): Promise<HeldLease> => {
   const { client, clock, signal } = ctx;
+  const events = ctx.events ?? NO_EVENTS;
+  const mono = () => monotonicNow(clock);
+  const server = serverClock(mono, () => clock.now());
   await ensureRecordType(client);
-  const started = clock.now();
+  const started = mono();
+  let watched: { fingerprint: string; since: number } | undefined;
+  let toldAt: number | undefined;
+  let taken: Extract<EngineEvent, { type: 'lease.taken' }>['from'];
   let record: LeaseRecord | undefined;
   for (;;) {
-    const current = await readLease(client, sourceId);
-    const now = clock.now();
-    if (current && current.holder !== settings.holder && current.expiresAt > now) {
-      if (now - started >= settings.waitMs) throw new LeaseHeldError(current.holder, current.expiresAt, now - started);
-      await clock.sleep(Math.min(settings.pollMs, Math.max(1, settings.waitMs - (now - started))), signal);
+    const read = await readLeaseAnswer(client, sourceId);
+    const serverNow = server.observe(read.date) !== undefined ? server.now() : undefined;
+    const now = mono();
+    if (watched?.fingerprint !== read.seen?.fingerprint)
+      watched = read.seen && { fingerprint: read.seen.fingerprint, since: now };
+    const judged = judgeLease({
+      lease: read.seen,
+      me: settings.holder,
+      serverNow,
+      unchangedForMs: watched ? now - watched.since : 0,
+      ttlMs: settings.ttlMs,
+    });
+    const seen = read.seen;
+    const waited = now - started;
+    const about = seen && {
+      holder: seen.holder,
+      ...(seen.since !== undefined ? { since: seen.since } : {}),
+      ...(Number.isFinite(seen.expiresAt) ? { until: seen.expiresAt } : {}),
+    };
+    if (judged.state === 'held' && !settings.breakLease) {
+      if (waited >= settings.waitMs)
+        throw new LeaseHeldError(seen?.holder ?? '?', seen?.expiresAt ?? NaN, waited, seen?.since);
+      // Looked again a little early, so that the line (after the read) is never later than promised.
+      const tellAfter = settings.tellEveryMs - Math.min(TELL_MARGIN_MS, settings.tellEveryMs / 10);
+      if (toldAt === undefined || now - toldAt >= tellAfter) {
+        events.emit({
+          type: 'lease.waiting',
+          sourceId,
+          ...(about ?? { holder: '?' }),
+          untilBelieved: judged.untilBelieved,
+          waitedMs: waited,
+          waitLimitMs: settings.waitMs,
+        });
+        toldAt = now;
+      }
+      const nextTell = toldAt + tellAfter - now;
+      await clock.sleep(Math.max(1, Math.min(settings.pollMs, nextTell, settings.waitMs - waited)), signal);
       continue;
     }
+    if (about && judged.state === 'held') taken = { ...about, why: 'broken' };
+    else if (about && judged.state === 'free' && judged.why !== 'none' && judged.why !== 'ours')
+      taken = { ...about, why: judged.why };
+    const at = server.now();
     const claim: LeaseRecord = {
       source: sourceId,
       holder: settings.holder,
-      expiresAt: now + settings.ttlMs,
-      pending: current?.pending ?? [],
+      expiresAt: at + settings.ttlMs,
+      since: at,
+      beat: 0,
+      pending: read.lease?.pending ?? [],
     };
-    await writeLease(client, claim);
+    server.observe(await writeLease(client, claim));
     await clock.sleep(settings.settleMs, signal);
-    const confirmed = await readLease(client, sourceId);
-    if (confirmed?.holder === settings.holder) {
-      record = { ...claim, pending: confirmed.pending };
+    const confirmed = await readLeaseAnswer(client, sourceId);
+    server.observe(confirmed.date);
+    if (confirmed.lease?.holder === settings.holder) {
+      record = { ...claim, pending: confirmed.lease.pending };
       break;
     }
+    if (mono() - started >= settings.waitMs)
+      throw new LeaseHeldError(confirmed.seen?.holder ?? '?', confirmed.seen?.expiresAt ?? NaN, mono() - started);
   }
-  return holdLease(ctx, record, settings);
+  const waitedMs = mono() - started;
+  if (taken !== undefined || toldAt !== undefined)
+    events.emit({ type: 'lease.taken', sourceId, waitedMs, ...(taken ? { from: taken } : {}) });
+  return holdLease(ctx, record, settings, server);
 };
 
 const holdLease = (
-  { client, clock, signal }: Pick<EngineContext, 'client' | 'clock' | 'signal'>,
+  { client, clock, signal, events = NO_EVENTS }: LeaseContext,
   initial: LeaseRecord,
   settings: LeaseSettings,
+  server: ReturnType<typeof serverClock>,
 ): HeldLease => {
   let record = initial;
+  const lost = new AbortController();
+  let lostTo: string | undefined;
   // Every write goes through one chain, so renewals and pending-create updates never interleave.
   let writes: Promise<void> = Promise.resolve();
   const update = (change: (r: LeaseRecord) => LeaseRecord): Promise<void> => {
     const next = writes.then(async () => {
-      record = change(record);
-      await writeLease(client, record);
+      if (lost.signal.aborted) return;
+      record = { ...change(record), beat: (record.beat ?? 0) + 1 };
+      server.observe(await writeLease(client, record));
     });
     writes = next.catch(() => {});
     return next;
+  };
+  /**
+   * Still ours? A renewal or release first reads the record: one that names another holder was
+   * broken (never overwrite it). A read that fails says nothing: that write is skipped (the next
+   * renewal tries again; a lease not released expires).
+   */
+  const stillOurs = async (): Promise<boolean> => {
+    const read = await readLeaseAnswer(client, record.source).catch(() => undefined);
+    if (read === undefined) return false;
+    server.observe(read.date);
+    const holder = read.seen?.holder;
+    if (holder === undefined || holder === settings.holder) return true;
+    lostTo = holder;
+    events.emit({ type: 'lease.lost', sourceId: record.source, holder });
+    lost.abort(new LeaseLostError(record.source, holder));
+    return false;
   };
 
   const stop = new AbortController();
@@ -230,35 +247,44 @@ const holdLease = (
       } catch {
         return;
       }
-      await update((r) => ({ ...r, expiresAt: clock.now() + settings.ttlMs })).catch(() => {});
+      if (await stillOurs()) await update((r) => ({ ...r, expiresAt: server.now() + settings.ttlMs })).catch(() => {});
+      if (lost.signal.aborted) return;
     }
   })();
+
+  /** A pending create recorded in the future (a holder's clock ahead) counts from now: it is waited for at most a window. */
+  const sinceOf = (key: string): number | undefined => {
+    const since = record.pending.find((p) => p.key === key)?.since;
+    return since === undefined ? undefined : Math.min(since, server.now());
+  };
 
   return {
     pending: {
       windowMs: settings.pendingWindowMs,
       pollMs: settings.pollMs,
-      now: () => clock.now(),
+      now: () => server.now(),
       sleep: (ms) => clock.sleep(ms, signal),
-      since: (key) => record.pending.find((p) => p.key === key)?.since,
+      since: sinceOf,
       record: (key) =>
-        update((r) => ({ ...r, pending: [...r.pending.filter((p) => p.key !== key), { key, since: clock.now() }] })),
+        update((r) => ({ ...r, pending: [...r.pending.filter((p) => p.key !== key), { key, since: server.now() }] })),
       clear: (key) =>
         record.pending.some((p) => p.key === key)
           ? update((r) => ({ ...r, pending: r.pending.filter((p) => p.key !== key) }))
           : Promise.resolve(),
     },
+    lost: lost.signal,
+    lostTo: () => lostTo,
     release: async () => {
       stop.abort();
       await renewing;
+      if (lost.signal.aborted || !(await stillOurs())) return;
       await update((r) => ({ ...r, expiresAt: 0 }));
     },
   };
 };
 
-/** A holder name another apply can act on: the host, this run's id, and when it started. */
-export const newHolderName = (now: number): string =>
-  `${hostname()} run ${randomUUID().slice(0, 8)} since ${new Date(now).toISOString()}`;
+/** A holder name another apply can act on: the host and this run's id (when it took the lease is in the record). */
+export const newHolderName = (): string => `${hostname()} run ${randomUUID().slice(0, 8)}`;
 
 /** What `applyUnderLease` needs from a run. */
 export interface LeasedRun {
@@ -277,30 +303,43 @@ export interface LeasedRun {
  */
 export const applyUnderLease = async <R>(
   run: LeasedRun,
-  ctx: Pick<EngineContext, 'client' | 'clock' | 'signal'>,
+  ctx: LeaseContext,
   hasWork: (planned: R) => boolean,
-  body: (mode: 'plan' | 'apply', pending: PendingCreates | undefined) => Promise<R>,
+  body: (mode: 'plan' | 'apply', pending: PendingCreates | undefined, lost: AbortSignal | undefined) => Promise<R>,
 ): Promise<R> => {
-  if (run.mode !== 'apply' || run.sourceId === undefined) return body(run.mode, undefined);
-  const planned = await body('plan', undefined);
-  if (!hasWork(planned)) return body('apply', undefined);
+  if (run.mode !== 'apply' || run.sourceId === undefined) return body(run.mode, undefined, undefined);
+  const planned = await body('plan', undefined, undefined);
+  if (!hasWork(planned)) return body('apply', undefined, undefined);
   const lease = await acquireLease(ctx, run.sourceId, run.settings);
+  let result: R;
   try {
-    return await body('apply', lease.pending);
+    result = await body('apply', lease.pending, lease.lost);
+  } catch (error) {
+    const lostTo = lease.lostTo();
+    throw lostTo !== undefined ? new LeaseLostError(run.sourceId, lostTo, { cause: error }) : error;
   } finally {
     await lease.release().catch(() => {});
   }
+  // Another apply broke this one's lease: what was written is in the plan log and the record; the
+  // run fails rather than report a complete apply.
+  const lostTo = lease.lostTo();
+  if (lostTo !== undefined) throw new LeaseLostError(run.sourceId, lostTo);
+  return result;
 };
 
-/** The lease settings of a run: defaults, the configured wait, and a holder name unique to this run. */
-export const leaseSettingsFor = (config: { leaseWaitMs?: number }, holder: string): LeaseSettings => ({
+/** The lease settings of a run: defaults, the configured wait, `--break-lease`, and a holder name unique to this run. */
+export const leaseSettingsFor = (
+  config: { leaseWaitMs?: number; breakLease?: boolean },
+  holder: string,
+): LeaseSettings => ({
   ...DEFAULT_LEASE_SETTINGS,
   ...(config.leaseWaitMs !== undefined ? { waitMs: config.leaseWaitMs } : {}),
+  breakLease: config.breakLease === true,
   holder,
 });
 
 /** The run's context with a client that writes the lease's requests to the plan log (as `inventory` steps). */
-export const withLoggedLease = <C extends Pick<EngineContext, 'client' | 'clock' | 'signal'>>(
+export const withLoggedLease = <C extends LeaseContext>(
   ctx: C,
   sourceId: string | undefined,
   log: PlanLogSink | undefined,

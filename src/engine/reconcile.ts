@@ -19,6 +19,8 @@ import {
 } from '../core/model.js';
 import { buildPlan } from '../core/plan.js';
 import { checkReferences } from '../core/references.js';
+import { printable } from '../core/printable.js';
+import { sourceBinding } from '../core/source-binding.js';
 import { createKindHandlers, handlerFor, KIND_HANDLERS } from '../kinds/registry.js';
 import type { AnyKindHandler } from '../kinds/types.js';
 import { loadManifests } from '../source/load.js';
@@ -27,7 +29,15 @@ import type { SyncConfig } from './config.js';
 import type { EngineContext } from './context.js';
 import { executePlan } from './executor.js';
 import { fetchLiveState } from './fetch-live.js';
-import { inventoryTag, ownInventoryOf, trackedKinds, writeInventory } from './inventory.js';
+import {
+  inventoryTag,
+  ownInventoryOf,
+  type RecordMeta,
+  tagSharedWith,
+  trackedKinds,
+  writeInventory,
+} from './inventory.js';
+import { deleteScopeOf } from './delete-scope.js';
 import { applyUnderLease, leaseSettingsFor, newHolderName, withLoggedLease } from './lease.js';
 import {
   afterWrite,
@@ -103,11 +113,12 @@ export const reconcile = async (input: ReconcileInput, ctx: EngineContext): Prom
     const lease = {
       mode: input.mode,
       sourceId: config.sourceId,
-      settings: leaseSettingsFor(config, newHolderName(started)),
+      settings: leaseSettingsFor(config, newHolderName()),
     };
     const leaseCtx = withLoggedLease(runCtx, config.sourceId, input.planLog);
-    const result = await applyUnderLease(lease, leaseCtx, hasWork, (mode, pending) =>
-      run({ ...input, mode }, runCtx, pending),
+    // Once another apply takes the lease (--break-lease), no further change starts.
+    const result = await applyUnderLease(lease, leaseCtx, hasWork, (mode, pending, lost) =>
+      run({ ...input, mode }, lost ? { ...runCtx, signal: AbortSignal.any([runCtx.signal, lost]) } : runCtx, pending),
     );
     status = result.status === 'applied' && result.report.interrupted ? 'interrupted' : result.status;
     return result;
@@ -122,6 +133,13 @@ export const reconcile = async (input: ReconcileInput, ctx: EngineContext): Prom
     ctx.events.emit({ type: 'reconcile.done', status, durationMs: ctx.clock.now() - started });
   }
 };
+
+/** What this run records with its source's objects: its origin, and the settings that limit removals. */
+const recordMetaOf = (config: SyncConfig): RecordMeta => ({
+  ...(config.origin !== undefined ? { origin: config.origin } : {}),
+  protect: config.protect,
+  ...(config.maxDeleteCount !== undefined ? { maxDeleteCount: config.maxDeleteCount } : {}),
+});
 
 /** Whether a planned result would write anything (an apply of it needs the lease). */
 const hasWork = (result: ReconcileResult): boolean =>
@@ -161,6 +179,21 @@ const run = async (
       .some((r) => r.kind === 'scorecard'),
   );
   const state = await fetchLiveState({ client, handlers, desired, sourceId, needScorecards });
+  // The source id's binding to the origin that first applied it: another origin claiming it
+  // removes, changes and takes over nothing (core/source-binding.ts).
+  const recordedMeta = sourceId !== undefined ? state.inventories.meta.get(sourceId) : undefined;
+  const binding =
+    sourceId !== undefined && config.origin !== undefined
+      ? sourceBinding({
+          sourceId,
+          origin: config.origin,
+          record: {
+            exists: state.inventories.bySource.has(sourceId),
+            ...(recordedMeta?.origin !== undefined ? { origin: recordedMeta.origin } : {}),
+          },
+          allowTakeover: config.allowTakeover,
+        })
+      : undefined;
   const referenceDiagnostics = checkReferences({
     desired,
     live: state.live,
@@ -180,8 +213,10 @@ const run = async (
       ...(config.maxDeleteCount !== undefined ? { maxDeleteCount: config.maxDeleteCount } : {}),
       protect: config.protect,
       manifestsComplete: true,
+      ...(binding !== undefined ? { binding } : {}),
     },
   });
+  plan.scope = deleteScopeOf(config, recordedMeta, binding);
 
   // The ownership record's writes are steps of the plan, shown like any change.
   const tracked = trackedKinds(handlers);
@@ -196,9 +231,18 @@ const run = async (
           recordExists: previousKeys !== undefined,
           desired: desired.filter((o) => tracked.has(o.kind)).map((o) => objectKey(o.kind, o.id)),
           live: new Set(state.live.map((o) => objectKey(o.kind, o.id))),
+          previousMeta: recordedMeta ?? {},
+          meta: recordMetaOf(config),
         };
   plan.inventory = steps ? plannedInventoryWrites(steps, plan.changes) : [];
-  if (!config.prune && sourceId !== undefined) {
+  const sharedTag = sourceId !== undefined ? tagSharedWith(state.inventories, sourceId) : undefined;
+  if (sharedTag !== undefined)
+    plan.diagnostics.push({
+      severity: 'error',
+      code: 'source-claimed',
+      message: `source id \`${printable(sourceId ?? '')}\` has the same ownership-record tag as source \`${printable(sharedTag)}\` (\`${inventoryTag(sharedTag)}\`): writing its record would replace that source's; choose another source id`,
+    });
+  if (!config.prune && sourceId !== undefined && binding?.state !== 'claimed') {
     const ownInventory = ownInventoryOf(state.inventories, sourceId);
     plan.diagnostics.push(
       ...leftoversDiagnostic(managedWithoutManifest({ desired, live: state.live, sourceId, ownInventory })),
@@ -256,7 +300,7 @@ const applyPlan = async (
       log,
     );
     try {
-      if (sourceId !== undefined) await writeInventory(sent.client, sourceId, keys, typeExists);
+      if (sourceId !== undefined) await writeInventory(sent.client, sourceId, keys, typeExists, steps?.meta);
       typeExists = true;
       inventory.push({ write, outcome: 'ok' });
       return true;

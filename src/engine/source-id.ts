@@ -4,6 +4,7 @@
  * `origin` remote of the git repository holding the manifests; plus the manifest root's path
  * inside the repository when it is not the repository's root.
  */
+import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 
@@ -86,14 +87,19 @@ const originUrl = (gitConfig: string): string | undefined => {
 };
 
 /**
- * The repository's id (`GITHUB_REPOSITORY`, else the `origin` remote) plus the manifest root's
- * path inside the repository when it is not the root (see `withSubdirectory`). The root of the
- * checkout is where `.git` is; in GitHub Actions without one, `GITHUB_WORKSPACE`.
+ * The repository's identity (`GITHUB_REPOSITORY` at `githubHost`, else the `origin` remote) plus
+ * the manifest root's path inside the repository when it is not the root (see `withSubdirectory`).
+ * The root of the checkout is where `.git` is; in GitHub Actions without one, `GITHUB_WORKSPACE`.
  */
-export const deriveSourceId = async (dir: string, env: NodeJS.ProcessEnv): Promise<string | undefined> => {
+const repositoryIdentity = async (
+  dir: string,
+  env: NodeJS.ProcessEnv,
+  githubHost: string,
+  clean: (repositoryId: string) => string = (id) => id,
+): Promise<string | undefined> => {
   const checkout = await findGitCheckout(dir);
   let repositoryId: string | undefined;
-  if (env.GITHUB_REPOSITORY) repositoryId = `github.com/${env.GITHUB_REPOSITORY}`.toLowerCase();
+  if (env.GITHUB_REPOSITORY) repositoryId = `${githubHost}/${env.GITHUB_REPOSITORY}`.toLowerCase();
   else {
     const url = checkout?.config ? originUrl(checkout.config) : undefined;
     repositoryId = url ? normalizeRemoteUrl(url) : undefined;
@@ -101,5 +107,46 @@ export const deriveSourceId = async (dir: string, env: NodeJS.ProcessEnv): Promi
   if (repositoryId === undefined) return undefined;
   const root = checkout?.root ?? env.GITHUB_WORKSPACE;
   const subdirectory = root === undefined ? undefined : inside(resolve(root), resolve(dir));
-  return withSubdirectory(repositoryId, subdirectory ?? '');
+  return withSubdirectory(clean(repositoryId), subdirectory ?? '');
+};
+
+/** The default source id: see the module comment. */
+export const deriveSourceId = (dir: string, env: NodeJS.ProcessEnv): Promise<string | undefined> =>
+  repositoryIdentity(dir, env, 'github.com');
+
+/** Longest origin recorded; a longer one keeps its start and a hash of the whole. */
+export const MAX_ORIGIN_LENGTH = 300;
+
+const hostOfServerUrl = (url: string | undefined): string | undefined => {
+  if (!url) return undefined;
+  try {
+    return new URL(url).hostname.toLowerCase() || undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * Where a run comes from, bound to its source id at the source's first apply
+ * (`core/source-binding.ts`): the repository (`GITHUB_REPOSITORY` on `GITHUB_SERVER_URL`'s host,
+ * else the checkout's `origin` remote, normalised so that an https or ssh clone, a fresh CI clone
+ * and a laptop's checkout are one origin, with no user, password, token, port, query or `.git`)
+ * plus the manifest root's folder inside it; else `path:` and the manifest root's absolute path
+ * as given (not resolved through symlinks).
+ * Everything it reads is the operator's (the environment, the checkout's `.git`, which git never
+ * takes from a repository's content), never a file of the repository.
+ */
+export const deriveOrigin = async (dir: string, env: NodeJS.ProcessEnv): Promise<string> => {
+  // A remote no git would read as a URL (`user:token@host/...` without a scheme) may still leave
+  // a user or token before an `@`: whatever precedes the repository's last `@` is never recorded
+  // (nor a `.git` that a query string kept from being removed).
+  const repository = await repositoryIdentity(dir, env, hostOfServerUrl(env.GITHUB_SERVER_URL) ?? 'github.com', (id) =>
+    id.slice(id.lastIndexOf('@') + 1).replace(/\.git$/, ''),
+  );
+  // The path as given: a root that is a symlink (flipped to each new revision, as git-sync does)
+  // stays one origin.
+  const origin = repository ?? `path:${resolve(dir)}`;
+  return origin.length <= MAX_ORIGIN_LENGTH
+    ? origin
+    : `${origin.slice(0, MAX_ORIGIN_LENGTH - 10)}#${createHash('sha256').update(origin).digest('hex').slice(0, 8)}`;
 };

@@ -56,6 +56,8 @@ export function planJsonObject(plan: Plan, options: PlanJsonOptions = {}) {
     },
     changes: planSteps(plan).map(toJsonChange),
     diagnostics: diagnostics.map(toJsonDiagnostic),
+    // Who the plan acts for and the settings that widen what it may remove (additive).
+    ...(plan.scope ? { deleteScope: plan.scope } : {}),
   };
 }
 

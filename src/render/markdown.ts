@@ -4,9 +4,10 @@
  * and a field table. Stays under `MARKDOWN_LIMIT` characters (GitHub's comment limit is 65,536)
  * by leaving out the remaining changes with a note.
  */
-import type { Change, Diagnostic, FieldDiff, Plan } from '../core/model.js';
+import type { Change, Diagnostic, FieldDiff, Plan, WidenedSetting } from '../core/model.js';
 import { printable } from '../core/printable.js';
 import { locationOf, sortDiagnostics } from './diagnostics.js';
+import { rawScopeValue, SETTING_FROM_LABEL, settingSaidBy } from './scope.js';
 import { formatValue } from './style.js';
 import { planSteps, type ShownChange } from './steps.js';
 import { INVENTORY_KEYS_SHOWN, inventoryLine, planHasChanges, summaryLine } from './text.js';
@@ -39,6 +40,8 @@ export function renderPlanMarkdown(
     );
   else if (errorCount > 0)
     head.push(`> [!CAUTION]\n> **Refused**: this plan has ${errorCount} error(s); apply would write nothing.`, '');
+  const scope = scopeMarkdown(plan);
+  if (scope !== '') head.push(scope);
   const diags = sortDiagnostics(allDiagnostics);
   const diagBlocks = diagnosticBlocks(diags);
   const s = plan.summary;
@@ -77,6 +80,44 @@ export function renderPlanMarkdown(
     out += `\n> [!NOTE]\n> Truncated to stay under the comment size limit: ${missing.join(' and ')} not shown. Run \`cortex-sync plan\` for the full plan.\n`;
   }
   return out.length > limit ? `${out.slice(0, limit - 2)}…\n` : out;
+}
+
+/** How a Markdown surface escapes what a repository or a record controls (the Action brings its own). */
+export interface MarkdownEscapes {
+  /** A code span of a raw string. */
+  code: (raw: string) => string;
+  /** Running text of a raw string. */
+  text: (raw: string) => string;
+}
+
+const PLAIN_ESCAPES: MarkdownEscapes = {
+  code: (raw) => code(printable(raw)),
+  text: (raw) => inline(printable(raw).replace(/`/g, "'")),
+};
+
+/** A file line, variable or flag as code; a kind of source (Action input, default) in bold. */
+const saidBy = (w: WidenedSetting, escapes: MarkdownEscapes): string => {
+  const said = settingSaidBy(w);
+  return said === SETTING_FROM_LABEL[w.from] ? `**${said}**` : escapes.code(w.name ?? said);
+};
+
+/** The plan's header as a Markdown block ending with a newline ('' when nothing widens removals): see `scope.ts`. */
+export function scopeMarkdown(plan: Plan, escapes: MarkdownEscapes = PLAIN_ESCAPES): string {
+  const scope = plan.scope;
+  if (!scope || scope.widened.length === 0) return '';
+  const owner =
+    scope.sourceId === undefined
+      ? ''
+      : ` of source ${escapes.code(scope.sourceId)}${scope.origin !== undefined ? ` (origin ${escapes.code(scope.origin)})` : ''}`;
+  const lines = [
+    '> [!WARNING]',
+    `> **Settings that widen what this plan may remove**${owner}:`,
+    ...scope.widened.map(
+      (w) =>
+        `> - ${escapes.code(w.setting)}: ${escapes.code(rawScopeValue(w.value))} from ${saidBy(w, escapes)}: ${escapes.text(w.effect)}`,
+    ),
+  ];
+  return `${lines.join('\n')}\n`;
 }
 
 /** The diagnostics, first after the counts: errors are what a reviewer must see. */

@@ -11,6 +11,7 @@
  */
 import type { Action, FieldDiff, Plan, PlanSummary } from '../core/model.js';
 import { printable } from '../core/printable.js';
+import { scopeTextLines } from './scope.js';
 import { planSteps, type ShownChange } from './steps.js';
 import { formatValue, painter, type Style, type StyleName } from './style.js';
 
@@ -50,7 +51,7 @@ export const inventoryLine = (plan: Plan): string => {
 /** Renders the plan for a terminal; ends with a newline. */
 export function renderPlanText(plan: Plan, options: TextOptions): string {
   const paint = painter(options.color);
-  const lines: string[] = [];
+  const lines: string[] = scopeTextLines(plan).map((line) => paint('yellow', line));
   const shown = planSteps(plan, INVENTORY_KEYS_SHOWN).filter((c) => c.action !== 'noop' || options.showNoop);
   if (!planHasChanges(plan)) {
     for (const c of shown) lines.push(...changeLines(c, paint));

@@ -198,7 +198,9 @@ export const runWatch = async (o: WatchFlags, io: CliIo): Promise<number> => {
     try {
       watcher = await startWatcher({
         source,
-        resolveConfig: (root) => resolveConfig(syncFlags(o, root), io.env, io.cwd),
+        // A --dir root is its origin as configured, wherever a symlink there points this time.
+        resolveConfig: (root) =>
+          resolveConfig({ ...syncFlags(o, root), ...(dir !== undefined ? { originDir: dir } : {}) }, io.env, io.cwd),
         apiKey,
         secrets,
         host: listen.host,

@@ -11,6 +11,7 @@ import type { Diagnostic } from '../core/model.js';
 import { printable } from '../core/printable.js';
 import type { SyncConfig } from '../engine/config.js';
 import { type Clock, fanOut, systemClock, type EventSink } from '../engine/context.js';
+import { leaseEventLine } from '../engine/lease-events.js';
 import { openPlanLog } from '../engine/plan-log.js';
 import { ManifestCache, type ManifestCacheOptions } from '../source/manifest-cache.js';
 import { applyOnce, createWatchClient } from './engine-adapter.js';
@@ -81,7 +82,14 @@ export const startWatcher = async (options: WatcherOptions): Promise<RunningWatc
   const history = new RunHistory();
   const metrics = new WatchMetrics();
   const settle = new RemovalSettle(options.pruneSettleMs ?? DEFAULT_PRUNE_SETTLE_MS);
-  const events = options.events ? fanOut(metrics.events, options.events) : metrics.events;
+  // The lease's waits and takeovers go to the log as they happen (who holds it, since when).
+  const leaseLog: EventSink = {
+    emit: (event) => {
+      const line = leaseEventLine(event);
+      if (line !== undefined) log.info(line, { event: event.type });
+    },
+  };
+  const events = fanOut(metrics.events, leaseLog, ...(options.events ? [options.events] : []));
   const makeClient = options.createClient ?? createWatchClient;
   let client: { key: string; client: ApiClient } | undefined;
   /** What was parsed, kept for the life of the watcher: a run re-reads only the files that changed. */

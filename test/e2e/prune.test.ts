@@ -165,13 +165,17 @@ describe('ownership', () => {
   });
 
   it('a fresh checkout in another directory prunes correctly: ownership lives in the workspace', async () => {
+    // A checkout of the repository: its git remote is the origin the source id is bound to.
+    const gitConfig = { '.git/config': '[remote "origin"]\n\turl = git@github.com:acme/catalog.git\n' };
     const first = await repo('github.com/acme/catalog', tags(10));
+    await writeFiles(first, gitConfig);
     expect((await cli(['apply', '--dir', '.'], { emulator, cwd: first })).code).toBe(0);
     await createDirectly('foreign-svc');
     const second = await repo(
       'github.com/acme/catalog',
       tags(10).filter((t) => t !== 'svc-9'),
     );
+    await writeFiles(second, gitConfig);
     const run = await cli(['apply', '--dir', '.', '--prune'], { emulator, cwd: second });
     expect(run.code).toBe(0);
     expect(await entityState('svc-9')).toBe('archived');

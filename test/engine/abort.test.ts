@@ -109,10 +109,10 @@ describe('reconcile: aborting the context', () => {
         .map((e) => e.id)
         .sort(),
     ).toEqual(['beta', 'gamma']);
-    // Releasing the lease would have to wait out the pause: it is given up (the lease expires) and
-    // says so, rather than holding the stopped run for two minutes.
+    // Releasing the lease (its read first: is it still ours?) would have to wait out the pause: it
+    // is given up (the lease expires) and says so, rather than holding the stopped run for two minutes.
     expect(log.entries.filter((e) => e.outcome === 'skipped' && e.kind !== 'catalog-page')).toEqual([
-      expect.objectContaining({ kind: 'inventory', method: 'POST', error: expect.stringMatching(/lease.*cancelled/) }),
+      expect.objectContaining({ kind: 'inventory', method: 'GET', error: expect.stringMatching(/lease.*cancelled/) }),
     ]);
     expect(log.entries.some((e) => e.kind === 'inventory' && e.method === 'POST' && e.outcome === 'ok')).toBe(true);
     expect(events.at(-1)).toMatchObject({ type: 'reconcile.done', status: 'interrupted' });

@@ -26,8 +26,11 @@ afterEach(async () => {
   await removeDir(out);
 });
 
+/** `examples/` and the exported folder are two checkouts of one repository: one origin, set by the operator. */
+const env = { CORTEX_SYNC_ORIGIN: 'github.com/acme/example-catalog' };
+
 it('exports examples/ byte for byte as committed, and the plan on it is empty', async () => {
-  const applied = await cli(['apply', '--dir', examples], { emulator, cwd: examples });
+  const applied = await cli(['apply', '--dir', examples], { emulator, cwd: examples, env });
   expect(applied.code).toBe(0);
   const run = await cli(['export', '--out', out, '--source-id', 'example-catalog'], { emulator, cwd: out });
   expect(run.stderr).not.toMatch(/error/i);
@@ -42,11 +45,15 @@ it('exports examples/ byte for byte as committed, and the plan on it is empty', 
   expect([...actual.keys()]).toEqual([...golden.keys()]);
   for (const [file, text] of golden) expect(actual.get(file), file).toBe(text);
 
-  const plan = await cli(['plan', '--dir', out, '--output', 'json', '--detailed-exitcode'], { emulator, cwd: out });
+  const plan = await cli(['plan', '--dir', out, '--output', 'json', '--detailed-exitcode'], {
+    emulator,
+    cwd: out,
+    env,
+  });
   expect(plan.code).toBe(0);
   const parsed = JSON.parse(plan.stdout) as PlanJson;
   expect(parsed.changes.filter((c) => c.action !== 'noop')).toEqual([]);
   // The same objects as the repository that made the workspace.
-  const source = await cli(['plan', '--dir', examples, '--output', 'json'], { emulator, cwd: examples });
+  const source = await cli(['plan', '--dir', examples, '--output', 'json'], { emulator, cwd: examples, env });
   expect(parsed.summary.noop).toBe((JSON.parse(source.stdout) as PlanJson).summary.noop);
 });

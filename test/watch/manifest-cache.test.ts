@@ -47,7 +47,9 @@ const runAfter = async (w: RunningWatcher, count: number, timeoutMs = 15_000): P
 };
 
 const watch = (source: Source): Promise<RunningWatcher> => {
-  const env = { CORTEX_BASE_URL: emulator.url, CORTEX_API_KEY: API_KEY };
+  // Both folders are checkouts of one repository: one origin (the operator's setting; a git
+  // source gets it from its remote).
+  const env = { CORTEX_BASE_URL: emulator.url, CORTEX_API_KEY: API_KEY, CORTEX_SYNC_ORIGIN: 'github.com/acme/catalog' };
   return startWatcher({
     source,
     resolveConfig: (at) => resolveConfig({ dir: at }, env, at),

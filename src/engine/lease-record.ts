@@ -1,0 +1,145 @@
+/**
+ * The apply lease's record in the workspace (an entity of the ownership-record type at a tag
+ * derived from the source id): its shape, and reading and writing it. Every read and write returns
+ * the answer's `Date` header: the server's clock is the one the lease's times are judged by
+ * (`lease-judge.ts`). A record that does not parse is reported as `unreadable`, never as absent.
+ */
+import { stringify } from 'yaml';
+import { z } from 'zod';
+import type { ApiClient } from '../api/types.js';
+import { encodePathSegment } from '../api/types.js';
+import { createInventoryType, INVENTORY_ENTITY_TYPE, inventoryTag } from './inventory.js';
+import type { SeenLease } from './lease-judge.js';
+
+/** The lease record's tag for a source id (same slug and hash as its inventory). */
+export const leaseTag = (sourceId: string): string =>
+  `cortex-sync-lease-${inventoryTag(sourceId).slice(INVENTORY_ENTITY_TYPE.length + 1)}`;
+
+export interface PendingCreate {
+  /** `kind/id` of the object being created. */
+  key: string;
+  /** When the create was recorded (server time, ms since the epoch). */
+  since: number;
+}
+
+export interface LeaseRecord {
+  source: string;
+  holder: string;
+  /** Server time (ms since the epoch; the API's `Date` header, or the holder's clock without one); 0 = released. */
+  expiresAt: number;
+  /** Server time the holder took it. */
+  since?: number;
+  /** Counts the holder's writes: a record that changes belongs to a holder that is alive. */
+  beat?: number;
+  pending: PendingCreate[];
+}
+
+const leaseSchema = z
+  .object({
+    source: z.string(),
+    holder: z.string(),
+    expiresAt: z.number(),
+    since: z.number().optional().catch(undefined),
+    beat: z.number().optional().catch(undefined),
+    pending: z.array(z.object({ key: z.string(), since: z.number() }).loose()).default([]),
+  })
+  .loose();
+
+const leaseDescriptorSchema = z
+  .object({ info: z.object({ 'x-cortex-definition': z.object({ lease: z.unknown() }).loose() }).loose() })
+  .loose();
+
+/** What one read of the lease found, and the server's time from the answer's `Date` header. */
+export interface LeaseRead {
+  lease: LeaseRecord | undefined;
+  seen: SeenLease | undefined;
+  date: string | undefined;
+}
+
+export const readLeaseAnswer = async (client: ApiClient, sourceId: string): Promise<LeaseRead> => {
+  const tag = leaseTag(sourceId);
+  const res = await client.request<unknown>({
+    operation: `read apply lease \`${tag}\``,
+    method: 'GET',
+    path: `/api/v1/catalog/${encodePathSegment(tag)}/openapi`,
+    acceptStatus: [404],
+  });
+  const date = res.headers.date;
+  if (res.status === 404) return { lease: undefined, seen: undefined, date };
+  const descriptor = leaseDescriptorSchema.safeParse(res.body);
+  const raw = descriptor.success ? descriptor.data.info['x-cortex-definition'].lease : res.body;
+  const fingerprint = JSON.stringify(raw) ?? 'undefined';
+  const parsed = leaseSchema.safeParse(raw);
+  if (!parsed.success) {
+    return {
+      lease: undefined,
+      seen: { holder: 'an unreadable lease record', expiresAt: NaN, fingerprint, unreadable: true },
+      date,
+    };
+  }
+  const l = parsed.data;
+  const lease: LeaseRecord = {
+    source: l.source,
+    holder: l.holder,
+    expiresAt: l.expiresAt,
+    ...(l.since !== undefined ? { since: l.since } : {}),
+    ...(l.beat !== undefined ? { beat: l.beat } : {}),
+    pending: l.pending,
+  };
+  return {
+    lease,
+    seen: {
+      holder: l.holder,
+      expiresAt: l.expiresAt,
+      ...(l.since !== undefined ? { since: l.since } : {}),
+      fingerprint,
+    },
+    date,
+  };
+};
+
+/** The source's lease record, if there is one that can be read. */
+export const readLease = async (client: ApiClient, sourceId: string): Promise<LeaseRecord | undefined> =>
+  (await readLeaseAnswer(client, sourceId)).lease;
+
+/** Writes the record; returns the answer's `Date` header. */
+export const writeLease = async (client: ApiClient, record: LeaseRecord): Promise<string | undefined> => {
+  const tag = leaseTag(record.source);
+  const res = await client.request({
+    operation: `write apply lease \`${tag}\``,
+    method: 'POST',
+    path: '/api/v1/open-api',
+    body: stringify({
+      openapi: '3.0.1',
+      info: {
+        title: `cortex-sync apply lease: ${record.source}`,
+        description: 'Which cortex-sync apply of this source is running. Written by cortex-sync; do not edit.',
+        'x-cortex-tag': tag,
+        'x-cortex-type': INVENTORY_ENTITY_TYPE,
+        'x-cortex-definition': { lease: record },
+      },
+    }),
+    contentType: 'application/openapi;charset=UTF-8',
+    idempotent: true,
+  });
+  return res.headers.date;
+};
+
+/** Makes sure the record type exists (a first apply creates it; two first applies may race). */
+export const ensureRecordType = async (client: ApiClient): Promise<void> => {
+  const exists = async (): Promise<boolean> => {
+    const res = await client.request({
+      operation: `read entity type \`${INVENTORY_ENTITY_TYPE}\``,
+      method: 'GET',
+      path: `/api/v1/catalog/definitions/${INVENTORY_ENTITY_TYPE}`,
+      acceptStatus: [404],
+    });
+    return res.status !== 404;
+  };
+  if (await exists()) return;
+  try {
+    await createInventoryType(client);
+  } catch (error) {
+    if (!(await exists())) throw error;
+  }
+};
