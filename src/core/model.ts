@@ -145,6 +145,20 @@ export interface Plan {
   summary: PlanSummary;
   /** Writes of this source's ownership record that an apply makes around the changes (set by the engine). */
   inventory?: InventoryWrite[];
+  /**
+   * Objects of this source without a manifest of their own that another desired object now
+   * declares inside itself (an API edge moved into its caller's `x-cortex-dependency`): never
+   * removed; they leave the ownership record once that object's change is applied.
+   */
+  handOvers?: HandOver[];
+}
+
+/** An object handed over to the desired object that now declares it (see `Plan.handOvers`). */
+export interface HandOver {
+  kind: KindName;
+  id: string;
+  /** The object that declares it now. */
+  to: ObjectKey;
 }
 
 /** What a plan-log line, an event or a count names: one of the six kinds, or the ownership record. */

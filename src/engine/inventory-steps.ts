@@ -4,6 +4,7 @@
  * makes the first as planned and computes the second from what actually succeeded.
  */
 import type { Change, InventoryWrite, ObjectKey } from '../core/model.js';
+import { countOf } from '../core/plural.js';
 import { objectKey } from '../core/model.js';
 
 export interface InventoryStepsInput {
@@ -49,7 +50,7 @@ export const beforeWrite = (input: InventoryStepsInput): InventoryWrite | undefi
     action: input.recordExists ? 'update' : 'create',
     add,
     remove: [],
-    reason: `ownership record of source \`${input.sourceId}\`: track ${add.length} object(s) before they are written`,
+    reason: `ownership record of source \`${input.sourceId}\`: track ${countOf(add.length, 'object')} before ${add.length === 1 ? 'it is' : 'they are'} written`,
   };
 };
 
@@ -68,16 +69,24 @@ export const afterWrite = (
     action: input.recordExists || from.size > 0 ? 'update' : 'create',
     add,
     remove,
-    reason: `ownership record of source \`${input.sourceId}\`: drop ${remove.length} object(s) removed or gone`,
+    reason: `ownership record of source \`${input.sourceId}\`: drop ${countOf(remove.length, 'object')} removed, handed over or gone`,
   };
 };
 
-/** The writes a plan predicts: grow before, shrink after (assuming every removal succeeds). */
-export const plannedInventoryWrites = (input: InventoryStepsInput, changes: readonly Change[]): InventoryWrite[] => {
+/**
+ * The writes a plan predicts: grow before, shrink after (assuming every removal succeeds, and
+ * every hand-over: the object now declared inside another manifest leaves the record).
+ */
+export const plannedInventoryWrites = (
+  input: InventoryStepsInput,
+  changes: readonly Change[],
+  handedOver: readonly ObjectKey[] = [],
+): InventoryWrite[] => {
   const grown = grownInventory(input);
-  const removed = new Set(
-    changes.filter((c) => c.action === 'delete' || c.action === 'archive').map((c) => objectKey(c.kind, c.id)),
-  );
+  const removed = new Set([
+    ...changes.filter((c) => c.action === 'delete' || c.action === 'archive').map((c) => objectKey(c.kind, c.id)),
+    ...handedOver,
+  ]);
   const before = beforeWrite(input);
   const after = afterWrite(
     { ...input, recordExists: input.recordExists || before !== undefined },

@@ -160,7 +160,7 @@ const run = async (
       .references(o)
       .some((r) => r.kind === 'scorecard'),
   );
-  const state = await fetchLiveState({ client, handlers, desired, sourceId, needScorecards });
+  const state = await fetchLiveState({ client, handlers, desired, sourceId, needScorecards, prune: config.prune });
   const referenceDiagnostics = checkReferences({
     desired,
     live: state.live,
@@ -197,12 +197,12 @@ const run = async (
           desired: desired.filter((o) => tracked.has(o.kind)).map((o) => objectKey(o.kind, o.id)),
           live: new Set(state.live.map((o) => objectKey(o.kind, o.id))),
         };
-  plan.inventory = steps ? plannedInventoryWrites(steps, plan.changes) : [];
+  const handedOver = (plan.handOvers ?? []).map((h) => objectKey(h.kind, h.id));
+  plan.inventory = steps ? plannedInventoryWrites(steps, plan.changes, handedOver) : [];
   if (!config.prune && sourceId !== undefined) {
     const ownInventory = ownInventoryOf(state.inventories, sourceId);
-    plan.diagnostics.push(
-      ...leftoversDiagnostic(managedWithoutManifest({ desired, live: state.live, sourceId, ownInventory })),
-    );
+    const leftovers = managedWithoutManifest({ desired, live: state.live, sourceId, ownInventory });
+    plan.diagnostics.push(...leftoversDiagnostic(leftovers.filter((key) => !handedOver.includes(key))));
   }
 
   const diagnostics = [...loaded.diagnostics, ...state.diagnostics, ...referenceDiagnostics, ...plan.diagnostics];
@@ -310,6 +310,11 @@ const applyPlan = async (
         .filter((r) => r.outcome === 'ok' && (r.change.action === 'delete' || r.change.action === 'archive'))
         .map((r) => objectKey(r.change.kind, r.change.id)),
     );
+    // A handed-over object leaves the record once the manifest that declares it now is applied.
+    const outcomes = new Map(report.results.map((r) => [objectKey(r.change.kind, r.change.id), r.outcome]));
+    for (const h of run.plan.handOvers ?? []) {
+      if ((outcomes.get(h.to) ?? 'ok') === 'ok') removed.add(objectKey(h.kind, h.id));
+    }
     const final = finalInventory(steps, grown, removed);
     const after = afterWrite({ ...steps, recordExists: true }, grown, final);
     if (after) {

@@ -1,0 +1,173 @@
+/**
+ * Runs that must converge: a change the API accepts only in one order, or an object whose removal
+ * the API refuses for a reason the plan can see. Each case applies twice and expects the second
+ * plan to be empty (exit 0 with --detailed-exitcode).
+ */
+import { rm } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  API_KEY,
+  cli,
+  type Emulator,
+  removeDir,
+  serviceYaml,
+  startTestEmulator,
+  tempDir,
+  writeFiles,
+  writesSince,
+} from './harness.js';
+
+let emulator: Emulator;
+const dirs: string[] = [];
+
+const widgetType = (schema: string): string =>
+  `type: widget\nname: Widget\nschema:\n${schema
+    .split('\n')
+    .map((l) => `  ${l}`)
+    .join('\n')}\n`;
+
+const widget = (tag: string, definition = '{}'): string =>
+  `openapi: 3.0.1\ninfo:\n  title: ${tag}\n  x-cortex-tag: ${tag}\n  x-cortex-type: widget\n  x-cortex-definition: ${definition}\n`;
+
+const repo = async (files: Record<string, string>, config = 'sourceId: repo-x\n'): Promise<string> => {
+  const dir = await tempDir();
+  dirs.push(dir);
+  await writeFiles(dir, { 'cortex-sync.yaml': config, ...files });
+  return dir;
+};
+
+const api = async (path: string, init: RequestInit = {}): Promise<Response> =>
+  fetch(`${emulator.url}${path}`, {
+    ...init,
+    headers: { authorization: `Bearer ${API_KEY}`, ...(init.headers ?? {}) },
+  });
+
+const typeExists = async (type: string): Promise<boolean> =>
+  (await api(`/api/v1/catalog/definitions/${type}`)).status === 200;
+
+const planIsEmpty = async (dir: string, extra: string[] = []) =>
+  cli(['plan', '--dir', '.', '--detailed-exitcode', ...extra], { emulator, cwd: dir });
+
+beforeEach(async () => {
+  emulator = await startTestEmulator();
+});
+afterEach(async () => {
+  await emulator.stop();
+  await Promise.all(dirs.splice(0).map(removeDir));
+});
+
+/** Services that stay, so a prune of one or two objects stays under the mass-delete guard. */
+const keepers: Record<string, string> = Object.fromEntries(
+  Array.from({ length: 7 }, (_, i) => [`.cortex/catalog/keep-${i}.yaml`, serviceYaml(`keep-${i}`)]),
+);
+
+describe('an entity type removed together with its entities', () => {
+  const files = {
+    '.cortex/entity-types/widget.yaml': widgetType('type: object'),
+    '.cortex/catalog/wa.yaml': widget('wa'),
+    ...keepers,
+  };
+
+  it('archives the entities, keeps the type they still hold and says why; the next run has nothing to do', async () => {
+    const dir = await repo(files);
+    expect((await cli(['apply', '--dir', '.'], { emulator, cwd: dir })).code).toBe(0);
+    await rm(join(dir, '.cortex/entity-types/widget.yaml'));
+    await rm(join(dir, '.cortex/catalog/wa.yaml'));
+
+    const first = await cli(['apply', '--dir', '.', '--prune'], { emulator, cwd: dir });
+    expect(first.stderr + first.stdout).not.toMatch(/is used by entity/);
+    expect(first.code).toBe(0);
+    expect(first.stderr).toMatch(/entity type `widget`.*kept.*1 archived entity.*wa/s);
+    expect(await typeExists('widget')).toBe(true);
+
+    const before = emulator.requests.length;
+    const second = await cli(['apply', '--dir', '.', '--prune'], { emulator, cwd: dir });
+    expect(second.stderr + second.stdout).not.toMatch(/is used by entity/);
+    expect(second.code).toBe(0);
+    expect(writesSince(emulator, before)).toEqual([]);
+    expect((await planIsEmpty(dir, ['--prune'])).code).toBe(0);
+  });
+
+  it('deletes the type after its entities when prune deletes entities', async () => {
+    const dir = await repo(files, 'sourceId: repo-x\npruneEntities: delete\n');
+    expect((await cli(['apply', '--dir', '.'], { emulator, cwd: dir })).code).toBe(0);
+    await rm(join(dir, '.cortex/entity-types/widget.yaml'));
+    await rm(join(dir, '.cortex/catalog/wa.yaml'));
+    const run = await cli(['apply', '--dir', '.', '--prune'], { emulator, cwd: dir });
+    expect(run.stderr).not.toMatch(/failed \(|error/);
+    expect(run.code).toBe(0);
+    expect(await typeExists('widget')).toBe(false);
+    expect((await planIsEmpty(dir, ['--prune'])).code).toBe(0);
+  });
+});
+
+describe('an API dependency edge moved into the caller descriptor', () => {
+  it('is handed over to the descriptor: no delete is sent, and the plan says so', async () => {
+    const dir = await repo({
+      '.cortex/catalog/payments.yaml': serviceYaml('payments'),
+      '.cortex/catalog/ledger.yaml': serviceYaml('ledger'),
+      ...keepers,
+      '.cortex/dependencies/payments.yaml': 'callerTag: payments\ndependencies:\n  - tag: ledger\n',
+    });
+    expect((await cli(['apply', '--dir', '.'], { emulator, cwd: dir })).code).toBe(0);
+    await rm(join(dir, '.cortex/dependencies/payments.yaml'));
+    await writeFiles(dir, {
+      '.cortex/catalog/payments.yaml': serviceYaml('payments', '  x-cortex-dependency:\n    - tag: ledger\n'),
+    });
+
+    const plan = await cli(['plan', '--dir', '.', '--prune'], { emulator, cwd: dir });
+    expect(plan.code).toBe(0);
+    expect(plan.stdout + plan.stderr).toMatch(/payments→ledger.*x-cortex-dependency/s);
+    expect(plan.stdout).not.toMatch(/delete.*payments→ledger/);
+
+    const before = emulator.requests.length;
+    const first = await cli(['apply', '--dir', '.', '--prune'], { emulator, cwd: dir });
+    expect(first.stderr).not.toMatch(/Cannot modify dependency/);
+    expect(first.code).toBe(0);
+    expect(writesSince(emulator, before).filter((r) => r.path.includes('dependencies'))).toEqual([]);
+
+    const second = await cli(['apply', '--dir', '.', '--prune'], { emulator, cwd: dir });
+    expect(second.stderr).not.toMatch(/Cannot modify dependency/);
+    expect(second.code).toBe(0);
+    expect((await planIsEmpty(dir, ['--prune'])).code).toBe(0);
+  });
+});
+
+describe('an entity type that gains a required field together with its entities', () => {
+  it('writes the entities first, then the stricter type, and the apply succeeds', async () => {
+    const dir = await repo({
+      '.cortex/entity-types/widget.yaml': widgetType('type: object'),
+      '.cortex/catalog/wa.yaml': widget('wa'),
+      '.cortex/catalog/wb.yaml': widget('wb'),
+    });
+    expect((await cli(['apply', '--dir', '.'], { emulator, cwd: dir })).code).toBe(0);
+    await writeFiles(dir, {
+      '.cortex/entity-types/widget.yaml': widgetType(
+        'type: object\nrequired: [size]\nproperties:\n  size: { type: string }',
+      ),
+      '.cortex/catalog/wa.yaml': widget('wa', '{ size: small }'),
+      '.cortex/catalog/wb.yaml': widget('wb', '{ size: large }'),
+    });
+    const run = await cli(['apply', '--dir', '.'], { emulator, cwd: dir });
+    expect(run.stderr).not.toMatch(/would invalidate/);
+    expect(run.code).toBe(0);
+    expect((await planIsEmpty(dir)).code).toBe(0);
+  });
+
+  it('still writes a widening type first (entities use the new value)', async () => {
+    const dir = await repo({
+      '.cortex/entity-types/widget.yaml': widgetType('type: object\nproperties:\n  size: { enum: [small] }'),
+      '.cortex/catalog/wa.yaml': widget('wa', '{ size: small }'),
+    });
+    expect((await cli(['apply', '--dir', '.'], { emulator, cwd: dir })).code).toBe(0);
+    await writeFiles(dir, {
+      '.cortex/entity-types/widget.yaml': widgetType('type: object\nproperties:\n  size: { enum: [small, large] }'),
+      '.cortex/catalog/wa.yaml': widget('wa', '{ size: large }'),
+    });
+    const run = await cli(['apply', '--dir', '.'], { emulator, cwd: dir });
+    expect(run.stderr).not.toMatch(/failed \(|error/);
+    expect(run.code).toBe(0);
+    expect((await planIsEmpty(dir)).code).toBe(0);
+  });
+});
