@@ -14,7 +14,8 @@ import { runEmulatorCommand } from '../emulator/cli.js';
 import { MISSING_DEFINITION_MODES, type MissingDefinitionMode } from '../emulator/contract.js';
 import { type ConfigFlags, resolveConfig, type SyncConfig } from '../engine/config.js';
 import { type EngineContext, type EventSink, systemClock } from '../engine/context.js';
-import { openPlanLog, type PlanLogSink } from '../engine/plan-log.js';
+import { type FilePlanLog, openPlanLog } from '../engine/plan-log.js';
+import { leaseTag } from '../engine/lease.js';
 import { reconcile, validateManifests } from '../engine/reconcile.js';
 import { planHasChanges, renderApplyReport, renderDiagnostics } from '../render/index.js';
 import { registerExportCommand } from '../export/command.js';
@@ -33,7 +34,8 @@ import {
   writeLine,
 } from './io.js';
 import { renderApplyJson, renderRunPlan } from './output.js';
-import { createApplyProgress, waitingLine } from './progress.js';
+import { cancelledLine } from './cancelled.js';
+import { createApplyProgress, createReadProgress } from './progress.js';
 
 const positiveInt = (value: string): number => {
   const n = Number(value);
@@ -114,7 +116,7 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
   const clock = io.clock ?? systemClock;
   /** The API's host, named when a request gets no answer. */
   let apiHost: string | undefined;
-  const clientFor = (c: SyncConfig, events: EventSink) => {
+  const clientFor = (c: SyncConfig, events: EventSink): ApiClient => {
     if (!c.apiKey)
       throw new CortexSyncError('CONFIG', 'CORTEX_API_KEY is not set: plan and apply read the live workspace');
     apiHost = hostOf(c.baseUrl);
@@ -128,19 +130,17 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     signal: stop,
     events,
   });
-  /** Outside an apply's progress, a slow answer is still reported: what is being waited for. */
-  const waitingOnly: EventSink = {
-    emit: (event) => {
-      if (event.type === 'request.waiting') writeLine(io.stderr, waitingLine(event));
-    },
-  };
-
   const planCommand = async (o: CommonOptions & { detailedExitcode?: boolean }): Promise<number> => {
     const c = await config(o);
     if (!c) return 1;
-    const client = clientFor(c, waitingOnly);
+    // While the workspace is read: a Retry-After pause or a slow answer is said at once, and a
+    // line comes at least every 10 s while the reads go on.
+    const reading = createReadProgress({ stream: io.stderr, clock, signal: stop });
+    const client = clientFor(c, reading);
+    reading.start(() => client.stats());
     try {
-      const result = await reconcile({ config: c, mode: 'plan' }, contextFor(client, waitingOnly));
+      const result = await reconcile({ config: c, mode: 'plan' }, contextFor(client, reading));
+      reading.finish();
       if (result.diagnostics.length)
         writeLine(io.stderr, renderDiagnostics(result.diagnostics, { color: colorErr, source: manifestText(c.dir) }));
       const shown = renderRunPlan(result, o.output, { color: colorOut });
@@ -148,6 +148,7 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
       return runOutcome(result, { command: 'plan', ...(o.detailedExitcode ? { detailedExitcode: true } : {}) })
         .exitCode;
     } finally {
+      reading.finish();
       await client.close();
     }
   };
@@ -158,23 +159,31 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     const c = await config(o);
     if (!c) return 1;
     const json = o.output === 'json';
+    const made: { client?: ApiClient } = {};
     const progress = createApplyProgress({
       stream: io.stderr,
       tty: Boolean(io.stderr.isTTY),
       clock,
-      requestsPerMinute: c.requestsPerMinute,
+      signal: stop,
+      // The rate the client has learned from the server (below the configured one after 429s).
+      ratePerMinute: () => made.client?.stats().currentPerMinute,
     });
     const client = clientFor(c, progress);
+    made.client = client;
+    progress.reading.start(() => client.stats());
     const logFile = o.planLog
       ? resolve(io.cwd, o.planLog)
       : join(io.cwd, '.cortex-sync', `plan-log-${new Date(clock.now()).toISOString().replace(/[:.]/g, '-')}.jsonl`);
-    let planLog: PlanLogSink | undefined;
+    let planLog: FilePlanLog | undefined;
     let shownFirst = false;
     let declined = false;
-    /** The plan is shown before anything is written; on a terminal, only `yes` goes on. */
+    /** The plan and its diagnostics are shown once, before anything is written; on a terminal, only `yes` goes on. */
     const approve = async (plan: Plan, diagnostics: readonly Diagnostic[]): Promise<boolean> => {
+      progress.reading.finish();
       const result: ReconcileResult = { status: 'planned', plan, diagnostics: [...diagnostics] };
       if (!json) {
+        if (diagnostics.length)
+          writeLine(io.stderr, renderDiagnostics(diagnostics, { color: colorErr, source: manifestText(c.dir) }));
         writeLine(io.stdout, renderRunPlan(result, o.output, { color: colorOut }));
         shownFirst = true;
       }
@@ -196,12 +205,15 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
         contextFor(client, progress),
       );
       progress.finish();
+      // Closed before the report: the report names the plan log only when one was kept.
+      await planLog?.close();
+      const keptLog = planLog?.kept() ? logFile : undefined;
       if (result.diagnostics.length && !shownFirst)
         writeLine(io.stderr, renderDiagnostics(result.diagnostics, { color: colorErr, source: manifestText(c.dir) }));
       const outcome = runOutcome(result, { command: 'apply', stoppedBy: stoppedBy(stop) });
       const exitCode = declined ? 1 : outcome.exitCode;
       const report =
-        result.status === 'applied' ? { ...result.report, ...(planLog ? { planLogFile: logFile } : {}) } : undefined;
+        result.status === 'applied' ? { ...result.report, ...(keptLog ? { planLogFile: keptLog } : {}) } : undefined;
       if (json) {
         writeLine(
           io.stdout,
@@ -216,8 +228,21 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
         const shown = renderRunPlan(result, o.output, { color: colorOut });
         if (shown !== '') writeLine(io.stdout, shown);
       }
-      if (declined) writeLine(io.stderr, 'Apply cancelled: nothing was written.');
-      if (result.status === 'refused') writeLine(io.stderr, 'Nothing was applied: the plan has errors (see above).');
+      if (declined) {
+        const leaseKey = c.sourceId ? `inventory/${leaseTag(c.sourceId)}` : undefined;
+        const writes = planLog?.writesByObject() ?? new Map<string, number>();
+        writeLine(
+          io.stderr,
+          cancelledLine({
+            writes,
+            ...(leaseKey ? { leaseKey } : {}),
+            ...(keptLog ? { planLogFile: keptLog } : {}),
+          }),
+        );
+      }
+      // The text plan says it was refused; the other formats get the sentence on stderr.
+      if (result.status === 'refused' && o.output !== 'text' && o.output !== undefined)
+        writeLine(io.stderr, 'Nothing was applied: the plan has errors (see above).');
       if (!report || json) return exitCode;
       writeLine(io.stdout, renderApplyReport(report, { color: colorOut, summaryLine: outcome.summaryLine }));
       return exitCode;
