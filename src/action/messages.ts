@@ -3,6 +3,7 @@
  * markers, the plan-drift comment, the apply result, and the job-summary notes.
  */
 import type { ApplyReport, ChangeResult, Diagnostic } from '../core/model.js';
+import { countOf } from '../core/plural.js';
 import { code, inline } from '../render/markdown.js';
 import { COMMENT_LIMIT, diagnosticItem } from './comment.js';
 import { type ChangeFingerprint, changesMarker, digestMarker, type PlanDifference } from './digest.js';
@@ -144,7 +145,7 @@ export const applyResultBody = (input: {
   return [
     `### ${clean ? '✅' : '❌'} cortex-sync apply: ${ok} ok, ${failed} failed, ${skipped} skipped`,
     '',
-    `Applied at ${code(input.sha.slice(0, 12))} in ${(input.report.durationMs / 1000).toFixed(1)} s (${input.report.writeRequests} write request(s))${input.drifted ? ', **a plan that differed from the reviewed one**' : ', the plan that was reviewed'}.`,
+    `Applied at ${code(input.sha.slice(0, 12))} in ${(input.report.durationMs / 1000).toFixed(1)} s (${countOf(input.report.writeRequests, 'write request')})${input.drifted ? ', **a plan that differed from the reviewed one**' : ', the plan that was reviewed'}.`,
     '',
     ...(problems.length ? [...listed(problems.map(resultItem)), ''] : []),
     where(input.label),

@@ -10,6 +10,7 @@ import type { ApiClient } from '../api/types.js';
 import { ApiError, CortexSyncError, InterruptedError } from '../core/errors.js';
 import { type Diagnostic, hasErrors, type Plan, type ReconcileResult } from '../core/model.js';
 import { runOutcome, signalExitCode } from '../core/outcome.js';
+import { countOf } from '../core/plural.js';
 import { runEmulatorCommand } from '../emulator/cli.js';
 import { MISSING_DEFINITION_MODES, type MissingDefinitionMode } from '../emulator/contract.js';
 import { type ConfigFlags, resolveConfig, type SyncConfig } from '../engine/config.js';
@@ -303,8 +304,8 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
         writeLine(
           failed ? io.stderr : io.stdout,
           failed
-            ? `${diagnostics.filter((d) => d.severity === 'error').length} error(s) in ${result.files.length} file(s).`
-            : `OK: ${result.objects.length} object(s) in ${result.files.length} file(s).`,
+            ? `${countOf(diagnostics.filter((d) => d.severity === 'error').length, 'error')} in ${countOf(result.files.length, 'file')}.`
+            : `OK: ${countOf(result.objects.length, 'object')} in ${countOf(result.files.length, 'file')}.`,
         );
       }
       exitCode = failed ? 1 : 0;

@@ -16,6 +16,7 @@
  */
 import type { ClientStats } from '../api/types.js';
 import type { Clock, EngineEvent, EventSink } from '../engine/context.js';
+import { countOf } from '../core/plural.js';
 
 export const PROGRESS_EVERY_MS = 10_000;
 export const PROGRESS_EVERY_OPERATIONS = 100;
@@ -86,7 +87,7 @@ export const createReadProgress = (options: {
     if (now - lastLineAt < PROGRESS_EVERY_MS) return;
     const sent = stats?.().requestsSent ?? 0;
     const pause = pausedUntil > now ? `; paused ${seconds(pausedUntil - now)} more for Retry-After` : '';
-    line(`[${duration(now - startedAt)}] Reading the workspace: ${sent} requests so far${pause}`);
+    line(`[${duration(now - startedAt)}] Reading the workspace: ${countOf(sent, 'request')} so far${pause}`);
   };
   const tick = async (signal: AbortSignal) => {
     while (!signal.aborted) {
@@ -186,7 +187,7 @@ export const createApplyProgress = (options: ProgressOptions): ApplyProgress => 
   const status = (now: number): string => {
     const parts = [`${done}/${total ?? '?'} done`, `${failed} failed`];
     if (skipped > 0) parts.push(`${skipped} not done`);
-    parts.push(`${requests} requests`);
+    parts.push(countOf(requests, 'request'));
     if (stopping()) parts.push('stopping: changes in flight finish, no new one starts');
     else if (pausedUntil > now) parts.push(`paused ${seconds(pausedUntil - now)} for Retry-After`);
     const left = eta(now);

@@ -23,6 +23,7 @@ import {
   type PlanSummary,
 } from './model.js';
 import { orderChanges } from './order.js';
+import { countOf } from './plural.js';
 import { collectEdges, firstAnyway } from './plan-edges.js';
 import { withoutHeldTypes } from './prune-holds.js';
 import { reservedObjectProblem } from './reserved.js';
@@ -306,7 +307,7 @@ function planPrunes(
     diagnostics.push({
       severity: 'error',
       code: 'prune-empty',
-      message: `no manifests were found, so --prune would remove all ${prunes.length} object(s) managed by source \`${sourceId}\`; nothing will be pruned (check --dir)`,
+      message: `no manifests were found, so --prune would remove all ${countOf(prunes.length, 'object')} managed by source \`${sourceId}\`; nothing will be pruned (check --dir)`,
     });
     return [];
   }
@@ -314,7 +315,7 @@ function planPrunes(
     diagnostics.push({
       severity: 'error',
       code: 'prune-incomplete',
-      message: `some manifests failed to load, so nothing will be pruned (${prunes.length} object(s) would have been removed); fix the manifests first`,
+      message: `some manifests failed to load, so nothing will be pruned (${countOf(prunes.length, 'object')} would have been removed); fix the manifests first`,
     });
     return [];
   }
@@ -326,11 +327,11 @@ function planPrunes(
   if ((overShare || overCount) && !options.allowMassDelete) {
     const limit = overCount
       ? `the limit of ${options.maxDeleteCount}`
-      : `${formatPercent(share)} of the ${ownedLive.length} object(s) managed by source \`${sourceId}\``;
+      : `${formatPercent(share)} of the ${countOf(ownedLive.length, 'object')} managed by source \`${sourceId}\``;
     diagnostics.push({
       severity: 'error',
       code: 'mass-delete',
-      message: `this plan prunes ${prunes.length} object(s), more than ${limit}; pass --allow-mass-delete if that is intended`,
+      message: `this plan prunes ${countOf(prunes.length, 'object')}, more than ${limit}; pass --allow-mass-delete if that is intended`,
     });
   }
   return prunes;

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { link, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { ConfigError } from '../core/errors.js';
+import { countOf } from '../core/plural.js';
 
 export interface FileToWrite {
   /** Relative to the output directory, `/` separators. */
@@ -83,7 +84,7 @@ export const writeExportFiles = async (
       const shown = existing.slice(0, 5).join(', ');
       const more = existing.length > 5 ? ` and ${existing.length - 5} more` : '';
       throw new ConfigError(
-        `${existing.length} file(s) to export exist already in ${outDir}: ${shown}${more}. Nothing was written; pass --force to replace them`,
+        `${countOf(existing.length, 'file')} to export ${existing.length === 1 ? 'exists' : 'exist'} already in ${outDir}: ${shown}${more}. Nothing was written; pass --force to replace ${existing.length === 1 ? 'it' : 'them'}`,
       );
     }
   }

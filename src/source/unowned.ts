@@ -6,6 +6,7 @@
  */
 import { closest, distance } from 'fastest-levenshtein';
 import type { Diagnostic } from '../core/model.js';
+import { countOf } from '../core/plural.js';
 
 /** The `.cortex/` folders of the layout; only those some kind owns are suggested. */
 const LAYOUT_FOLDERS = [
@@ -60,7 +61,7 @@ export const unownedYamlDiagnostics = (
     diagnostics.push({
       severity: 'warning',
       code: 'no-manifests',
-      message: `no manifests found, but ${elsewhere.length} YAML file(s) no kind reads: ${named}${more}. Entities are read from cortex.yaml files and ${folders
+      message: `no manifests found, but ${countOf(elsewhere.length, 'YAML file')} no kind reads: ${named}${more}. Entities are read from cortex.yaml files and ${folders
         .slice(0, 3)
         .map((f) => `.cortex/${f}/`)
         .join(', ')}; other kinds from their .cortex/ folders (see the repository layout in the README)`,

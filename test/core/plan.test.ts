@@ -183,7 +183,7 @@ describe('buildPlan: prune', () => {
       options: options({ prune: true }),
     });
     expect(codes(over.diagnostics)).toEqual(['mass-delete']);
-    expect(over.diagnostics[0]?.message).toContain('prunes 2 object(s), more than 25 % of the 4 object(s)');
+    expect(over.diagnostics[0]?.message).toContain('prunes 2 objects, more than 25 % of the 4 objects');
     expect(over.summary.delete).toBe(2); // still listed, so users see what would happen
 
     const allowed = buildPlan({

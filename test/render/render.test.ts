@@ -145,7 +145,7 @@ describe('renderPlanMarkdown', () => {
     };
     const md = renderPlanMarkdown(plan);
     expect(md.length).toBeLessThanOrEqual(65_000);
-    expect(md).toMatch(/Truncated to stay under the comment size limit: \d+ change\(s\) not shown/);
+    expect(md).toMatch(/Truncated to stay under the comment size limit: \d+ changes not shown/);
     expect(md.match(/<details>/g)?.length).toBe(md.match(/<\/details>/g)?.length);
   });
 });
