@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { apiClientFor } from '../engine/api-client.js';
 import { ConfigError } from '../core/errors.js';
+import { countOf } from '../core/plural.js';
 import { hasErrors, KIND_NAMES, type KindName } from '../core/model.js';
 import { CONFIG_FILE, readConfigFile, resolveConfig } from '../engine/config.js';
 import { type EngineContext, NO_EVENTS, systemClock } from '../engine/context.js';
@@ -18,6 +19,7 @@ import { type ExportFile, type ExportScope, exportFiles } from './files.js';
 import { checkConfigSourceId, checkOutDir } from './guard.js';
 import { readWorkspaceForExport } from './read.js';
 import { manifestYaml } from './render.js';
+import { exportedKeys, ownersOfExported, sourceIdNote } from './source-id.js';
 import { writeExportFiles } from './write.js';
 
 export interface ExportOptions {
@@ -48,8 +50,9 @@ export const parseKinds = (value: string): KindName[] => {
 const summaryLine = (files: readonly ExportFile[], outDir: string): string => {
   const counts = new Map<KindName, number>();
   for (const file of files) counts.set(file.kind, (counts.get(file.kind) ?? 0) + file.ids.length);
-  const parts = KIND_NAMES.filter((k) => counts.has(k)).map((k) => `${counts.get(k)} ${k}`);
-  return `Exported ${parts.length > 0 ? parts.join(', ') : 'nothing'} in ${files.length} file(s) to ${outDir}.`;
+  const titles = new Map(KIND_HANDLERS.map((h) => [h.kind, h.title]));
+  const parts = KIND_NAMES.filter((k) => counts.has(k)).map((k) => countOf(counts.get(k) ?? 0, titles.get(k) ?? k));
+  return `Exported ${parts.length > 0 ? parts.join(', ') : 'nothing'} in ${countOf(files.length, 'file')} to ${outDir}.`;
 };
 
 /** Runs the command; returns the exit code. Typed errors are thrown for the entrypoint to render. */
@@ -106,25 +109,38 @@ export const runExport = async (o: ExportOptions, io: CliIo): Promise<number> =>
       declared,
     });
     // The source id given for this export is the repository's: say so in its settings file.
+    // Without one, the export is written for the one source that manages what it holds.
     const hasSettings = await access(join(outDir, CONFIG_FILE)).then(
       () => true,
       () => false,
     );
+    const owned =
+      givenSourceId === undefined && !hasSettings
+        ? sourceIdNote(ownersOfExported(read.live, exportedKeys(selected.files)))
+        : {};
+    const settingsId = givenSourceId ?? owned.sourceId;
     const settings =
-      givenSourceId !== undefined && !hasSettings
-        ? [{ path: CONFIG_FILE, text: manifestYaml({ sourceId: givenSourceId }) }]
+      settingsId !== undefined && !hasSettings
+        ? [{ path: CONFIG_FILE, text: manifestYaml({ sourceId: settingsId }) }]
         : [];
     await writeExportFiles(outDir, [...selected.files, ...settings], o.force ?? false);
 
     writeLine(io.stdout, summaryLine(selected.files, outDir));
+    if (owned.message !== undefined) writeLine(owned.sourceId !== undefined ? io.stdout : io.stderr, owned.message);
     if (selected.alreadyDeclared.length > 0) {
-      writeLine(io.stdout, `Left out ${selected.alreadyDeclared.length} object(s) the directory declares already.`);
+      writeLine(
+        io.stdout,
+        `Left out ${countOf(selected.alreadyDeclared.length, 'object')} the directory declares already.`,
+      );
     }
     if (selected.managedElsewhere > 0) {
-      writeLine(io.stdout, `Left out ${selected.managedElsewhere} object(s) a repository manages (--only unmanaged).`);
+      writeLine(
+        io.stdout,
+        `Left out ${countOf(selected.managedElsewhere, 'object')} a repository manages (--only unmanaged).`,
+      );
     }
     const stats = client.stats();
-    writeLine(io.stderr, `${stats.requestsSent} API request(s), GET only.`);
+    writeLine(io.stderr, `${countOf(stats.requestsSent, 'API request')}, GET only.`);
     return 0;
   } finally {
     await client.close();
