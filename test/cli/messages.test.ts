@@ -109,6 +109,23 @@ describe('the plan log', () => {
   }, 60_000);
 });
 
+describe('a plan against a rate-limited server', () => {
+  it('says at once that it pauses for Retry-After, and what it is doing', async () => {
+    await writeFiles(dir, {
+      'cortex-sync.yaml': 'sourceId: paused-src\n',
+      '.cortex/dependencies/a.yaml': 'callerTag: a\ndependencies:\n  - tag: b\n',
+      '.cortex/dependencies/c.yaml': 'callerTag: c\ndependencies:\n  - tag: b\n',
+    });
+    emulator.setFaults({ every429: 6, retryAfterSeconds: 1 });
+    try {
+      const run = await cli(['plan'], { cwd: dir, emulator, env: {} });
+      expect(run.stderr).toContain('Paused 1 s: the API asked to wait (Retry-After); reading goes on after.');
+    } finally {
+      emulator.setFaults({});
+    }
+  }, 30_000);
+});
+
 describe('the end of an apply', () => {
   it('one summary line, then the write requests sent; each warning once; no "(s)" anywhere', async () => {
     await writeFiles(dir, {
