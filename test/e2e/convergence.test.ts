@@ -171,3 +171,145 @@ describe('an entity type that gains a required field together with its entities'
     expect((await planIsEmpty(dir)).code).toBe(0);
   });
 });
+
+describe('prune of an entity type: what still holds it', () => {
+  it('an entity of the type made in the UI keeps the type, and is named', async () => {
+    const dir = await repo({
+      '.cortex/entity-types/widget.yaml': widgetType('type: object'),
+      '.cortex/catalog/wa.yaml': widget('wa'),
+      ...keepers,
+    });
+    expect((await cli(['apply', '--dir', '.'], { emulator, cwd: dir })).code).toBe(0);
+    const made = await api('/api/v1/open-api', {
+      method: 'POST',
+      headers: { 'content-type': 'application/openapi;charset=UTF-8' },
+      body: widget('made-in-ui'),
+    });
+    expect(made.status).toBe(200);
+    await rm(join(dir, '.cortex/entity-types/widget.yaml'));
+    await rm(join(dir, '.cortex/catalog/wa.yaml'));
+    await writeFiles(dir, { 'cortex-sync.yaml': 'sourceId: repo-x\npruneEntities: delete\n' });
+    const run = await cli(['apply', '--dir', '.', '--prune'], { emulator, cwd: dir });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(
+      /entity type `widget` has no manifest, but it is kept: .*1 entity has it \(`made-in-ui`\)/,
+    );
+    expect(await typeExists('widget')).toBe(true);
+    expect((await api('/api/v1/catalog/wa')).status).toBe(404);
+    expect((await planIsEmpty(dir, ['--prune'])).code).toBe(0);
+  });
+
+  it('an entity rewritten to another type in the same commit no longer holds it: the type is deleted after it', async () => {
+    const dir = await repo({
+      '.cortex/entity-types/widget.yaml': widgetType('type: object'),
+      '.cortex/catalog/wa.yaml': widget('wa'),
+      ...keepers,
+    });
+    expect((await cli(['apply', '--dir', '.'], { emulator, cwd: dir })).code).toBe(0);
+    await rm(join(dir, '.cortex/entity-types/widget.yaml'));
+    await writeFiles(dir, { '.cortex/catalog/wa.yaml': serviceYaml('wa') });
+    const run = await cli(['apply', '--dir', '.', '--prune'], { emulator, cwd: dir });
+    expect(run.stderr).not.toMatch(/kept|failed \(/);
+    expect(run.code).toBe(0);
+    expect(await typeExists('widget')).toBe(false);
+    expect((await planIsEmpty(dir, ['--prune'])).code).toBe(0);
+  });
+});
+
+describe('dependency edges between the API and descriptors', () => {
+  const base = {
+    '.cortex/catalog/payments.yaml': serviceYaml('payments'),
+    '.cortex/catalog/ledger.yaml': serviceYaml('ledger'),
+    ...keepers,
+  };
+
+  it('an edge declared in both places is refused offline, naming both', async () => {
+    const dir = await repo({
+      ...base,
+      '.cortex/catalog/payments.yaml': serviceYaml('payments', '  x-cortex-dependency:\n    - tag: ledger\n'),
+      '.cortex/dependencies/payments.yaml': 'callerTag: payments\ndependencies:\n  - tag: ledger\n',
+    });
+    const run = await cli(['validate', '--dir', '.'], { cwd: dir });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(
+      /\.cortex\/dependencies\/payments\.yaml:3:\d+: error: dependency `payments→ledger` is also declared in info\.x-cortex-dependency\[0\] of entity `payments` \(\.cortex\/catalog\/payments\.yaml:\d+\)/,
+    );
+  });
+
+  it('a hand-over without --prune: no delete, the record drops it, and no leftover is announced', async () => {
+    const dir = await repo({
+      ...base,
+      '.cortex/dependencies/payments.yaml': 'callerTag: payments\ndependencies:\n  - tag: ledger\n',
+    });
+    expect((await cli(['apply', '--dir', '.'], { emulator, cwd: dir })).code).toBe(0);
+    await rm(join(dir, '.cortex/dependencies/payments.yaml'));
+    await writeFiles(dir, {
+      '.cortex/catalog/payments.yaml': serviceYaml('payments', '  x-cortex-dependency:\n    - tag: ledger\n'),
+    });
+    const run = await cli(['apply', '--dir', '.'], { emulator, cwd: dir });
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(/handed over/);
+    expect(run.stderr).not.toMatch(/managed-without-manifest/);
+    const again = await cli(['plan', '--dir', '.', '--detailed-exitcode'], { emulator, cwd: dir });
+    expect(again.stderr).toBe('');
+    expect(again.code).toBe(0);
+  });
+
+  it('the opposite move, from the descriptor into .cortex/dependencies/, is adopted after the descriptor drops it', async () => {
+    const dir = await repo({
+      ...base,
+      '.cortex/catalog/payments.yaml': serviceYaml('payments', '  x-cortex-dependency:\n    - tag: ledger\n'),
+    });
+    expect((await cli(['apply', '--dir', '.'], { emulator, cwd: dir })).code).toBe(0);
+    await writeFiles(dir, {
+      '.cortex/catalog/payments.yaml': serviceYaml('payments'),
+      '.cortex/dependencies/payments.yaml': 'callerTag: payments\ndependencies:\n  - tag: ledger\n',
+    });
+    const run = await cli(['apply', '--dir', '.', '--prune'], { emulator, cwd: dir });
+    expect(run.stderr).not.toMatch(/Cannot modify|failed \(/);
+    expect(run.code).toBe(0);
+    expect((await planIsEmpty(dir, ['--prune'])).code).toBe(0);
+  });
+});
+
+describe('entity type updates that both tighten and widen', () => {
+  it('one entity needs the new schema and breaks the old: the plan warns before anything is written', async () => {
+    const dir = await repo({
+      '.cortex/entity-types/widget.yaml': widgetType('type: object\nproperties:\n  size: { enum: [small] }'),
+      '.cortex/catalog/wa.yaml': widget('wa', '{ size: small }'),
+    });
+    expect((await cli(['apply', '--dir', '.'], { emulator, cwd: dir })).code).toBe(0);
+    await writeFiles(dir, {
+      '.cortex/entity-types/widget.yaml': widgetType('type: object\nproperties:\n  size: { enum: [large] }'),
+      '.cortex/catalog/wa.yaml': widget('wa', '{ size: large }'),
+    });
+    const plan = await cli(['plan', '--dir', '.'], { emulator, cwd: dir });
+    expect(plan.stderr).toMatch(
+      /warning: the new schema of entity type `widget` rejects entity `wa`.*--force-entity-type-schema/,
+    );
+    const forced = await cli(['apply', '--dir', '.', '--force-entity-type-schema'], { emulator, cwd: dir });
+    expect(forced.code).toBe(0);
+    expect((await planIsEmpty(dir)).code).toBe(0);
+  });
+
+  it('one entity tightens, another only widens: the type goes between them', async () => {
+    const dir = await repo({
+      '.cortex/entity-types/widget.yaml': widgetType('type: object\nproperties:\n  size: { enum: [small, large] }'),
+      '.cortex/catalog/wa.yaml': widget('wa', '{ size: small }'),
+      '.cortex/catalog/wb.yaml': widget('wb', '{}'),
+    });
+    expect((await cli(['apply', '--dir', '.'], { emulator, cwd: dir })).code).toBe(0);
+    // `size` becomes required and may also be `huge`: wb needs the field (after the type), wa the new value (before it).
+    await writeFiles(dir, {
+      '.cortex/entity-types/widget.yaml': widgetType(
+        'type: object\nrequired: [size]\nproperties:\n  size: { enum: [small, large, huge] }',
+      ),
+      '.cortex/catalog/wa.yaml': widget('wa', '{ size: huge }'),
+      '.cortex/catalog/wb.yaml': widget('wb', '{ size: large }'),
+    });
+    const run = await cli(['apply', '--dir', '.'], { emulator, cwd: dir });
+    expect(run.stderr).not.toMatch(/failed \(|would invalidate|does not match/);
+    expect(run.code).toBe(0);
+    expect((await planIsEmpty(dir)).code).toBe(0);
+  });
+});
