@@ -23,6 +23,7 @@ import { registerExportCommand } from '../export/command.js';
 import { VERSION } from '../version.js';
 import { registerWatchCommand } from '../watch/command.js';
 import { askToApply, canAsk } from './confirm.js';
+import { KIND_HANDLERS } from '../kinds/registry.js';
 import { ENVIRONMENT_HELP } from './help.js';
 import {
   type CliIo,
@@ -81,6 +82,14 @@ interface EmulatorFlags {
   rateLimit?: number;
   missingDefinition: MissingDefinitionMode;
 }
+
+/** The changes an apply will make per kind, ownership-record writes as `inventory` (for the estimate). */
+const pendingByKind = (plan: Plan): Map<string, number> => {
+  const counts = new Map<string, number>();
+  for (const c of plan.changes) if (c.action !== 'noop') counts.set(c.kind, (counts.get(c.kind) ?? 0) + 1);
+  if (plan.inventory?.length) counts.set('inventory', plan.inventory.length);
+  return counts;
+};
 
 const flagsOf = (o: CommonOptions): ConfigFlags => ({
   ...(o.dir !== undefined ? { dir: o.dir } : {}),
@@ -168,6 +177,7 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
       signal: stop,
       // The rate the client has learned from the server (below the configured one after 429s).
       ratePerMinute: () => made.client?.stats().currentPerMinute,
+      bulkKinds: new Set(KIND_HANDLERS.filter((h) => h.applyBatch !== undefined).map((h) => h.kind)),
     });
     const client = clientFor(c, progress);
     made.client = client;
@@ -195,7 +205,7 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
           return false;
         }
       }
-      progress.start();
+      progress.start(pendingByKind(plan));
       return true;
     };
     try {

@@ -30,6 +30,8 @@ export interface ProgressOptions {
   signal?: AbortSignal;
   /** The rate the client sends at now, in requests per minute (undefined or 0: unknown). */
   ratePerMinute?: () => number | undefined;
+  /** Kinds written in bulk (a few requests for all their changes): not counted per change in the estimate. */
+  bulkKinds?: ReadonlySet<string>;
 }
 
 /** Reports the reads of a plan: pauses and slow answers at once, and a line at least every 10 s. */
@@ -43,8 +45,11 @@ export interface ReadProgress extends EventSink {
 export interface ApplyProgress extends EventSink {
   /** The reads before the first write (the plan under the lease): reported as a plan's. */
   readonly reading: ReadProgress;
-  /** Starts counting: events before this (the reads of the plan) are not part of the apply. */
-  start(): void;
+  /**
+   * Starts counting: events before this (the reads of the plan) are not part of the apply.
+   * `pendingByKind`: the changes to make per kind (ownership-record writes as `inventory`).
+   */
+  start(pendingByKind?: ReadonlyMap<string, number>): void;
   /** Clears the updating line (TTY) so what follows starts on a clean line. */
   finish(): void;
 }
@@ -165,22 +170,42 @@ export const createApplyProgress = (options: ProgressOptions): ApplyProgress => 
   let lineShown = false;
   const pace = recentPace(30_000);
   const stopping = () => options.signal?.aborted === true;
+  const bulk = options.bulkKinds ?? new Set<string>();
+  let pendingByKind: ReadonlyMap<string, number> | undefined;
+  const finishedByKind = new Map<string, number>();
+  /** Operations of kinds written one request (or a few) per change. */
+  let doneSingle = 0;
+
+  /** What is left: changes written one by one, and bulk kinds still to write (a few requests each). */
+  const left = (): { single: number; bulkKinds: number } => {
+    if (!pendingByKind) return { single: (total ?? 0) - done - skipped, bulkKinds: 0 };
+    let single = 0;
+    let bulkKinds = 0;
+    for (const [kind, n] of pendingByKind) {
+      const rest = n - (finishedByKind.get(kind) ?? 0);
+      if (rest <= 0) continue;
+      if (bulk.has(kind)) bulkKinds += 1;
+      else single += rest;
+    }
+    return { single, bulkKinds };
+  };
 
   /**
-   * The time left: the requests the remaining changes need (as many per change as so far) at the
-   * client's rate now, and never less than the recent pace says (a slow server, a low
-   * concurrency), nor than the time a pause still holds.
+   * The time left: the requests the remaining changes need (as many per change as so far; a bulk
+   * kind as one request) at the client's rate now, and never less than the recent pace says (a
+   * slow server, a low concurrency), nor than the time a pause still holds.
    */
   const eta = (now: number): string | undefined => {
-    if (total === undefined || done === 0 || startedAt === undefined || stopping()) return undefined;
-    const remaining = total - done - skipped;
-    if (remaining <= 0) return undefined;
+    if (total === undefined || doneSingle === 0 || startedAt === undefined || stopping()) return undefined;
+    const rest = left();
+    if (rest.single + rest.bulkKinds <= 0) return undefined;
     const estimates: number[] = [];
     const rate = options.ratePerMinute?.() ?? 0;
-    if (rate > 0) estimates.push((((requests / done) * remaining) / rate) * 60_000);
+    const perChange = requests / doneSingle;
+    if (rate > 0) estimates.push(((perChange * rest.single + rest.bulkKinds) / rate) * 60_000);
     const perMs = pace.perMs(now);
-    if (perMs !== undefined) estimates.push(remaining / perMs);
-    if (estimates.length === 0) estimates.push(((now - startedAt) / done) * remaining);
+    if (perMs !== undefined) estimates.push(rest.single / perMs);
+    if (estimates.length === 0) estimates.push(((now - startedAt) / doneSingle) * rest.single);
     return duration(Math.max(...estimates) + Math.max(0, pausedUntil - now));
   };
 
@@ -230,6 +255,7 @@ export const createApplyProgress = (options: ProgressOptions): ApplyProgress => 
         total = event.pending;
         return;
       case 'operation.done':
+        finishedByKind.set(event.kind, (finishedByKind.get(event.kind) ?? 0) + 1);
         if (event.outcome === 'skipped') {
           skipped += 1;
           // Stopped: the rest is skipped at once; the last line and the report count it.
@@ -237,7 +263,10 @@ export const createApplyProgress = (options: ProgressOptions): ApplyProgress => 
           return;
         }
         done += 1;
-        pace.add(clock.now(), done);
+        if (!bulk.has(event.kind)) {
+          doneSingle += 1;
+          pace.add(clock.now(), doneSingle);
+        }
         if (event.outcome === 'failed') {
           failed += 1;
           permanent(
@@ -270,8 +299,9 @@ export const createApplyProgress = (options: ProgressOptions): ApplyProgress => 
   return {
     emit: onEvent,
     reading,
-    start() {
+    start(pending) {
       reading.finish();
+      pendingByKind = pending;
       startedAt = clock.now();
       lastLineAt = startedAt;
       pace.add(startedAt, 0);

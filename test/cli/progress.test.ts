@@ -84,7 +84,7 @@ describe('apply progress', () => {
     progress.emit(request);
     progress.emit(done('a'));
     // 99 left at one request each and 60 requests a minute: 99 s, though the first took 0.1 s.
-    expect(out.text()).toMatch(/Applying: 1\/100 done, 0 failed, 1 requests, about 1m 39s left$/);
+    expect(out.text()).toMatch(/Applying: 1\/100 done, 0 failed, 1 request, about 1m 39s left$/);
   });
 
   it('on a terminal: one line rewritten, failures printed above it', () => {
@@ -132,6 +132,36 @@ describe('the estimate of the time left', () => {
     expect(out.text()).toMatch(/Applying: 430\/1500 done, 0 failed, 431 requests, about 3m 34s left$/);
   });
 
+  it('counts a kind written in bulk as one request for all its changes, not one each', () => {
+    // 150 entities (one request each) and 150 dependency edges (one bulk request): after 50
+    // entities, 100 entity requests and one bulk request are left: 101 at 60 a minute.
+    const out = capture(true);
+    const clock = clockAt();
+    const progress = createApplyProgress({
+      stream: out.stream,
+      tty: true,
+      clock,
+      ratePerMinute: () => 60,
+      bulkKinds: new Set(['dependency']),
+    });
+    progress.emit({
+      type: 'plan.ready',
+      summary: { create: 300, update: 0, delete: 0, archive: 0, noop: 0 },
+      pending: 300,
+    });
+    progress.start(
+      new Map([
+        ['entity', 150],
+        ['dependency', 150],
+      ]),
+    );
+    for (let i = 0; i < 50; i++) {
+      progress.emit(request);
+      progress.emit(done(`e${i}`));
+    }
+    expect(out.text()).toMatch(/Applying: 50\/300 done, 0 failed, 50 requests, about 1m 41s left$/);
+  });
+
   it('says nothing of time once the run is stopping, and counts the skipped changes without a line per hundred', () => {
     const out = capture();
     const clock = clockAt();
@@ -151,7 +181,7 @@ describe('the estimate of the time left', () => {
     progress.finish();
     expect(out.text().trim().split('\n')).toEqual([
       '[0 s] Applying: 0/500 done, 0 failed, 0 requests',
-      '[1 s] Applying: 1/500 done, 0 failed, 499 not done, 1 requests, stopping: changes in flight finish, no new one starts',
+      '[1 s] Applying: 1/500 done, 0 failed, 499 not done, 1 request, stopping: changes in flight finish, no new one starts',
     ]);
   });
 });
