@@ -31,16 +31,17 @@ export function withoutHeldTypes(
   const removedTypes = new Set(prunes.filter((p) => p.kind === 'entity-type').map((p) => p.id));
   if (removedTypes.size === 0) return [...prunes];
   const deleted = new Set(prunes.filter((p) => p.action === 'delete').map((p) => objectKey(p.kind, p.id)));
-  const holders = new Map<string, { archived: string[]; active: string[] }>();
+  const holders = new Map<string, Holders>();
   for (const key of new Set([...desired.keys(), ...live.keys()])) {
     if (deleted.has(key)) continue;
     const after = desired.get(key) ?? live.get(key);
     if (after === undefined) continue;
     const type = handlerOf(after.kind).entityTypeOf?.(after);
     if (type === undefined || !removedTypes.has(type)) continue;
-    const entry = holders.get(type) ?? { archived: [], active: [] };
-    const archivedAfter = !desired.has(key) && (live.get(key)?.archived === true || isArchivedBy(prunes, key));
-    (archivedAfter ? entry.archived : entry.active).push(after.id);
+    const entry = holders.get(type) ?? { archived: [], archivedNow: [], active: [] };
+    if (!desired.has(key) && live.get(key)?.archived === true) entry.archived.push(after.id);
+    else if (isArchivedBy(prunes, key)) entry.archivedNow.push(after.id);
+    else entry.active.push(after.id);
     holders.set(type, entry);
   }
   const kept: Change[] = [];
@@ -64,8 +65,15 @@ export function withoutHeldTypes(
 const isArchivedBy = (prunes: readonly Change[], key: ObjectKey): boolean =>
   prunes.some((p) => p.action === 'archive' && objectKey(p.kind, p.id) === key);
 
-/** `1 archived entity has it (wa)`, `3 entities have it (2 archived: wa, wb; 1 not archived: wc)`. */
-const describeHolders = (held: { archived: string[]; active: string[] }): string => {
+/** Who holds a type after the plan: entities archived already, archived by this plan, not archived. */
+interface Holders {
+  archived: string[];
+  archivedNow: string[];
+  active: string[];
+}
+
+/** `1 entity has it (archived: `wa`)`, `3 entities have it (archived by this plan: `wa`, `wb`; not archived: `wc`)`. */
+const describeHolders = (held: Holders): string => {
   const named = (ids: string[]): string => {
     const sorted = [...ids].sort();
     const shown = sorted.slice(0, HOLDERS_NAMED).map((id) => `\`${id}\``);
@@ -73,10 +81,13 @@ const describeHolders = (held: { archived: string[]; active: string[] }): string
       ? `${shown.join(', ')} and ${sorted.length - HOLDERS_NAMED} more`
       : shown.join(', ');
   };
-  const total = held.archived.length + held.active.length;
-  const have = total === 1 ? 'has' : 'have';
-  if (held.active.length === 0)
-    return `${countOf(total, 'archived entity', 'archived entities')} ${have} it (${named(held.archived)})`;
-  if (held.archived.length === 0) return `${countOf(total, 'entity')} ${have} it (${named(held.active)})`;
-  return `${countOf(total, 'entity')} ${have} it (${held.archived.length} archived: ${named(held.archived)}; ${held.active.length} not archived: ${named(held.active)})`;
+  const groups: [string, string[]][] = [
+    ['archived', held.archived],
+    ['archived by this plan', held.archivedNow],
+    ['not archived', held.active],
+  ];
+  const total = held.archived.length + held.archivedNow.length + held.active.length;
+  const present = groups.filter(([, ids]) => ids.length > 0);
+  const parts = present.map(([label, ids]) => `${present.length > 1 ? `${ids.length} ` : ''}${label}: ${named(ids)}`);
+  return `${countOf(total, 'entity')} ${total === 1 ? 'has' : 'have'} it (${parts.join('; ')})`;
 };

@@ -78,13 +78,18 @@ describe('an entity type removed together with its entities', () => {
     const first = await cli(['apply', '--dir', '.', '--prune'], { emulator, cwd: dir });
     expect(first.stderr + first.stdout).not.toMatch(/is used by entity/);
     expect(first.code).toBe(0);
-    expect(first.stderr).toMatch(/entity type `widget`.*kept.*1 archived entity.*wa/s);
+    expect(first.stderr).toMatch(
+      /entity type `widget` has no manifest, but it is kept: .*1 entity has it \(archived by this plan: `wa`\)/,
+    );
     expect(await typeExists('widget')).toBe(true);
 
     const before = emulator.requests.length;
     const second = await cli(['apply', '--dir', '.', '--prune'], { emulator, cwd: dir });
     expect(second.stderr + second.stdout).not.toMatch(/is used by entity/);
     expect(second.code).toBe(0);
+    expect(second.stderr).toMatch(
+      /entity type `widget` has no manifest, but it is kept: .*1 entity has it \(archived: `wa`\)/,
+    );
     expect(writesSince(emulator, before)).toEqual([]);
     expect((await planIsEmpty(dir, ['--prune'])).code).toBe(0);
   });
@@ -192,7 +197,7 @@ describe('prune of an entity type: what still holds it', () => {
     const run = await cli(['apply', '--dir', '.', '--prune'], { emulator, cwd: dir });
     expect(run.code).toBe(0);
     expect(run.stderr).toMatch(
-      /entity type `widget` has no manifest, but it is kept: .*1 entity has it \(`made-in-ui`\)/,
+      /entity type `widget` has no manifest, but it is kept: .*1 entity has it \(not archived: `made-in-ui`\)/,
     );
     expect(await typeExists('widget')).toBe(true);
     expect((await api('/api/v1/catalog/wa')).status).toBe(404);
