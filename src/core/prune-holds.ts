@@ -54,7 +54,7 @@ export function withoutHeldTypes(
     diagnostics.push({
       severity: 'warning',
       code: 'prune-kept',
-      message: `${handlerOf(prune.kind).title} \`${prune.id}\` has no manifest, but it is kept: Cortex refuses to delete an entity type that entities still have, and ${describeHolders(held)}; once they are deleted (\`pruneEntities: delete\`, or in Cortex), prune deletes the type`,
+      message: `${handlerOf(prune.kind).title} \`${prune.id}\` has no manifest, but it is kept: Cortex refuses to delete an entity type that entities still have, and ${describeHolders(held)}; once none has it (delete them in Cortex, or give them another type; with \`pruneEntities: delete\` a prune deletes the entities it removes instead of archiving them), prune deletes the type`,
       kind: prune.kind,
       id: prune.id,
     });
