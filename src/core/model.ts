@@ -151,6 +151,11 @@ export interface Plan {
    * removed; they leave the ownership record once that object's change is applied.
    */
   handOvers?: HandOver[];
+  /**
+   * Objects of this source without a manifest that a prune keeps (an entity type entities still
+   * have): with `--prune` the plan warns (`prune-kept`); without, they are not leftovers.
+   */
+  held?: ObjectKey[];
 }
 
 /** An object handed over to the desired object that now declares it (see `Plan.handOvers`). */

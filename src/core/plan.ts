@@ -123,7 +123,8 @@ export function buildPlan(input: PlanInput): Plan {
   }
 
   const handOvers = planHandOvers(input, desired, live, handlerOf, diagnostics);
-  const prunes = planPrunes(input, desired, live, handOvers, handlerOf, diagnostics);
+  const held: ObjectKey[] = [];
+  const prunes = planPrunes(input, desired, live, handOvers, handlerOf, diagnostics, held);
   changes.push(...prunes);
 
   const byKey = new Map<ObjectKey, Change>(changes.map((c) => [objectKey(c.kind, c.id), c]));
@@ -152,6 +153,7 @@ export function buildPlan(input: PlanInput): Plan {
     diagnostics,
     summary: summarize(ordered),
     ...(handOvers.length > 0 ? { handOvers } : {}),
+    ...(held.length > 0 ? { held } : {}),
   };
 }
 
@@ -265,10 +267,11 @@ function planPrunes(
   handOvers: readonly HandOver[],
   handlerOf: (kind: KindName) => KindModel,
   diagnostics: Diagnostic[],
+  held: ObjectKey[],
 ): Change[] {
   const { options } = input;
-  if (!options.prune) return [];
   const sourceId = options.sourceId;
+  if (!options.prune && sourceId === undefined) return [];
   if (sourceId === undefined) {
     diagnostics.push({
       severity: 'error',
@@ -300,8 +303,11 @@ function planPrunes(
       live: l,
     });
   }
-  const prunes = withoutHeldTypes(candidates, desired, live, handlerOf, diagnostics);
-  if (prunes.length === 0) return [];
+  // Without --prune this is what a prune would do: the objects it would keep are not leftovers.
+  const prunes = withoutHeldTypes(candidates, desired, live, handlerOf, options.prune ? diagnostics : []);
+  const removable = new Set(prunes.map((p) => objectKey(p.kind, p.id)));
+  held.push(...candidates.map((c) => objectKey(c.kind, c.id)).filter((key) => !removable.has(key)));
+  if (!options.prune || prunes.length === 0) return [];
 
   if (desired.size === 0) {
     diagnostics.push({

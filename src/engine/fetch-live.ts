@@ -68,8 +68,11 @@ export const fetchLiveState = async (input: {
   /** Undefined when the run has no source id (nothing is owned: objects are left unmarked). */
   sourceId: string | undefined;
   needScorecards: boolean;
-  /** A prune may follow: read what still holds the objects it would remove (kinds' `fetchHolders`). */
-  prune?: boolean;
+  /**
+   * Read what still holds the objects of this source that have no manifest (kinds'
+   * `fetchHolders`), so a plan knows what a prune would keep. `export` does not need it.
+   */
+  holders?: boolean;
 }): Promise<LiveState> => {
   const { client, handlers, desired, sourceId } = input;
   const desiredOf = (kind: KindName) => desired.filter((o) => o.kind === kind);
@@ -108,7 +111,7 @@ export const fetchLiveState = async (input: {
     if (owner !== undefined) object.owner = owner;
     else delete object.owner;
   }
-  if (input.prune && sourceId !== undefined)
+  if (input.holders && sourceId !== undefined)
     live.push(...(await readHolders(client, handlers, desired, live, sourceId, inventories)));
   for (const forged of inventories.ignored) {
     diagnostics.push({

@@ -160,7 +160,7 @@ const run = async (
       .references(o)
       .some((r) => r.kind === 'scorecard'),
   );
-  const state = await fetchLiveState({ client, handlers, desired, sourceId, needScorecards, prune: config.prune });
+  const state = await fetchLiveState({ client, handlers, desired, sourceId, needScorecards, holders: true });
   const referenceDiagnostics = checkReferences({
     desired,
     live: state.live,
@@ -202,7 +202,8 @@ const run = async (
   if (!config.prune && sourceId !== undefined) {
     const ownInventory = ownInventoryOf(state.inventories, sourceId);
     const leftovers = managedWithoutManifest({ desired, live: state.live, sourceId, ownInventory });
-    plan.diagnostics.push(...leftoversDiagnostic(leftovers.filter((key) => !handedOver.includes(key))));
+    const kept = new Set([...handedOver, ...(plan.held ?? [])]);
+    plan.diagnostics.push(...leftoversDiagnostic(leftovers.filter((key) => !kept.has(key))));
   }
 
   const diagnostics = [...loaded.diagnostics, ...state.diagnostics, ...referenceDiagnostics, ...plan.diagnostics];

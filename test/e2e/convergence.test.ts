@@ -92,6 +92,10 @@ describe('an entity type removed together with its entities', () => {
     );
     expect(writesSince(emulator, before)).toEqual([]);
     expect((await planIsEmpty(dir, ['--prune'])).code).toBe(0);
+    // Without --prune the kept type is no leftover that `--prune` would remove.
+    const plain = await planIsEmpty(dir);
+    expect(plain.code).toBe(0);
+    expect(plain.stderr).not.toMatch(/managed-without-manifest|prune-kept/);
   });
 
   it('deletes the type after its entities when prune deletes entities', async () => {
