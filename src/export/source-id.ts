@@ -33,8 +33,8 @@ export const sourceIdNote = (owners: readonly string[]): { sourceId?: string; me
     return {
       message:
         `The exported objects are managed by ${owners.length} sources (${owners.map((o) => `\`${printable(o)}\``).join(', ')}), ` +
-        'so no cortex-sync.yaml was written and a plan of this directory refuses the ones another source manages: ' +
-        'export each source with --source-id <id>, or hand them over with --allow-takeover.',
+        'so no cortex-sync.yaml was written: a plan of this directory refuses the objects of every source but its own ' +
+        '(name it with --source-id; take the others over with --allow-takeover).',
     };
   }
   return {};
