@@ -1,6 +1,8 @@
 # cortex-sync as a long-lived watcher (`cortex-sync watch`): see "Running as a watcher" in README.md.
 # Build: docker build -t cortex-sync .
-# Run:   docker run -e CORTEX_API_KEY -p 8080:8080 cortex-sync watch --repo https://github.com/org/catalog.git
+# Run (with your repository's URL): docker run -e CORTEX_API_KEY -p 8080:8080 cortex-sync watch --repo https://github.com/acme/catalog.git
+# The image listens on every interface at 8080 through CORTEX_SYNC_LISTEN; change the address with
+# that variable (-e CORTEX_SYNC_LISTEN=0.0.0.0:9090), not --listen, so that the HEALTHCHECK follows.
 
 # Stage 1: install with the lockfile (this builds dist/ through `prepare`), then drop dev dependencies.
 FROM node:20-bookworm-slim AS build
@@ -27,12 +29,13 @@ RUN ln -s /app/bin/cortex-sync.js /usr/local/bin/cortex-sync \
     && chown 1000:1000 /var/cache/cortex-sync
 ENV NODE_ENV=production \
     CORTEX_SYNC_CACHE_DIR=/var/cache/cortex-sync \
+    CORTEX_SYNC_LISTEN=0.0.0.0:8080 \
     HOME=/var/cache/cortex-sync
 # The image's `node` user (uid 1000); numeric so that Kubernetes can verify runAsNonRoot.
 USER 1000:1000
 EXPOSE 8080
-# /healthz answers as soon as the port listens (before the first run), so no start period is needed.
+# GET /healthz at the address CORTEX_SYNC_LISTEN names; it answers as soon as the port listens.
 HEALTHCHECK --interval=30s --timeout=5s --retries=3 \
-    CMD ["node", "-e", "fetch('http://127.0.0.1:8080/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
+    CMD ["node", "/app/dist/watch/healthcheck-main.js"]
 ENTRYPOINT ["cortex-sync"]
 CMD ["watch"]

@@ -1,17 +1,28 @@
 /**
- * On a push to the default branch: find the pull request that was merged, read the digest of the
- * plan it showed, plan again and compare. The same → apply. Different, or no reviewed plan → with
+ * On a push to the default branch: find the pull request that was merged, read the plan its plan
+ * comment recorded (only the comment written by the Action's own identity, only from its trailer),
+ * plan again and compare. The same → apply. Only less (the rest of the reviewed plan, after an
+ * interrupted apply) → apply, and say so. Anything else, or no reviewed plan → with
  * `on-plan-drift: fail` nothing is applied and the pull request is told what differs; with
  * `apply`, it is applied and the pull request is told loudly. Then the result is commented.
  */
 import { join } from 'node:path';
 import type { Plan } from '../core/model.js';
 import { openPlanLog } from '../engine/plan-log.js';
+import { planHasChanges } from '../render/text.js';
 import { renderPlanComment } from './comment.js';
-import { comparePlans, fingerprints, planDigest, readChanges, readDigest } from './digest.js';
+import { judgePlan, planDigest, type ReviewVerdict } from './digest.js';
 import { outcomeOf } from './engine.js';
 import type { AssociatedPullRequest } from './github.js';
-import { applyResultBody, diagnosticsSection, driftCommentBody, noReviewedPlanBody } from './messages.js';
+import {
+  type AppliedBasis,
+  applyResultBody,
+  diagnosticsSection,
+  driftCommentBody,
+  noReviewedPlanBody,
+  restSentence,
+} from './messages.js';
+import { planCommentAuthor, type ReviewedLookup, reviewedPlanIn } from './plan-comments.js';
 import { annotate, writePlanJson } from './report.js';
 import { marker, planTitle, type RunScope, summaryOptions } from './scope.js';
 
@@ -20,6 +31,16 @@ export const mergedPullRequest = (
   prs: readonly AssociatedPullRequest[],
   sha: string,
 ): AssociatedPullRequest | undefined => prs.find((pr) => pr.mergeCommitSha === sha) ?? prs.find((pr) => pr.merged);
+
+/** The merged pull request and the plan reviewed on it, if any. */
+const findReviewedPlan = async (scope: RunScope): Promise<{ pr?: AssociatedPullRequest; lookup: ReviewedLookup }> => {
+  const github = scope.github;
+  if (!github) return { lookup: { status: 'none' } };
+  const pr = mergedPullRequest(await github.pullRequestsOfCommit(scope.run.sha), scope.run.sha);
+  if (!pr) return { lookup: { status: 'none' } };
+  const author = await planCommentAuthor(github, scope.inputs.planCommentAuthor, false);
+  return { pr, lookup: reviewedPlanIn(await github.listComments(pr.number), marker(scope), author) };
+};
 
 export const applyReviewedPlan = async (scope: RunScope): Promise<number> => {
   const { runtime } = scope.deps;
@@ -39,74 +60,84 @@ export const applyReviewedPlan = async (scope: RunScope): Promise<number> => {
 
   const current = planned.plan;
   const currentDigest = planDigest(current);
-  const pending = current.changes.some((c) => c.action !== 'noop');
-  if (!pending) {
+  // Ownership-record writes are writes: a plan of only those is applied (and reviewed) like any.
+  if (!planHasChanges(current)) {
     await scope.summary(`${renderPlanComment(current, [], { title, ...summaryOptions(scope) })}Nothing to apply.\n`);
     const planJson = await writePlanJson(join(scope.outDir, 'plan.json'), current, scope.redact);
     return scope.finish(outcomeOf(planned, 'apply'), { planJson });
   }
 
-  const prs = scope.github ? await scope.github.pullRequestsOfCommit(scope.run.sha) : [];
-  const pr = mergedPullRequest(prs, scope.run.sha);
-  const reviewed = pr && scope.github ? await scope.github.findComment(pr.number, marker(scope)) : undefined;
-  const reviewedDigest = reviewed ? readDigest(reviewed.body) : undefined;
+  const { pr, lookup } = await findReviewedPlan(scope);
   const applyAnyway = scope.inputs.onPlanDrift === 'apply';
   const comment = async (body: string) => {
     if (pr && scope.github && scope.inputs.comment) await scope.github.createComment(pr.number, body);
   };
+  const consequence = applyAnyway
+    ? ': applying anyway (on-plan-drift: apply)'
+    : ': nothing applied (on-plan-drift: fail)';
+  const refuse = async (body: string) => {
+    await scope.summary(
+      `${body}\n${renderPlanComment(current, [], { title: `${title} (not applied)`, ...summaryOptions(scope) })}`,
+    );
+    return scope.finish({ ...outcomeOf(planned, 'plan'), exitCode: 1 });
+  };
 
-  let drifted = false;
-  if (reviewedDigest === undefined) {
-    drifted = true;
+  let verdict: ReviewVerdict;
+  if (lookup.status === 'none') {
+    verdict = { verdict: 'drift' };
     const body = noReviewedPlanBody({
       label: scope.label,
       applied: applyAnyway,
       ...(pr ? { pullRequest: pr.number } : {}),
+      ...(lookup.why !== undefined ? { why: lookup.why } : {}),
     });
     await comment(body);
     runtime.annotate({
       severity: applyAnyway ? 'warning' : 'error',
       title: 'cortex-sync: no reviewed plan',
-      message: `No reviewed plan for commit ${scope.run.sha.slice(0, 12)}${applyAnyway ? ': applying anyway (on-plan-drift: apply)' : ': nothing applied (on-plan-drift: fail)'}`,
+      message: `No reviewed plan for commit ${scope.run.sha.slice(0, 12)}${lookup.why !== undefined ? ` (#${pr?.number}: ${lookup.why})` : ''}${consequence}`,
     });
-    if (!applyAnyway) {
-      await scope.summary(
-        `${body}\n${renderPlanComment(current, [], { title: `${title} (not applied)`, ...summaryOptions(scope) })}`,
-      );
-      return scope.finish({ ...outcomeOf(planned, 'plan'), exitCode: 1 });
-    }
-  } else if (reviewedDigest !== currentDigest) {
-    drifted = true;
-    const reviewedChanges = reviewed ? readChanges(reviewed.body) : undefined;
-    const difference = reviewedChanges ? comparePlans(reviewedChanges, fingerprints(current)) : undefined;
-    const body = driftCommentBody({
-      label: scope.label,
-      reviewedDigest,
-      currentDigest,
-      difference,
-      applied: applyAnyway,
-      sha: scope.run.sha,
-    });
-    await comment(body);
-    runtime.annotate({
-      severity: applyAnyway ? 'warning' : 'error',
-      title: 'cortex-sync: plan drift',
-      message: `The plan at ${scope.run.sha.slice(0, 12)} differs from the plan reviewed on #${pr?.number}${applyAnyway ? ': applying anyway (on-plan-drift: apply)' : ': nothing applied (on-plan-drift: fail)'}`,
-    });
-    if (!applyAnyway) {
-      await scope.summary(
-        `${body}\n${renderPlanComment(current, [], { title: `${title} (not applied)`, ...summaryOptions(scope) })}`,
-      );
-      return scope.finish({ ...outcomeOf(planned, 'plan'), exitCode: 1 });
-    }
+    if (!applyAnyway) return refuse(body);
   } else {
-    runtime.info(`The plan matches the plan reviewed on #${pr?.number} (${currentDigest.slice(0, 19)}): applying.`);
+    verdict = judgePlan(lookup.plan, current);
+    if (verdict.verdict === 'drift') {
+      const body = driftCommentBody({
+        label: scope.label,
+        reviewedDigest: lookup.plan.digest,
+        currentDigest,
+        difference: verdict.difference,
+        applied: applyAnyway,
+        sha: scope.run.sha,
+      });
+      await comment(body);
+      runtime.annotate({
+        severity: applyAnyway ? 'warning' : 'error',
+        title: 'cortex-sync: plan drift',
+        message: `The plan at ${scope.run.sha.slice(0, 12)} differs from the plan reviewed on #${pr?.number}${consequence}`,
+      });
+      if (!applyAnyway) return refuse(body);
+    } else if (verdict.verdict === 'rest') {
+      runtime.info(`The ${restSentence(verdict, pr?.number)}: applying.`);
+      runtime.annotate({
+        severity: 'notice',
+        title: 'cortex-sync: rest of the reviewed plan',
+        message: `The ${restSentence(verdict, pr?.number)}.`,
+      });
+    } else {
+      runtime.info(`The plan matches the plan reviewed on #${pr?.number} (${currentDigest.slice(0, 19)}): applying.`);
+    }
   }
+  const basis: AppliedBasis =
+    verdict.verdict === 'rest'
+      ? { kind: 'rest', remaining: verdict.remaining, reviewed: verdict.reviewed }
+      : verdict.verdict === 'same'
+        ? { kind: 'reviewed' }
+        : { kind: 'drifted' };
 
   const planLogFile = join(scope.outDir, 'plan-log.jsonl');
   const planLog = openPlanLog(planLogFile);
   // Unless drift is accepted, the plan the engine makes right before writing (under the apply
-  // lease) must still be the reviewed one: a workspace edit after the check above writes nothing.
+  // lease) must still be the one just checked: a workspace edit after the check writes nothing.
   const approve = applyAnyway ? undefined : (plan: Plan) => planDigest(plan) === currentDigest;
   let result;
   try {
@@ -131,7 +162,7 @@ export const applyReviewedPlan = async (scope: RunScope): Promise<number> => {
     return scope.finish(outcomeOf(result, 'apply'), { planLog: planLogFile });
   }
   // With drift accepted, a change between the check and the writes is only reported.
-  const raced = !drifted && planDigest(result.plan) !== currentDigest;
+  const raced = basis.kind !== 'drifted' && planDigest(result.plan) !== currentDigest;
   if (raced) {
     runtime.annotate({
       severity: 'warning',
@@ -145,7 +176,7 @@ export const applyReviewedPlan = async (scope: RunScope): Promise<number> => {
     label: scope.label,
     report: result.report,
     sha: scope.run.sha,
-    drifted: drifted || raced,
+    basis: raced ? { kind: 'drifted' } : basis,
   });
   await comment(resultBody);
   await scope.summary(

@@ -1,15 +1,15 @@
 /**
- * The plan as a pull-request comment (GitHub-flavoured Markdown, pure): the hidden sticky marker,
- * counts first (totals and per kind), the diagnostics, then one collapsible `<details>` per kind
- * holding each change's field diff. Cut to `limit` characters (GitHub's comment limit is 65,536)
+ * The plan as a pull-request comment (GitHub-flavoured Markdown, pure): counts first (totals and
+ * per kind), the diagnostics, then one collapsible `<details>` per kind holding each change's field
+ * diff. Every id, file name, field path, value and message goes through `untrusted.ts`. Cut to `limit` characters (GitHub's comment limit is 65,536)
  * with a pointer to the job summary, which gets the same rendering with a far larger limit.
  */
 import { type Change, type Diagnostic, type FieldDiff, KIND_NAMES, type KindName, type Plan } from '../core/model.js';
 import { countOf } from '../core/plural.js';
 import { locationOf, sortDiagnostics } from '../render/diagnostics.js';
-import { code, inline } from '../render/markdown.js';
 import { formatValue } from '../render/style.js';
-import { summaryLine } from '../render/text.js';
+import { planHasChanges, summaryLine } from '../render/text.js';
+import { untrustedCode, untrustedMessage } from './untrusted.js';
 
 /** GitHub refuses comments of 65,536 characters or more. */
 export const COMMENT_LIMIT = 65_536;
@@ -33,13 +33,10 @@ export interface PlanCommentOptions {
   dirFromRoot?: string;
 }
 
-export const escapeHtml = (s: string): string =>
-  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-
 /** `- **error** `file:line:col` message (`code`)`. */
 export const diagnosticItem = (d: Diagnostic): string => {
   const where = locationOf(d);
-  return `- **${d.severity}** ${where === '' ? '' : `${code(where)} `}${inline(d.message)} (${code(d.code)})`;
+  return `- **${d.severity}** ${where === '' ? '' : `${untrustedCode(where)} `}${untrustedMessage(d.message)} (${untrustedCode(d.code)})`;
 };
 
 const countsTable = (plan: Plan): string[] => {
@@ -58,29 +55,27 @@ const countsTable = (plan: Plan): string[] => {
   return lines;
 };
 
-const cell = (v: FieldDiff['before']): string => {
-  if (v === undefined) return '';
-  const text = formatValue(v);
-  return code(text.length > CELL_LIMIT ? `${text.slice(0, CELL_LIMIT)}…` : text);
-};
+const cell = (v: FieldDiff['before']): string => (v === undefined ? '' : untrustedCode(formatValue(v), CELL_LIMIT));
 
 const changeSection = (c: Change, dir: string): string => {
   const source = c.source === undefined || dir === '.' || dir === '' ? c.source : `${dir}/${c.source}`;
-  const where = source !== undefined ? ` — ${code(`${source}${c.line !== undefined ? `:${c.line}` : ''}`)}` : '';
-  const lines = [`#### ${ICON[c.action]} ${c.action} ${code(c.id)}${where}`, ''];
-  if (c.reason) lines.push(inline(c.reason), '');
+  const where =
+    source !== undefined ? ` — ${untrustedCode(`${source}${c.line !== undefined ? `:${c.line}` : ''}`)}` : '';
+  const lines = [`#### ${ICON[c.action]} ${c.action} ${untrustedCode(c.id)}${where}`, ''];
+  if (c.reason) lines.push(untrustedMessage(c.reason), '');
   if (c.diff.length > 0) {
     lines.push('| field | before | after |', '|---|---|---|');
     for (const d of c.diff)
-      lines.push(`| ${code(d.path === '' ? '(value)' : d.path)} | ${cell(d.before)} | ${cell(d.after)} |`);
+      lines.push(`| ${untrustedCode(d.path === '' ? '(value)' : d.path)} | ${cell(d.before)} | ${cell(d.after)} |`);
     lines.push('');
   }
   return `${lines.join('\n')}\n`;
 };
 
 const indexRow = (c: Change, dir: string): string => {
-  const source = c.source === undefined ? '' : code(dir === '.' || dir === '' ? c.source : `${dir}/${c.source}`);
-  return `| ${ICON[c.action]} ${c.action} | ${c.kind} | ${code(c.id)} | ${source} | ${c.diff.length} |\n`;
+  const source =
+    c.source === undefined ? '' : untrustedCode(dir === '.' || dir === '' ? c.source : `${dir}/${c.source}`);
+  return `| ${ICON[c.action]} ${c.action} | ${c.kind} | ${untrustedCode(c.id)} | ${source} | ${c.diff.length} |\n`;
 };
 
 const kindOpen = (kind: KindName, n: number): string =>
@@ -95,15 +90,14 @@ export const renderPlanComment = (
 ): string => {
   const pending = plan.changes.filter((c) => c.action !== 'noop');
   let out = `### ${options.title}\n\n${countsTable(plan).join('\n')}\n\n`;
-  out +=
-    pending.length === 0
-      ? 'No changes. The workspace matches the manifests.\n\n'
-      : `**${summaryLine(plan.summary)}**\n\n`;
+  out += !planHasChanges(plan)
+    ? 'No changes. The workspace matches the manifests.\n\n'
+    : `**${summaryLine(plan.summary)}**\n\n`;
   for (const w of plan.inventory ?? []) {
     const what = [w.add.length ? `adds ${w.add.length}` : '', w.remove.length ? `removes ${w.remove.length}` : '']
       .filter(Boolean)
       .join(', ');
-    out += `Ownership record ${code(w.id)}: ${w.action} ${w.phase === 'before' ? 'before' : 'after'} the changes${what ? ` (${what})` : ''}.\n\n`;
+    out += `Ownership record ${untrustedCode(w.id)}: ${w.action} ${w.phase === 'before' ? 'before' : 'after'} the changes${what ? ` (${what})` : ''}.\n\n`;
   }
   const reserve = 400;
   const fits = (extra: string) => out.length + extra.length + KIND_CLOSE.length <= options.limit - reserve;

@@ -1,43 +1,71 @@
 /**
- * The plan's digest: a stable hash of its ordered non-noop changes (kind, id, action, field diff),
- * shown in the pull request's plan comment and compared on merge, so the apply only runs the plan
- * that was reviewed. Also each change's short fingerprint, so a drift can say what differs, and the
- * hidden markers that carry both in a comment.
+ * The plan's digest: a stable hash of everything the apply would write — each non-noop change with
+ * every action and flag it carries (kind, id, action, field diff, reason, `adopt`, `unarchive`, any
+ * flag added later) and each write of the ownership record — shown in the pull request's plan
+ * comment and compared on merge, so the apply only runs the plan that was reviewed. Also each
+ * step's fingerprint, so a drift can say what differs and a rerun of an interrupted apply can be
+ * recognised as the rest of the reviewed plan. Pure.
  */
 import { createHash } from 'node:crypto';
-import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { canonicalJson, sortKeys } from '../core/diff.js';
-import type { Change, Plan } from '../core/model.js';
+import type { Change, InventoryWrite, JsonValue, Plan } from '../core/model.js';
 
-const pending = (plan: Plan): Change[] => plan.changes.filter((c) => c.action !== 'noop');
+/**
+ * Fields of a change that are not part of what is written: the executor's inputs (`desired`,
+ * `live`), where it was declared (`source`, `line`) and its ordering edges (`waitsFor`, which
+ * shrink when an earlier change is already done). Every other field is in the digest, so a flag
+ * added to `Change` later is reviewed without a change here.
+ */
+const NOT_REVIEWED: ReadonlySet<string> = new Set(['desired', 'live', 'source', 'line', 'waitsFor']);
 
-const reviewedShape = (c: Change) => sortKeys({ kind: c.kind, id: c.id, action: c.action, diff: c.diff });
+const pendingChanges = (plan: Plan): Change[] => plan.changes.filter((c) => c.action !== 'noop');
+
+const changeShape = (c: Change): JsonValue =>
+  sortKeys(Object.fromEntries(Object.entries(c).filter(([key, v]) => !NOT_REVIEWED.has(key) && v !== undefined)));
+
+const inventoryShape = (w: InventoryWrite): JsonValue => sortKeys({ kind: 'inventory', ...w });
+
+/** Every step the apply would take, in order: the object changes, then the ownership-record writes. */
+const reviewedSteps = (plan: Plan): JsonValue[] => [
+  ...pendingChanges(plan).map(changeShape),
+  ...(plan.inventory ?? []).map(inventoryShape),
+];
 
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
-/** `sha256:<hex>` of the ordered non-noop changes; equal plans ⇔ equal digests. */
-export const planDigest = (plan: Plan): string => `sha256:${sha256(canonicalJson(pending(plan).map(reviewedShape)))}`;
+/** `sha256:<hex>` of the ordered steps; equal plans ⇔ equal digests. */
+export const planDigest = (plan: Plan): string => `sha256:${sha256(canonicalJson(reviewedSteps(plan)))}`;
 
-/** One change as `action kind/id hash` (hash: 10 hex digits of its diff). */
+/**
+ * One step as `action key hash`: `key` is `kind/id` (`inventory/<tag>@before` for an
+ * ownership-record write), `hash` 20 hex digits (80 bits) of the step's whole shape — long enough
+ * that nobody can make a different step with the same fingerprint.
+ */
 export interface ChangeFingerprint {
   key: string;
   action: string;
   hash: string;
 }
 
-export const fingerprints = (plan: Plan): ChangeFingerprint[] =>
-  pending(plan).map((c) => ({
-    key: `${c.kind}/${c.id}`,
-    action: c.action,
-    hash: sha256(canonicalJson(reviewedShape(c))).slice(0, 10),
-  }));
+export const FINGERPRINT_HEX = 20;
+
+const fingerprintOf = (key: string, action: string, shape: JsonValue): ChangeFingerprint => ({
+  key,
+  action,
+  hash: sha256(canonicalJson(shape)).slice(0, FINGERPRINT_HEX),
+});
+
+export const fingerprints = (plan: Plan): ChangeFingerprint[] => [
+  ...pendingChanges(plan).map((c) => fingerprintOf(`${c.kind}/${c.id}`, c.action, changeShape(c))),
+  ...(plan.inventory ?? []).map((w) => fingerprintOf(`inventory/${w.id}@${w.phase}`, w.action, inventoryShape(w))),
+];
 
 export interface PlanDifference {
   /** In the plan now, not in the reviewed one. */
   added: ChangeFingerprint[];
   /** In the reviewed plan, not in the plan now. */
   removed: ChangeFingerprint[];
-  /** In both, with another action or another diff: [reviewed, now]. */
+  /** In both, with another action, diff or flag: [reviewed, now]. */
   changed: [ChangeFingerprint, ChangeFingerprint][];
 }
 
@@ -59,40 +87,28 @@ export const comparePlans = (
   };
 };
 
-// Hidden markers in a comment (HTML comments do not render on GitHub).
+/**
+ * How the plan now relates to the reviewed one: `same` (equal digests); `rest` — every step now
+ * is a reviewed step, unchanged, and some reviewed steps are no longer planned (an interrupted
+ * apply did them, or the workspace already matches): applying the rest applies nothing that was
+ * not reviewed; `drift` — anything new or different, or no fingerprints to tell.
+ */
+export type ReviewVerdict =
+  | { verdict: 'same' }
+  | { verdict: 'rest'; remaining: number; reviewed: number }
+  | { verdict: 'drift'; difference?: PlanDifference };
 
-const enc = (s: string): string => encodeURIComponent(s);
-
-/** Identifies the one plan comment of a source id and manifest directory on a pull request. */
-export const stickyMarker = (sourceId: string, dir: string): string =>
-  `<!-- cortex-sync:plan source=${enc(sourceId)} dir=${enc(dir)} -->`;
-
-export const digestMarker = (digest: string): string => `<!-- cortex-sync:digest ${digest} -->`;
-
-const DIGEST_RE = /<!-- cortex-sync:digest (sha256:[0-9a-f]{64}) -->/;
-export const readDigest = (body: string): string | undefined => DIGEST_RE.exec(body)?.[1];
-
-/** The reviewed changes, compressed (base64 of deflated `action key hash` lines). */
-export const changesMarker = (list: readonly ChangeFingerprint[]): string => {
-  const lines = list.map((f) => `${f.action} ${f.key} ${f.hash}`).join('\n');
-  return `<!-- cortex-sync:changes ${deflateRawSync(Buffer.from(lines, 'utf8')).toString('base64')} -->`;
-};
-
-const CHANGES_RE = /<!-- cortex-sync:changes ([A-Za-z0-9+/=]*) -->/;
-/** The reviewed changes from a comment; undefined when absent or unreadable. */
-export const readChanges = (body: string): ChangeFingerprint[] | undefined => {
-  const data = CHANGES_RE.exec(body)?.[1];
-  if (data === undefined) return undefined;
-  try {
-    const text = inflateRawSync(Buffer.from(data, 'base64')).toString('utf8');
-    if (text === '') return [];
-    return text.split('\n').map((line) => {
-      const first = line.indexOf(' ');
-      const last = line.lastIndexOf(' ');
-      if (first < 0 || last <= first) throw new Error('bad line');
-      return { action: line.slice(0, first), key: line.slice(first + 1, last), hash: line.slice(last + 1) };
-    });
-  } catch {
-    return undefined;
-  }
+export const judgePlan = (
+  reviewed: { digest: string; changes?: readonly ChangeFingerprint[] },
+  plan: Plan,
+): ReviewVerdict => {
+  if (reviewed.digest === planDigest(plan)) return { verdict: 'same' };
+  if (reviewed.changes === undefined) return { verdict: 'drift' };
+  const now = fingerprints(plan);
+  const difference = comparePlans(reviewed.changes, now);
+  const keys = new Set(now.map((f) => f.key));
+  const onlyLess = difference.added.length === 0 && difference.changed.length === 0 && difference.removed.length > 0;
+  if (onlyLess && keys.size === now.length)
+    return { verdict: 'rest', remaining: now.length, reviewed: reviewed.changes.length };
+  return { verdict: 'drift', difference };
 };

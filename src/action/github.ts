@@ -1,14 +1,27 @@
 /**
- * The Action's port to GitHub — the sticky comment, the pull requests of a commit, a new comment —
- * and its `@octokit/rest` adapter, which calls the REST API at `GITHUB_API_URL` (GitHub Enterprise
+ * The Action's port to GitHub — who the token is, the comments of a pull request, the pull
+ * requests of a commit — and its `@octokit/rest` adapter, which calls the REST API at `GITHUB_API_URL` (GitHub Enterprise
  * Server; tests point it at a local fake).
  */
 import { Octokit } from '@octokit/rest';
+import { z } from 'zod';
 import type { RepoRef } from './event.js';
+
+/** Tolerant: only the fields used. */
+const viewerSchema = z.looseObject({
+  viewer: z.looseObject({ login: z.string().min(1), databaseId: z.number().int().nullable().optional() }),
+});
+
+/** Who wrote a comment, or who a token is: a login and, when GitHub gave it, the account's numeric id. */
+export interface GitHubIdentity {
+  login: string;
+  id?: number;
+}
 
 export interface IssueComment {
   id: number;
   body: string;
+  author?: GitHubIdentity;
 }
 
 export interface AssociatedPullRequest {
@@ -18,35 +31,16 @@ export interface AssociatedPullRequest {
   mergeCommitSha?: string;
 }
 
-/**
- * Who may have written a plan comment: a bot (the workflow's token posts as `github-actions[bot]`
- * or an app) or someone with write access (a personal token). Anyone can comment on a public
- * pull request, so a comment from anyone else that carries the marker is ignored: it can neither
- * take the plan comment's place nor forge a reviewed digest.
- */
-const TRUSTED_ASSOCIATIONS = new Set(['OWNER', 'MEMBER', 'COLLABORATOR']);
-export const isTrustedAuthor = (comment: { user?: { type?: string } | null; author_association?: string }): boolean =>
-  comment.user?.type === 'Bot' || TRUSTED_ASSOCIATIONS.has(comment.author_association ?? '');
-
 export interface GitHubPort {
-  /** The first comment on the pull request whose body contains `marker`, written by a trusted author. */
-  findComment(pullRequest: number, marker: string): Promise<IssueComment | undefined>;
+  /** Who the token is: the identity its comments are written by. */
+  tokenIdentity(): Promise<GitHubIdentity>;
+  /** Every comment on the pull request, oldest first. */
+  listComments(pullRequest: number): Promise<IssueComment[]>;
   createComment(pullRequest: number, body: string): Promise<IssueComment>;
   updateComment(commentId: number, body: string): Promise<IssueComment>;
+  deleteComment(commentId: number): Promise<void>;
   pullRequestsOfCommit(sha: string): Promise<AssociatedPullRequest[]>;
 }
-
-/** Updates the comment holding `marker` in place, or creates it: never a second one. */
-export const upsertComment = async (
-  port: GitHubPort,
-  pullRequest: number,
-  marker: string,
-  body: string,
-): Promise<{ comment: IssueComment; created: boolean }> => {
-  const existing = await port.findComment(pullRequest, marker);
-  if (existing) return { comment: await port.updateComment(existing.id, body), created: false };
-  return { comment: await port.createComment(pullRequest, body), created: true };
-};
 
 /** A failure talking to GitHub, with the operation and status; never the token. */
 export class GitHubError extends Error {
@@ -85,19 +79,38 @@ export const octokitGitHub = (options: {
   });
   const { owner, repo } = options.repository;
   return {
-    findComment: (pullRequest, marker) =>
+    tokenIdentity: () =>
+      guarded('find who github-token is (GET /user, else GraphQL viewer)', async () => {
+        try {
+          const { data } = await octokit.rest.users.getAuthenticated();
+          return { login: data.login, id: data.id };
+        } catch (error) {
+          // An installation token (the workflow's GITHUB_TOKEN, a GitHub App's) may not read
+          // /user ("Resource not accessible by integration"); GraphQL's viewer is its bot account.
+          if ((error as { status?: unknown }).status !== 403) throw error;
+        }
+        const parsed = viewerSchema.safeParse(await octokit.graphql('query { viewer { login databaseId } }'));
+        if (!parsed.success) throw new Error('the GraphQL answer has no viewer login');
+        const { login, databaseId } = parsed.data.viewer;
+        return typeof databaseId === 'number' ? { login, id: databaseId } : { login };
+      }),
+    listComments: (pullRequest) =>
       guarded(`list comments of #${pullRequest}`, async () => {
+        const comments: IssueComment[] = [];
         const pages = octokit.paginate.iterator(octokit.rest.issues.listComments, {
           owner,
           repo,
           issue_number: pullRequest,
           per_page: 100,
         });
-        for await (const page of pages) {
-          const found = page.data.find((c) => c.body?.includes(marker) && isTrustedAuthor(c));
-          if (found) return { id: found.id, body: found.body ?? '' };
-        }
-        return undefined;
+        for await (const page of pages)
+          for (const c of page.data)
+            comments.push({
+              id: c.id,
+              body: c.body ?? '',
+              ...(c.user ? { author: { login: c.user.login, id: c.user.id } } : {}),
+            });
+        return comments;
       }),
     createComment: (pullRequest, body) =>
       guarded(`comment on #${pullRequest}`, async () => {
@@ -108,6 +121,10 @@ export const octokitGitHub = (options: {
       guarded(`update comment ${commentId}`, async () => {
         const { data } = await octokit.rest.issues.updateComment({ owner, repo, comment_id: commentId, body });
         return { id: data.id, body: data.body ?? '' };
+      }),
+    deleteComment: (commentId) =>
+      guarded(`delete comment ${commentId}`, async () => {
+        await octokit.rest.issues.deleteComment({ owner, repo, comment_id: commentId });
       }),
     pullRequestsOfCommit: (sha) =>
       guarded(`list pull requests of commit ${sha.slice(0, 12)}`, async () => {
@@ -128,8 +145,7 @@ export const octokitGitHub = (options: {
 
 /** Wraps a port so that no comment it writes can hold a secret (the API key). */
 export const redactingGitHub = (port: GitHubPort, redact: (text: string) => string): GitHubPort => ({
-  findComment: (pr, marker) => port.findComment(pr, marker),
+  ...port,
   createComment: (pr, body) => port.createComment(pr, redact(body)),
   updateComment: (id, body) => port.updateComment(id, redact(body)),
-  pullRequestsOfCommit: (sha) => port.pullRequestsOfCommit(sha),
 });

@@ -14,6 +14,7 @@ export interface ActionInputs {
   apiKey: string;
   /** Empty when not given (the environment or the default applies). */
   baseUrl: string;
+  /** Always decided here (default false): `prune` in cortex-sync.yaml never turns it on under the Action. */
   prune: boolean;
   /** Empty when not given (cortex-sync.yaml, then `GITHUB_REPOSITORY`). */
   sourceId: string;
@@ -21,6 +22,9 @@ export interface ActionInputs {
   comment: boolean;
   onPlanDrift: PlanDriftPolicy;
   allowMassDelete: boolean;
+  forceEntityTypeSchema: boolean;
+  /** The login whose plan comment counts on merge; empty: the identity of `github-token`. */
+  planCommentAuthor: string;
 }
 
 export class InputError extends Error {
@@ -44,6 +48,12 @@ const bool = (name: string, value: string, fallback: boolean): boolean => {
   throw new InputError(`input \`${name}\`: expected true or false, got '${value}'`);
 };
 
+/** A GitHub login (`octocat`, `my-app[bot]`), or '' when not set. */
+const login = (name: string, value: string): string => {
+  if (value === '' || /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$/.test(value)) return value;
+  throw new InputError(`input \`${name}\`: expected a GitHub login such as octocat or my-app[bot], got '${value}'`);
+};
+
 /** `get(name)` returns the trimmed input or '' when it is not set. */
 export const readInputs = (get: (name: string) => string): ActionInputs => ({
   command: oneOf('command', get('command'), COMMANDS, 'auto'),
@@ -56,4 +66,6 @@ export const readInputs = (get: (name: string) => string): ActionInputs => ({
   comment: bool('comment', get('comment'), true),
   onPlanDrift: oneOf('on-plan-drift', get('on-plan-drift'), DRIFT_POLICIES, 'fail'),
   allowMassDelete: bool('allow-mass-delete', get('allow-mass-delete'), false),
+  forceEntityTypeSchema: bool('force-entity-type-schema', get('force-entity-type-schema'), false),
+  planCommentAuthor: login('plan-comment-author', get('plan-comment-author')),
 });

@@ -3,12 +3,11 @@
  * for the runner, `@octokit/rest` at `GITHUB_API_URL` for GitHub, the engine — and the exit code.
  */
 import { readFileSync } from 'node:fs';
-import type { EventSink } from '../engine/context.js';
 import { VERSION } from '../version.js';
 import { realEngine } from './engine.js';
 import { octokitGitHub } from './github.js';
 import { runAction } from './run.js';
-import { type ActionRuntime, actionsCoreRuntime } from './runtime.js';
+import { actionsCoreRuntime, logEngineEvents } from './runtime.js';
 
 const readEvent = (path: string | undefined): unknown => {
   if (!path) return {};
@@ -18,15 +17,6 @@ const readEvent = (path: string | undefined): unknown => {
     throw new Error(`cannot read the event payload ${path}: ${(error as Error).message}`, { cause: error });
   }
 };
-
-/** Engine progress worth a log line: failures and rate-limit pauses. */
-const logEvents = (runtime: ActionRuntime): EventSink => ({
-  emit: (event) => {
-    if (event.type === 'operation.done' && event.outcome === 'failed')
-      runtime.info(`failed: ${event.action} ${event.kind}/${event.id}${event.error ? `: ${event.error}` : ''}`);
-    else if (event.type === 'ratelimit.paused') runtime.info(`rate limited: pausing ${Math.ceil(event.ms / 1000)} s`);
-  },
-});
 
 const main = async (): Promise<number> => {
   const env = process.env;
@@ -45,7 +35,7 @@ const main = async (): Promise<number> => {
     runtime,
     env,
     event,
-    engine: realEngine(stop.signal, logEvents(runtime)),
+    engine: realEngine(stop.signal, logEngineEvents(runtime)),
     cwd: process.cwd(),
     github: (token, run) =>
       octokitGitHub({

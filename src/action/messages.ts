@@ -1,12 +1,15 @@
 /**
  * Everything else the Action writes for people (pure): the sticky plan comment with its hidden
- * markers, the plan-drift comment, the apply result, and the job-summary notes.
+ * markers, the plan-drift comment, the apply result, and the job-summary notes. Every string a
+ * repository controls goes through `untrusted.ts`.
  */
 import type { ApplyReport, ChangeResult, Diagnostic } from '../core/model.js';
 import { countOf } from '../core/plural.js';
-import { code, inline } from '../render/markdown.js';
-import { COMMENT_LIMIT, diagnosticItem } from './comment.js';
-import { type ChangeFingerprint, changesMarker, digestMarker, type PlanDifference } from './digest.js';
+import { code } from '../render/markdown.js';
+import { COMMENT_BUDGET, COMMENT_LIMIT, diagnosticItem } from './comment.js';
+import type { ChangeFingerprint, PlanDifference } from './digest.js';
+import { planTrailer } from './markers.js';
+import { untrustedCode, untrustedMessage } from './untrusted.js';
 
 /** Where a run is, for the headers of comments: `dir` relative to the repository root. */
 export interface RunLabel {
@@ -17,27 +20,43 @@ export interface RunLabel {
 }
 
 const where = (label: RunLabel): string =>
-  `Source ${code(label.sourceId)}, directory ${code(label.dir)}${label.runUrl ? ` · [workflow run](${label.runUrl})` : ''}`;
+  `Source ${untrustedCode(label.sourceId)}, directory ${untrustedCode(label.dir)}${label.runUrl ? ` · [workflow run](${label.runUrl})` : ''}`;
 
 /**
- * The sticky comment: marker, the rendered plan, and (when the plan can be applied) the digest and,
- * if they fit under GitHub's limit, the reviewed changes' fingerprints.
+ * The most of a comment the trailer may take (about 2,000 steps' fingerprints); beyond it only
+ * the digest is kept, and a drift cannot name what differs nor an interrupted apply resume.
+ */
+const TRAILER_BUDGET = 55_000;
+
+/**
+ * The sticky comment: its marker line, the plan rendered in what room is left, and (when the plan
+ * can be applied) the trailer: the digest and, when they fit, the reviewed steps' fingerprints
+ * (which a drift report and the rerun of an interrupted apply need). The trailer is sized first so
+ * that a long plan gives up diffs, not fingerprints.
  */
 export const stickyCommentBody = (input: {
   marker: string;
   label: RunLabel;
-  planMarkdown: string;
+  renderPlan: (limit: number) => string;
   digest?: string;
   fingerprints?: readonly ChangeFingerprint[];
 }): string => {
-  let body = `${input.marker}\n${input.planMarkdown}${where(input.label)}\n`;
-  if (input.digest === undefined) return body;
-  body += `\nPlan digest ${code(input.digest.slice(0, 19))}: on merge, this plan is applied only if a fresh plan is the same.\n${digestMarker(input.digest)}\n`;
-  if (input.fingerprints) {
-    const changes = changesMarker(input.fingerprints);
-    if (body.length + changes.length + 1 < COMMENT_LIMIT - 100) body += `${changes}\n`;
+  let footer = `${where(input.label)}\n`;
+  if (input.digest !== undefined) {
+    const withChanges = input.fingerprints ? planTrailer(input.digest, input.fingerprints) : undefined;
+    const trailer =
+      withChanges !== undefined && withChanges.length <= TRAILER_BUDGET ? withChanges : planTrailer(input.digest);
+    footer += `\nPlan digest ${code(input.digest.slice(0, 19))}: on merge, this plan is applied only if a fresh plan is the same (or, after an interrupted apply, the rest of it).\n${trailer}`;
   }
-  return body;
+  const head = `${input.marker}\n`;
+  const room = Math.min(COMMENT_BUDGET, COMMENT_LIMIT - 1_000 - head.length - footer.length);
+  const plan = input.renderPlan(room);
+  // A renderer that ignores the limit (a list of long diagnostics) is cut; the blank line ends any span.
+  const shown =
+    plan.length <= room
+      ? plan
+      : `${plan.slice(0, room - 200)}…\n\n> [!NOTE]\n> Cut to fit GitHub's comment limit: the job summary has all of it.\n\n`;
+  return `${head}${shown}${footer}`;
 };
 
 const LIST_LIMIT = 50;
@@ -46,7 +65,7 @@ const listed = (items: readonly string[]): string[] =>
     ? [...items]
     : [...items.slice(0, LIST_LIMIT), `- … and ${items.length - LIST_LIMIT} more`];
 
-const fp = (f: ChangeFingerprint): string => `${f.action} ${code(f.key)}`;
+const fp = (f: ChangeFingerprint): string => `${f.action} ${untrustedCode(f.key)}`;
 
 /** What differs between the reviewed plan and the plan now, as Markdown lines. */
 export const differenceLines = (difference: PlanDifference | undefined): string[] => {
@@ -73,7 +92,7 @@ export const differenceLines = (difference: PlanDifference | undefined): string[
       ...listed(
         difference.changed.map(
           ([a, b]) =>
-            `- ${code(b.key)}: reviewed ${a.action}, now ${b.action}${a.action === b.action ? ' with other field values' : ''}`,
+            `- ${untrustedCode(b.key)}: reviewed ${a.action}, now ${b.action}${a.action === b.action ? ' with other field values' : ''}`,
         ),
       ),
       '',
@@ -104,13 +123,21 @@ export const driftCommentBody = (input: {
     '',
   ].join('\n');
 
-export const noReviewedPlanBody = (input: { label: RunLabel; applied: boolean; pullRequest?: number }): string =>
+export const noReviewedPlanBody = (input: {
+  label: RunLabel;
+  applied: boolean;
+  pullRequest?: number;
+  /** Why the pull request's plan comment gives no reviewed plan; absent: it has none. */
+  why?: string;
+}): string =>
   [
     '### ⚠️ cortex-sync: no reviewed plan',
     '',
-    input.pullRequest !== undefined
-      ? `Pull request #${input.pullRequest} has no cortex-sync plan comment for this source and directory, so there is no reviewed plan to compare with.`
-      : 'This commit belongs to no pull request with a cortex-sync plan comment, so there is no reviewed plan to compare with.',
+    input.pullRequest === undefined
+      ? 'This commit belongs to no pull request with a cortex-sync plan comment, so there is no reviewed plan to compare with.'
+      : input.why === undefined
+        ? `Pull request #${input.pullRequest} has no cortex-sync plan comment for this source and directory, so there is no reviewed plan to compare with.`
+        : `Pull request #${input.pullRequest} has no reviewed plan for this source and directory: ${untrustedMessage(input.why)}.`,
     '',
     input.applied
       ? '**Applied anyway** (`on-plan-drift: apply`).'
@@ -121,33 +148,58 @@ export const noReviewedPlanBody = (input: { label: RunLabel; applied: boolean; p
   ].join('\n');
 
 const resultItem = (r: ChangeResult): string => {
-  const what = `${r.change.action} ${code(`${r.change.kind}/${r.change.id}`)}`;
+  const what = `${r.change.action} ${untrustedCode(`${r.change.kind}/${r.change.id}`)}`;
   if (r.outcome === 'skipped')
-    return `- ⏭️ ${what}: ${r.blockedBy !== undefined ? `waits for ${code(r.blockedBy)}, which did not complete` : inline(r.error ?? 'skipped')}`;
-  return `- ❌ ${what}: ${inline(r.error ?? 'failed')}`;
+    return `- ⏭️ ${what}: ${r.blockedBy !== undefined ? `waits for ${untrustedCode(r.blockedBy)}, which did not complete` : untrustedMessage(r.error ?? 'skipped')}`;
+  return `- ❌ ${what}: ${untrustedMessage(r.error ?? 'failed')}`;
 };
 
+/** Steps of an apply by outcome: the object changes and the ownership-record writes. */
 export const applyCounts = (report: ApplyReport): { ok: number; failed: number; skipped: number } => {
-  const results = report.results.filter((r) => r.change.action !== 'noop');
-  const n = (o: ChangeResult['outcome']) => results.filter((r) => r.outcome === o).length;
+  const outcomes = [
+    ...report.results.filter((r) => r.change.action !== 'noop').map((r) => r.outcome),
+    ...(report.inventory ?? []).map((r) => r.outcome),
+  ];
+  const n = (o: ChangeResult['outcome']) => outcomes.filter((x) => x === o).length;
   return { ok: n('ok'), failed: n('failed'), skipped: n('skipped') };
 };
+
+/** What an apply applied: the reviewed plan, the rest of it (after an interrupted apply), or a drifted plan. */
+export type AppliedBasis =
+  { kind: 'reviewed' } | { kind: 'rest'; remaining: number; reviewed: number } | { kind: 'drifted' };
+
+/** One sentence on the rest of a reviewed plan, for the log, the summary and the comment. */
+export const restSentence = (basis: { remaining: number; reviewed: number }, pullRequest?: number): string =>
+  `the plan is the rest of the plan reviewed${pullRequest !== undefined ? ` on #${pullRequest}` : ''}: ${basis.remaining} of its ${basis.reviewed} steps remain, the other ${basis.reviewed - basis.remaining} are no longer planned (already done by an earlier run, or already live), and nothing else is planned`;
+
+const basisText = (basis: AppliedBasis): string =>
+  basis.kind === 'reviewed'
+    ? ', the plan that was reviewed'
+    : basis.kind === 'drifted'
+      ? ', **a plan that differed from the reviewed one**'
+      : `, **the rest of the reviewed plan** (${basis.remaining} of its ${basis.reviewed} steps; the other ${basis.reviewed - basis.remaining} were no longer planned: already done by an earlier run, or already live)`;
 
 export const applyResultBody = (input: {
   label: RunLabel;
   report: ApplyReport;
   sha: string;
-  drifted: boolean;
+  basis: AppliedBasis;
 }): string => {
   const { ok, failed, skipped } = applyCounts(input.report);
   const clean = failed + skipped === 0;
   const problems = input.report.results.filter((r) => r.change.action !== 'noop' && r.outcome !== 'ok');
+  const recordProblems = (input.report.inventory ?? []).filter((r) => r.outcome !== 'ok');
   return [
     `### ${clean ? '✅' : '❌'} cortex-sync apply: ${ok} ok, ${failed} failed, ${skipped} skipped`,
     '',
-    `Applied at ${code(input.sha.slice(0, 12))} in ${(input.report.durationMs / 1000).toFixed(1)} s (${countOf(input.report.writeRequests, 'write request')})${input.drifted ? ', **a plan that differed from the reviewed one**' : ', the plan that was reviewed'}.`,
+    `Applied at ${code(input.sha.slice(0, 12))} in ${(input.report.durationMs / 1000).toFixed(1)} s (${countOf(input.report.writeRequests, 'write request')})${basisText(input.basis)}.`,
     '',
     ...(problems.length ? [...listed(problems.map(resultItem)), ''] : []),
+    ...recordProblems.map(
+      (r) =>
+        `- ${r.outcome === 'failed' ? '❌' : '⏭️'} ownership record ${untrustedCode(r.write.id)} (${r.write.phase} the changes): ${untrustedMessage(r.error ?? r.outcome)}`,
+    ),
+    ...(recordProblems.length ? [''] : []),
     where(input.label),
     '',
   ].join('\n');

@@ -5,6 +5,7 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Diagnostic, Plan } from '../core/model.js';
+import { printable } from '../core/printable.js';
 import { renderPlanJson } from '../render/json.js';
 import type { RunOutcome } from './engine.js';
 import type { ActionRuntime } from './runtime.js';
@@ -15,7 +16,7 @@ export const rootDiagnostics = (diagnostics: readonly Diagnostic[], dirFromRoot:
     d.file === undefined || dirFromRoot === '.' || dirFromRoot === '' ? d : { ...d, file: `${dirFromRoot}/${d.file}` },
   );
 
-/** Every diagnostic becomes an annotation at its file, line and column. */
+/** Every diagnostic becomes an annotation at its file, line and column (its message made printable). */
 export const annotate = (
   runtime: ActionRuntime,
   diagnostics: readonly Diagnostic[],
@@ -24,8 +25,8 @@ export const annotate = (
   for (const d of diagnostics) {
     runtime.annotate({
       severity: d.severity,
-      message: redact(`${d.message} [${d.code}]`),
-      title: `cortex-sync: ${d.code}`,
+      message: redact(printable(`${d.message} [${d.code}]`)),
+      title: `cortex-sync: ${printable(d.code)}`,
       ...(d.file !== undefined ? { file: d.file } : {}),
       ...(d.line !== undefined ? { line: d.line } : {}),
       ...(d.column !== undefined ? { column: d.column } : {}),

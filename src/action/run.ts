@@ -12,15 +12,17 @@ import { type Diagnostic, hasErrors } from '../core/model.js';
 import { countOf } from '../core/plural.js';
 import { type ConfigFlags, resolveConfig } from '../engine/config.js';
 import { applyReviewedPlan } from './apply.js';
-import { COMMENT_BUDGET, renderPlanComment } from './comment.js';
+import { renderPlanComment } from './comment.js';
 import { fingerprints, planDigest } from './digest.js';
 import { outcomeOf, type RunOutcome } from './engine.js';
 import { decideRun, describeRun, EventError } from './event.js';
-import { GitHubError, redactingGitHub, upsertComment } from './github.js';
+import { GitHubError, redactingGitHub } from './github.js';
 import { InputError, readInputs } from './inputs.js';
 import { diagnosticsSection, stickyCommentBody } from './messages.js';
+import { planCommentAuthor, upsertPlanComment } from './plan-comments.js';
 import { annotate, rootDiagnostics, setOutputs, writePlanJson } from './report.js';
 import { type ActionDeps, marker, planTitle, type RunScope, summaryOptions } from './scope.js';
+import { untrustedMessage } from './untrusted.js';
 
 export type { ActionDeps } from './scope.js';
 
@@ -51,8 +53,10 @@ export const runAction = async (deps: ActionDeps): Promise<number> => {
       dir: resolve(workspace, inputs.dir),
       ...(inputs.sourceId ? { sourceId: inputs.sourceId } : {}),
       ...(inputs.baseUrl ? { baseUrl: inputs.baseUrl } : {}),
-      ...(inputs.prune ? { prune: true } : {}),
-      ...(inputs.allowMassDelete ? { allowMassDelete: true } : {}),
+      // Always set, `false` included: the operator decides, `cortex-sync.yaml` cannot turn these on.
+      prune: inputs.prune,
+      allowMassDelete: inputs.allowMassDelete,
+      forceEntityTypeSchema: inputs.forceEntityTypeSchema,
     };
     const resolved = await resolveConfig(flags, configEnv, workspace);
     const dirFromRoot = relative(workspace, resolved.config.dir).split(sep).join('/') || '.';
@@ -102,7 +106,7 @@ export const runAction = async (deps: ActionDeps): Promise<number> => {
     );
     runtime.annotate({ severity: 'error', title: 'cortex-sync', message });
     if (!known && error instanceof Error && error.stack) runtime.info(redact(error.stack));
-    await runtime.appendSummary(`### ❌ cortex-sync failed\n\n${message}\n`).catch(() => {});
+    await runtime.appendSummary(`### ❌ cortex-sync failed\n\n${untrustedMessage(message)}\n`).catch(() => {});
     setOutputs(runtime, EMPTY_OUTCOME(1, message), {});
     return 1;
   }
@@ -132,29 +136,33 @@ const planOnly = async (scope: RunScope, pullRequest: number | undefined): Promi
   if (result.status === 'invalid') {
     const body = `### ${title}: ❌ invalid manifests\n\nNothing was read from the workspace.\n\n${diagnosticsSection('Problems', diagnostics)}`;
     await scope.summary(body);
-    commentBody = stickyCommentBody({ marker: marker(scope), label: scope.label, planMarkdown: body });
+    commentBody = stickyCommentBody({ marker: marker(scope), label: scope.label, renderPlan: () => body });
   } else {
-    planJson = await writePlanJson(join(scope.outDir, 'plan.json'), result.plan, scope.redact);
-    const full = renderPlanComment(result.plan, diagnostics, { title, ...summaryOptions(scope) });
+    const plan = result.plan;
+    planJson = await writePlanJson(join(scope.outDir, 'plan.json'), plan, scope.redact);
+    const full = renderPlanComment(plan, diagnostics, { title, ...summaryOptions(scope) });
     await scope.summary(full);
-    const short = renderPlanComment(result.plan, diagnostics, {
-      title,
-      limit: COMMENT_BUDGET,
-      dirFromRoot: scope.label.dir,
-      fullPlanAt: scope.label.runUrl ? `[the job summary](${scope.label.runUrl})` : 'the job summary of this run',
-    });
     commentBody = stickyCommentBody({
       marker: marker(scope),
       label: scope.label,
-      planMarkdown: short,
+      renderPlan: (limit) =>
+        renderPlanComment(plan, diagnostics, {
+          title,
+          limit,
+          dirFromRoot: scope.label.dir,
+          fullPlanAt: scope.label.runUrl ? `[the job summary](${scope.label.runUrl})` : 'the job summary of this run',
+        }),
       ...(result.status === 'planned'
         ? { digest: planDigest(result.plan), fingerprints: fingerprints(result.plan) }
         : {}),
     });
   }
   if (pullRequest !== undefined && scope.inputs.comment && scope.github) {
-    const { created } = await upsertComment(scope.github, pullRequest, marker(scope), commentBody);
-    scope.deps.runtime.info(`${created ? 'Created' : 'Updated'} the plan comment on #${pullRequest}.`);
+    const author = await planCommentAuthor(scope.github, scope.inputs.planCommentAuthor, true);
+    const { created, removed } = await upsertPlanComment(scope.github, pullRequest, marker(scope), author, commentBody);
+    scope.deps.runtime.info(
+      `${created ? 'Created' : 'Updated'} the plan comment on #${pullRequest}${removed > 0 ? ` (and removed ${countOf(removed, 'duplicate')} of it)` : ''}.`,
+    );
   }
   return scope.finish(outcome, planJson ? { planJson } : {});
 };

@@ -2,13 +2,14 @@
 import type { Diagnostic } from '../core/model.js';
 import type { SyncConfig } from '../engine/config.js';
 import { SUMMARY_BUDGET } from './comment.js';
-import { stickyMarker } from './digest.js';
+import { stickyMarker } from './markers.js';
 import type { Engine, RunOutcome } from './engine.js';
 import type { GitHubRun } from './event.js';
 import type { GitHubPort } from './github.js';
 import type { ActionInputs } from './inputs.js';
 import type { RunLabel } from './messages.js';
 import type { ActionRuntime } from './runtime.js';
+import { NAME_LIMIT, untrustedText } from './untrusted.js';
 
 export interface ActionDeps {
   runtime: ActionRuntime;
@@ -39,7 +40,8 @@ export interface RunScope {
 }
 
 /** The plan comment's title: the directory, when it is not the repository root. */
-export const planTitle = (label: RunLabel): string => `cortex-sync plan${label.dir === '.' ? '' : ` for ${label.dir}`}`;
+export const planTitle = (label: RunLabel): string =>
+  `cortex-sync plan${label.dir === '.' ? '' : ` for ${untrustedText(label.dir, NAME_LIMIT)}`}`;
 
 export const marker = (scope: RunScope): string => stickyMarker(scope.label.sourceId, scope.label.dir);
 

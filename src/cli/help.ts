@@ -2,12 +2,23 @@
 import { DEFAULT_BASE_URL } from '../api/request-parts.js';
 
 export const ENVIRONMENT_HELP = `
-Environment variables (a flag wins over its variable, a variable over cortex-sync.yaml):
-  CORTEX_API_KEY          the API key (plan, apply, export, watch); never read from a file
+Environment variables (a flag wins over its variable, a variable over cortex-sync.yaml,
+false included: cortex-sync.yaml proposes, the operator decides):
+  CORTEX_API_KEY          the API key (plan, apply, export, watch); never from cortex-sync.yaml
+  CORTEX_API_KEY_FILE     a file holding the key (a mounted secret): a regular file outside the
+                          manifest root, surrounding whitespace dropped; not with CORTEX_API_KEY
   CORTEX_BASE_URL         API base URL without /api/v1 (default ${DEFAULT_BASE_URL}); --base-url
   CORTEX_SYNC_DIR         manifest root (default: the current directory); --dir
   CORTEX_SYNC_SOURCE_ID   this repository's source id (default: derived from the git remote); --source-id
-  CORTEX_SYNC_PRUNE       true/false: remove managed objects whose manifests are gone (default false); --prune
+  CORTEX_SYNC_PRUNE       true/false: remove managed objects whose manifests are gone (default false);
+                          --prune / --no-prune
+  CORTEX_SYNC_PRUNE_ENTITIES    archive/delete: what prune does to an entity (default archive)
+  CORTEX_SYNC_MAX_DELETE_SHARE  0–1: refuse a prune above this share of managed objects (default 0.25;
+                                cortex-sync.yaml may lower it, never raise it)
+  CORTEX_SYNC_MAX_DELETE_COUNT  refuse a prune of more objects than this
+  CORTEX_SYNC_PROTECT     kind/id patterns never pruned, comma-separated (added to the file's)
+  CORTEX_SYNC_FORCE_ENTITY_TYPE_SCHEMA  true: apply entity type changes that break entities;
+                          --force-entity-type-schema (never from cortex-sync.yaml)
   CORTEX_SYNC_CONCURRENCY changes applied at once, 1–64 (default 8); --concurrency
   CORTEX_RATE_LIMIT       requests per minute the client allows itself (default 1000)
   CORTEX_SYNC_LEASE_WAIT  seconds an apply waits for another apply of the same source (default 120)

@@ -1,14 +1,19 @@
-import { readFileSync } from 'node:fs';
+import { realpathSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { isAbsolute, join, normalize } from 'node:path';
 import type { ApiError } from '../core/errors.js';
 import type { Diagnostic } from '../core/model.js';
 import type { Clock } from '../engine/context.js';
+import { DEFAULT_PARSE_LIMITS } from '../source/yaml.js';
+import { readRegularFile } from '../source/regular-file.js';
+import type { TerminalWriter } from './confirm.js';
 
 /** What the CLI needs from its process, injected so tests run it in-process. */
 export interface CliIo {
-  /** Where a confirmation is read from (only when it and stderr are terminals). */
+  /** Where a confirmation is read from (asked whenever it is a terminal). */
   stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
+  /** The controlling terminal, for the question when stderr is not a terminal (`/dev/tty`). */
+  openTerminal?: () => TerminalWriter | undefined;
   /** The run's clock (default: the system clock); tests pass a fake one. */
   clock?: Clock;
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
@@ -76,14 +81,23 @@ export const unreachableHint = (error: ApiError, host: string): string => {
   return `${waited}: check the base URL (--base-url / CORTEX_BASE_URL) and that the API is reachable from here`;
 };
 
-/** A manifest's text by its path relative to the root (for showing a line of it); nothing outside the root. */
-export const manifestText =
-  (root: string) =>
-  (file: string): string | undefined => {
+/**
+ * A manifest's text by its path relative to the root (for showing a line of it), read under the
+ * loader's rules: a regular file inside the root, never a symlink out of it, a FIFO or a device.
+ */
+export const manifestText = (root: string) => {
+  let realRoot: string | undefined;
+  return (file: string): string | undefined => {
     if (isAbsolute(file) || normalize(file).startsWith('..')) return undefined;
     try {
-      return readFileSync(join(root, file), 'utf8');
+      realRoot ??= realpathSync.native(root);
     } catch {
       return undefined;
     }
+    const read = readRegularFile(join(realRoot, file), {
+      maxBytes: DEFAULT_PARSE_LIMITS.maxFileBytes,
+      inside: realRoot,
+    });
+    return read.ok ? read.bytes.toString('utf8') : undefined;
   };
+};

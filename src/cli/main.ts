@@ -15,13 +15,16 @@ import { runEmulatorCommand } from '../emulator/cli.js';
 import { MISSING_DEFINITION_MODES, type MissingDefinitionMode } from '../emulator/contract.js';
 import { type ConfigFlags, resolveConfig, type SyncConfig } from '../engine/config.js';
 import { type EngineContext, type EventSink, systemClock } from '../engine/context.js';
-import { type FilePlanLog, openPlanLog } from '../engine/plan-log.js';
+import { type FilePlanLog, openPlanLog, type PlanLogSink } from '../engine/plan-log.js';
 import { leaseTag } from '../engine/lease.js';
 import { reconcile, validateManifests } from '../engine/reconcile.js';
 import { planHasChanges, renderApplyReport, renderDiagnostics } from '../render/index.js';
 import { registerExportCommand } from '../export/command.js';
 import { VERSION } from '../version.js';
 import { registerWatchCommand } from '../watch/command.js';
+import { registerWebhookRouteCommand } from '../webhook-route/command.js';
+import { printable } from '../core/printable.js';
+import { keysToRedact } from '../engine/api-key.js';
 import { askToApply, canAsk } from './confirm.js';
 import { KIND_HANDLERS } from '../kinds/registry.js';
 import { ENVIRONMENT_HELP } from './help.js';
@@ -38,6 +41,7 @@ import {
 import { renderApplyJson, renderRunPlan } from './output.js';
 import { cancelledLine } from './cancelled.js';
 import { createApplyProgress, createReadProgress } from './progress.js';
+import { createOutputRedaction, redactingPlanLog, withPrintableEvents } from './safe-output.js';
 
 const positiveInt = (value: string): number => {
   const n = Number(value);
@@ -95,14 +99,21 @@ const flagsOf = (o: CommonOptions): ConfigFlags => ({
   ...(o.dir !== undefined ? { dir: o.dir } : {}),
   ...(o.sourceId !== undefined ? { sourceId: o.sourceId } : {}),
   ...(o.baseUrl !== undefined ? { baseUrl: o.baseUrl } : {}),
-  ...(o.prune ? { prune: true } : {}),
+  ...(o.prune !== undefined ? { prune: o.prune } : {}),
   ...(o.allowMassDelete ? { allowMassDelete: true } : {}),
   ...(o.allowTakeover ? { allowTakeover: true } : {}),
   ...(o.concurrency !== undefined ? { concurrency: o.concurrency } : {}),
   ...(o.forceEntityTypeSchema ? { forceEntityTypeSchema: true } : {}),
 });
 
-export const runCli = async (argv: readonly string[], io: CliIo): Promise<number> => {
+export const runCli = async (argv: readonly string[], processIo: CliIo): Promise<number> => {
+  /** Every byte printed goes through the redaction of the API key (`safe-output.ts`). */
+  const redaction = createOutputRedaction(keysToRedact(processIo.env, processIo.cwd));
+  const io: CliIo = {
+    ...processIo,
+    stdout: redaction.wrap(processIo.stdout),
+    stderr: redaction.wrap(processIo.stderr),
+  };
   let exitCode = 0;
   let debug = argv.includes('--debug');
   /** Never aborted when the caller cannot stop the run. */
@@ -120,6 +131,7 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
   const config = async (o: CommonOptions): Promise<SyncConfig | undefined> => {
     if (await rootMissing(o)) return undefined;
     const { config, diagnostics } = await resolveConfig(flagsOf(o), io.env, io.cwd);
+    redaction.add(config.apiKey);
     if (diagnostics.length) writeLine(io.stderr, renderDiagnostics(diagnostics, { color: colorErr }));
     return hasErrors(diagnostics) ? undefined : config;
   };
@@ -128,7 +140,10 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
   let apiHost: string | undefined;
   const clientFor = (c: SyncConfig, events: EventSink): ApiClient => {
     if (!c.apiKey)
-      throw new CortexSyncError('CONFIG', 'CORTEX_API_KEY is not set: plan and apply read the live workspace');
+      throw new CortexSyncError(
+        'CONFIG',
+        'CORTEX_API_KEY (or CORTEX_API_KEY_FILE) is not set: plan and apply read the live workspace',
+      );
     apiHost = hostOf(c.baseUrl);
     return apiClientFor(c, c.apiKey, { clock, events });
   };
@@ -145,7 +160,7 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     if (!c) return 1;
     // While the workspace is read: a Retry-After pause or a slow answer is said at once, and a
     // line comes at least every 10 s while the reads go on.
-    const reading = createReadProgress({ stream: io.stderr, clock, signal: stop });
+    const reading = withPrintableEvents(createReadProgress({ stream: io.stderr, clock, signal: stop }));
     const client = clientFor(c, reading);
     reading.start(() => client.stats());
     try {
@@ -170,22 +185,25 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     if (!c) return 1;
     const json = o.output === 'json';
     const made: { client?: ApiClient } = {};
-    const progress = createApplyProgress({
-      stream: io.stderr,
-      tty: Boolean(io.stderr.isTTY),
-      clock,
-      signal: stop,
-      // The rate the client has learned from the server (below the configured one after 429s).
-      ratePerMinute: () => made.client?.stats().currentPerMinute,
-      bulkKinds: new Set(KIND_HANDLERS.filter((h) => h.applyBatch !== undefined).map((h) => h.kind)),
-    });
+    const progress = withPrintableEvents(
+      createApplyProgress({
+        stream: io.stderr,
+        tty: Boolean(io.stderr.isTTY),
+        clock,
+        signal: stop,
+        // The rate the client has learned from the server (below the configured one after 429s).
+        ratePerMinute: () => made.client?.stats().currentPerMinute,
+        bulkKinds: new Set(KIND_HANDLERS.filter((h) => h.applyBatch !== undefined).map((h) => h.kind)),
+      }),
+    );
     const client = clientFor(c, progress);
     made.client = client;
     progress.reading.start(() => client.stats());
     const logFile = o.planLog
       ? resolve(io.cwd, o.planLog)
       : join(io.cwd, '.cortex-sync', `plan-log-${new Date(clock.now()).toISOString().replace(/[:.]/g, '-')}.jsonl`);
-    let planLog: FilePlanLog | undefined;
+    let fileLog: FilePlanLog | undefined;
+    let planLog: PlanLogSink | undefined;
     let shownFirst = false;
     let declined = false;
     /** The plan and its diagnostics are shown once, before anything is written; on a terminal, only `yes` goes on. */
@@ -209,7 +227,8 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
       return true;
     };
     try {
-      planLog = o.dryRun ? undefined : openPlanLog(logFile);
+      fileLog = o.dryRun ? undefined : openPlanLog(logFile);
+      planLog = fileLog ? redactingPlanLog(fileLog, redaction.redact) : undefined;
       const mode = o.dryRun ? 'plan' : 'apply';
       const result = await reconcile(
         { config: c, mode, approve, ...(planLog ? { planLog } : {}) },
@@ -218,7 +237,7 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
       progress.finish();
       // Closed before the report: the report names the plan log only when one was kept.
       await planLog?.close();
-      const keptLog = planLog?.kept() ? logFile : undefined;
+      const keptLog = fileLog?.kept() ? logFile : undefined;
       if (result.diagnostics.length && !shownFirst)
         writeLine(io.stderr, renderDiagnostics(result.diagnostics, { color: colorErr, source: manifestText(c.dir) }));
       const outcome = runOutcome(result, { command: 'apply', stoppedBy: stoppedBy(stop) });
@@ -241,7 +260,7 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
       }
       if (declined) {
         const leaseKey = c.sourceId ? `inventory/${leaseTag(c.sourceId)}` : undefined;
-        const writes = planLog?.writesByObject() ?? new Map<string, number>();
+        const writes = fileLog?.writesByObject() ?? new Map<string, number>();
         writeLine(
           io.stderr,
           cancelledLine({
@@ -280,6 +299,7 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     cmd
       .addOption(dirOption())
       .option('--prune', 'remove objects this repository manages whose manifests are gone')
+      .option('--no-prune', 'never prune in this run, whatever cortex-sync.yaml or CORTEX_SYNC_PRUNE says')
       .option('--allow-mass-delete', 'allow a prune above the configured share or count of managed objects')
       .option('--allow-takeover', 'take over objects another source id manages')
       .option('--source-id <id>', 'identifies this repository in the ownership records')
@@ -357,10 +377,10 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     .addOption(
       new Option(
         '--missing-definition <mode>',
-        "a custom-type entity without x-cortex-definition: refuse it ('Definition is required'), or allow it when its type's schema accepts {}",
+        "a custom-type entity without x-cortex-definition: accept it only when its type's schema is {} (empty-schema), always refuse it ('Definition is required'), or allow it whenever its type's schema accepts {}",
       )
         .choices(MISSING_DEFINITION_MODES)
-        .default('refuse'),
+        .default('empty-schema'),
     )
     .action(async (o: EmulatorFlags) => {
       const emulator = await runEmulatorCommand(
@@ -371,7 +391,7 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
           ...(o.rateLimit !== undefined ? { rateLimitPerMinute: o.rateLimit } : {}),
           missingDefinition: o.missingDefinition,
         },
-        { stdout: io.stdout, env: io.env },
+        { stdout: io.stdout, stderr: io.stderr, env: io.env },
       );
       await (io.untilStopped?.() ?? new Promise<void>(() => {}));
       await emulator.stop();
@@ -385,6 +405,10 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
     exitCode = code;
   });
 
+  registerWebhookRouteCommand(program, io, (code) => {
+    exitCode = code;
+  });
+
   try {
     await program.parseAsync([...argv], { from: 'user' });
     debug = Boolean(program.opts().debug) || debug;
@@ -392,15 +416,16 @@ export const runCli = async (argv: readonly string[], io: CliIo): Promise<number
   } catch (error) {
     if (error instanceof CommanderError) return error.exitCode === 0 ? 0 : 1;
     if (error instanceof InterruptedError) {
-      writeLine(io.stderr, `${stoppedBy(stop)}: ${error.message}.`);
+      writeLine(io.stderr, `${stoppedBy(stop)}: ${printable(error.message)}.`);
       return signalExitCode(stoppedBy(stop));
     }
+    const said = printable(error instanceof Error ? error.message : String(error));
     const message =
       error instanceof ApiError && error.status === undefined && apiHost !== undefined
-        ? `error: ${error.message}; ${unreachableHint(error, apiHost)}`
+        ? `error: ${said}; ${printable(unreachableHint(error, apiHost))}`
         : error instanceof CortexSyncError
-          ? `error: ${error.message}`
-          : `internal error: ${error instanceof Error ? error.message : String(error)}${debug ? '' : ' (run with --debug for details)'}`;
+          ? `error: ${said}`
+          : `internal error: ${said}${debug ? '' : ' (run with --debug for details)'}`;
     writeLine(io.stderr, message);
     if (debug && error instanceof Error && error.stack) writeLine(io.stderr, error.stack);
     return 1;

@@ -3,12 +3,38 @@
  * SIGINT/SIGTERM aborts the run's signal (an apply stops starting changes, finishes those in
  * flight, writes its logs and exits 130 / 143); a second one exits at once.
  */
+import { closeSync, openSync, writeSync } from 'node:fs';
 import { signalExitCode } from '../core/outcome.js';
+import type { TerminalWriter } from './confirm.js';
 import { runCli } from './main.js';
+
+/** The controlling terminal for writing, or undefined when the process has none. */
+const openTerminal = (): TerminalWriter | undefined => {
+  try {
+    const fd = openSync('/dev/tty', 'w');
+    return { write: (text) => void writeSync(fd, text), close: () => closeSync(fd) };
+  } catch {
+    return undefined;
+  }
+};
 
 type StopSignal = 'SIGINT' | 'SIGTERM';
 
+/**
+ * A reader that stops reading (`cortex-sync plan | head`) closes the pipe: later writes fail with
+ * EPIPE. Output to a closed pipe is dropped, quietly, and the command runs to its end: an apply
+ * is never cut short halfway because a pager was closed, and no stack trace follows `--help | head`.
+ */
+const ignoreClosedPipe = (stream: NodeJS.WriteStream): void => {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED') return;
+    throw error;
+  });
+};
+
 export const runProcess = async (): Promise<number> => {
+  ignoreClosedPipe(process.stdout);
+  ignoreClosedPipe(process.stderr);
   const controller = new AbortController();
   const onSignal = (name: StopSignal) => {
     if (controller.signal.aborted) {
@@ -30,6 +56,7 @@ export const runProcess = async (): Promise<number> => {
   try {
     return await runCli(process.argv.slice(2), {
       stdin: process.stdin,
+      openTerminal,
       stdout: process.stdout,
       stderr: process.stderr,
       env: process.env,

@@ -28,11 +28,16 @@ const checkDataFile = async (file: string): Promise<void> => {
   }
 };
 
+/** Whether `host` is a loopback address (or `localhost`). */
+export const isLoopback = (host: string): boolean =>
+  host === 'localhost' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host) || host === '::1' || host === '[::1]';
+
 const portInUse = (error: unknown): boolean =>
   error instanceof Error && (error as NodeJS.ErrnoException).code === 'EADDRINUSE';
 
 /**
- * Starts the emulator. Prints two labelled lines a shell can paste: `export CORTEX_BASE_URL=…`
+ * Starts the emulator. Warns on stderr when it is bound to an address other than loopback. Prints
+ * two labelled lines a shell can paste: `export CORTEX_BASE_URL=…`
  * first; then `export CORTEX_API_KEY=…` with a generated key, or, when `CORTEX_API_KEY` is set,
  * a line saying that key is accepted (it is never printed). Problems a user can fix (a port in
  * use, a `--data` file that is not the emulator's or cannot be written) are `ConfigError`s
@@ -40,9 +45,15 @@ const portInUse = (error: unknown): boolean =>
  */
 export const runEmulatorCommand = async (
   opts: EmulatorCommandOptions,
-  io: { stdout: NodeJS.WritableStream; env: NodeJS.ProcessEnv },
+  io: { stdout: NodeJS.WritableStream; stderr?: NodeJS.WritableStream; env: NodeJS.ProcessEnv },
 ): Promise<RunningEmulator> => {
   const givenKey = io.env.CORTEX_API_KEY;
+  const host = opts.host ?? '127.0.0.1';
+  if (!isLoopback(host)) {
+    io.stderr?.write(
+      `warning: the emulator listens on ${host}, not on loopback: anyone who can reach it can use its webhook and its /_emulator/ control endpoints (state, reset, new keys) without a key\n`,
+    );
+  }
   if (opts.dataFile !== undefined) await checkDataFile(opts.dataFile);
   let emu: RunningEmulator;
   try {

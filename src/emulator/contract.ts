@@ -4,6 +4,8 @@
  * limiting, faults and the request log; route handlers are plain functions over parsed requests.
  */
 
+import type { JqOutcome } from './jq.js';
+
 /** Permissions of api.md's table ("Authentication", point 3). */
 export const PERMISSIONS = [
   'EDIT_API_KEYS',
@@ -19,6 +21,10 @@ export const PERMISSIONS = [
   'EDIT_CATALOGS',
   /** Inferred: api.md names no permission for scorecard writes. */
   'EDIT_SCORECARDS',
+  /** Inferred: api.md names no permission for SCIM user updates. */
+  'CONFIGURE_SCIM',
+  /** The vendor OpenAPI's "View GitOps logs" (api.md's table does not list the group). */
+  'VIEW_GITOPS_LOGS',
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
 
@@ -46,12 +52,15 @@ export interface EmulatorResponse {
 }
 
 /**
- * What a descriptor of a custom type without `x-cortex-definition` gets. `refuse` (the default):
- * "Definition is required", as wire-notes records from the live API. `allow`: accepted when the
- * type's schema accepts `{}` (the vendor CLI's `test_catalog_delete_by_type` creates one against
- * an empty schema); refused as before otherwise. Which one a tenant does is not known for certain.
+ * What a descriptor of a custom type without `x-cortex-definition` gets. The live evidence:
+ * wire-notes records "Standard cortex tags: Definition is required" for entities whose type's
+ * schema is `{"type": "object", "properties": {}}` (the vendor CLI's solution bundles), while the
+ * vendor CLI's `test_catalog_delete_by_type`, re-enabled against a live tenant, creates one without
+ * the key when its type's schema is `{}`. `empty-schema` (the default) fits both: accepted only
+ * when the type's schema is exactly `{}`. `refuse`: always "Definition is required". `allow`:
+ * accepted whenever the type's schema accepts `{}`.
  */
-export const MISSING_DEFINITION_MODES = ['refuse', 'allow'] as const;
+export const MISSING_DEFINITION_MODES = ['empty-schema', 'refuse', 'allow'] as const;
 export type MissingDefinitionMode = (typeof MISSING_DEFINITION_MODES)[number];
 
 export interface EmulatorEnv {
@@ -59,8 +68,10 @@ export interface EmulatorEnv {
   now(): number;
   /** A vendor-looking id: prefix + 16 lower-case hex characters (`en2da8159dbeefb974`). */
   newId(prefix: string): string;
-  /** See `MissingDefinitionMode`; absent = `refuse`. */
+  /** See `MissingDefinitionMode`; absent = `empty-schema`. */
   readonly missingDefinition?: MissingDefinitionMode;
+  /** Evaluates a jq program on a JSON text (the inbound webhook); absent in plain route tests. */
+  evaluateJq?(program: string, input: string): Promise<JqOutcome>;
 }
 
 export interface RouteDef<S> {

@@ -16,10 +16,12 @@ import {
   PERMISSIONS,
   type Permission,
 } from './contract.js';
-import { decideFaults, type EmulatorFaults, matchReject, parseFaults } from './faults.js';
+import { type ControlContext, controlResponse } from './control.js';
+import { decideFaults, type EmulatorFaults, matchReject } from './faults.js';
+import { createJqEvaluator } from './jq.js';
 import { loadState, saveState } from './persistence.js';
 import { RetryAfterWindow, TokenBucket, tooManyRequests } from './rate-limit.js';
-import { addKey, bearerToken, findKeyByValue, hashKeyValue } from './resources/api-keys.js';
+import { addKey, bearerToken, effectivePermissions, findKeyByValue, hashKeyValue } from './resources/api-keys.js';
 import { type EmulatorState, INITIAL_STATE, KEPT_ON_RESET, ROUTES } from './resources/index.js';
 import { compileRoutes, matchRoute } from './router.js';
 import { createPrng, fnv1a, randomHexId } from './util.js';
@@ -49,11 +51,12 @@ export interface EmulatorOptions {
   /** Largest accepted request body in bytes (default 2 MB, the vendor's limit). */
   maxBodyBytes?: number;
   /**
-   * A custom-type entity without `x-cortex-definition`: `refuse` (default, "Definition is
-   * required" as wire-notes records from the live API) or `allow` (accepted when the type's schema
-   * accepts `{}`, as the vendor CLI's tests expect of a tenant). The real API is not known for certain.
+   * A custom-type entity without `x-cortex-definition`: `empty-schema` (default: accepted only when
+   * its type's schema is `{}`), `refuse` or `allow` (see `MissingDefinitionMode`).
    */
   missingDefinition?: MissingDefinitionMode;
+  /** Time a webhook's Entity tag JQ may run (default 2000 ms); the program is stopped after it. */
+  jqTimeoutMs?: number;
 }
 
 /** One API request, as served (control requests under `/_emulator/` are not logged). */
@@ -126,6 +129,13 @@ const send = (res: ServerResponse, r: EmulatorResponse): void => {
   res.end(payload);
 };
 
+/** Request headers as single strings (lower-case names). */
+const headersOf = (req: IncomingMessage): Record<string, string | undefined> => {
+  const headers: Record<string, string | undefined> = {};
+  for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+  return headers;
+};
+
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Starts an emulator; resolves once it listens. */
@@ -136,10 +146,12 @@ export const startEmulator = async (options: EmulatorOptions = {}): Promise<Runn
   const state = await loadState(options.dataFile, now);
   // Ids after a reload must not repeat the ids of the saved run: the loaded state salts the seed.
   const idRandom = createPrng(seed ^ 0x9e3779b9 ^ fnv1a(JSON.stringify(state)));
+  const jq = createJqEvaluator(options.jqTimeoutMs !== undefined ? { timeoutMs: options.jqTimeoutMs } : {});
   const env: EmulatorEnv = {
     now,
     newId: (prefix) => randomHexId(prefix, idRandom),
-    missingDefinition: options.missingDefinition ?? 'refuse',
+    missingDefinition: options.missingDefinition ?? 'empty-schema',
+    evaluateJq: (program, input) => jq.evaluate(program, input),
   };
   const requests: RequestLogEntry[] = [];
   const routes = compileRoutes(ROUTES);
@@ -173,26 +185,6 @@ export const startEmulator = async (options: EmulatorOptions = {}): Promise<Runn
     retryWindow.reset();
   };
 
-  const control = (method: string, path: string, body: string): EmulatorResponse => {
-    if (method === 'GET' && path === '/_emulator/requests') return { status: 200, body: { requests } };
-    if (method === 'GET' && path === '/_emulator/state') return { status: 200, body: state };
-    if (method === 'GET' && path === '/_emulator/health') return { status: 200, body: { ok: true } };
-    if (method === 'GET' && path === '/_emulator/faults') return { status: 200, body: faults };
-    if (method === 'POST' && path === '/_emulator/reset') {
-      reset();
-      return { status: 200, body: { ok: true } };
-    }
-    if (method === 'POST' && path === '/_emulator/faults') {
-      try {
-        faults = parseFaults(body.trim() === '' ? {} : JSON.parse(body));
-      } catch {
-        return errorResponse(400, 'BAD_REQUEST', 'Malformed JSON request body');
-      }
-      return { status: 200, body: faults };
-    }
-    return errorResponse(404, 'NOT_FOUND', `No emulator control endpoint ${method} ${path}`);
-  };
-
   /** Auth, routing and the handler: the response of an API request that is processed. */
   const serve = async (
     method: string,
@@ -211,14 +203,14 @@ export const startEmulator = async (options: EmulatorOptions = {}): Promise<Runn
         headers: { Allow: match.allowed.join(', ') },
       };
     }
-    const headers: Record<string, string | undefined> = {};
-    for (const [k, v] of Object.entries(req.headers)) headers[k] = Array.isArray(v) ? v.join(', ') : v;
+    const headers = headersOf(req);
     const { route } = match;
     if (route.permission !== 'none') {
       const token = bearerToken({ headers });
       const key = token === undefined ? undefined : findKeyByValue(state.apiKeys, token, now());
       if (!key) return errorResponse(401, 'UNAUTHORIZED', 'Missing or invalid API key');
-      if (route.permission !== null && !route.permission.some((p) => key.permissions.includes(p))) {
+      const held = effectivePermissions(key, state.customRoles);
+      if (route.permission !== null && !route.permission.some((p) => held.includes(p))) {
         return errorResponse(403, 'FORBIDDEN', `API key lacks permission ${route.permission.join(' or ')}`);
       }
     }
@@ -239,6 +231,20 @@ export const startEmulator = async (options: EmulatorOptions = {}): Promise<Runn
     }
   };
 
+  const controlContext: ControlContext = {
+    state,
+    url: '',
+    now,
+    newId: (prefix) => env.newId(prefix),
+    requests,
+    faults: () => faults,
+    setFaults: (f) => {
+      faults = f;
+    },
+    reset,
+    evaluateJq: (program, input) => jq.evaluate(program, input),
+  };
+
   const sockets = new Set<Socket>();
   const server = createServer((req, res) => {
     void (async () => {
@@ -252,7 +258,10 @@ export const startEmulator = async (options: EmulatorOptions = {}): Promise<Runn
       const body = await readBody(req, maxBody);
 
       if (rawPath === '/_emulator' || rawPath.startsWith('/_emulator/')) {
-        send(res, control(method, rawPath, body.text));
+        send(
+          res,
+          await controlResponse({ method, path: rawPath, headers: headersOf(req), body: body.text }, controlContext),
+        );
         return;
       }
 
@@ -320,6 +329,8 @@ export const startEmulator = async (options: EmulatorOptions = {}): Promise<Runn
   });
   const { port } = server.address() as AddressInfo;
   const urlHost = host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host.includes(':') ? `[${host}]` : host;
+  const url = `http://${urlHost}:${port}`;
+  controlContext.url = url;
 
   let stopped: Promise<void> | undefined;
   const stop = (): Promise<void> => {
@@ -327,13 +338,14 @@ export const startEmulator = async (options: EmulatorOptions = {}): Promise<Runn
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       for (const s of sockets) s.destroy();
       await closed;
+      await jq.close();
       if (options.dataFile !== undefined) await saveState(options.dataFile, state);
     })();
     return stopped;
   };
 
   return {
-    url: `http://${urlHost}:${port}`,
+    url,
     apiKey,
     stop,
     state,

@@ -31,6 +31,25 @@ export const randomHexId = (prefix: string, random: () => number): string => {
   return prefix + hex;
 };
 
+/**
+ * The value a record used as a dictionary holds under `key`: an own property only, so that a key
+ * from a request (`__proto__`, `constructor`, `toString`) never reads the prototype.
+ */
+export const own = <T>(record: Readonly<Record<string, T>>, key: string): T | undefined =>
+  Object.hasOwn(record, key) ? record[key] : undefined;
+
+/** Stores `value` under `key` as an own property (`record['__proto__'] = …` would set the prototype instead). */
+export const putOwn = <T>(record: Record<string, T>, key: string, value: T): T => {
+  Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true });
+  return value;
+};
+
+/** A UUID (version 4 form) from a source of 16-hex-character ids such as `EmulatorEnv.newId`. */
+export const uuidFrom = (newId: (prefix: string) => string): string => {
+  const hex = newId('') + newId('');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-a${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+};
+
 /** FNV-1a 32-bit hash of a string. */
 export const fnv1a = (text: string): number => {
   let h = 0x811c9dc5;

@@ -1,59 +1,80 @@
 /**
- * Settings, in order of precedence: command-line flags, environment, `cortex-sync.yaml` at the
- * manifest root (interface.md). The file is validated strictly; a bad key is an error naming the
- * file and line. The base URL (where the API key is sent) comes only from the flag, the
- * environment or the default: the repository's file is written by whoever can open a pull
- * request, so a `baseUrl` there is an error.
+ * Settings, in order of precedence: command-line flags (or the Action's inputs, or the watcher's
+ * settings), environment, `cortex-sync.yaml` at the manifest root (interface.md). The file
+ * proposes, the operator decides: a flag or variable that is set, `false` included, beats the
+ * file, for every setting. What the file may not decide at all is an error in it
+ * (`config-file.ts`): the base URL and forcing a breaking entity-type schema. Of the settings that
+ * widen deletes:
+ * - `prune` and `pruneEntities` may come from the file (the plan names them and where they came
+ *   from); the operator overrides them (`--no-prune`, `CORTEX_SYNC_PRUNE=false`,
+ *   `CORTEX_SYNC_PRUNE_ENTITIES=archive`);
+ * - the mass-delete guard is the operator's: the file may lower `maxDeleteShare` below the
+ *   default, never raise it (a higher value is a warning, and the default applies);
+ *   `maxDeleteCount` in the file only adds a limit;
+ * - `protect` patterns add up: the file may add patterns, never remove the operator's.
+ * `SyncConfig.origins` says where each effective setting came from.
  */
-import { readFile } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
-import { z } from 'zod';
-import { ConfigError } from '../core/errors.js';
+import { resolve } from 'node:path';
 import type { Diagnostic } from '../core/model.js';
-import { parseManifestFile } from '../source/yaml.js';
-import { zodIssuesToDiagnostics } from '../source/zod-diagnostics.js';
+import { DEFAULT_MAX_DELETE_SHARE } from '../core/plan.js';
+import { excerpt } from '../source/excerpt.js';
+import { resolveApiKey } from './api-key.js';
+import { CONFIG_FILE, type ConfigFile, type ConfigFileLines, readConfigFile } from './config-file.js';
 import { deriveSourceId } from './source-id.js';
 
-export const CONFIG_FILE = 'cortex-sync.yaml';
-export const DEFAULT_BASE_URL = 'https://api.getcortexapp.com';
+export { CONFIG_FILE, type ConfigFile, configFileSchema, readConfigFile } from './config-file.js';
 
-export const configFileSchema = z.strictObject({
-  /** Identifies this repository in the workspace's ownership records. */
-  sourceId: z.string().min(1).max(200).optional(),
-  prune: z.boolean().optional(),
-  /** What prune does to an entity: archive (default, reversible) or delete. */
-  pruneEntities: z.enum(['archive', 'delete']).optional(),
-  /** Refuse a prune that removes more than this share of the managed objects (default 0.25). */
-  maxDeleteShare: z.number().min(0).max(1).optional(),
-  /** Refuse a prune that removes more than this many objects. */
-  maxDeleteCount: z.int().min(0).optional(),
-  /** `kind/id` patterns (`*` wildcard) never pruned: `entity/payments-*`. */
-  protect: z.array(z.string().min(1)).optional(),
-  concurrency: z.int().min(1).max(64).optional(),
-  requestsPerMinute: z.int().min(1).optional(),
-  forceEntityTypeSchema: z.boolean().optional(),
-  /** How long an apply waits for another apply of this source to finish (seconds, default 120). */
-  leaseWaitSeconds: z.int().min(0).max(3600).optional(),
-  /** How long one request may wait for an answer before it counts as timed out (seconds, default 30). */
-  requestTimeoutSeconds: z.int().min(1).max(600).optional(),
-});
-export type ConfigFile = z.infer<typeof configFileSchema>;
+export const DEFAULT_BASE_URL = 'https://api.getcortexapp.com';
 
 /** The client's default wait for one answer. */
 export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
 
-/** Flags as the CLI parsed them; undefined = not given. */
+/** Flags (or Action inputs, or watcher settings) as parsed; undefined = not given, `false` = said no. */
 export interface ConfigFlags {
   dir?: string;
   sourceId?: string;
   baseUrl?: string;
   prune?: boolean;
+  pruneEntities?: 'archive' | 'delete';
+  maxDeleteShare?: number;
+  maxDeleteCount?: number;
+  /** Added to the environment's and the file's patterns. */
+  protect?: string[];
   allowMassDelete?: boolean;
   allowTakeover?: boolean;
   concurrency?: number;
   requestsPerMinute?: number;
   forceEntityTypeSchema?: boolean;
 }
+
+/** Who decided a setting. */
+export type SettingOrigin = 'flag' | 'environment' | 'file' | 'default';
+
+export interface SettingSource {
+  origin: SettingOrigin;
+  /** How it was said: `--prune`, `CORTEX_SYNC_PRUNE`, `cortex-sync.yaml:3`, `default`. */
+  name: string;
+}
+
+/** Settings whose origin is recorded. */
+export type OriginSetting =
+  | 'sourceId'
+  | 'baseUrl'
+  | 'apiKey'
+  | 'prune'
+  | 'pruneEntities'
+  | 'allowMassDelete'
+  | 'allowTakeover'
+  | 'maxDeleteShare'
+  | 'maxDeleteCount'
+  | 'protect'
+  | 'concurrency'
+  | 'requestsPerMinute'
+  | 'forceEntityTypeSchema'
+  | 'leaseWaitMs'
+  | 'requestTimeoutMs';
+
+export type ConfigOrigins = Record<OriginSetting, SettingSource>;
 
 export interface SyncConfig {
   dir: string;
@@ -75,43 +96,12 @@ export interface SyncConfig {
   leaseWaitMs?: number;
   /** Per request attempt (a hung server); default 30 s. */
   requestTimeoutMs?: number;
+  /**
+   * Where each effective setting came from (flag, environment, file with its line, default), for
+   * the plan's header. Set by `resolveConfig`; absent in configurations built by hand (tests).
+   */
+  origins?: ConfigOrigins;
 }
-
-/** Reads and validates `cortex-sync.yaml` in `dir`; absent file → `{}`. */
-export const readConfigFile = async (dir: string): Promise<{ config: ConfigFile; diagnostics: Diagnostic[] }> => {
-  let text: string;
-  try {
-    text = await readFile(join(dir, CONFIG_FILE), 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { config: {}, diagnostics: [] };
-    throw new ConfigError(`cannot read ${CONFIG_FILE}: ${(error as Error).message}`, { cause: error });
-  }
-  const parsed = parseManifestFile(CONFIG_FILE, text);
-  const doc = parsed.documents[0];
-  if (!doc || parsed.diagnostics.some((d) => d.severity === 'error'))
-    return { config: {}, diagnostics: parsed.diagnostics.filter((d) => d.code !== 'empty-manifest') };
-  const { baseUrl: fileBaseUrl, ...settings } = isRecord(doc.value) ? doc.value : { value: doc.value };
-  const refused: Diagnostic[] = [];
-  if (fileBaseUrl !== undefined) {
-    const at = doc.locate(['baseUrl']);
-    refused.push({
-      severity: 'error',
-      code: 'config',
-      message: `\`baseUrl\` is not allowed in ${CONFIG_FILE}: the API key is sent only to a base URL the operator chooses (--base-url or CORTEX_BASE_URL), never to one a repository file names`,
-      file: CONFIG_FILE,
-      line: at.line,
-      column: at.column,
-      field: 'baseUrl',
-    });
-  }
-  const result = configFileSchema.safeParse(isRecord(doc.value) ? settings : doc.value);
-  if (!result.success)
-    return { config: {}, diagnostics: [...refused, ...zodIssuesToDiagnostics(result.error.issues, doc, {})] };
-  return { config: result.data, diagnostics: [...refused, ...parsed.diagnostics] };
-};
-
-const isRecord = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
 
 const LOOPBACK_HOSTS = new Set(['localhost', '[::1]']);
 const isLoopback = (hostname: string): boolean =>
@@ -141,73 +131,289 @@ export const checkBaseUrl = (value: string, origin: string): Diagnostic | undefi
   return fail(`expected an https URL, got the scheme ${url.protocol.replace(/:$/, '')}`);
 };
 
-/** A whole-number environment setting, checked like its file counterpart; a bad value is an error. */
-const envInt = (env: NodeJS.ProcessEnv, name: string, max: number, errors: Diagnostic[]): number | undefined => {
-  const value = env[name];
-  if (value === undefined || value.trim() === '') return undefined;
-  const n = Number(value);
-  if (Number.isInteger(n) && n >= 1 && n <= max) return n;
-  const range = max === Number.MAX_SAFE_INTEGER ? '≥ 1' : `from 1 to ${max}`;
-  errors.push({
-    severity: 'error',
-    code: 'config',
-    message: `${name}: expected a whole number ${range}, got '${value}'`,
-  });
-  return undefined;
+/** The environment's settings, each checked like its file counterpart; a bad value is an error naming the variable. */
+const environmentReader = (env: NodeJS.ProcessEnv, errors: Diagnostic[]) => {
+  /** The trimmed value; blank counts as unset. */
+  const text = (name: string): string | undefined => {
+    const value = env[name]?.trim();
+    return value === undefined || value === '' ? undefined : value;
+  };
+  const fail = (name: string, expected: string, value: string): undefined => {
+    errors.push({
+      severity: 'error',
+      code: 'config',
+      message: `${name}: expected ${expected}, got '${excerpt(value)}'`,
+    });
+    return undefined;
+  };
+  return {
+    text,
+    int: (name: string, min: number, max: number): number | undefined => {
+      const value = text(name);
+      if (value === undefined) return undefined;
+      const n = Number(value);
+      if (Number.isInteger(n) && n >= min && n <= max) return n;
+      const range = max === Number.MAX_SAFE_INTEGER ? `≥ ${min}` : `from ${min} to ${max}`;
+      return fail(name, `a whole number ${range}`, value);
+    },
+    share: (name: string): number | undefined => {
+      const value = text(name);
+      if (value === undefined) return undefined;
+      const n = Number(value);
+      return Number.isFinite(n) && n >= 0 && n <= 1 ? n : fail(name, 'a number from 0 to 1', value);
+    },
+    /** `true` or `false`; anything else is an error rather than a silent "no". */
+    boolean: (name: string): boolean | undefined => {
+      const value = text(name);
+      if (value === undefined) return undefined;
+      return value === 'true' || value === 'false' ? value === 'true' : fail(name, 'true or false', value);
+    },
+    choice: <T extends string>(name: string, choices: readonly T[]): T | undefined => {
+      const value = text(name);
+      if (value === undefined) return undefined;
+      return (choices as readonly string[]).includes(value) ? (value as T) : fail(name, choices.join(' or '), value);
+    },
+    /** Comma-separated, blanks dropped. */
+    list: (name: string): string[] | undefined =>
+      text(name)
+        ?.split(',')
+        .map((p) => p.trim())
+        .filter((p) => p !== ''),
+  };
 };
 
-/** `true` or `false`; anything else is an error rather than a silent "no". */
-const envBoolean = (env: NodeJS.ProcessEnv, name: string, errors: Diagnostic[]): boolean | undefined => {
-  const value = env[name]?.trim();
-  if (value === undefined || value === '') return undefined;
-  if (value === 'true' || value === 'false') return value === 'true';
-  errors.push({ severity: 'error', code: 'config', message: `${name}: expected true or false, got '${value}'` });
-  return undefined;
+interface Choice<T> {
+  value: T | undefined;
+  source: SettingSource;
+}
+
+/** The first candidate that is set (flag, environment, file, in that order), else the default. */
+const decide = <T, F extends T | undefined = T>(
+  candidates: readonly Choice<T>[],
+  fallback: { value: F; source: SettingSource },
+): { value: T | F; source: SettingSource } => {
+  for (const c of candidates) if (c.value !== undefined) return { value: c.value, source: c.source };
+  return fallback;
 };
+
+const flag = (name: string): SettingSource => ({ origin: 'flag', name });
+const variable = (name: string): SettingSource => ({ origin: 'environment', name });
+const DEFAULT: SettingSource = { origin: 'default', name: 'default' };
 
 export const resolveConfig = async (
   flags: ConfigFlags,
   env: NodeJS.ProcessEnv,
   cwd: string,
 ): Promise<{ config: SyncConfig; diagnostics: Diagnostic[] }> => {
-  const dir = resolve(cwd, flags.dir ?? env.CORTEX_SYNC_DIR ?? '.');
-  const { config: file, diagnostics } = await readConfigFile(dir);
-  const sourceId = flags.sourceId ?? env.CORTEX_SYNC_SOURCE_ID ?? file.sourceId ?? (await deriveSourceId(dir, env));
   const envErrors: Diagnostic[] = [];
-  const envPrune = envBoolean(env, 'CORTEX_SYNC_PRUNE', envErrors);
-  const envConcurrency = envInt(env, 'CORTEX_SYNC_CONCURRENCY', 64, envErrors);
-  const envRate = envInt(env, 'CORTEX_RATE_LIMIT', Number.MAX_SAFE_INTEGER, envErrors);
-  const envLeaseWait =
-    env.CORTEX_SYNC_LEASE_WAIT?.trim() === '0' ? 0 : envInt(env, 'CORTEX_SYNC_LEASE_WAIT', 3600, envErrors);
-  const leaseWaitSeconds = envLeaseWait ?? file.leaseWaitSeconds;
-  const requestTimeoutSeconds =
-    envInt(env, 'CORTEX_SYNC_TIMEOUT', 600, envErrors) ?? file.requestTimeoutSeconds ?? DEFAULT_REQUEST_TIMEOUT_SECONDS;
-  const envBaseUrl = env.CORTEX_BASE_URL?.trim() ? env.CORTEX_BASE_URL.trim() : undefined;
-  const baseUrl = flags.baseUrl ?? envBaseUrl ?? DEFAULT_BASE_URL;
+  const read = environmentReader(env, envErrors);
+  const dir = resolve(cwd, flags.dir ?? read.text('CORTEX_SYNC_DIR') ?? '.');
+  const { config: file, diagnostics, lines } = await readConfigFile(dir);
+  const inFile = (key: keyof ConfigFile): SettingSource => ({ origin: 'file', name: fileLine(lines, key) });
+  const fromFile = <K extends keyof ConfigFile>(key: K): Choice<NonNullable<ConfigFile[K]>> => ({
+    value: file[key] as NonNullable<ConfigFile[K]> | undefined,
+    source: inFile(key),
+  });
+
+  const explicitSourceId = decide(
+    [
+      { value: flags.sourceId, source: flag('--source-id') },
+      { value: read.text('CORTEX_SYNC_SOURCE_ID'), source: variable('CORTEX_SYNC_SOURCE_ID') },
+      fromFile('sourceId'),
+    ],
+    { value: undefined, source: { origin: 'default', name: 'derived from GITHUB_REPOSITORY or the git remote' } },
+  );
+  const sourceId = explicitSourceId.value ?? (await deriveSourceId(dir, env));
+
+  const envBaseUrl = read.text('CORTEX_BASE_URL');
+  const baseUrl = decide(
+    [
+      { value: flags.baseUrl, source: flag('--base-url') },
+      { value: envBaseUrl, source: variable('CORTEX_BASE_URL') },
+    ],
+    { value: DEFAULT_BASE_URL, source: DEFAULT },
+  );
   const baseUrlProblem = checkBaseUrl(
-    baseUrl,
-    flags.baseUrl !== undefined ? '--base-url' : envBaseUrl !== undefined ? 'CORTEX_BASE_URL' : 'the default base URL',
+    baseUrl.value,
+    baseUrl.source.origin === 'default' ? 'the default base URL' : baseUrl.source.name,
   );
   if (baseUrlProblem) envErrors.push(baseUrlProblem);
+
+  const key = resolveApiKey(env, { manifestRoot: dir, cwd });
+  envErrors.push(...key.diagnostics);
+
+  const prune = decide(
+    [
+      { value: flags.prune, source: flag(flags.prune === false ? '--no-prune' : '--prune') },
+      { value: read.boolean('CORTEX_SYNC_PRUNE'), source: variable('CORTEX_SYNC_PRUNE') },
+      fromFile('prune'),
+    ],
+    { value: false, source: DEFAULT },
+  );
+  const pruneEntities = decide(
+    [
+      { value: flags.pruneEntities, source: flag('--prune-entities') },
+      {
+        value: read.choice('CORTEX_SYNC_PRUNE_ENTITIES', ['archive', 'delete'] as const),
+        source: variable('CORTEX_SYNC_PRUNE_ENTITIES'),
+      },
+      fromFile('pruneEntities'),
+    ],
+    { value: 'archive' as const, source: DEFAULT },
+  );
+  const maxDeleteShare = decide(
+    [
+      { value: flags.maxDeleteShare, source: flag('--max-delete-share') },
+      { value: read.share('CORTEX_SYNC_MAX_DELETE_SHARE'), source: variable('CORTEX_SYNC_MAX_DELETE_SHARE') },
+      { value: fileShare(file, lines, diagnostics), source: inFile('maxDeleteShare') },
+    ],
+    { value: DEFAULT_MAX_DELETE_SHARE, source: DEFAULT },
+  );
+  const maxDeleteCount = decide(
+    [
+      { value: flags.maxDeleteCount, source: flag('--max-delete-count') },
+      {
+        value: read.int('CORTEX_SYNC_MAX_DELETE_COUNT', 0, Number.MAX_SAFE_INTEGER),
+        source: variable('CORTEX_SYNC_MAX_DELETE_COUNT'),
+      },
+      fromFile('maxDeleteCount'),
+    ],
+    { value: undefined, source: DEFAULT },
+  );
+  const protect = protectPatterns(flags.protect, read.list('CORTEX_SYNC_PROTECT'), file.protect, lines);
+  const concurrency = decide(
+    [
+      { value: flags.concurrency, source: flag('--concurrency') },
+      { value: read.int('CORTEX_SYNC_CONCURRENCY', 1, 64), source: variable('CORTEX_SYNC_CONCURRENCY') },
+      fromFile('concurrency'),
+    ],
+    { value: 8, source: DEFAULT },
+  );
+  const requestsPerMinute = decide(
+    [
+      { value: flags.requestsPerMinute, source: flag('--requests-per-minute') },
+      { value: read.int('CORTEX_RATE_LIMIT', 1, Number.MAX_SAFE_INTEGER), source: variable('CORTEX_RATE_LIMIT') },
+      fromFile('requestsPerMinute'),
+    ],
+    { value: 1000, source: DEFAULT },
+  );
+  const forceEntityTypeSchema = decide(
+    [
+      { value: flags.forceEntityTypeSchema, source: flag('--force-entity-type-schema') },
+      {
+        value: read.boolean('CORTEX_SYNC_FORCE_ENTITY_TYPE_SCHEMA'),
+        source: variable('CORTEX_SYNC_FORCE_ENTITY_TYPE_SCHEMA'),
+      },
+    ],
+    { value: false, source: DEFAULT },
+  );
+  const leaseWaitSeconds = decide(
+    [
+      { value: read.int('CORTEX_SYNC_LEASE_WAIT', 0, 3600), source: variable('CORTEX_SYNC_LEASE_WAIT') },
+      fromFile('leaseWaitSeconds'),
+    ],
+    { value: undefined, source: DEFAULT },
+  );
+  const requestTimeoutSeconds = decide(
+    [
+      { value: read.int('CORTEX_SYNC_TIMEOUT', 1, 600), source: variable('CORTEX_SYNC_TIMEOUT') },
+      fromFile('requestTimeoutSeconds'),
+    ],
+    { value: DEFAULT_REQUEST_TIMEOUT_SECONDS, source: DEFAULT },
+  );
+  const allowMassDelete = decide([{ value: flags.allowMassDelete, source: flag('--allow-mass-delete') }], {
+    value: false,
+    source: DEFAULT,
+  });
+  const allowTakeover = decide([{ value: flags.allowTakeover, source: flag('--allow-takeover') }], {
+    value: false,
+    source: DEFAULT,
+  });
+
+  const origins: ConfigOrigins = {
+    sourceId: explicitSourceId.source,
+    baseUrl: baseUrl.source,
+    apiKey: key.from !== undefined ? variable(key.from) : { origin: 'default', name: 'not set' },
+    prune: prune.source,
+    pruneEntities: pruneEntities.source,
+    allowMassDelete: allowMassDelete.source,
+    allowTakeover: allowTakeover.source,
+    maxDeleteShare: maxDeleteShare.source,
+    maxDeleteCount: maxDeleteCount.source,
+    protect: protect.source,
+    concurrency: concurrency.source,
+    requestsPerMinute: requestsPerMinute.source,
+    forceEntityTypeSchema: forceEntityTypeSchema.source,
+    leaseWaitMs: leaseWaitSeconds.source,
+    requestTimeoutMs: requestTimeoutSeconds.source,
+  };
   return {
     diagnostics: [...diagnostics, ...envErrors],
     config: {
       dir,
       ...(sourceId !== undefined ? { sourceId } : {}),
-      baseUrl,
-      ...(env.CORTEX_API_KEY ? { apiKey: env.CORTEX_API_KEY } : {}),
-      prune: flags.prune ?? envPrune ?? file.prune ?? false,
-      pruneEntities: file.pruneEntities ?? 'archive',
-      allowMassDelete: flags.allowMassDelete ?? false,
-      allowTakeover: flags.allowTakeover ?? false,
-      maxDeleteShare: file.maxDeleteShare ?? 0.25,
-      ...(file.maxDeleteCount !== undefined ? { maxDeleteCount: file.maxDeleteCount } : {}),
-      protect: file.protect ?? [],
-      concurrency: flags.concurrency ?? envConcurrency ?? file.concurrency ?? 8,
-      requestsPerMinute: flags.requestsPerMinute ?? envRate ?? file.requestsPerMinute ?? 1000,
-      forceEntityTypeSchema: flags.forceEntityTypeSchema ?? file.forceEntityTypeSchema ?? false,
-      ...(leaseWaitSeconds !== undefined ? { leaseWaitMs: leaseWaitSeconds * 1000 } : {}),
-      requestTimeoutMs: requestTimeoutSeconds * 1000,
+      baseUrl: baseUrl.value,
+      ...(key.apiKey !== undefined ? { apiKey: key.apiKey } : {}),
+      prune: prune.value,
+      pruneEntities: pruneEntities.value,
+      allowMassDelete: allowMassDelete.value,
+      allowTakeover: allowTakeover.value,
+      maxDeleteShare: maxDeleteShare.value,
+      ...(maxDeleteCount.value !== undefined ? { maxDeleteCount: maxDeleteCount.value } : {}),
+      protect: protect.value,
+      concurrency: concurrency.value,
+      requestsPerMinute: requestsPerMinute.value,
+      forceEntityTypeSchema: forceEntityTypeSchema.value,
+      ...(leaseWaitSeconds.value !== undefined ? { leaseWaitMs: leaseWaitSeconds.value * 1000 } : {}),
+      requestTimeoutMs: requestTimeoutSeconds.value * 1000,
+      origins,
     },
   };
+};
+
+/** `cortex-sync.yaml:3`, or the file alone when the line is not known. */
+const fileLine = (lines: ConfigFileLines, key: keyof ConfigFile): string =>
+  lines[key] !== undefined ? `${CONFIG_FILE}:${lines[key]}` : CONFIG_FILE;
+
+/**
+ * The file's `maxDeleteShare` when it tightens the guard; a value above the default is a warning
+ * (only the operator may loosen the guard) and is not used.
+ */
+const fileShare = (file: ConfigFile, lines: ConfigFileLines, diagnostics: Diagnostic[]): number | undefined => {
+  const share = file.maxDeleteShare;
+  if (share === undefined || share <= DEFAULT_MAX_DELETE_SHARE) return share;
+  const percent = (n: number) => `${Math.round(n * 1000) / 10} %`;
+  diagnostics.push({
+    severity: 'warning',
+    code: 'config',
+    message: `maxDeleteShare ${share} in ${CONFIG_FILE} would raise the mass-delete guard above ${percent(DEFAULT_MAX_DELETE_SHARE)}; a repository file may only lower it, so ${percent(DEFAULT_MAX_DELETE_SHARE)} applies (the operator raises it with CORTEX_SYNC_MAX_DELETE_SHARE, or passes --allow-mass-delete for one run)`,
+    file: CONFIG_FILE,
+    line: lines.maxDeleteShare ?? 1,
+    column: 1,
+    field: 'maxDeleteShare',
+  });
+  return undefined;
+};
+
+/** Every pattern of the flag, the environment and the file (the file adds, never removes). */
+const protectPatterns = (
+  fromFlag: readonly string[] | undefined,
+  fromEnv: readonly string[] | undefined,
+  fromFile: readonly string[] | undefined,
+  lines: ConfigFileLines,
+): { value: string[]; source: SettingSource } => {
+  const value = [...new Set([...(fromFlag ?? []), ...(fromEnv ?? []), ...(fromFile ?? [])])];
+  const names = [
+    ...(fromFlag?.length ? ['--protect'] : []),
+    ...(fromEnv?.length ? ['CORTEX_SYNC_PROTECT'] : []),
+    ...(fromFile?.length ? [fileLine(lines, 'protect')] : []),
+  ];
+  const origin: SettingOrigin = fromFlag?.length
+    ? 'flag'
+    : fromEnv?.length
+      ? 'environment'
+      : fromFile?.length
+        ? 'file'
+        : 'default';
+  return { value, source: { origin, name: names.length > 0 ? names.join(' + ') : 'default' } };
 };

@@ -9,6 +9,7 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import { apiClientFor } from '../engine/api-client.js';
 import { ConfigError } from '../core/errors.js';
 import { countOf } from '../core/plural.js';
+import { printable } from '../core/printable.js';
 import { hasErrors, KIND_NAMES, type KindName } from '../core/model.js';
 import { CONFIG_FILE, readConfigFile, resolveConfig } from '../engine/config.js';
 import { type EngineContext, NO_EVENTS, systemClock } from '../engine/context.js';
@@ -19,7 +20,7 @@ import { type ExportFile, type ExportScope, exportFiles } from './files.js';
 import { checkConfigSourceId, checkOutDir } from './guard.js';
 import { readWorkspaceForExport } from './read.js';
 import { manifestYaml } from './render.js';
-import { exportedKeys, ownersOfExported, sourceIdNote } from './source-id.js';
+import { inferredSourceIdLine, ownersOf, soleOwner } from './source-id.js';
 import { writeExportFiles } from './write.js';
 
 export interface ExportOptions {
@@ -30,6 +31,7 @@ export interface ExportOptions {
   force?: boolean;
   sourceId?: string;
   baseUrl?: string;
+  includeOtherSources?: boolean;
 }
 
 /** `--kinds entity,dependency` → the kind names, each checked. */
@@ -52,7 +54,7 @@ const summaryLine = (files: readonly ExportFile[], outDir: string): string => {
   for (const file of files) counts.set(file.kind, (counts.get(file.kind) ?? 0) + file.ids.length);
   const titles = new Map(KIND_HANDLERS.map((h) => [h.kind, h.title]));
   const parts = KIND_NAMES.filter((k) => counts.has(k)).map((k) => countOf(counts.get(k) ?? 0, titles.get(k) ?? k));
-  return `Exported ${parts.length > 0 ? parts.join(', ') : 'nothing'} in ${countOf(files.length, 'file')} to ${outDir}.`;
+  return `Exported ${parts.length > 0 ? parts.join(', ') : 'nothing'} in ${countOf(files.length, 'file')} to ${printable(outDir)}.`;
 };
 
 /** Runs the command; returns the exit code. Typed errors are thrown for the entrypoint to render. */
@@ -70,7 +72,8 @@ export const runExport = async (o: ExportOptions, io: CliIo): Promise<number> =>
   const configFile = await readConfigFile(outDir);
   const fileSourceId = configFile.config.sourceId;
   checkConfigSourceId({ outDir, givenSourceId, fileSourceId });
-  if (!config.apiKey) throw new ConfigError('CORTEX_API_KEY is not set: export reads the live workspace');
+  if (!config.apiKey)
+    throw new ConfigError('CORTEX_API_KEY (or CORTEX_API_KEY_FILE) is not set: export reads the live workspace');
 
   const kinds = new Set<KindName>(o.kinds ?? KIND_NAMES);
   const client = apiClientFor(config, config.apiKey);
@@ -93,12 +96,23 @@ export const runExport = async (o: ExportOptions, io: CliIo): Promise<number> =>
       ctx,
     );
     if (read.diagnostics.length) writeLine(io.stderr, renderDiagnostics(read.diagnostics, { color: colorErr }));
+    const hasSettings = await access(join(outDir, CONFIG_FILE)).then(
+      () => true,
+      () => false,
+    );
+    // Nothing names the directory's source id: it is written for the one source that manages
+    // what was read, so its plan shows no change (source-id.ts).
+    const inferred =
+      config.sourceId === undefined && fileSourceId === undefined && !hasSettings && o.only !== 'unmanaged'
+        ? soleOwner(ownersOf(read.live, { kinds, includeArchived: o.includeArchived ?? false }))
+        : undefined;
+    const sourceId = config.sourceId ?? inferred;
     const declared = await checkOutDir({
       outDir,
       handlers: KIND_HANDLERS,
       givenSourceId,
       fileSourceId,
-      sourceId: config.sourceId,
+      sourceId,
       live: read.live,
     });
     const selected = exportFiles(read.live, {
@@ -107,18 +121,11 @@ export const runExport = async (o: ExportOptions, io: CliIo): Promise<number> =>
       only: o.only,
       includeArchived: o.includeArchived ?? false,
       declared,
+      ...(sourceId !== undefined ? { sourceId } : {}),
+      ...(o.includeOtherSources ? { includeOtherSources: true } : {}),
     });
-    // The source id given for this export is the repository's: say so in its settings file.
-    // Without one, the export is written for the one source that manages what it holds.
-    const hasSettings = await access(join(outDir, CONFIG_FILE)).then(
-      () => true,
-      () => false,
-    );
-    const owned =
-      givenSourceId === undefined && !hasSettings
-        ? sourceIdNote(ownersOfExported(read.live, exportedKeys(selected.files)))
-        : {};
-    const settingsId = givenSourceId ?? owned.sourceId;
+    // The source id given for this export, or the one inferred, is the repository's: say so in its settings file.
+    const settingsId = givenSourceId ?? inferred;
     const settings =
       settingsId !== undefined && !hasSettings
         ? [{ path: CONFIG_FILE, text: manifestYaml({ sourceId: settingsId }) }]
@@ -126,7 +133,7 @@ export const runExport = async (o: ExportOptions, io: CliIo): Promise<number> =>
     await writeExportFiles(outDir, [...selected.files, ...settings], o.force ?? false);
 
     writeLine(io.stdout, summaryLine(selected.files, outDir));
-    if (owned.message !== undefined) writeLine(owned.sourceId !== undefined ? io.stdout : io.stderr, owned.message);
+    if (inferred !== undefined) writeLine(io.stdout, inferredSourceIdLine(inferred));
     if (selected.alreadyDeclared.length > 0) {
       writeLine(
         io.stdout,
@@ -137,6 +144,13 @@ export const runExport = async (o: ExportOptions, io: CliIo): Promise<number> =>
       writeLine(
         io.stdout,
         `Left out ${countOf(selected.managedElsewhere, 'object')} a repository manages (--only unmanaged).`,
+      );
+    }
+    if (selected.otherSources.count > 0) {
+      const ids = selected.otherSources.sourceIds.map((id) => `\`${printable(id)}\``).join(', ');
+      writeLine(
+        io.stdout,
+        `Left out ${countOf(selected.otherSources.count, 'object')} other source ids manage (${ids}); pass --include-other-sources to export them too.`,
       );
     }
     const stats = client.stats();
@@ -155,11 +169,15 @@ export const registerExportCommand = (program: Command, io: CliIo, done: (code: 
     .requiredOption('--out <dir>', 'directory to write the manifests to (a repository root)')
     .option('--kinds <kinds>', `kinds to export, comma-separated (default all: ${KIND_NAMES.join(',')})`, parseKinds)
     .addOption(
-      new Option('--only <which>', 'unmanaged: only what no repository manages yet')
+      new Option(
+        '--only <which>',
+        'unmanaged: only what no repository manages yet; all: that and what this source id manages',
+      )
         .choices(['unmanaged', 'all'])
         .default('all'),
     )
     .option('--include-archived', 'export archived entities too (apply would unarchive them)')
+    .option('--include-other-sources', 'export objects other source ids manage too (left out by default)')
     .option('--force', 'replace files that exist already')
     .option(
       '--source-id <id>',

@@ -3,7 +3,9 @@
  *
  * Each kind turns its live objects into manifest files (its `toManifestFiles`, in
  * `<kind>/to-manifest.ts`), in the registry's order. What is left out: objects of kinds not
- * asked for, objects a repository manages with `--only unmanaged`,
+ * asked for, objects a repository manages with `--only unmanaged`, objects another source id
+ * manages unless `--include-other-sources` (another repository's objects are not this one's to
+ * declare: applying them would be refused as an ownership conflict, or take them over),
  * archived entities unless asked for, and objects the output directory already declares (in a
  * file of its own: writing them again would declare them twice).
  */
@@ -22,6 +24,10 @@ export interface ExportSelection {
   includeArchived: boolean;
   /** `kind/id` → the file of the output directory that already declares it. */
   declared: ReadonlyMap<string, string>;
+  /** The source id the output directory is for; objects it manages are exported. */
+  sourceId?: string;
+  /** Export objects other source ids manage too (asked for explicitly). */
+  includeOtherSources?: boolean;
 }
 
 export interface ExportFile {
@@ -38,12 +44,16 @@ export interface ExportFiles {
   alreadyDeclared: { key: string; file: string }[];
   /** Objects left out because a repository manages them (`--only unmanaged`). */
   managedElsewhere: number;
+  /** Objects left out because another source id manages them, and those source ids (sorted). */
+  otherSources: { count: number; sourceIds: string[] };
 }
 
 /** The files to write (see the module comment). Throws if two objects would share a file (a bug). */
 export const exportFiles = (live: readonly LiveObject[], selection: ExportSelection): ExportFiles => {
   const alreadyDeclared: { key: string; file: string }[] = [];
   let managedElsewhere = 0;
+  let otherCount = 0;
+  const otherIds = new Set<string>();
   const files: ExportFile[] = [];
   for (const handler of selection.handlers) {
     const kind = handler.kind;
@@ -53,6 +63,11 @@ export const exportFiles = (live: readonly LiveObject[], selection: ExportSelect
       if (o.archived && !selection.includeArchived) return false;
       if (selection.only === 'unmanaged' && o.owner !== undefined) {
         managedElsewhere++;
+        return false;
+      }
+      if (o.owner !== undefined && o.owner !== selection.sourceId && !selection.includeOtherSources) {
+        otherCount++;
+        otherIds.add(o.owner);
         return false;
       }
       const file = selection.declared.get(`${kind}/${o.id}`);
@@ -74,5 +89,10 @@ export const exportFiles = (live: readonly LiveObject[], selection: ExportSelect
     seen.set(key, `${file.kind} ${file.ids.join(', ')}`);
   }
   files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
-  return { files, alreadyDeclared, managedElsewhere };
+  return {
+    files,
+    alreadyDeclared,
+    managedElsewhere,
+    otherSources: { count: otherCount, sourceIds: [...otherIds].sort() },
+  };
 };

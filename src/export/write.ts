@@ -1,30 +1,31 @@
 /**
- * Writing `export`'s files: every target is checked before anything is written (an existing file
- * is refused without `--force`, and then nothing at all is written), and each file is written
- * atomically: to a temporary file beside it, then moved into place (`link` without `--force`, so
- * a file that appeared meanwhile is never replaced; `rename` with it).
+ * Writing `export`'s files. Writes never leave `--out`:
+ * - `--out` itself is the operator's choice and is resolved to its real path once; below it,
+ *   every folder on the way to a file must be a real folder (a symlinked folder is refused, not
+ *   followed) and every target must be absent or a regular file (a symlinked, FIFO or device
+ *   target is refused, even with `--force`); a path that is absolute or climbs with `..` is refused;
+ * - all of that is checked for every file before anything is written, and an existing file is
+ *   refused without `--force`: then nothing at all is written;
+ * - folders are created one level at a time and checked again after creation (never `mkdir -p`
+ *   through a link), and each file is written atomically: to a temporary file beside it (`wx`:
+ *   never through an existing name), whose real path is checked to be inside `--out`, then moved
+ *   into place (`link` without `--force`, so a file that appeared meanwhile is never replaced;
+ *   `rename` with it, which replaces a name, never writes through a link).
  */
 import { randomBytes } from 'node:crypto';
-import { link, mkdir, rename, rm, stat, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import type { Stats } from 'node:fs';
+import { link, lstat, mkdir, realpath, rename, rm, writeFile } from 'node:fs/promises';
+import { dirname, join, posix } from 'node:path';
 import { ConfigError } from '../core/errors.js';
 import { countOf } from '../core/plural.js';
+import { printable } from '../core/printable.js';
+import { fileTypeName, isInsideFolder } from '../source/regular-file.js';
 
 export interface FileToWrite {
   /** Relative to the output directory, `/` separators. */
   path: string;
   text: string;
 }
-
-const exists = async (path: string): Promise<boolean> => {
-  try {
-    await stat(path);
-    return true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return false;
-    throw error;
-  }
-};
 
 /** File operations at once: enough to keep the file system's thread pool busy. */
 const FILE_CONCURRENCY = 16;
@@ -43,17 +44,67 @@ const eachConcurrently = async <T, R>(items: readonly T[], fn: (item: T) => Prom
   return results;
 };
 
-/** The targets that already exist (relative paths), in order. */
-export const existingTargets = async (outDir: string, files: readonly FileToWrite[]): Promise<string[]> => {
-  const found = await eachConcurrently(files, (file) => exists(join(outDir, file.path)));
-  return files.filter((_, i) => found[i]).map((file) => file.path);
+const lstatOrNothing = async (path: string): Promise<Stats | undefined> => {
+  try {
+    return await lstat(path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+};
+
+/** The folders from `--out` down to `relPath`'s folder: `a`, `a/b` for `a/b/c.yaml`. */
+const foldersOf = (relPath: string): string[] => {
+  const parts = relPath.split('/').slice(0, -1);
+  return parts.map((_, i) => parts.slice(0, i + 1).join('/'));
+};
+
+/** Why `relPath` may not be written (a path that leaves `--out`, a link on the way), or undefined; `existing` when it exists. */
+const checkTarget = async (
+  realOut: string | undefined,
+  relPath: string,
+): Promise<{ problem?: string; existing?: boolean }> => {
+  const normal = posix.normalize(relPath);
+  if (posix.isAbsolute(relPath) || normal !== relPath || normal.split('/').some((p) => p === '..' || p === ''))
+    return { problem: `${relPath} is not a plain relative path` };
+  if (realOut === undefined) return {};
+  for (const folder of foldersOf(relPath)) {
+    const found = await lstatOrNothing(join(realOut, folder));
+    if (found === undefined) return {};
+    if (found.isSymbolicLink()) return { problem: `${folder} is a symlink; export writes only into real folders` };
+    if (!found.isDirectory()) return { problem: `${folder} is ${fileTypeName(found)}, not a folder` };
+  }
+  const target = await lstatOrNothing(join(realOut, relPath));
+  if (target === undefined) return {};
+  if (target.isSymbolicLink()) return { problem: `${relPath} is a symlink; export never writes through one` };
+  if (!target.isFile()) return { problem: `${relPath} is ${fileTypeName(target)}, not a regular file` };
+  return { existing: true };
+};
+
+/** Creates `relDir` under `realOut` one level at a time, refusing a link or a non-folder on the way. */
+const createFolders = async (realOut: string, relDir: string): Promise<void> => {
+  for (const folder of relDir === '.' ? [] : foldersOf(`${relDir}/x`)) {
+    const path = join(realOut, folder);
+    await mkdir(path).catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'EEXIST') throw error;
+    });
+    const found = await lstat(path);
+    if (found.isSymbolicLink() || !found.isDirectory())
+      throw new ConfigError(`${printable(folder)} became a symlink or a file while exporting; stopped writing`);
+  }
 };
 
 /** Writes one file atomically (see the module comment). */
-const writeAtomically = async (target: string, text: string, force: boolean): Promise<void> => {
+const writeAtomically = async (realOut: string, relPath: string, text: string, force: boolean): Promise<void> => {
+  const target = join(realOut, relPath);
   const temp = `${target}.${randomBytes(6).toString('hex')}.tmp`;
   await writeFile(temp, text, { flag: 'wx' });
   try {
+    const where = await realpath(temp);
+    if (!isInsideFolder(realOut, where) || dirname(where) !== dirname(target))
+      throw new ConfigError(
+        `a folder of ${printable(relPath)} was replaced by a symlink while exporting; stopped writing`,
+      );
     if (force) {
       await rename(temp, target);
       return;
@@ -61,7 +112,9 @@ const writeAtomically = async (target: string, text: string, force: boolean): Pr
     await link(temp, target);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
-      throw new ConfigError(`${target} appeared while exporting; nothing was overwritten (pass --force to replace it)`);
+      throw new ConfigError(
+        `${printable(target)} appeared while exporting; nothing was overwritten (pass --force to replace it)`,
+      );
     }
     throw error;
   } finally {
@@ -69,27 +122,42 @@ const writeAtomically = async (target: string, text: string, force: boolean): Pr
   }
 };
 
+const listed = (paths: readonly string[]): string => {
+  const shown = paths.slice(0, 5).map(printable).join(', ');
+  return `${shown}${paths.length > 5 ? ` and ${paths.length - 5} more` : ''}`;
+};
+
 /**
- * Writes every file under `outDir`. Without `force`, refuses (a `ConfigError`, nothing written)
- * when any target exists already.
+ * Writes every file under `outDir` (see the module comment). Refuses with a `ConfigError`, before
+ * anything is written, a target that would leave `outDir`, and, without `force`, any target that
+ * exists already.
  */
 export const writeExportFiles = async (
   outDir: string,
   files: readonly FileToWrite[],
   force: boolean,
 ): Promise<void> => {
-  if (!force) {
-    const existing = await existingTargets(outDir, files);
-    if (existing.length > 0) {
-      const shown = existing.slice(0, 5).join(', ');
-      const more = existing.length > 5 ? ` and ${existing.length - 5} more` : '';
-      throw new ConfigError(
-        `${countOf(existing.length, 'file')} to export ${existing.length === 1 ? 'exists' : 'exist'} already in ${outDir}: ${shown}${more}. Nothing was written; pass --force to replace ${existing.length === 1 ? 'it' : 'them'}`,
-      );
-    }
-  }
+  const before = await realpath(outDir).catch((error: NodeJS.ErrnoException) => {
+    if (error.code === 'ENOENT') return undefined;
+    throw error;
+  });
+  const checked = await eachConcurrently(files, (file) => checkTarget(before, file.path));
+  const refused = checked.flatMap((c) => (c.problem !== undefined ? [c.problem] : []));
+  if (refused.length > 0)
+    throw new ConfigError(
+      `${countOf(refused.length, 'file')} to export would not stay inside ${printable(outDir)}: ${listed(refused)}. Nothing was written`,
+    );
+  const existing = files.filter((_, i) => checked[i]?.existing === true).map((f) => f.path);
+  if (!force && existing.length > 0)
+    throw new ConfigError(
+      `${countOf(existing.length, 'file')} to export ${existing.length === 1 ? 'exists' : 'exist'} already in ${printable(outDir)}: ${listed(existing)}. Nothing was written; pass --force to replace ${existing.length === 1 ? 'it' : 'them'}`,
+    );
+  await mkdir(outDir, { recursive: true });
+  const realOut = await realpath(outDir);
+  if (before !== undefined && realOut !== before)
+    throw new ConfigError(`${printable(outDir)} was replaced while exporting; nothing was written`);
   // Folders first (once each), then the files side by side.
-  const folders = [...new Set(files.map((file) => dirname(join(outDir, file.path))))];
-  for (const folder of folders) await mkdir(folder, { recursive: true });
-  await eachConcurrently(files, (file) => writeAtomically(join(outDir, file.path), file.text, force));
+  for (const folder of [...new Set(files.map((file) => posix.dirname(file.path)))])
+    await createFolders(realOut, folder);
+  await eachConcurrently(files, (file) => writeAtomically(realOut, file.path, file.text, force));
 };

@@ -8,6 +8,7 @@
  */
 import { type ApplyReport, type ChangeResult, type ObjectKey, objectKey, type StepKind } from '../core/model.js';
 import { countOf } from '../core/plural.js';
+import { printable } from '../core/printable.js';
 import { renderDiagnostics } from './diagnostics.js';
 import { painter } from './style.js';
 
@@ -71,18 +72,19 @@ export function renderApplyReport(
 
   if (report.interrupted) lines.push(...perKindLines(results));
   for (const r of inventory) {
-    const what = `${r.write.action} inventory/${r.write.id} (ownership record, ${r.write.phase} the changes)`;
+    const what = `${r.write.action} inventory/${printable(r.write.id)} (ownership record, ${r.write.phase} the changes)`;
+    const error = r.error === undefined ? undefined : printable(r.error);
     if (r.outcome === 'ok' && report.interrupted) lines.push(`  ${paint('green', `✓ ${what}`)}: done`);
-    else if (r.outcome === 'failed') lines.push(`  ${paint('red', `✗ ${what}`)}: ${r.error ?? 'failed'}`);
-    else if (r.outcome === 'skipped')
-      lines.push(`  ${paint('yellow', `- ${what}`)}: not done (${r.error ?? 'skipped'})`);
+    else if (r.outcome === 'failed') lines.push(`  ${paint('red', `✗ ${what}`)}: ${error ?? 'failed'}`);
+    else if (r.outcome === 'skipped') lines.push(`  ${paint('yellow', `- ${what}`)}: not done (${error ?? 'skipped'})`);
   }
   let skippedListed = 0;
   let skippedUnlisted = 0;
   for (const r of results) {
-    const what = `${r.change.action} ${r.change.kind}/${r.change.id}`;
+    const what = `${r.change.action} ${r.change.kind}/${printable(r.change.id)}`;
+    const error = r.error === undefined ? undefined : printable(r.error);
     if (r.outcome === 'failed') {
-      lines.push(`  ${paint('red', `✗ ${what}`)}: ${r.error ?? 'failed'}`);
+      lines.push(`  ${paint('red', `✗ ${what}`)}: ${error ?? 'failed'}`);
       if (r.diagnostics && r.diagnostics.length > 0) {
         const text = renderDiagnostics(r.diagnostics, options);
         for (const line of text.trimEnd().split('\n')) lines.push(`      ${line}`);
@@ -95,11 +97,11 @@ export function renderApplyReport(
         continue;
       }
       skippedListed += 1;
-      let why = r.error ?? 'skipped';
+      let why = error ?? 'skipped';
       if (r.blockedBy !== undefined) {
         const blocker = outcomeOf.get(r.blockedBy);
         const state = blocker === 'failed' ? 'failed' : blocker === 'skipped' ? 'was skipped' : 'did not complete';
-        why = `skipped: waits for ${r.blockedBy}, which ${state}`;
+        why = `skipped: waits for ${printable(r.blockedBy)}, which ${state}`;
       }
       lines.push(`  ${paint('yellow', `- ${what}`)}: ${why}`);
     } else if (r.diagnostics && r.diagnostics.length > 0) {
@@ -114,7 +116,7 @@ export function renderApplyReport(
     );
   if (report.planLogFile !== undefined) {
     const what = report.interrupted ? 'Every change, done or not, is in the plan log' : 'Plan log';
-    lines.push(paint('dim', `${what}: ${report.planLogFile}`));
+    lines.push(paint('dim', `${what}: ${printable(report.planLogFile)}`));
   }
   return `${lines.join('\n')}\n`;
 }

@@ -4,6 +4,7 @@
  * more than the one above it, and with that line and a caret under the column.
  */
 import type { Diagnostic } from '../core/model.js';
+import { printable } from '../core/printable.js';
 
 /** The most characters of a source line shown (a line can hold anything; show only its start). */
 const SHOWN = 100;
@@ -57,8 +58,11 @@ export const codeFrame = (d: Diagnostic, source: (file: string) => string | unde
   if (d.file === undefined || d.line === undefined) return [];
   const line = source(d.file)?.split('\n')[d.line - 1];
   if (line === undefined) return [];
-  const shown = line.length > SHOWN ? `${line.slice(0, SHOWN)}…` : line;
+  const cut = line.length > SHOWN ? line.slice(0, SHOWN) : line;
+  // The line as printed (control characters escaped); the caret under the same character.
+  const shown = `${printable(cut)}${cut.length < line.length ? '…' : ''}`;
   const gutter = String(d.line).padStart(5);
-  const column = Math.min(Math.max(1, d.column ?? 1), shown.length + 1);
-  return [`${gutter} | ${shown}`, `${' '.repeat(gutter.length)} | ${' '.repeat(column - 1)}^`];
+  const column = Math.min(Math.max(1, d.column ?? 1), cut.length + 1);
+  const caretAt = printable(cut.slice(0, column - 1)).length;
+  return [`${gutter} | ${shown}`, `${' '.repeat(gutter.length)} | ${' '.repeat(caretAt)}^`];
 };

@@ -1,5 +1,6 @@
 /** Diagnostics for a terminal: `file:line:col: error: message [code]`, sorted by file and position. */
 import type { Diagnostic } from '../core/model.js';
+import { printable } from '../core/printable.js';
 import { codeFrame, firstSyntaxErrors } from './code-frame.js';
 import { painter } from './style.js';
 
@@ -23,8 +24,9 @@ export function sortDiagnostics(diags: readonly Diagnostic[]): Diagnostic[] {
 /** The location prefix of a diagnostic: `file:line:col`, `file:line`, `file`, or empty. */
 export function locationOf(d: Diagnostic): string {
   if (d.file === undefined) return '';
-  if (d.line === undefined) return d.file;
-  return d.column === undefined ? `${d.file}:${d.line}` : `${d.file}:${d.line}:${d.column}`;
+  const file = printable(d.file);
+  if (d.line === undefined) return file;
+  return d.column === undefined ? `${file}:${d.line}` : `${file}:${d.line}:${d.column}`;
 }
 
 /**
@@ -45,7 +47,7 @@ export function renderDiagnostics(
       const severity = paint([d.severity === 'error' ? 'red' : 'yellow', 'bold'], `${d.severity}:`);
       const prefix = where === '' ? '' : `${paint('bold', where)}: `;
       const frame = source && d.code === 'yaml-syntax' ? codeFrame(d, source).map((l) => `${paint('dim', l)}\n`) : [];
-      return `${prefix}${severity} ${d.message} ${paint('dim', `[${d.code}]`)}\n${frame.join('')}`;
+      return `${prefix}${severity} ${printable(d.message)} ${paint('dim', `[${printable(d.code)}]`)}\n${frame.join('')}`;
     })
     .join('');
 }

@@ -6,6 +6,7 @@
  */
 import type { Change, Diagnostic, FieldDiff, Plan } from '../core/model.js';
 import { countOf } from '../core/plural.js';
+import { printable } from '../core/printable.js';
 import { locationOf, sortDiagnostics } from './diagnostics.js';
 import { formatValue } from './style.js';
 import { planSteps, type ShownChange } from './steps.js';
@@ -95,7 +96,7 @@ function diagnosticBlocks(diags: readonly Diagnostic[]): string[] {
 
 function diagnosticLine(d: Diagnostic): string {
   const where = locationOf(d);
-  return `- **${d.severity}** ${where === '' ? '' : `${code(where)} `}${inline(d.message)} (${code(d.code)})`;
+  return `- **${d.severity}** ${where === '' ? '' : `${code(where)} `}${inline(printable(d.message))} (${code(printable(d.code))})`;
 }
 
 function changeBlock(c: ShownChange): string {
@@ -103,16 +104,16 @@ function changeBlock(c: ShownChange): string {
     c.phase !== undefined
       ? ` — ownership record, ${c.phase} the changes`
       : c.source !== undefined
-        ? ` — ${html(c.source)}${c.line !== undefined ? `:${c.line}` : ''}`
+        ? ` — ${html(printable(c.source))}${c.line !== undefined ? `:${c.line}` : ''}`
         : '';
   const fields = c.diff.length > 0 ? ` (${c.diff.length} field${c.diff.length === 1 ? '' : 's'})` : '';
   const lines = [
     '<details>',
-    `<summary>${ICON[c.action]} ${c.action} <code>${html(`${c.kind}/${c.id}`)}</code>${where}${fields}</summary>`,
+    `<summary>${ICON[c.action]} ${c.action} <code>${html(`${c.kind}/${printable(c.id)}`)}</code>${where}${fields}</summary>`,
     '',
   ];
-  if (c.reason) lines.push(inline(c.reason), '');
-  if (c.waitsFor.length > 0) lines.push(`After ${c.waitsFor.map(code).join(', ')}`, '');
+  if (c.reason) lines.push(inline(printable(c.reason)), '');
+  if (c.waitsFor.length > 0) lines.push(`After ${c.waitsFor.map((w) => code(printable(w))).join(', ')}`, '');
   if (c.diff.length > 0) {
     lines.push('| field | before | after |', '|---|---|---|');
     for (const d of c.diff) lines.push(diffRow(d));
@@ -124,7 +125,7 @@ function changeBlock(c: ShownChange): string {
 
 function diffRow(d: FieldDiff): string {
   const cell = (v: FieldDiff['before']): string => (v === undefined ? '' : code(cut(formatValue(v))));
-  return `| ${code(d.path === '' ? '(value)' : d.path)} | ${cell(d.before)} | ${cell(d.after)} |`;
+  return `| ${code(d.path === '' ? '(value)' : printable(d.path))} | ${cell(d.before)} | ${cell(d.after)} |`;
 }
 
 const cut = (s: string): string => (s.length > CELL_LIMIT ? `${s.slice(0, CELL_LIMIT)}…` : s);

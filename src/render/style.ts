@@ -3,6 +3,7 @@
  * (the caller decides from TTY and `NO_COLOR`). Without colour the text is returned unchanged.
  */
 import { styleText } from 'node:util';
+import { isPrintable } from '../core/printable.js';
 
 export type Style = Parameters<typeof styleText>[0];
 /** One format name (`'red'`, `'bold'`), not a list. */
@@ -14,9 +15,18 @@ export function painter(color: boolean): (style: Style, text: string) => string 
   return (style, text) => styleText(style, text, { validateStream: false });
 }
 
-/** Compact JSON of one value for a plan line (`"a"`, `["tier-0"]`, `{"k":1}`). */
+/**
+ * Compact JSON of one value for a plan line (`"a"`, `["tier-0"]`, `{"k":1}`). JSON escapes the C0
+ * controls already; what else `printable()` would escape (DEL, C1 controls, bidirectional and
+ * zero-width characters, line separators) is written as a JSON `\uXXXX` escape too, so a value
+ * can neither start a line nor hide text, and still reads as JSON.
+ */
 export function formatValue(value: unknown): string {
   if (value === undefined) return '(none)';
   // `undefined` only for values JSON cannot hold (functions, symbols), which manifests never have.
-  return JSON.stringify(value) ?? typeof value;
+  const json = JSON.stringify(value) ?? typeof value;
+  if (isPrintable(json)) return json;
+  return Array.from(json, (ch) =>
+    ch !== '\\' && !isPrintable(ch) ? `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}` : ch,
+  ).join('');
 }

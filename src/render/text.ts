@@ -11,6 +11,7 @@
  */
 import type { Action, FieldDiff, Plan, PlanSummary } from '../core/model.js';
 import { countOf } from '../core/plural.js';
+import { printable } from '../core/printable.js';
 import { planSteps, type ShownChange } from './steps.js';
 import { formatValue, painter, type Style, type StyleName } from './style.js';
 
@@ -69,23 +70,23 @@ export function renderPlanText(plan: Plan, options: TextOptions): string {
 }
 
 function changeLines(c: ShownChange, paint: (style: Style, text: string) => string): string[] {
-  const head = `${SYMBOL[c.action]} ${c.action} ${c.kind}/${c.id}`;
+  const head = `${SYMBOL[c.action]} ${c.action} ${c.kind}/${printable(c.id)}`;
   const where =
     c.phase !== undefined
       ? `  (ownership record, ${c.phase} the changes)`
       : c.source !== undefined
-        ? `  (${c.source}${c.line !== undefined ? `:${c.line}` : ''})`
+        ? `  (${printable(c.source)}${c.line !== undefined ? `:${c.line}` : ''})`
         : '';
   const lines = [`  ${paint([STYLE[c.action], 'bold'], head)}${paint('dim', where)}`];
-  if (c.reason) lines.push(`      ${paint('cyan', c.reason)}`);
+  if (c.reason) lines.push(`      ${paint('cyan', printable(c.reason))}`);
   for (const d of c.diff) lines.push(`      ${fieldLine(d, paint)}`);
-  if (c.waitsFor.length > 0) lines.push(`      ${paint('dim', `after ${c.waitsFor.join(', ')}`)}`);
+  if (c.waitsFor.length > 0) lines.push(`      ${paint('dim', `after ${c.waitsFor.map(printable).join(', ')}`)}`);
   return lines;
 }
 
 /** `+ path = value`, `- path = value` or `~ path: before → after`. */
 export function fieldLine(d: FieldDiff, paint: (style: Style, text: string) => string = (_s, t) => t): string {
-  const path = d.path === '' ? '(value)' : d.path;
+  const path = d.path === '' ? '(value)' : printable(d.path);
   if (d.before === undefined) return paint('green', `+ ${path} = ${formatValue(d.after)}`);
   if (d.after === undefined) return paint('red', `- ${path} = ${formatValue(d.before)}`);
   return `${paint('yellow', `~ ${path}:`)} ${paint('red', formatValue(d.before))} → ${paint('green', formatValue(d.after))}`;

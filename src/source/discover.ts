@@ -6,6 +6,7 @@
  */
 import { type Dirent, promises as fs } from 'node:fs';
 import path from 'node:path';
+import { isInsideFolder, unreadableReason } from './regular-file.js';
 
 /** Directory names never entered. */
 export const SKIPPED_DIRECTORIES: ReadonlySet<string> = new Set(['.git', 'node_modules']);
@@ -25,37 +26,21 @@ export interface DiscoveryProblem {
 }
 
 export interface Discovery {
+  /** The root's real path (every `realPath` is inside it). */
+  realRoot: string;
   files: DiscoveredFile[];
   problems: DiscoveryProblem[];
   /** YAML files (`.yaml`/`.yml`) no kind owns, relative and sorted: the loader says why each is not read. */
   unownedYaml: string[];
+  /** JSON files no kind owns that look meant as manifests (`cortex.json`, any `.json` under `.cortex/`), sorted. */
+  unownedJson: string[];
 }
 
 const isYamlName = (name: string): boolean => /\.ya?ml$/i.test(name);
 
-const errnoOf = (error: unknown): string | undefined => (error as NodeJS.ErrnoException | null)?.code;
-
-/** Why a symlink or directory could not be resolved or read, without quoting anything it holds. */
-const unreadableReason = (error: unknown): string => {
-  switch (errnoOf(error)) {
-    case 'ENOENT':
-      return 'points at nothing (a dangling symlink)';
-    case 'ELOOP':
-      return 'is a symlink loop';
-    case 'EACCES':
-    case 'EPERM':
-      return 'cannot be read (permission denied)';
-    case 'ENOTDIR':
-      return 'points through something that is not a directory';
-    default:
-      return `cannot be read (${errnoOf(error) ?? 'unknown error'})`;
-  }
-};
-
-const isInside = (parent: string, child: string): boolean => {
-  const rel = path.relative(parent, child);
-  return rel === '' || (!rel.startsWith('..') && !path.isAbsolute(rel));
-};
+/** A JSON file where a manifest would be: `cortex.json` anywhere, or under a `.cortex/` folder. */
+const isManifestLikeJson = (relPath: string): boolean =>
+  /\.json$/i.test(relPath) && (/(^|\/)cortex\.json$/i.test(relPath) || /(^|\/)\.cortex\//.test(relPath));
 
 /**
  * Every file under `root` for which `owns(relPath)` is true, sorted by relative path, and every
@@ -74,6 +59,7 @@ export const discoverManifests = async (root: string, owns: (relPath: string) =>
   const files: DiscoveredFile[] = [];
   const problems: DiscoveryProblem[] = [];
   const unownedYaml: string[] = [];
+  const unownedJson: string[] = [];
   const problem = (relPath: string, message: string): void => {
     problems.push({ relPath, message });
   };
@@ -88,7 +74,7 @@ export const discoverManifests = async (root: string, owns: (relPath: string) =>
     }
     const stat = await fs.stat(target).catch(() => undefined);
     const ownedName = owns(relPath);
-    if (!isInside(realRoot, target)) {
+    if (!isInsideFolder(realRoot, target)) {
       // Outside the root only a file of a name no kind owns is harmless; anything else could be
       // (or hold) a manifest, and its content is not ours to read.
       if (ownedName || stat?.isDirectory() === true)
@@ -133,6 +119,7 @@ export const discoverManifests = async (root: string, owns: (relPath: string) =>
         if (entry.isFile()) files.push({ relPath, realPath });
         else problem(relPath, `${relPath} is not a regular file`);
       } else if (entry.isFile() && isYamlName(entry.name)) unownedYaml.push(relPath);
+      else if (entry.isFile() && isManifestLikeJson(relPath)) unownedJson.push(relPath);
     }
     await Promise.all(pending);
   };
@@ -141,7 +128,8 @@ export const discoverManifests = async (root: string, owns: (relPath: string) =>
   files.sort((a, b) => (a.relPath < b.relPath ? -1 : a.relPath > b.relPath ? 1 : 0));
   problems.sort((a, b) => (a.relPath < b.relPath ? -1 : a.relPath > b.relPath ? 1 : 0));
   unownedYaml.sort();
-  return { files, problems, unownedYaml };
+  unownedJson.sort();
+  return { realRoot, files, problems, unownedYaml, unownedJson };
 };
 
 /**

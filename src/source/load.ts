@@ -3,12 +3,14 @@
  * positions, hand each document to the kind that owns the file, then check ids are unique per kind.
  * Never throws for bad input: every problem becomes a diagnostic, and callers fail closed on errors.
  */
-import { promises as fs, readFileSync, statSync } from 'node:fs';
+import { promises as fs } from 'node:fs';
 import { type DesiredObject, type Diagnostic, hasErrors } from '../core/model.js';
 import type { AnyKindHandler, ParseContext } from '../kinds/types.js';
 import { type DiscoveredFile, discoverManifests } from './discover.js';
+import { lookalikeIdWarnings } from './lookalike-ids.js';
 import { folderHint, unownedYamlDiagnostics } from './unowned.js';
 import { capQuotedValues } from './excerpt.js';
+import { readRegularFile } from './regular-file.js';
 import type { FileLoadResult, ManifestCache } from './manifest-cache.js';
 import { DEFAULT_PARSE_LIMITS, fileTooLarge, type ParseLimits, parseManifestFile } from './yaml.js';
 
@@ -48,6 +50,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
  * yields to the event loop between batches.
  */
 const loadFile = (
+  realRoot: string,
   found: DiscoveredFile,
   handler: AnyKindHandler,
   limits: ParseLimits,
@@ -58,17 +61,25 @@ const loadFile = (
     objects: [],
     diagnostics: [{ severity: 'error', code, message, file, line: 1, column: 1, kind: handler.kind }],
   });
-  const fullPath = found.realPath;
+  const read = readRegularFile(found.realPath, { maxBytes: limits.maxFileBytes, inside: realRoot, resolved: true });
+  if (!read.ok) {
+    if (read.code === 'too-large')
+      return {
+        objects: [],
+        diagnostics: [
+          { ...fileTooLarge(file, read.size ?? limits.maxFileBytes + 1, limits.maxFileBytes), kind: handler.kind },
+        ],
+      };
+    return fail(
+      read.code === 'not-regular' || read.code === 'outside-root' ? 'unreadable-manifest' : 'read-failed',
+      `${file} ${read.reason}; it is not read (a manifest that cannot be read must never look deleted)`,
+    );
+  }
   let text: string;
   try {
-    const { size } = statSync(fullPath);
-    if (size > limits.maxFileBytes) {
-      return { objects: [], diagnostics: [{ ...fileTooLarge(file, size, limits.maxFileBytes), kind: handler.kind }] };
-    }
-    text = utf8.decode(readFileSync(fullPath));
-  } catch (error) {
-    if (error instanceof TypeError) return fail('encoding', `${file} is not valid UTF-8 text`);
-    return fail('read-failed', `cannot read ${file}: ${readFailure(error)}`);
+    text = utf8.decode(read.bytes);
+  } catch {
+    return fail('encoding', `${file} is not valid UTF-8 text`);
   }
 
   const parsed = parseManifestFile(file, text, limits);
@@ -97,7 +108,7 @@ const loadFile = (
   return result;
 };
 
-/** Why a read failed: the error code only (an OS message may quote the path it resolved). */
+/** Why listing failed: the error code only (an OS message may quote the path it resolved). */
 const readFailure = (error: unknown): string => {
   const code = (error as NodeJS.ErrnoException | null)?.code;
   if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
@@ -176,12 +187,18 @@ export const loadManifests = async (
 
   const ownersOf = (file: string): AnyKindHandler[] => handlers.filter((h) => h.ownsFile(file));
   let discovered: DiscoveredFile[];
+  let realRoot: string;
   const unreadable: Diagnostic[] = [];
   try {
     const discovery = await discoverManifests(root, (file) => ownersOf(file).length > 0);
     discovered = discovery.files;
+    realRoot = discovery.realRoot;
     unreadable.push(
-      ...unownedYamlDiagnostics(discovery.unownedYaml, discovery.files.length, (file) => ownersOf(file).length > 0),
+      ...unownedYamlDiagnostics(discovery.unownedYaml, discovery.files.length, (file) => ownersOf(file).length > 0, {
+        root,
+        json: discovery.unownedJson,
+        unreadable: discovery.problems.length > 0,
+      }),
     );
     for (const problem of discovery.problems) {
       unreadable.push({
@@ -209,10 +226,10 @@ export const loadManifests = async (
         ],
       };
     }
-    if (!options.cache) return loadFile(found, handler, limits, parseContext);
+    if (!options.cache) return loadFile(realRoot, found, handler, limits, parseContext);
     const key = `${handler.kind} ${limits.maxFileBytes} ${limits.maxAliasCount}`;
     return options.cache.resolve(file, found.realPath, key, parseContext, (ctx) =>
-      loadFile(found, handler, limits, ctx),
+      loadFile(realRoot, found, handler, limits, ctx),
     );
   };
 
@@ -224,7 +241,7 @@ export const loadManifests = async (
     if (handler === undefined || owners.length > 1 || !hasErrors(loaded.diagnostics)) return loaded;
     if (loaded.diagnostics.some((d) => d.code.startsWith('yaml') || d.code === 'unreadable-manifest')) return loaded;
     const fits = handlers.find(
-      (h) => h !== handler && !hasErrors(loadFile(found, h, limits, parseContext).diagnostics),
+      (h) => h !== handler && !hasErrors(loadFile(realRoot, found, h, limits, parseContext).diagnostics),
     );
     if (fits === undefined) return loaded;
     const hint: Diagnostic = {
@@ -245,9 +262,12 @@ export const loadManifests = async (
   options.cache?.retain(files);
   const objects = results.flatMap((r) => r.objects);
   const { kept, diagnostics: duplicates } = checkDuplicateIds(objects);
-  const diagnostics = [...unreadable, ...results.flatMap((r) => r.diagnostics), ...duplicates].map((d) => ({
-    ...d,
-    message: capQuotedValues(d.message),
-  }));
+  const lookalikes = await lookalikeIdWarnings(kept);
+  const diagnostics = [...unreadable, ...results.flatMap((r) => r.diagnostics), ...duplicates, ...lookalikes].map(
+    (d) => ({
+      ...d,
+      message: capQuotedValues(d.message),
+    }),
+  );
   return { objects: kept, diagnostics, files };
 };

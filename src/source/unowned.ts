@@ -1,8 +1,11 @@
 /**
- * YAML files no kind reads, said out loud. Under `.cortex/` such a file is an error (a typo'd
- * folder such as `.cortex/scaffolder/` would otherwise drop its manifests silently, and `--prune`
- * would delete their objects), with the folder it probably meant. Elsewhere, when no manifest was
- * found at all, a warning names the layout (a `--dir` pointing at plain YAML files finds nothing).
+ * Files that look meant as manifests but that no kind reads, said out loud. Errors, because
+ * `--prune` would otherwise delete the objects they were meant to declare: a YAML file under
+ * `.cortex/` (a typo'd folder such as `.cortex/scaffolder/`, with the folder it probably meant), a
+ * descriptor named in another case (`Cortex.yaml`), a `.json` file where the layout reads YAML
+ * (`cortex.json`, `.cortex/catalog/x.json`). Warnings: YAML under a `cortex/` folder without the
+ * dot (`cortex/catalog/`: a folder of that name may be something else), and a root where no
+ * manifest was found at all, naming what was looked for and where.
  */
 import { closest, distance } from 'fastest-levenshtein';
 import type { Diagnostic } from '../core/model.js';
@@ -23,18 +26,53 @@ const LAYOUT_FOLDERS = [
 /** How many stray files outside `.cortex/` one warning names. */
 const NAMED = 5;
 
+/** Where the layout was looked for, and the JSON files found where manifests would be. */
+export interface UnownedContext {
+  /** The manifest root as the user gave it, named in the warning for a root that holds nothing. */
+  root?: string;
+  /** JSON files where a manifest would be (`cortex.json`, `.json` under `.cortex/`) that no kind reads. */
+  json?: readonly string[];
+  /** Some path could not be read (reported elsewhere): "no manifests found" would say less than that does. */
+  unreadable?: boolean;
+}
+
+const DESCRIPTOR_NAME = /^cortex\.ya?ml$/i;
+const baseName = (file: string): string => file.slice(file.lastIndexOf('/') + 1);
+
+/** The layout, for messages: `cortex.yaml / cortex.yml files at any depth and YAML files in .cortex/catalog/, …`. */
+const layoutText = (folders: readonly string[]): string =>
+  `cortex.yaml / cortex.yml files at any depth, and YAML files in ${folders.map((f) => `.cortex/${f}/`).join(', ')}`;
+
 export const unownedYamlDiagnostics = (
   unowned: readonly string[],
   manifestsFound: number,
   ownsFile: (relPath: string) => boolean,
+  context: UnownedContext = {},
 ): Diagnostic[] => {
   const folders = LAYOUT_FOLDERS.filter((f) => ownsFile(`.cortex/${f}/x.yaml`));
   const diagnostics: Diagnostic[] = [];
   const elsewhere: string[] = [];
+  /** `cortex/catalog/` (no dot) → the YAML files found in it. */
+  const undotted = new Map<string, number>();
+  const notRead = (file: string, message: string, severity: Diagnostic['severity'] = 'error'): void => {
+    diagnostics.push({ severity, code: 'unowned-manifest', message, file, line: 1, column: 1 });
+  };
+  const NOTHING_APPLIED = '(nothing is applied or pruned until it is renamed, moved or removed)';
   for (const file of unowned) {
+    const name = baseName(file);
+    if (DESCRIPTOR_NAME.test(name)) {
+      notRead(
+        file,
+        `${file} is not read: an entity descriptor is named cortex.yaml or cortex.yml, in lower case ${NOTHING_APPLIED}`,
+      );
+      continue;
+    }
     const inCortex = /^(?:.*\/)?\.cortex\/(.*)$/.exec(file);
     if (!inCortex) {
-      elsewhere.push(file);
+      const undottedFolder = /^((?:.*\/)?cortex\/([^/]+)\/)/.exec(file);
+      if (undottedFolder?.[1] !== undefined && folders.includes(undottedFolder[2] as (typeof folders)[number]))
+        undotted.set(undottedFolder[1], (undotted.get(undottedFolder[1]) ?? 0) + 1);
+      else elsewhere.push(file);
       continue;
     }
     const rest = inCortex[1] ?? '';
@@ -46,13 +84,30 @@ export const unownedYamlDiagnostics = (
         : guess !== undefined && distance(folder, guess) <= 3
           ? `did you mean \`.cortex/${guess}/\`?`
           : `the folders read are ${folders.map((f) => `.cortex/${f}/`).join(', ')}`;
-    diagnostics.push({
-      severity: 'error',
-      code: 'unowned-manifest',
-      message: `${file} is under .cortex/ but no kind reads it: ${hint} (nothing is applied or pruned until it is moved or removed)`,
+    notRead(
       file,
-      line: 1,
-      column: 1,
+      `${file} is under .cortex/ but no kind reads it: ${hint} (nothing is applied or pruned until it is moved or removed)`,
+    );
+  }
+  for (const file of context.json ?? []) {
+    const inCortex = /(^|\/)\.cortex\//.test(file);
+    notRead(
+      file,
+      inCortex
+        ? `${file} is under .cortex/ but no kind reads .json there: manifests in ${folders
+            .filter((f) => !ownsFile(`.cortex/${f}/x.json`))
+            .map((f) => `.cortex/${f}/`)
+            .join(', ')} are YAML (.yaml or .yml) ${NOTHING_APPLIED}`
+        : `${file} is not read: an entity descriptor is YAML, named cortex.yaml or cortex.yml ${NOTHING_APPLIED}`,
+    );
+  }
+  for (const [folder, count] of undotted) {
+    const meant = `.cortex/${folder.slice(folder.lastIndexOf('cortex/') + 'cortex/'.length)}`;
+    diagnostics.push({
+      severity: 'warning',
+      code: 'unowned-manifest',
+      message: `${folder} holds ${countOf(count, 'YAML file')} that ${count === 1 ? 'is' : 'are'} not read: the layout's folders are under .cortex/, with a dot; did you mean ${meant}?`,
+      file: folder.replace(/\/$/, ''),
     });
   }
   if (manifestsFound === 0 && elsewhere.length > 0) {
@@ -65,6 +120,12 @@ export const unownedYamlDiagnostics = (
         .slice(0, 3)
         .map((f) => `.cortex/${f}/`)
         .join(', ')}; other kinds from their .cortex/ folders (see the repository layout in the README)`,
+    });
+  } else if (manifestsFound === 0 && diagnostics.length === 0 && !context.unreadable) {
+    diagnostics.push({
+      severity: 'warning',
+      code: 'no-manifests',
+      message: `no manifests found${context.root !== undefined ? ` in ${context.root}` : ''}: looked for ${layoutText(folders)}. Is --dir (or the working directory) the repository's manifest root?`,
     });
   }
   return diagnostics;

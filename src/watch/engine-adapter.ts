@@ -5,6 +5,7 @@
  */
 import { apiClientFor } from '../engine/api-client.js';
 import type { ApiClient } from '../api/types.js';
+import type { Plan } from '../core/model.js';
 import type { SyncConfig } from '../engine/config.js';
 import type { Clock, EngineContext, EventSink } from '../engine/context.js';
 import type { PlanLogSink } from '../engine/plan-log.js';
@@ -15,11 +16,24 @@ import type { ManifestCache } from '../source/manifest-cache.js';
 export const createWatchClient = (config: SyncConfig, apiKey: string, events: EventSink, clock: Clock): ApiClient =>
   apiClientFor(config, apiKey, { clock, events });
 
-/** One apply; `manifestCache` keeps parse results between runs so that unchanged files are not read again. */
+/**
+ * One apply; `manifestCache` keeps parse results between runs so that unchanged files are not read
+ * again; `approve` sees the plan before anything is written (`false`: nothing is, the result is
+ * `planned`).
+ */
 export const applyOnce = (
   config: SyncConfig,
   planLog: PlanLogSink,
   ctx: EngineContext,
-  manifestCache?: ManifestCache,
+  options: { manifestCache?: ManifestCache; approve?: (plan: Plan) => Promise<boolean> } = {},
 ): Promise<ReconcileResult> =>
-  reconcile({ config, mode: 'apply', planLog, ...(manifestCache ? { manifestCache } : {}) }, ctx);
+  reconcile(
+    {
+      config,
+      mode: 'apply',
+      planLog,
+      ...(options.manifestCache ? { manifestCache: options.manifestCache } : {}),
+      ...(options.approve ? { approve: options.approve } : {}),
+    },
+    ctx,
+  );

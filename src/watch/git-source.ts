@@ -1,20 +1,25 @@
 /**
- * A git remote as the source: one shallow working copy in a cache directory, fetched at an
- * interval (±5 % jitter) and on demand. Credentials come from the environment or mounted files
- * and reach git only through its environment (never the command line, the remote URL or
- * `.git/config`), so they appear in no process list, no error and no log.
+ * A git remote as the source: one shallow working copy in the source's own folder (see
+ * `source-folder.ts`), fetched at an interval (±5 % jitter) and on demand. Credentials come from
+ * the environment or mounted files, or from the URL's `user:password@` (taken out of it), and
+ * reach git only through its environment (never the command line, the remote URL or
+ * `.git/config`), so they appear in no process list, no error and no log. Every git command runs
+ * in a process group of its own that is killed when the run stops or the source closes.
  */
-import { mkdir, readFile, stat } from 'node:fs/promises';
+import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type SimpleGit, simpleGit } from 'simple-git';
+import { credentialFreeUrl } from './source-folder.js';
+import { GitCommandError, killGroupsNow, runGit } from './git-process.js';
 import { jittered, type Source, type SourceSnapshot, type SourceTrigger } from './source.js';
 
 export interface GitAuth {
   /** An HTTPS token (GitHub: a fine-grained token with contents:read), sent as a Basic header. */
   token?: string;
+  /** `user:password` from the remote URL, sent as a Basic header instead of being kept in the URL. */
+  basic?: string;
   /** A private key file for SSH remotes. */
   sshKeyFile?: string;
-  /** A known_hosts file; without it, a host is trusted on first use (kept in the cache directory). */
+  /** A known_hosts file; without it, a host is trusted on first use (kept in `knownHostsFile`). */
   sshKnownHostsFile?: string;
 }
 
@@ -24,7 +29,10 @@ export interface GitSourceOptions {
   branch?: string;
   /** Manifest root inside the repository; default the repository root. */
   path?: string;
-  cacheDir: string;
+  /** The working copy: this source's alone. */
+  checkoutDir: string;
+  /** Where SSH host keys trusted on first use are kept (without `sshKnownHostsFile`). */
+  knownHostsFile: string;
   /** Poll interval; 0 = only webhooks and the heal interval. */
   intervalMs: number;
   auth?: GitAuth;
@@ -32,39 +40,65 @@ export interface GitSourceOptions {
   timeoutMs?: number;
   random?: () => number;
   /** The process environment git runs with (PATH, HOME); credentials are added to it. */
-  env?: NodeJS.ProcessEnv;
+  env: NodeJS.ProcessEnv;
 }
 
-/** The remote as it may be logged: any `user:password@` removed. */
-export const describeRemote = (url: string): string => url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^@/]*@/i, '$1');
+/** The remote as it may be logged: `user:password@`, query and fragment removed. */
+export const describeRemote = (url: string): string => credentialFreeUrl(url);
 
-/** Secrets inside a remote URL (`https://user:token@host/...`), to redact. */
+/** The `user:password` (or token alone) of an http(s) URL, decoded; undefined when there is none. */
+export const urlCredentials = (url: string): string | undefined => {
+  const userInfo = /^https?:\/\/([^@/?#]*)@/i.exec(url.trim())?.[1];
+  if (!userInfo) return undefined;
+  const decode = (s: string) => {
+    try {
+      return decodeURIComponent(s);
+    } catch {
+      return s;
+    }
+  };
+  const [user = '', ...password] = userInfo.split(':');
+  return `${decode(user)}:${decode(password.join(':'))}`;
+};
+
+/** Secrets inside a remote URL (`https://user:token@host/...`, `?access_token=…`), to redact. */
 export const remoteSecrets = (url: string): string[] => {
-  const userInfo = /^[a-z][a-z0-9+.-]*:\/\/([^@/]*)@/i.exec(url)?.[1];
-  if (!userInfo) return [];
-  const [user = '', password = ''] = userInfo.split(':');
-  return [password, password ? '' : user].filter((s) => s.length >= 8);
+  const found: string[] = [];
+  const credentials = urlCredentials(url);
+  if (credentials !== undefined) {
+    const [user = '', ...password] = credentials.split(':');
+    const secret = password.join(':');
+    found.push(secret || user);
+  }
+  const query = /\?([^#]*)/.exec(url)?.[1];
+  for (const pair of query?.split('&') ?? []) found.push(pair.slice(pair.indexOf('=') + 1));
+  return found.filter((s) => s.length >= 8);
 };
 
 const quote = (path: string): string => `'${path.replace(/'/g, `'\\''`)}'`;
 
+const basicHeader = (auth: GitAuth): string | undefined => {
+  const pair = auth.token ? `x-access-token:${auth.token}` : auth.basic;
+  return pair === undefined ? undefined : `Authorization: Basic ${Buffer.from(pair).toString('base64')}`;
+};
+
 /** The environment git runs with: the caller's PATH/HOME and the credentials, nothing else. */
 const gitEnvironment = (options: GitSourceOptions): Record<string, string> => {
-  const base = options.env ?? process.env;
+  const base = options.env;
   const env: Record<string, string> = { GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' };
   for (const name of ['PATH', 'HOME', 'TMPDIR', 'SSL_CERT_FILE', 'HTTPS_PROXY', 'HTTP_PROXY', 'NO_PROXY']) {
     const value = base[name];
     if (value !== undefined) env[name] = value;
   }
   const auth = options.auth ?? {};
-  if (auth.token) {
-    const basic = Buffer.from(`x-access-token:${auth.token}`).toString('base64');
+  const header = basicHeader(auth);
+  if (header) {
     env.GIT_CONFIG_COUNT = '1';
     env.GIT_CONFIG_KEY_0 = 'http.extraHeader';
-    env.GIT_CONFIG_VALUE_0 = `Authorization: Basic ${basic}`;
+    env.GIT_CONFIG_VALUE_0 = header;
   }
   if (auth.sshKeyFile) {
-    const knownHosts = auth.sshKnownHostsFile ?? join(options.cacheDir, 'known_hosts');
+    const knownHosts = auth.sshKnownHostsFile ?? options.knownHostsFile;
     const checking = auth.sshKnownHostsFile ? 'yes' : 'accept-new';
     env.GIT_SSH_COMMAND = [
       'ssh',
@@ -80,9 +114,13 @@ const gitEnvironment = (options: GitSourceOptions): Record<string, string> => {
   return env;
 };
 
-/** The base64 header value is as secret as the token: both are redacted. */
-export const gitAuthSecrets = (auth: GitAuth | undefined): string[] =>
-  auth?.token ? [auth.token, Buffer.from(`x-access-token:${auth.token}`).toString('base64')] : [];
+/** The header value is as secret as the token: every form is redacted. */
+export const gitAuthSecrets = (auth: GitAuth | undefined): string[] => {
+  if (!auth) return [];
+  const header = basicHeader(auth);
+  const pair = auth.token ?? auth.basic?.slice(auth.basic.indexOf(':') + 1);
+  return [pair ?? '', header ? header.slice('Authorization: Basic '.length) : ''].filter((s) => s !== '');
+};
 
 const exists = (path: string): Promise<boolean> =>
   stat(path).then(
@@ -90,61 +128,73 @@ const exists = (path: string): Promise<boolean> =>
     () => false,
   );
 
-export const createGitSource = (options: GitSourceOptions): Source & { remoteRevision(): Promise<string> } => {
-  const checkout = join(options.cacheDir, 'checkout');
+export interface GitSource extends Source {
+  remoteRevision(): Promise<string>;
+  /** Kills every git command still running, at once (the process is exiting and cannot wait). */
+  killNow(): void;
+}
+
+export const createGitSource = (options: GitSourceOptions): GitSource => {
+  const checkout = options.checkoutDir;
+  const remote = options.url.trim().replace(/^(https?:\/\/)[^@/?#]*@/i, '$1');
   const env = gitEnvironment(options);
-  let git: SimpleGit | undefined;
+  /** Aborted by `close()`: every git command in flight (a fetch, a poll) stops with it. */
+  const closing = new AbortController();
+  const running = new Set<number>();
+  let opened = false;
   let branch = options.branch;
   let pollTimer: NodeJS.Timeout | undefined;
-  let closed = false;
   let lastSeen: string | undefined;
 
-  const open = async (): Promise<SimpleGit> => {
-    if (git) return git;
-    await mkdir(checkout, { recursive: true });
-    const instance = simpleGit({
-      baseDir: checkout,
-      maxConcurrentProcesses: 1,
-      timeout: { block: options.timeoutMs ?? 120_000 },
-      unsafe: { allowUnsafeSshCommand: true, allowUnsafeConfigEnvCount: true },
-      // The git variables this module sets itself (nothing from the repository or a request).
-      allowEnvironment: Object.keys(env).filter((name) => name.startsWith('GIT_')),
-    }).env(env);
+  const git = (args: string[], signal?: AbortSignal): Promise<string> =>
+    runGit(args, {
+      cwd: checkout,
+      env,
+      signal: signal ? AbortSignal.any([signal, closing.signal]) : closing.signal,
+      running,
+      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+    });
+
+  const open = async (signal?: AbortSignal): Promise<void> => {
+    if (opened) return;
+    await mkdir(checkout, { recursive: true, mode: 0o700 });
     if (!(await exists(join(checkout, '.git')))) {
-      await instance.init();
-      await instance.addRemote('origin', options.url);
+      await git(['init', '--quiet'], signal);
+      await git(['remote', 'add', 'origin', remote], signal);
     } else {
-      await instance.remote(['set-url', 'origin', options.url]);
+      await git(['remote', 'set-url', 'origin', remote], signal);
     }
-    git = instance;
-    return instance;
+    opened = true;
   };
 
   /** The followed branch: given, or the remote's HEAD. */
-  const followed = async (g: SimpleGit): Promise<string> => {
+  const followed = async (signal?: AbortSignal): Promise<string> => {
     if (branch) return branch;
-    const out = await g.raw(['ls-remote', '--symref', 'origin', 'HEAD']);
+    const out = await git(['ls-remote', '--symref', 'origin', 'HEAD'], signal);
     const found = /^ref: refs\/heads\/(\S+)\s+HEAD$/m.exec(out)?.[1];
     if (!found) throw new Error(`cannot tell the default branch of ${describeRemote(options.url)}: pass --branch`);
     branch = found;
     return found;
   };
 
-  const remoteRevision = async (): Promise<string> => {
-    const g = await open();
-    const name = await followed(g);
-    const out = await g.raw(['ls-remote', 'origin', `refs/heads/${name}`]);
+  const remoteRevision = async (signal?: AbortSignal): Promise<string> => {
+    await open(signal);
+    const name = await followed(signal);
+    const out = await git(['ls-remote', 'origin', `refs/heads/${name}`], signal);
     const sha = /^([0-9a-f]{40,64})\s/m.exec(out)?.[1];
     if (!sha) throw new Error(`branch ${name} not found on ${describeRemote(options.url)}`);
     return sha;
   };
 
-  const sync = async (): Promise<SourceSnapshot> => {
-    const g = await open();
-    const name = await followed(g);
-    await g.raw(['fetch', '--depth', '1', '--no-tags', 'origin', `+refs/heads/${name}:refs/remotes/origin/${name}`]);
-    await g.raw(['checkout', '--force', '--detach', `refs/remotes/origin/${name}`]);
-    const revision = (await g.revparse(['HEAD'])).trim();
+  const sync = async (signal: AbortSignal): Promise<SourceSnapshot> => {
+    await open(signal);
+    const name = await followed(signal);
+    await git(
+      ['fetch', '--depth', '1', '--no-tags', 'origin', `+refs/heads/${name}:refs/remotes/origin/${name}`],
+      signal,
+    );
+    await git(['checkout', '--quiet', '--force', '--detach', `refs/remotes/origin/${name}`], signal);
+    const revision = (await git(['rev-parse', 'HEAD'], signal)).trim();
     lastSeen = revision;
     return { dir: options.path ? join(checkout, options.path) : checkout, revision };
   };
@@ -152,11 +202,12 @@ export const createGitSource = (options: GitSourceOptions): Source & { remoteRev
   return {
     description: `${describeRemote(options.url)}${options.branch ? `#${options.branch}` : ''}`,
     sync,
-    remoteRevision,
+    remoteRevision: () => remoteRevision(),
+    killNow: () => killGroupsNow(running),
     watch: async (onChange: (trigger: SourceTrigger) => void, onError: (error: Error) => void) => {
       if (options.intervalMs <= 0 || pollTimer) return;
       const schedule = () => {
-        if (closed) return;
+        if (closing.signal.aborted) return;
         pollTimer = setTimeout(
           () => {
             remoteRevision()
@@ -167,7 +218,10 @@ export const createGitSource = (options: GitSourceOptions): Source & { remoteRev
                   onChange('commit');
                 }
               })
-              .catch((error: unknown) => onError(error instanceof Error ? error : new Error(String(error))))
+              .catch((error: unknown) => {
+                if (error instanceof GitCommandError && error.reason === 'aborted') return;
+                onError(error instanceof Error ? error : new Error(String(error)));
+              })
               .finally(schedule);
           },
           jittered(options.intervalMs, options.random),
@@ -176,11 +230,8 @@ export const createGitSource = (options: GitSourceOptions): Source & { remoteRev
       schedule();
     },
     close: async () => {
-      closed = true;
+      closing.abort();
       clearTimeout(pollTimer);
     },
   };
 };
-
-/** Reads a mounted secret file (trailing newline dropped). */
-export const readSecretFile = async (path: string): Promise<string> => (await readFile(path, 'utf8')).trim();

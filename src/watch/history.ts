@@ -1,12 +1,14 @@
 /**
- * What the watcher remembers of its runs: the last ten (for `/status`) and whether it is ready
- * (for `/readyz`): the last run succeeded, or it failed for a reason that may pass and is being
- * retried within its backoff.
+ * What the watcher remembers of its runs: the last ten (for `/status`), and what `/readyz` says.
+ * Readiness means "can serve" (webhooks, metrics, status), as with Flux and Argo CD: a broken
+ * commit is reported on `/status` and in metrics, never by taking the pod out of its Service,
+ * which would stop the webhook of the fixing push from reaching it.
  */
 import type { PlanSummary } from '../core/model.js';
 import type { RunnerState, Trigger } from './runner.js';
 
-export type RunResult = 'applied' | 'partial' | 'invalid' | 'refused' | 'failed' | 'interrupted';
+/** `deferred`: removals wait for a second look after the settle time; nothing was written. */
+export type RunResult = 'applied' | 'deferred' | 'partial' | 'invalid' | 'refused' | 'failed' | 'interrupted';
 
 export interface RunRecord {
   runId: string;
@@ -23,6 +25,9 @@ export interface RunRecord {
   failedOperations?: number;
   /** Every error, one line each, with `file:line` for manifest problems (at most 20). */
   errors: string[];
+  /** A deferred run: the removals waiting for their second look (`kind/id`), and when it looks again. */
+  waitingRemovals?: string[];
+  retryInMs?: number;
 }
 
 export const MAX_RECORDED_RUNS = 10;
@@ -54,19 +59,14 @@ export class RunHistory {
     return this.records.find((r) => r.result === 'applied');
   }
 
-  readiness(runner: RunnerState): Readiness {
+  /** 200 while the port serves; the last run's result is said, its errors are on `/status`. */
+  readiness(runner: RunnerState, stopping: boolean): Readiness {
+    if (stopping) return { ready: false, reason: 'shutting down' };
     const last = this.last();
     if (!last)
-      return { ready: false, reason: runner.running ? 'the first run is in progress' : 'no run has finished yet' };
+      return { ready: true, reason: `serving; ${runner.running ? 'the first run is in progress' : 'no run yet'}` };
     const at = last.revision ? ` at ${last.revision}` : '';
-    if (last.result === 'applied') return { ready: true, reason: `last run (${last.runId}) applied${at}` };
-    const why = `${last.result}${at}: ${last.errors.slice(0, 5).join('; ') || 'no details'}`;
-    if (runner.backoff && !runner.backoff.atCap) {
-      return {
-        ready: true,
-        reason: `last run ${why}; retrying in ${Math.max(0, runner.backoff.at - Date.now())} ms (failure ${runner.failures})`,
-      };
-    }
-    return { ready: false, reason: `last run ${why}` };
+    const more = last.result === 'applied' ? '' : ' (why: /status)';
+    return { ready: true, reason: `serving; last run (${last.runId}) ${last.result}${at}${more}` };
   }
 }

@@ -4,7 +4,7 @@
  * webhook secret, git token) before it is written, so no code path can leak one by accident:
  * whole, or any run of 8 of its characters in any case, base64- or URL-encoded.
  */
-import { createRedactor, redactDeep } from '../api/redact.js';
+import { createRedactor, type Redactor, redactDeep } from '../api/redact.js';
 
 export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
@@ -26,9 +26,18 @@ export interface LoggerOptions {
   now?: () => number;
 }
 
+/**
+ * One function that removes every secret the watcher knows from a text, in every form the API
+ * redaction knows (whole, any 8-character run, any case, base64, URL-encoded). The logs, the HTTP
+ * port and the run history all use it.
+ */
+export const secretRedactor = (secrets: readonly string[]): Redactor => {
+  const redactors = [...new Set(secrets)].filter((s) => s.length > 0).map(createRedactor);
+  return (text) => redactors.reduce((out, r) => r(out), text);
+};
+
 export const createLogger = (options: LoggerOptions, base: LogFields = {}): Logger => {
-  const redactors = options.secrets.filter((s) => s.length > 0).map(createRedactor);
-  const redact = (text: string): string => redactors.reduce((out, r) => r(out), text);
+  const redact = secretRedactor(options.secrets);
   const now = options.now ?? Date.now;
   const log = (level: LogLevel, msg: string, fields: LogFields = {}): void => {
     const record = { ts: new Date(now()).toISOString(), level, msg, ...base, ...fields };

@@ -58,6 +58,17 @@ export class WatchMetrics {
     help: 'Time the client paused all requests for Retry-After.',
     registers: [this.registry],
   });
+  private readonly lastRunOk = new Gauge({
+    name: 'cortex_sync_last_run_ok',
+    help: 'Whether the last finished run applied the source (1; also while removals wait for their second look) or not (0: invalid, refused, partial, failed, interrupted; why: /status).',
+    registers: [this.registry],
+  });
+  private readonly webhooks = new Counter({
+    name: 'cortex_sync_webhook_deliveries_total',
+    help: 'Webhook deliveries by the status answered (202 triggered a run; 401 bad or missing signature; 200 ping or replay).',
+    labelNames: ['status'],
+    registers: [this.registry],
+  });
   private readonly revision = new Gauge({
     name: 'cortex_sync_applied_revision_info',
     help: 'The git revision last applied without failures (value 1).',
@@ -92,6 +103,7 @@ export class WatchMetrics {
       for (const { kind, action, n } of counts.values()) this.planObjects.set({ kind, action }, n);
     }
     if (drift > 0) this.drift.inc(drift);
+    this.lastRunOk.set(record.result === 'applied' || record.result === 'deferred' ? 1 : 0);
     if (record.result === 'applied') {
       this.lastSuccess.set(Date.parse(record.startedAt) / 1000 + record.durationMs / 1000);
       if (record.revision) {
@@ -99,6 +111,11 @@ export class WatchMetrics {
         this.revision.set({ revision: record.revision }, 1);
       }
     }
+  }
+
+  /** A webhook delivery was answered with `status`. */
+  recordWebhook(status: number): void {
+    this.webhooks.inc({ status: String(status) });
   }
 
   /** The exposition text of every metric. */

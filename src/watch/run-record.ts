@@ -6,6 +6,7 @@ import { CortexSyncError } from '../core/errors.js';
 import type { Diagnostic, ReconcileResult } from '../core/model.js';
 import type { RunRecord, RunResult } from './history.js';
 import type { PlannedChange } from './metrics.js';
+import type { RemovalCheck } from './removal-settle.js';
 import type { RunVerdict } from './runner.js';
 
 const MAX_ERRORS = 20;
@@ -27,7 +28,7 @@ export interface Judged {
   verdict: RunVerdict;
   errors: string[];
   changes?: PlannedChange[];
-  fields: Partial<Pick<RunRecord, 'summary' | 'writes' | 'failedOperations'>>;
+  fields: Partial<Pick<RunRecord, 'summary' | 'writes' | 'failedOperations' | 'waitingRemovals' | 'retryInMs'>>;
 }
 
 export const judgeResult = (result: ReconcileResult): Judged => {
@@ -64,6 +65,22 @@ export const judgeResult = (result: ReconcileResult): Judged => {
     return { result: 'partial', verdict: { ok: false, retry: true }, errors, changes, fields };
   }
   return { result: 'applied', verdict: { ok: true, retry: false }, errors: [], changes, fields };
+};
+
+/** A run whose removals wait for their second look: nothing was written, a run follows after `retryInMs`. */
+export const judgeDeferred = (result: ReconcileResult, check: RemovalCheck): Judged => {
+  const plan = 'plan' in result ? result.plan : undefined;
+  return {
+    result: 'deferred',
+    verdict: { ok: true, retry: false },
+    errors: [],
+    ...(plan ? { changes: plan.changes.map((c) => ({ kind: c.kind, action: c.action })) } : {}),
+    fields: {
+      ...(plan ? { summary: plan.summary } : {}),
+      waitingRemovals: check.waiting.slice(0, MAX_ERRORS).map((w) => w.key),
+      ...(check.retryInMs !== undefined ? { retryInMs: Math.ceil(check.retryInMs) } : {}),
+    },
+  };
 };
 
 /** A run that threw: interrupted by shutdown, a configuration problem (no retry helps), or a failure that may pass. */

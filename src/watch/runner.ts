@@ -6,7 +6,8 @@
  * waits for it up to a deadline.
  */
 
-export type Trigger = 'startup' | 'commit' | 'file-change' | 'webhook' | 'heal' | 'retry';
+/** `settle`: the second look at removals after the settle time. */
+export type Trigger = 'startup' | 'commit' | 'file-change' | 'webhook' | 'heal' | 'retry' | 'settle';
 
 export interface RunVerdict {
   ok: boolean;

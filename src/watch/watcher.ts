@@ -2,28 +2,38 @@
  * `cortex-sync watch` without its command line: a source, triggers, the serial runner, the HTTP
  * port, metrics and logs, wired around the engine's `reconcile`. Every run re-reads
  * `cortex-sync.yaml` (a commit may change it) and applies; nothing here throws out of the loop.
+ * What a run records passes the secret redaction before it is kept, and the port redacts again.
  */
+import { performance } from 'node:perf_hooks';
 import type { ApiClient } from '../api/types.js';
-import { hasErrors } from '../core/model.js';
+import { hasErrors, type Plan } from '../core/model.js';
 import type { Diagnostic } from '../core/model.js';
+import { printable } from '../core/printable.js';
 import type { SyncConfig } from '../engine/config.js';
 import { type Clock, fanOut, systemClock, type EventSink } from '../engine/context.js';
 import { openPlanLog } from '../engine/plan-log.js';
 import { ManifestCache, type ManifestCacheOptions } from '../source/manifest-cache.js';
 import { applyOnce, createWatchClient } from './engine-adapter.js';
 import { RunHistory, type RunRecord } from './history.js';
-import type { Logger } from './log.js';
+import { type Logger, secretRedactor } from './log.js';
 import { WatchMetrics } from './metrics.js';
-import { formatDiagnostic, type Judged, judgeError, judgeResult } from './run-record.js';
+import { type RemovalCheck, RemovalSettle } from './removal-settle.js';
+import { formatDiagnostic, type Judged, judgeDeferred, judgeError, judgeResult } from './run-record.js';
 import { type BackoffOptions, SerialRunner, type StopResult, type Trigger } from './runner.js';
 import { startServer } from './server.js';
 import type { Source, SourceSnapshot } from './source.js';
+import { RecentDeliveries, RejectionBurst } from './webhook.js';
+
+/** How long a removed manifest must stay missing before its object is removed (default). */
+export const DEFAULT_PRUNE_SETTLE_MS = 10_000;
 
 export interface WatcherOptions {
   source: Source;
   /** The configuration for a manifest root (flags, environment, its `cortex-sync.yaml`). */
   resolveConfig: (dir: string) => Promise<{ config: SyncConfig; diagnostics: Diagnostic[] }>;
   apiKey: string;
+  /** Every other secret the watcher knows (git token, URL credentials): never on any surface. */
+  secrets?: readonly string[];
   host: string;
   port: number;
   /** 0 = off. */
@@ -35,7 +45,11 @@ export interface WatcherOptions {
   planLogFile: string;
   logger: Logger;
   backoff?: Partial<BackoffOptions>;
+  /** A delete or archive needs its manifest missing on two looks this far apart; 0 = one look. */
+  pruneSettleMs?: number;
   clock?: Clock;
+  /** A clock that never jumps, for the settle time (default `performance.now`). */
+  monotonicNow?: () => number;
   /** Extra observers of the engine's events (tests, benchmarks). */
   events?: EventSink;
   /** Called once the port listens, before the first run starts (the command prints the address first). */
@@ -59,9 +73,14 @@ export interface RunningWatcher {
 
 export const startWatcher = async (options: WatcherOptions): Promise<RunningWatcher> => {
   const clock = options.clock ?? systemClock;
+  const monotonic = options.monotonicNow ?? (() => performance.now());
   const log = options.logger;
+  const redact = secretRedactor([options.apiKey, options.webhookSecret ?? '', ...(options.secrets ?? [])]);
+  /** A line of text a run produced, as it may be shown: no secret, no control character. */
+  const shown = (text: string): string => printable(redact(text));
   const history = new RunHistory();
   const metrics = new WatchMetrics();
+  const settle = new RemovalSettle(options.pruneSettleMs ?? DEFAULT_PRUNE_SETTLE_MS);
   const events = options.events ? fanOut(metrics.events, options.events) : metrics.events;
   const makeClient = options.createClient ?? createWatchClient;
   let client: { key: string; client: ApiClient } | undefined;
@@ -70,6 +89,7 @@ export const startWatcher = async (options: WatcherOptions): Promise<RunningWatc
   let runs = 0;
   let stopping = false;
   let healTimer: NodeJS.Timeout | undefined;
+  let settleTimer: NodeJS.Timeout | undefined;
 
   const clientFor = async (config: SyncConfig): Promise<ApiClient> => {
     const key = `${config.baseUrl} ${config.requestsPerMinute} ${config.concurrency}`;
@@ -79,7 +99,11 @@ export const startWatcher = async (options: WatcherOptions): Promise<RunningWatc
     return client.client;
   };
 
-  const reconcileSnapshot = async (snapshot: SourceSnapshot, signal: AbortSignal): Promise<Judged> => {
+  const reconcileSnapshot = async (
+    snapshot: SourceSnapshot,
+    signal: AbortSignal,
+    observedFrom: number,
+  ): Promise<Judged> => {
     const { config, diagnostics } = await options.resolveConfig(snapshot.dir);
     if (hasErrors(diagnostics)) {
       const errors = diagnostics.filter((d) => d.severity === 'error').map(formatDiagnostic);
@@ -87,11 +111,17 @@ export const startWatcher = async (options: WatcherOptions): Promise<RunningWatc
     }
     // A new manifest root (another checkout path) starts an empty cache.
     if (parsed?.dir !== config.dir) parsed = { dir: config.dir, cache: new ManifestCache(options.manifestCache) };
+    let deferred: RemovalCheck | undefined;
+    const approve = async (plan: Plan): Promise<boolean> => {
+      const check = settle.check(plan, observedFrom, monotonic());
+      if (!check.approved) deferred = check;
+      return check.approved;
+    };
     const planLog = openPlanLog(options.planLogFile);
     try {
       const ctx = { client: await clientFor(config), clock, signal, events };
-      const result = await applyOnce(config, planLog, ctx, parsed.cache);
-      return judgeResult(result);
+      const result = await applyOnce(config, planLog, ctx, { manifestCache: parsed.cache, approve });
+      return deferred && result.status === 'planned' ? judgeDeferred(result, deferred) : judgeResult(result);
     } finally {
       await planLog.close().catch(() => {});
     }
@@ -101,6 +131,7 @@ export const startWatcher = async (options: WatcherOptions): Promise<RunningWatc
     runs += 1;
     const runId = `run-${runs}`;
     const started = clock.now();
+    const observedFrom = monotonic();
     let revision: string | undefined;
     let sourceChanged = false;
     let judged: Judged;
@@ -109,51 +140,62 @@ export const startWatcher = async (options: WatcherOptions): Promise<RunningWatc
       revision = snapshot.revision;
       sourceChanged = (snapshot.changedFiles?.length ?? 0) > 0;
       log.info('run started', { runId, revision, trigger });
-      judged = await reconcileSnapshot(snapshot, signal);
+      judged = await reconcileSnapshot(snapshot, signal, observedFrom);
     } catch (error) {
       judged = judgeError(error, signal);
     }
+    const { waitingRemovals, ...fields } = judged.fields;
     const record: RunRecord = {
       runId,
       trigger,
-      ...(revision ? { revision } : {}),
+      ...(revision ? { revision: shown(revision) } : {}),
       startedAt: new Date(started).toISOString(),
       durationMs: clock.now() - started,
       result: judged.result,
-      ...judged.fields,
-      errors: judged.errors,
+      ...fields,
+      ...(waitingRemovals ? { waitingRemovals: waitingRemovals.map(shown) } : {}),
+      errors: judged.errors.map(shown),
     };
     const previous = history.lastApplied();
     // Drift: a heal run found changes though the repository did not change since the last apply.
-    const drifted = trigger === 'heal' && previous?.revision === revision && !sourceChanged;
+    const drifted = trigger === 'heal' && previous?.revision === record.revision && !sourceChanged;
     const pending = judged.changes?.filter((c) => c.action !== 'noop').length ?? 0;
     metrics.recordRun(record, judged.changes, drifted ? pending : 0);
     history.add(record);
-    const fields = {
+    if (record.result === 'deferred' && record.retryInMs !== undefined && !stopping) {
+      clearTimeout(settleTimer);
+      settleTimer = setTimeout(() => runner.trigger('settle'), record.retryInMs + 1);
+    }
+    const logged = {
       runId,
-      ...(revision ? { revision } : {}),
+      ...(record.revision ? { revision: record.revision } : {}),
       trigger,
       result: record.result,
       durationMs: record.durationMs,
       ...(record.summary ? { summary: record.summary } : {}),
       ...(record.writes !== undefined ? { writes: record.writes } : {}),
+      ...(record.waitingRemovals ? { waitingRemovals: record.waitingRemovals, retryInMs: record.retryInMs } : {}),
       ...(record.errors.length ? { errors: record.errors } : {}),
     };
-    if (judged.verdict.ok) log.info(pending > 0 ? 'run applied changes' : 'run found nothing to change', fields);
-    else log.error(`run ${record.result}`, fields);
+    if (record.result === 'deferred')
+      log.info('run waits to confirm removals: their manifests must stay missing', logged);
+    else if (judged.verdict.ok) log.info(pending > 0 ? 'run applied changes' : 'run found nothing to change', logged);
+    else log.error(`run ${record.result}`, logged);
     return judged.verdict;
   };
 
   const runner = new SerialRunner({
     run,
     ...(options.backoff ? { backoff: options.backoff } : {}),
-    onCrash: (error) => log.error('run crashed', { error: error instanceof Error ? error.message : String(error) }),
+    onCrash: (error) =>
+      log.error('run crashed', { error: shown(error instanceof Error ? error.message : String(error)) }),
     onBackoff: (delayMs, failures) => log.warn('retrying after a failed run', { delayMs, failures }),
   });
 
+  const rejections = new RejectionBurst((msg, fields) => log.warn(msg, fields));
   const server = await startServer(options.host, options.port, {
     healthy: () => ({ ok: !stopping, reason: stopping ? 'shutting down' : 'ok' }),
-    ready: () => history.readiness(runner.state()),
+    ready: () => history.readiness(runner.state(), stopping),
     metrics: async () => ({ contentType: metrics.contentType, text: await metrics.text() }),
     status: () => ({
       source: options.source.description,
@@ -162,18 +204,23 @@ export const startWatcher = async (options: WatcherOptions): Promise<RunningWatc
       runs: history.runs(),
     }),
     onPush: (revision) => {
-      log.info('webhook: push received', revision ? { revision } : {});
+      log.info('webhook: push received', revision ? { revision: shown(revision) } : {});
       runner.trigger('webhook');
     },
     webhookSecret: options.webhookSecret,
     branch: options.branch,
-    onWebhookRejected: (status, reason) => log.warn('webhook rejected', { status, reason }),
+    deliveries: new RecentDeliveries(),
+    redact,
+    onWebhookAnswered: (status, rejected) => {
+      metrics.recordWebhook(status);
+      if (rejected !== undefined) rejections.note(status, rejected);
+    },
   });
 
   options.onListening?.(server.url);
   await options.source.watch(
     (trigger) => runner.trigger(trigger),
-    (error) => log.warn('source check failed', { error: error.message }),
+    (error) => log.warn('source check failed', { error: shown(error.message) }),
   );
   if (options.healIntervalMs > 0) {
     healTimer = setInterval(() => runner.trigger('heal'), options.healIntervalMs);
@@ -189,6 +236,8 @@ export const startWatcher = async (options: WatcherOptions): Promise<RunningWatc
     stop: async (timeoutMs) => {
       stopping = true;
       clearInterval(healTimer);
+      clearTimeout(settleTimer);
+      rejections.flush();
       await options.source.close();
       const running = runner.state().running;
       if (running) log.info('stopping: letting the current run finish its in-flight work', { timeoutMs });

@@ -8,7 +8,6 @@ import { spawn } from 'node:child_process';
 import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { readDigest } from '../../src/action/digest.js';
 import {
   API_KEY,
   EXAMPLES,
@@ -19,7 +18,7 @@ import {
   tempDir,
 } from '../e2e/harness.js';
 import { type FakeGitHub, startFakeGitHub } from './fake-github.js';
-import { MERGE_SHA, PR_NUMBER, pullRequestPayload, pushPayload, REPOSITORY, TOKEN } from './harness.js';
+import { MERGE_SHA, PR_NUMBER, pullRequestPayload, pushPayload, REPOSITORY, reviewedDigest, TOKEN } from './harness.js';
 
 const BUNDLE = join(import.meta.dirname, '..', '..', 'dist-action', 'index.js');
 
@@ -126,7 +125,7 @@ describe('the committed bundle, as a runner runs it', () => {
     expect(plan.summary).toContain('### cortex-sync plan for catalog');
     expect(writesToWorkspace()).toEqual([]);
     expect(prComments()).toHaveLength(1);
-    const reviewed = readDigest(prComments()[0]?.body ?? '');
+    const reviewed = reviewedDigest(prComments()[0]?.body ?? '');
     expect(reviewed).toBeDefined();
 
     merged();

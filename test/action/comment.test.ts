@@ -6,7 +6,8 @@
 import { type Token, lexer } from 'marked';
 import { describe, expect, it } from 'vitest';
 import { COMMENT_BUDGET, COMMENT_LIMIT, renderPlanComment } from '../../src/action/comment.js';
-import { fingerprints, planDigest, readChanges, readDigest, stickyMarker } from '../../src/action/digest.js';
+import { fingerprints, planDigest } from '../../src/action/digest.js';
+import { readPlanComment, stickyMarker } from '../../src/action/markers.js';
 import { stickyCommentBody } from '../../src/action/messages.js';
 import type { Change, Plan } from '../../src/core/model.js';
 
@@ -58,7 +59,7 @@ const body = () =>
   stickyCommentBody({
     marker: stickyMarker('example/catalog', 'catalog'),
     label: { sourceId: 'example/catalog', dir: 'catalog' },
-    planMarkdown: renderPlanComment(samplePlan, [], { title: 'cortex-sync plan for catalog', limit: COMMENT_BUDGET }),
+    renderPlan: (limit) => renderPlanComment(samplePlan, [], { title: 'cortex-sync plan for catalog', limit }),
     digest: planDigest(samplePlan),
     fingerprints: fingerprints(samplePlan),
   });
@@ -105,14 +106,17 @@ describe('the plan comment', () => {
 
   it('carries the digest and the reviewed changes in hidden markers', () => {
     const text = body();
-    expect(readDigest(text)).toBe(planDigest(samplePlan));
-    expect(readChanges(text)).toEqual(fingerprints(samplePlan));
-    expect(text).toContain('<!-- cortex-sync:plan source=example%2Fcatalog dir=catalog -->');
+    const marker = stickyMarker('example/catalog', 'catalog');
+    expect(readPlanComment(text, marker)).toEqual({
+      status: 'reviewed',
+      plan: { digest: planDigest(samplePlan), changes: fingerprints(samplePlan) },
+    });
+    expect(text.startsWith('<!-- cortex-sync:plan source=example%2Fcatalog dir=catalog -->\n')).toBe(true);
   });
 
-  it('cuts a long plan under the limit and points to the job summary', () => {
-    const many = plan(
-      Array.from({ length: 3000 }, (_, i) =>
+  const manyChanges = (n: number): Plan =>
+    plan(
+      Array.from({ length: n }, (_, i) =>
         change({
           kind: i % 2 ? 'entity' : 'catalog-page',
           id: `object-${i}`,
@@ -121,28 +125,44 @@ describe('the plan comment', () => {
         }),
       ),
     );
-    const markdown = renderPlanComment(many, [], {
-      title: 'plan',
-      limit: COMMENT_BUDGET,
-      fullPlanAt: '[the job summary](https://example.test/run)',
-    });
-    const text = stickyCommentBody({
+  const longComment = (p: Plan) =>
+    stickyCommentBody({
       marker: stickyMarker('s', '.'),
       label: { sourceId: 's', dir: '.' },
-      planMarkdown: markdown,
-      digest: planDigest(many),
-      fingerprints: fingerprints(many),
+      renderPlan: (limit) =>
+        renderPlanComment(p, [], { title: 'plan', limit, fullPlanAt: '[the job summary](https://example.test/run)' }),
+      digest: planDigest(p),
+      fingerprints: fingerprints(p),
     });
+
+  it('cuts a long plan under the limit, points to the job summary, and keeps every fingerprint', () => {
+    const many = manyChanges(2000);
+    const text = longComment(many);
     expect(text.length).toBeLessThan(COMMENT_LIMIT);
     expect(text).toContain('The full plan is in [the job summary](https://example.test/run).');
-    expect(readDigest(text)).toBe(planDigest(many));
+    // The fingerprints of all 2,000 changes are kept: the plan gave up diffs for them.
+    expect(readPlanComment(text, stickyMarker('s', '.'))).toEqual({
+      status: 'reviewed',
+      plan: { digest: planDigest(many), changes: fingerprints(many) },
+    });
     // Cut at a section boundary: every opened <details> is closed.
     expect(text.split('<details>').length).toBe(text.split('</details>').length);
+  });
+
+  it('keeps only the digest when the fingerprints of a very long plan do not fit', () => {
+    const many = manyChanges(4000);
+    const text = longComment(many);
+    expect(text.length).toBeLessThan(COMMENT_LIMIT);
+    expect(text).toContain('| **all** | 0 | 4000 | 0 | 0 | 0 |');
+    expect(readPlanComment(text, stickyMarker('s', '.'))).toEqual({
+      status: 'reviewed',
+      plan: { digest: planDigest(many) },
+    });
   });
 });
 
 describe('the plan digest', () => {
-  it('is the same for the same changes, whatever the key order of values, and ignores noops', () => {
+  it('is the same for the same changes, whatever the key order of values or where they were declared, and ignores noops', () => {
     const a = plan([
       change({ kind: 'entity', id: 'x', action: 'update', diff: [{ path: 'm', before: { a: 1, b: 2 }, after: null }] }),
     ]);
@@ -152,7 +172,8 @@ describe('the plan digest', () => {
         id: 'x',
         action: 'update',
         diff: [{ path: 'm', before: { b: 2, a: 1 }, after: null }],
-        reason: 'other words',
+        source: 'moved.yaml',
+        line: 9,
       }),
       change({ kind: 'entity', id: 'y', action: 'noop' }),
     ]);

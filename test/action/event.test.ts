@@ -63,6 +63,8 @@ describe('readInputs', () => {
       comment: true,
       onPlanDrift: 'fail',
       allowMassDelete: false,
+      forceEntityTypeSchema: false,
+      planCommentAuthor: '',
     });
   });
 
@@ -73,5 +75,9 @@ describe('readInputs', () => {
     );
     expect(() => readInputs(get({ 'on-plan-drift': 'ignore' }))).toThrow(/input `on-plan-drift`/);
     expect(() => readInputs(get({ prune: 'yes' }))).toThrow(/input `prune`: expected true or false, got 'yes'/);
+    expect(() => readInputs(get({ 'plan-comment-author': '@team' }))).toThrow(/input `plan-comment-author`/);
+    expect(readInputs(get({ 'plan-comment-author': 'cortex-planner[bot]' })).planCommentAuthor).toBe(
+      'cortex-planner[bot]',
+    );
   });
 });

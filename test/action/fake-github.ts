@@ -1,20 +1,47 @@
 /**
- * A local fake of the parts of GitHub's REST API the Action uses, on 127.0.0.1: issue comments
- * (list with pagination, create, update, GitHub's 65,536-character limit) and the pull requests
- * of a commit. Records every call; a read-only token gets 403 on writes, as a fork's would.
+ * A local fake of the parts of GitHub's API the Action uses, on 127.0.0.1: who a token is
+ * (`GET /user`, and GraphQL `viewer`), issue comments (list with pagination, create, update,
+ * delete, GitHub's 65,536-character limit) and the pull requests of a commit. Records every call;
+ * a read-only token gets 403 on writes, as a fork's would.
+ *
+ * Tokens behave as GitHub documents them: an installation token — the workflow's `GITHUB_TOKEN`
+ * (the `github-actions` app) or a GitHub App's — is refused `GET /user` with 403 "Resource not
+ * accessible by integration" and is its app's bot account (`<slug>[bot]`) as GraphQL `viewer`; a
+ * personal access token is its user for both. A comment is written as the token's account, and
+ * only that account may edit or delete it.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+
+export interface FakeAccount {
+  login: string;
+  id: number;
+  type: 'User' | 'Bot';
+  /** The author association GitHub shows on this account's comments. */
+  association: string;
+}
 
 export interface FakeComment {
   id: number;
   issue: number;
   body: string;
   /** Default: the workflow's bot. */
-  author?: { login: string; type: 'User' | 'Bot'; association: string };
+  author?: Omit<FakeAccount, 'id'> & { id?: number };
 }
 
-const BOT = { login: 'github-actions[bot]', type: 'Bot' as const, association: 'NONE' };
+/** The account the workflow's `GITHUB_TOKEN` writes as. */
+export const ACTIONS_BOT: FakeAccount = {
+  login: 'github-actions[bot]',
+  id: 41898282,
+  type: 'Bot',
+  association: 'NONE',
+};
+
+/** How a token authenticates: an installation (no `GET /user`) or a user's personal token. */
+export interface FakeToken {
+  kind: 'installation' | 'personal';
+  account: FakeAccount;
+}
 
 export interface FakeCall {
   method: string;
@@ -37,6 +64,10 @@ export interface FakeGitHub {
   commits: Map<string, FakePullRequest[]>;
   /** Tokens that may only read. */
   readOnlyTokens: Set<string>;
+  /** Who each token is; a token not listed is the workflow's `GITHUB_TOKEN`. */
+  tokens: Map<string, FakeToken>;
+  /** Answer GraphQL with this status (e.g. 403, a server without GraphQL). */
+  graphqlStatus?: number;
   writes(): FakeCall[];
   stop(): Promise<void>;
 }
@@ -56,20 +87,29 @@ const send = (res: ServerResponse, status: number, body: unknown, headers: Recor
   res.end(JSON.stringify(body));
 };
 
-const commentJson = (c: FakeComment, base: string) => ({
-  id: c.id,
-  body: c.body,
-  html_url: `${base}/issues/${c.issue}#issuecomment-${c.id}`,
-  user: { login: (c.author ?? BOT).login, type: (c.author ?? BOT).type },
-  author_association: (c.author ?? BOT).association,
-});
+const commentJson = (c: FakeComment, base: string) => {
+  const author = c.author ?? ACTIONS_BOT;
+  return {
+    id: c.id,
+    body: c.body,
+    html_url: `${base}/issues/${c.issue}#issuecomment-${c.id}`,
+    user: { login: author.login, type: author.type, ...(author.id !== undefined ? { id: author.id } : {}) },
+    author_association: author.association,
+  };
+};
+
+const INSTALLATION: FakeToken = { kind: 'installation', account: ACTIONS_BOT };
 
 export const startFakeGitHub = async (): Promise<FakeGitHub> => {
   const calls: FakeCall[] = [];
   const comments: FakeComment[] = [];
   const commits = new Map<string, FakePullRequest[]>();
   const readOnlyTokens = new Set<string>();
+  const tokens = new Map<string, FakeToken>();
   let nextId = 1000;
+  const fake = { graphqlStatus: undefined as number | undefined };
+  const isAuthor = (comment: FakeComment, account: FakeAccount): boolean =>
+    (comment.author ?? ACTIONS_BOT).id === account.id;
 
   const server = createServer((req, res) => {
     void (async () => {
@@ -78,6 +118,20 @@ export const startFakeGitHub = async (): Promise<FakeGitHub> => {
       const token = auth?.replace(/^(token|bearer)\s+/i, '');
       calls.push({ method: req.method ?? 'GET', path: url.pathname, ...(token ? { token } : {}) });
       if (!token) return send(res, 401, { message: 'Requires authentication' });
+      const identity = tokens.get(token) ?? INSTALLATION;
+      if (url.pathname === '/user' && req.method === 'GET') {
+        if (identity.kind === 'installation')
+          return send(res, 403, { message: 'Resource not accessible by integration' });
+        return send(res, 200, { login: identity.account.login, id: identity.account.id, type: identity.account.type });
+      }
+      if (url.pathname === '/graphql' && req.method === 'POST') {
+        const body = (await readBody(req)) as { query?: string };
+        if (fake.graphqlStatus !== undefined)
+          return send(res, fake.graphqlStatus, { message: 'GraphQL is not available' });
+        if (!/\bviewer\b/.test(body?.query ?? ''))
+          return send(res, 200, { errors: [{ message: 'unsupported query' }] });
+        return send(res, 200, { data: { viewer: { login: identity.account.login, databaseId: identity.account.id } } });
+      }
       if (req.method !== 'GET' && readOnlyTokens.has(token))
         return send(res, 403, { message: 'Resource not accessible by integration' });
 
@@ -106,15 +160,25 @@ export const startFakeGitHub = async (): Promise<FakeGitHub> => {
         if (typeof body?.body !== 'string') return send(res, 422, { message: 'body is missing' });
         if (body.body.length >= MAX_BODY)
           return send(res, 422, { message: 'Body is too long (maximum is 65536 characters)' });
-        const comment = { id: nextId++, issue: Number(m[1]), body: body.body };
+        const comment: FakeComment = { id: nextId++, issue: Number(m[1]), body: body.body, author: identity.account };
         comments.push(comment);
         return send(res, 201, commentJson(comment, ''));
       }
       m = /^\/repos\/[^/]+\/[^/]+\/issues\/comments\/(\d+)$/.exec(url.pathname);
+      if (m && req.method === 'DELETE') {
+        const index = comments.findIndex((c) => c.id === Number(m?.[1]));
+        const comment = comments[index];
+        if (!comment) return send(res, 404, { message: 'Not Found' });
+        if (!isAuthor(comment, identity.account))
+          return send(res, 403, { message: 'Resource not accessible by integration' });
+        comments.splice(index, 1);
+        res.writeHead(204).end();
+        return;
+      }
       if (m && req.method === 'PATCH') {
         const comment = comments.find((c) => c.id === Number(m?.[1]));
         if (!comment) return send(res, 404, { message: 'Not Found' });
-        if (comment.author && comment.author.type !== 'Bot')
+        if (!isAuthor(comment, identity.account))
           return send(res, 403, { message: 'Resource not accessible by integration' });
         const body = (await readBody(req)) as { body?: string };
         if (typeof body?.body !== 'string') return send(res, 422, { message: 'body is missing' });
@@ -148,7 +212,15 @@ export const startFakeGitHub = async (): Promise<FakeGitHub> => {
     comments,
     commits,
     readOnlyTokens,
-    writes: () => calls.filter((c) => c.method !== 'GET'),
+    tokens,
+    get graphqlStatus() {
+      return fake.graphqlStatus;
+    },
+    set graphqlStatus(status: number | undefined) {
+      fake.graphqlStatus = status;
+    },
+    // GraphQL queries are reads, though sent with POST.
+    writes: () => calls.filter((c) => c.method !== 'GET' && c.path !== '/graphql'),
     stop: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

@@ -6,10 +6,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type Engine, realEngine } from '../../src/action/engine.js';
 import { octokitGitHub } from '../../src/action/github.js';
+import { readPlanComment } from '../../src/action/markers.js';
 import { runAction } from '../../src/action/run.js';
 import type { ActionRuntime, Annotation } from '../../src/action/runtime.js';
 import { NO_EVENTS } from '../../src/engine/context.js';
-import type { Emulator } from '../e2e/harness.js';
+import { type Emulator, serviceYaml } from '../e2e/harness.js';
 import type { FakeGitHub } from './fake-github.js';
 
 export const FIXTURES = join(import.meta.dirname, 'fixtures');
@@ -22,8 +23,12 @@ type Json = Record<string, unknown>;
 const fixture = (name: string): Json => JSON.parse(readFileSync(join(FIXTURES, name), 'utf8')) as Json;
 
 /** The recorded `pull_request` payload; `fork: true` makes its head another repository. */
-export const pullRequestPayload = (options: { fork?: boolean } = {}): Json => {
+export const pullRequestPayload = (options: { fork?: boolean; number?: number } = {}): Json => {
   const payload = fixture('pull_request.json');
+  if (options.number !== undefined) {
+    payload.number = options.number;
+    (payload.pull_request as Json).number = options.number;
+  }
   if (options.fork) {
     const pr = payload.pull_request as { head: { repo: Json; label: string } };
     pr.head.repo = { ...pr.head.repo, full_name: 'stranger/catalog', fork: true, owner: { login: 'stranger' } };
@@ -33,6 +38,12 @@ export const pullRequestPayload = (options: { fork?: boolean } = {}): Json => {
 };
 
 export const pushPayload = (): Json => fixture('push.json');
+
+/** The digest a plan comment's trailer records, as the merge reads it; undefined when it records none. */
+export const reviewedDigest = (body: string): string | undefined => {
+  const read = readPlanComment(body, body.split('\n')[0] ?? '');
+  return read.status === 'reviewed' ? read.plan.digest : undefined;
+};
 
 export interface RecordingRuntime extends ActionRuntime {
   outputs: Map<string, string>;
@@ -101,4 +112,34 @@ export const runInProcess = async (options: {
       octokitGitHub({ token, apiUrl: options.github.url, repository: run.repository, userAgent: 'test' }),
   });
   return { code, runtime };
+};
+
+/** What someone does in the UI (or any other client of the API) between two runs. */
+export const workspaceEdits = (emulator: Emulator) => {
+  const call = async (method: string, path: string, body?: string): Promise<Response> =>
+    fetch(`${emulator.url}${path}`, {
+      method,
+      headers: {
+        authorization: `Bearer ${emulator.apiKey}`,
+        ...(body !== undefined ? { 'content-type': 'application/openapi;charset=UTF-8' } : {}),
+      },
+      ...(body !== undefined ? { body } : {}),
+    });
+  const ok = async (response: Promise<Response>): Promise<void> => {
+    const res = await response;
+    if (!res.ok) throw new Error(`${res.status} ${await res.text()}`);
+  };
+  return {
+    createService: (tag: string) => ok(call('POST', '/api/v1/open-api', serviceYaml(tag))),
+    /** Replaces an entity with this descriptor (its ownership marker is gone then). */
+    postDescriptor: (yaml: string) => ok(call('POST', '/api/v1/open-api', yaml)),
+    deleteEntity: (tag: string) => ok(call('DELETE', `/api/v1/catalog/${encodeURIComponent(tag)}`)),
+    archiveEntity: (tag: string) => ok(call('PUT', `/api/v1/catalog/${encodeURIComponent(tag)}/archive`)),
+    deleteCatalogPage: (slug: string) => ok(call('DELETE', `/api/v1/catalog-pages/${encodeURIComponent(slug)}`)),
+    entityState: async (tag: string): Promise<'absent' | 'archived' | 'active'> => {
+      const res = await call('GET', `/api/v1/catalog/${encodeURIComponent(tag)}`);
+      if (res.status === 404) return 'absent';
+      return ((await res.json()) as { isArchived?: boolean }).isArchived ? 'archived' : 'active';
+    },
+  };
 };

@@ -8,7 +8,6 @@ import { cp, mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { COMMENT_LIMIT } from '../../src/action/comment.js';
-import { readDigest } from '../../src/action/digest.js';
 import {
   EXAMPLES,
   type Emulator,
@@ -19,7 +18,7 @@ import {
   writeFiles,
 } from '../e2e/harness.js';
 import { type FakeGitHub, startFakeGitHub } from './fake-github.js';
-import { PR_NUMBER, pullRequestPayload, runInProcess, TOKEN } from './harness.js';
+import { PR_NUMBER, pullRequestPayload, reviewedDigest, runInProcess, TOKEN } from './harness.js';
 
 let emulator: Emulator;
 let github: FakeGitHub;
@@ -65,7 +64,7 @@ describe('the plan comment on a pull request', () => {
     const [comment] = prComments();
     expect(comment?.body).toContain('<!-- cortex-sync:plan source=example-catalog dir=catalog -->');
     expect(comment?.body).toContain('entity/payments-api'.split('/')[1]);
-    const firstDigest = readDigest(comment?.body ?? '');
+    const firstDigest = reviewedDigest(comment?.body ?? '');
     expect(firstDigest).toMatch(/^sha256:[0-9a-f]{64}$/);
     expect(github.writes().map((c) => c.method)).toEqual(['POST']);
 
@@ -77,7 +76,7 @@ describe('the plan comment on a pull request', () => {
     expect(github.writes().map((c) => c.method)).toEqual(['POST', 'PATCH']);
     const updated = prComments()[0]?.body ?? '';
     expect(updated).toContain('billing-api');
-    expect(readDigest(updated)).not.toBe(firstDigest);
+    expect(reviewedDigest(updated)).not.toBe(firstDigest);
 
     // Outputs: counts and the JSON plan as a file.
     expect(second.runtime.outputs.get('changes')).toBe('true');
@@ -116,7 +115,7 @@ describe('the plan comment on a pull request', () => {
     expect((await planPr()).code).toBe(0);
     expect(prComments()).toHaveLength(2);
     expect(prComments()[0]?.body).toBe('<!-- cortex-sync:plan source=example-catalog dir=catalog -->\nlooks legit');
-    expect(readDigest(prComments()[1]?.body ?? '')).toMatch(/^sha256:/);
+    expect(reviewedDigest(prComments()[1]?.body ?? '')).toMatch(/^sha256:/);
   });
 
   it('stays under 65,536 characters for a plan of 3,000 entities, pointing to the job summary', async () => {
@@ -137,7 +136,7 @@ describe('the plan comment on a pull request', () => {
     expect(body).toMatch(
       /too long to show whole here: the field diffs of \d+ changes not shown\. The full plan is in \[the job summary\]/,
     );
-    expect(readDigest(body)).toMatch(/^sha256:/);
+    expect(reviewedDigest(body)).toMatch(/^sha256:/);
     // The job summary names every change (and carries as many diffs as 1 MiB holds).
     const summary = run.runtime.summaries.join('\n');
     expect(summary.length).toBeLessThan(1024 * 1024);
@@ -186,7 +185,7 @@ describe('the plan comment on a pull request', () => {
     const body = prComments()[0]?.body ?? '';
     expect(body).toContain('invalid manifests');
     expect(body).toContain('catalog/.cortex/catalog/twice.yaml:4');
-    expect(readDigest(body)).toBeUndefined();
+    expect(reviewedDigest(body)).toBeUndefined();
     expect(run.runtime.outputs.get('exit-code')).toBe('1');
   });
 

@@ -150,7 +150,7 @@ describe('the emulator command', () => {
   const emulatorRun = (args: string[]) =>
     cli(['emulator', ...args], {
       cwd: dir,
-      env: { CORTEX_API_KEY: 'emulator-guidance-key' },
+      env: { CORTEX_API_KEY: 'k7Qz9xW2-guidance-3vTn8pLr' },
       untilStopped: async () => {},
     });
 
@@ -200,7 +200,7 @@ describe('the emulator command', () => {
     let statuses: number[] = [];
     const run = await cli(['emulator', '--rate-limit', '0'], {
       cwd: dir,
-      env: { CORTEX_API_KEY: 'emulator-guidance-key' },
+      env: { CORTEX_API_KEY: 'k7Qz9xW2-guidance-3vTn8pLr' },
       untilStopped: async (stdout) => {
         const url = /CORTEX_BASE_URL=(\S+)/.exec(stdout())?.[1] ?? '';
         statuses = await Promise.all(

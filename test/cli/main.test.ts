@@ -115,7 +115,9 @@ describe('configuration errors', () => {
     await oneService('payments');
     const run = await cli(['plan'], { cwd: dir, env: SOURCE });
     expect(run.code).toBe(1);
-    expect(run.stderr).toBe('error: CORTEX_API_KEY is not set: plan and apply read the live workspace\n');
+    expect(run.stderr).toBe(
+      'error: CORTEX_API_KEY (or CORTEX_API_KEY_FILE) is not set: plan and apply read the live workspace\n',
+    );
     expect(run.stdout).toBe('');
   });
 
@@ -127,7 +129,7 @@ describe('configuration errors', () => {
     ]) {
       const run = await cli(args, { cwd: dir, env: SOURCE });
       expect(run.code, args.join(' ')).toBe(1);
-      expect(run.stderr).toMatch(/^error: CORTEX_API_KEY is not set/);
+      expect(run.stderr).toMatch(/^error: CORTEX_API_KEY \(or CORTEX_API_KEY_FILE\) is not set/);
       expect(run.stderr, args.join(' ')).toMatch(STACK_LINE);
     }
   });
@@ -293,7 +295,7 @@ describe('emulator', () => {
     expect(run.stdout).not.toContain(API_KEY);
   });
 
-  it('--missing-definition: a custom-type entity without a definition is refused by default, allowed with allow', async () => {
+  it('--missing-definition: a custom-type entity without a definition, its type schema {}: accepted by default and with allow, refused with refuse', async () => {
     /** Creates a type with an empty schema, then an entity of it without x-cortex-definition; its status. */
     const createWithout = async (args: string[]): Promise<number> => {
       let status = 0;
@@ -321,7 +323,8 @@ describe('emulator', () => {
       expect(run.code).toBe(0);
       return status;
     };
-    expect(await createWithout([])).toBe(400);
+    expect(await createWithout([])).toBe(200);
+    expect(await createWithout(['--missing-definition', 'empty-schema'])).toBe(200);
     expect(await createWithout(['--missing-definition', 'refuse'])).toBe(400);
     expect(await createWithout(['--missing-definition', 'allow'])).toBe(200);
   });

@@ -33,26 +33,40 @@ export interface RunOptions {
   env?: NodeJS.ProcessEnv;
   /** Point the CLI at this emulator with its key. */
   emulator?: RunningEmulator;
-  tty?: boolean;
-  /** What the user types (stdin is a terminal when `tty` is set). */
+  /** All three streams are terminals, or the ones named. */
+  tty?: boolean | { stdin?: boolean; stdout?: boolean; stderr?: boolean };
+  /** What the user types (stdin is a terminal when `tty` says so). */
   input?: string;
+  /** The controlling terminal (`/dev/tty`): what is written to it is kept in `terminal.text`. */
+  terminal?: { text: string; opened: number };
   clock?: Clock;
   untilStopped?: (stdout: () => string) => Promise<void>;
 }
 
 export const cli = async (args: string[], options: RunOptions): Promise<CliRun> => {
-  const out = capture(options.tty);
-  const err = capture(options.tty);
+  const tty =
+    typeof options.tty === 'object' ? options.tty : { stdin: options.tty, stdout: options.tty, stderr: options.tty };
+  const out = capture(tty.stdout);
+  const err = capture(tty.stderr);
   const env: NodeJS.ProcessEnv = {
     ...(options.emulator ? { CORTEX_BASE_URL: options.emulator.url, CORTEX_API_KEY: API_KEY } : {}),
     ...options.env,
   };
   const untilStopped = options.untilStopped;
   const stdin: PassThrough & { isTTY?: boolean } = new PassThrough();
-  if (options.tty) stdin.isTTY = true;
+  if (tty.stdin) stdin.isTTY = true;
+  const terminal = options.terminal;
   if (options.input !== undefined) stdin.end(options.input);
   const code = await runCli(args, {
     stdin,
+    ...(terminal
+      ? {
+          openTerminal: () => {
+            terminal.opened += 1;
+            return { write: (text: string) => void (terminal.text += text), close: () => {} };
+          },
+        }
+      : {}),
     ...(options.clock ? { clock: options.clock } : {}),
     stdout: out.stream,
     stderr: err.stream,

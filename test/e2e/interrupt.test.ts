@@ -5,12 +5,11 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { build } from 'esbuild';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { PlanLogEntry } from '../../src/core/model.js';
+import { bundleCli } from '../support/cli-bundle.js';
 import { API_KEY, type Emulator, removeDir, startTestEmulator, tempDir, writeFiles } from './harness.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
 const PAGES = 12;
 
 let emulator: Emulator;
@@ -21,20 +20,7 @@ beforeAll(async () => {
   emulator = await startTestEmulator();
   bundleDir = await tempDir('cortex-sync-bin-');
   entry = join(bundleDir, 'cortex-sync.mjs');
-  await build({
-    stdin: {
-      contents: "import { runProcess } from './src/cli/process.ts';\nprocess.exitCode = await runProcess();\n",
-      resolveDir: ROOT,
-      loader: 'ts',
-    },
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    outfile: entry,
-    logLevel: 'silent',
-    banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
-  });
+  await bundleCli(entry);
 });
 afterAll(async () => {
   await emulator.stop();

@@ -14,6 +14,7 @@
  * (wire-notes §1, verified with the vendor CLI's tests).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
 import { type EmulatorState, type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
 import { componentSchema, responseSchemaRef, schemaErrors, validatorFor, withoutNulls } from './contract-schemas.js';
 import { ApiKeyRecord, Initiative, listOf, Scaffolder } from './bodies.js';
@@ -28,6 +29,8 @@ interface Ids {
   initiativeCid: string;
   scaffolderId: string;
   apiKeyCid: string;
+  deployUuid: string;
+  webhookId: string;
 }
 
 /** How a case's response body is checked. */
@@ -70,6 +73,34 @@ const scaffolder = {
   repoLocator: { type: 'GITHUB', org: 'acme', repoName: 'node-template' },
 };
 const depPath = '/api/v1/catalog/payments/dependencies/ledger?method=POST&path=%2Fv1%2Fentries';
+// Object values: the vendor file types custom data values and deploy customData values as `object`
+// (springdoc's rendering of Jackson's JsonNode / Map<String, Object>), though any JSON is sent.
+const deployBody = {
+  title: 'v1.2.0',
+  type: 'DEPLOY',
+  timestamp: '2026-05-30T10:00:00Z',
+  sha: 'abc123',
+  environment: 'prod',
+  deployer: { email: 'dev@example.com', name: 'Dev' },
+  customData: { build: { id: 7 } },
+};
+const gitopsLog = {
+  commit: 'c0ffee',
+  dateCreated: '2026-05-30T09:00:00Z',
+  repository: { provider: 'GITHUB', repositoryName: 'acme/payments' },
+  files: [
+    {
+      fileName: 'cortex.yaml',
+      isPackageFile: false,
+      entity: { tag: 'payments', name: 'P', type: 'service', operation: 'UPDATED' },
+    },
+  ],
+};
+const metrics = '/api/v1/eng-intel/custom-metrics/latency/entity/payments';
+const UNCHECKED_DEPLOYS: Check = {
+  kind: 'unchecked',
+  why: 'the vendor types this bulk delete as one CustomDeploy; the emulator answers {deploys: [...]} as the other deletes',
+};
 
 const must = async (reply: Promise<Reply>): Promise<Reply> => {
   const r = await reply;
@@ -101,7 +132,23 @@ const prepare = async (emu: RunningEmulator): Promise<Ids> => {
   const keys = await must(call(emu, 'GET', '/api/v1/auth/key'));
   const apiKeyCid = bodyOf(keys, listOf('apiKeys', ApiKeyRecord)).apiKeys.find((k) => k.name === 'ci')?.cid;
   if (apiKeyCid === undefined) throw new Error(`setup: the created key is not listed: ${keys.text}`);
-  return { initiativeCid: bodyOf(created, Initiative).cid, scaffolderId: bodyOf(template, Scaffolder).id, apiKeyCid };
+  const deploy = await must(call(emu, 'POST', '/api/v1/catalog/payments/deploys', { body: deployBody }));
+  await must(call(emu, 'POST', '/api/v1/catalog/payments/custom-data', { body: { key: 'team', value: { n: 1 } } }));
+  await must(call(emu, 'POST', '/api/v1/eng-intel/custom-metrics/latency/entity/payments', { body: { value: 2 } }));
+  await must(call(emu, 'POST', '/_emulator/gitops-logs', { key: null, body: gitopsLog }));
+  const hook = await must(
+    call(emu, 'POST', '/_emulator/custom-integrations', {
+      key: null,
+      body: { name: 'deploys', entityTagJq: '.service', key: 'hooked' },
+    }),
+  );
+  return {
+    initiativeCid: bodyOf(created, Initiative).cid,
+    scaffolderId: bodyOf(template, Scaffolder).id,
+    apiKeyCid,
+    deployUuid: bodyOf(deploy, z.looseObject({ uuid: z.string() })).uuid,
+    webhookId: bodyOf(hook, z.looseObject({ id: z.string() })).id,
+  };
 };
 
 const CASES: Case[] = [
@@ -425,6 +472,142 @@ const CASES: Case[] = [
     status: 200,
     check: UNDOCUMENTED_SUCCESS,
   },
+  // Custom data
+  {
+    op: 'GET /api/v1/catalog/{tagOrId}/custom-data',
+    path: () => `/api/v1/catalog/payments/custom-data?${PAGED}`,
+    status: 200,
+  },
+  { op: 'GET /api/v1/catalog/{tagOrId}/custom-data', path: () => '/api/v1/catalog/nope/custom-data', status: 404 },
+  {
+    op: 'POST /api/v1/catalog/{tagOrId}/custom-data',
+    path: () => '/api/v1/catalog/payments/custom-data',
+    body: { key: 'owner', value: { team: 'payments' }, description: 'who' },
+    status: 200,
+  },
+  {
+    op: 'POST /api/v1/catalog/{tagOrId}/custom-data',
+    path: () => '/api/v1/catalog/payments/custom-data',
+    body: { value: {} },
+    status: 400,
+  },
+  {
+    op: 'GET /api/v1/catalog/{tagOrId}/custom-data/{key}',
+    path: () => '/api/v1/catalog/payments/custom-data/team',
+    status: 200,
+  },
+  {
+    op: 'GET /api/v1/catalog/{tagOrId}/custom-data/{key}',
+    path: () => '/api/v1/catalog/payments/custom-data/none',
+    status: 404,
+  },
+  {
+    op: 'DELETE /api/v1/catalog/{tagOrId}/custom-data',
+    path: () => '/api/v1/catalog/payments/custom-data?key=team',
+    status: 200,
+    check: UNDOCUMENTED_SUCCESS,
+  },
+  { op: 'GET /api/v1/catalog/custom-data', path: () => '/api/v1/catalog/custom-data?tag=payments', status: 200 },
+  {
+    op: 'PUT /api/v1/catalog/custom-data',
+    path: () => '/api/v1/catalog/custom-data',
+    body: { values: { payments: [{ key: 'a', value: { x: 1 } }], ghost: [{ key: 'b', value: {} }] } },
+    status: 200,
+  },
+  {
+    op: 'PUT /api/v1/catalog/custom-data',
+    path: () => '/api/v1/catalog/custom-data',
+    body: { values: [] },
+    status: 400,
+  },
+  // Deploys
+  { op: 'GET /api/v1/catalog/{tagOrId}/deploys', path: () => `/api/v1/catalog/payments/deploys?${PAGED}`, status: 200 },
+  {
+    op: 'POST /api/v1/catalog/{tagOrId}/deploys',
+    path: () => '/api/v1/catalog/payments/deploys',
+    body: deployBody,
+    status: 200,
+  },
+  {
+    op: 'POST /api/v1/catalog/{tagOrId}/deploys',
+    path: () => '/api/v1/catalog/nope/deploys',
+    body: deployBody,
+    status: 404,
+  },
+  {
+    op: 'PUT /api/v1/catalog/{tagOrId}/deploys/{uuid}',
+    path: (ids) => `/api/v1/catalog/payments/deploys/${ids.deployUuid}`,
+    body: { ...deployBody, sha: 'def456' },
+    status: 200,
+  },
+  {
+    op: 'DELETE /api/v1/catalog/{tagOrId}/deploys/{uuid}',
+    path: (ids) => `/api/v1/catalog/payments/deploys/${ids.deployUuid}`,
+    status: 200,
+  },
+  {
+    op: 'DELETE /api/v1/catalog/{tagOrId}/deploys/{uuid}',
+    path: () => '/api/v1/catalog/payments/deploys/00000000-0000-4000-8000-000000000000',
+    status: 404,
+  },
+  {
+    op: 'DELETE /api/v1/catalog/{tagOrId}/deploys',
+    path: () => '/api/v1/catalog/payments/deploys?sha=abc123',
+    status: 200,
+    check: UNCHECKED_DEPLOYS,
+  },
+  { op: 'DELETE /api/v1/catalog/deploys', path: () => '/api/v1/catalog/deploys?environment=prod', status: 200 },
+  { op: 'DELETE /api/v1/catalog/deploys', path: () => '/api/v1/catalog/deploys?type=LAUNCH', status: 400 },
+  { op: 'DELETE /api/v1/catalog/deploys/all', path: () => '/api/v1/catalog/deploys/all', status: 200 },
+  // Custom metrics
+  {
+    op: 'GET /api/v1/eng-intel/custom-metrics/{customMetricKey}/entity/{tagOrId}',
+    path: () => `${metrics}?${PAGED}`,
+    status: 200,
+  },
+  {
+    op: 'POST /api/v1/eng-intel/custom-metrics/{customMetricKey}/entity/{tagOrId}',
+    path: () => metrics,
+    body: { value: 3.5, timestamp: '2026-05-31T00:00:00Z' },
+    status: 200,
+    check: UNDOCUMENTED_SUCCESS,
+  },
+  {
+    op: 'POST /api/v1/eng-intel/custom-metrics/{customMetricKey}/entity/{tagOrId}',
+    path: () => metrics,
+    body: {},
+    status: 400,
+  },
+  {
+    op: 'POST /api/v1/eng-intel/custom-metrics/{customMetricKey}/entity/{tagOrId}/bulk',
+    path: () => `${metrics}/bulk`,
+    body: { series: [{ timestamp: '2026-05-31T00:00:00Z', value: 1 }] },
+    status: 200,
+    check: UNDOCUMENTED_SUCCESS,
+  },
+  {
+    op: 'DELETE /api/v1/eng-intel/custom-metrics/{customMetricKey}/entity/{tagOrId}',
+    path: () => `${metrics}?startDate=2026-01-01T00:00:00Z&endDate=2026-12-31T00:00:00Z`,
+    status: 204,
+  },
+  {
+    op: 'DELETE /api/v1/eng-intel/custom-metrics/{customMetricKey}/entity/{tagOrId}',
+    path: () => metrics,
+    status: 400,
+  },
+  // GitOps logs
+  { op: 'GET /api/v1/gitops-logs', path: () => `/api/v1/gitops-logs?${PAGED}`, status: 200 },
+  { op: 'GET /api/v1/catalog/{tagOrId}/gitops-logs', path: () => '/api/v1/catalog/payments/gitops-logs', status: 200 },
+  { op: 'GET /api/v1/catalog/{tagOrId}/gitops-logs', path: () => '/api/v1/catalog/ledger/gitops-logs', status: 404 },
+  // Scorecard scores and the inbound webhook
+  { op: 'GET /api/v1/catalog/{tagOrId}/scorecards', path: () => '/api/v1/catalog/payments/scorecards', status: 200 },
+  {
+    op: 'POST /api/v1/custom-integrations/data/{uuid}',
+    path: (ids) => `/api/v1/custom-integrations/data/${ids.webhookId}`,
+    body: { service: 'payments' },
+    status: 200,
+    check: UNDOCUMENTED_SUCCESS,
+  },
 ];
 
 /** Checks a reply's body against a case's expectation; returns the problems. */
@@ -489,4 +672,10 @@ describe('emulator contract with the vendor OpenAPI', () => {
   });
 });
 
-const PLACEHOLDER_IDS: Ids = { initiativeCid: '{cid}', scaffolderId: '{id}', apiKeyCid: '{cid}' };
+const PLACEHOLDER_IDS: Ids = {
+  initiativeCid: '{cid}',
+  scaffolderId: '{id}',
+  apiKeyCid: '{cid}',
+  deployUuid: '{uuid}',
+  webhookId: '{uuid}',
+};

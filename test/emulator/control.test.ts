@@ -1,4 +1,4 @@
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
@@ -45,6 +45,63 @@ describe('persistence', () => {
       isArchived: true,
     });
     expect((await call(second, 'GET', '/api/v1/catalog/definitions/queue')).status).toBe(200);
+  });
+});
+
+describe('persistence of the whole API spec', () => {
+  it('keeps roles, keys with roles, SCIM users and toggles, integrations, custom data, metrics, deploys and GitOps logs; key values only as hashes', async () => {
+    const dataFile = join(mkdtempSync(join(tmpdir(), 'emu-')), 'state.json');
+    const first = await start({ dataFile });
+    const control = (method: string, path: string, body: unknown) => call(first, method, path, { key: null, body });
+    await control('POST', '/_emulator/roles', { tag: 'writer', permissions: ['EDIT_ENTITIES'] });
+    const minted = bodyOf(
+      await control('POST', '/_emulator/api-keys', { roles: [{ type: 'CUSTOM', tag: 'writer' }] }),
+      z.looseObject({ apiKey: z.string() }),
+    ).apiKey;
+    await control('POST', '/_emulator/scim/users', { id: 'u1', userName: 'jane', active: true });
+    await control('PUT', '/_emulator/scim-settings', { provisioning: false, deprovisioning: false });
+    const hook = bodyOf(
+      await control('POST', '/_emulator/custom-integrations', { name: 'n', entityTagJq: '.tag', key: 'hooked' }),
+      z.looseObject({ id: z.string() }),
+    ).id;
+    await control('POST', '/_emulator/gitops-logs', {
+      commit: 'c1',
+      repository: { provider: 'GITHUB', repositoryName: 'acme/catalog' },
+      files: [{ fileName: 'cortex.yaml', entity: { tag: 'svc', name: 'svc', type: 'service', operation: 'CREATED' } }],
+    });
+    await call(first, 'POST', '/api/v1/open-api', { body: descriptor('svc') });
+    await call(first, 'POST', '/api/v1/catalog/svc/custom-data', { body: { key: 'api-set', value: 1 } });
+    await call(first, 'POST', '/api/v1/eng-intel/custom-metrics/m/entity/svc', { body: { value: 7 } });
+    await call(first, 'POST', '/api/v1/catalog/svc/deploys', {
+      body: { title: 't', type: 'DEPLOY', timestamp: '2026-01-01T00:00:00Z' },
+    });
+    await first.stop();
+    const saved = readFileSync(dataFile, 'utf8');
+    expect(saved).not.toContain(minted);
+    expect(saved).not.toContain(first.apiKey);
+
+    const second = await start({ dataFile, apiKey: first.apiKey });
+    const asWriter = { url: second.url, apiKey: minted };
+    expect((await call(asWriter, 'POST', '/api/v1/open-api', { body: descriptor('w') })).status).toBe(200);
+    expect((await call(asWriter, 'GET', '/api/v1/catalog/definitions')).status).toBe(403);
+    const reactivate = await call(second, 'PUT', '/scim/v2/Users/u1', { body: { userName: 'jane', active: false } });
+    expect(reactivate.status).toBe(400); // deprovisioning is still off
+    const sent = await fetch(`${second.url}/api/v1/custom-integrations/data/${hook}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{"tag":"svc"}',
+    });
+    expect(sent.status).toBe(200);
+    const data = (await call(second, 'GET', '/api/v1/catalog/svc/custom-data')).json;
+    expect(data).toEqual([
+      expect.objectContaining({ key: 'api-set', source: 'API' }),
+      expect.objectContaining({ key: 'hooked', source: 'INTEGRATION' }),
+    ]);
+    expect((await call(second, 'GET', '/api/v1/eng-intel/custom-metrics/m/entity/svc')).json).toMatchObject({
+      total: 1,
+    });
+    expect((await call(second, 'GET', '/api/v1/catalog/svc/deploys')).json).toMatchObject({ total: 1 });
+    expect((await call(second, 'GET', '/api/v1/catalog/svc/gitops-logs')).json).toMatchObject([{ commit: 'c1' }]);
   });
 });
 

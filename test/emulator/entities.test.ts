@@ -116,7 +116,7 @@ describe('POST /api/v1/open-api', () => {
 
 describe('a custom-type entity without x-cortex-definition (option missingDefinition)', () => {
   /** The vendor CLI's `test_catalog_delete_by_type`: a type with an empty schema, one entity without a definition. */
-  const withTypes = async (missingDefinition?: 'refuse' | 'allow') => {
+  const withTypes = async (missingDefinition?: 'refuse' | 'allow' | 'empty-schema') => {
     const emu = await start(missingDefinition ? { missingDefinition } : {});
     for (const body of [
       { type: 'empty-schema', name: 'Empty', schema: {} },
@@ -134,8 +134,28 @@ describe('a custom-type entity without x-cortex-definition (option missingDefini
   const create = (emu: { url: string; apiKey: string }, tag: string, type: string, method = 'POST') =>
     call(emu, method, '/api/v1/open-api', { body: descriptor(tag, { 'x-cortex-type': type }) });
 
-  it('is refused by default with "Definition is required", even when the schema is empty (POST and PATCH)', async () => {
+  it("by default is accepted when its type's schema is exactly {} (the vendor CLI's delete-by-type test), refused otherwise", async () => {
     const emu = await withTypes();
+    expect(await create(emu, 'no-def', 'empty-schema')).toMatchObject({ status: 200, json: { ok: true } });
+    // `{type: object, properties: {...}}` accepts {} too, but a tenant answered "Definition is required" for it.
+    for (const method of ['POST', 'PATCH']) {
+      for (const type of ['optional-only', 'needs-model']) {
+        const r = await create(emu, `no-def-${type}`, type, method);
+        expect(r.status).toBe(400);
+        expect(bodyOf(r, ValidationResult).violations).toMatchObject([
+          {
+            title: 'Standard cortex tags',
+            description: 'Definition is required',
+            pointer: '/info/x-cortex-definition',
+          },
+        ]);
+      }
+    }
+    expect((await call(emu, 'GET', '/api/v1/catalog/no-def-optional-only')).status).toBe(404);
+  });
+
+  it('with \'refuse\', is refused with "Definition is required", even when the schema is empty (POST and PATCH)', async () => {
+    const emu = await withTypes('refuse');
     for (const method of ['POST', 'PATCH']) {
       const r = await create(emu, 'no-def', 'empty-schema', method);
       expect(r.status).toBe(400);

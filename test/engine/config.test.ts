@@ -13,12 +13,11 @@ const fileConfig = [
   'sourceId: from-file',
   'prune: true',
   'pruneEntities: delete',
-  'maxDeleteShare: 0.5',
+  'maxDeleteShare: 0.2',
   'maxDeleteCount: 12',
   'protect: ["entity/payments-*"]',
   'concurrency: 3',
   'requestsPerMinute: 300',
-  'forceEntityTypeSchema: true',
   '',
 ].join('\n');
 
@@ -26,7 +25,9 @@ describe('resolveConfig', () => {
   it('uses the defaults when there is no cortex-sync.yaml, no environment and no flag', async () => {
     const { config, diagnostics } = await resolveConfig({}, { GITHUB_REPOSITORY: 'acme/catalog' }, dir);
     expect(diagnostics).toEqual([]);
-    expect(config).toEqual({
+    const { origins, ...settings } = config;
+    expect(Object.values(origins ?? {}).every((o) => o.origin === 'default')).toBe(true);
+    expect(settings).toEqual({
       dir,
       sourceId: 'github.com/acme/catalog',
       baseUrl: DEFAULT_BASE_URL,
@@ -53,12 +54,20 @@ describe('resolveConfig', () => {
       baseUrl: DEFAULT_BASE_URL,
       prune: true,
       pruneEntities: 'delete',
-      maxDeleteShare: 0.5,
+      maxDeleteShare: 0.2,
       maxDeleteCount: 12,
       protect: ['entity/payments-*'],
       concurrency: 3,
       requestsPerMinute: 300,
-      forceEntityTypeSchema: true,
+      forceEntityTypeSchema: false,
+    });
+    expect(config.origins).toMatchObject({
+      sourceId: { origin: 'file', name: `${CONFIG_FILE}:1` },
+      prune: { origin: 'file', name: `${CONFIG_FILE}:2` },
+      pruneEntities: { origin: 'file', name: `${CONFIG_FILE}:3` },
+      maxDeleteShare: { origin: 'file', name: `${CONFIG_FILE}:4` },
+      protect: { origin: 'file', name: `${CONFIG_FILE}:6` },
+      concurrency: { origin: 'file', name: `${CONFIG_FILE}:7` },
     });
   });
 

@@ -1,7 +1,7 @@
 /**
  * `watch --repo` against a bare repository (`file://`) and the emulator: a pushed commit is
  * applied, a signed webhook triggers at once while unsigned or mis-signed ones run nothing, and a
- * broken commit applies nothing while `/readyz` says why.
+ * broken commit applies nothing, is reported on `/status` and in metrics, and leaves the pod ready.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { signBody } from '../../src/watch/webhook.js';
@@ -21,6 +21,7 @@ import {
   WEBHOOK_SECRET,
   writesSince,
 } from './harness.js';
+import { parsePrometheusText, sampleValue } from './prometheus.js';
 
 let emulator: Emulator;
 let root: string;
@@ -96,21 +97,37 @@ describe('watch --repo', () => {
     expect(entityTitle(emulator, 'svc-b')).toBe('svc-b');
   });
 
-  it('a commit whose manifests fail to load applies and prunes nothing, and /readyz says why with file and line', async () => {
+  it('a broken commit applies and prunes nothing, is reported on /status and in metrics, and the pod stays ready for the fixing push', async () => {
     await remote.push({
       'cortex-sync.yaml': CONFIG_YAML,
       '.cortex/catalog/a.yaml': serviceYaml('svc-a'),
       '.cortex/catalog/b.yaml': serviceYaml('svc-b'),
     });
-    watch = await startWatch({ repo: remote.url, branch: 'main', interval: 100, prune: true }, { emulator, cwd: root });
+    watch = await startWatch(
+      { repo: remote.url, branch: 'main', interval: 0, prune: true },
+      { emulator, cwd: root, env: { CORTEX_SYNC_WEBHOOK_SECRET: WEBHOOK_SECRET } },
+    );
     await watch.waitForRun((r) => r.result === 'applied');
     expect((await fetch(`${watch.url}/readyz`)).status).toBe(200);
+    const push = async (revision: string) => {
+      const body = JSON.stringify({ ref: 'refs/heads/main', after: revision });
+      return fetch(`${watch?.url}/webhook/github`, {
+        method: 'POST',
+        headers: {
+          'Content-Type': 'application/json',
+          'X-GitHub-Event': 'push',
+          'X-Hub-Signature-256': signBody(body, WEBHOOK_SECRET),
+        },
+        body,
+      });
+    };
 
     const before = emulator.requests.length;
     const broken = await remote.push({
       '.cortex/catalog/a.yaml': `${serviceYaml('svc-a', 'renamed')}  x-cortex-groups: [unclosed\n`,
       '.cortex/catalog/b.yaml': null,
     });
+    expect((await push(broken)).status).toBe(202);
     const run = await watch.waitForRun((r) => r.revision === broken);
     expect(run.result).toBe('invalid');
     expect(run.errors.join('\n')).toMatch(/\.cortex\/catalog\/a\.yaml:\d+/);
@@ -118,11 +135,23 @@ describe('watch --repo', () => {
     expect(entityTitle(emulator, 'svc-a')).toBe('svc-a');
     expect(entityTitle(emulator, 'svc-b')).toBe('svc-b');
 
+    // Readiness means "can serve": the Service keeps sending it traffic (the next webhook).
     const ready = await fetch(`${watch.url}/readyz`);
-    expect(ready.status).toBe(503);
-    const why = await ready.text();
-    expect(why).toContain(broken);
-    expect(why).toMatch(/invalid.*\.cortex\/catalog\/a\.yaml:\d+/);
+    expect(ready.status).toBe(200);
+    expect(await ready.text()).toContain(`invalid at ${broken}`);
     expect((await fetch(`${watch.url}/healthz`)).status).toBe(200);
+    const metrics = parsePrometheusText(await (await fetch(`${watch.url}/metrics`)).text());
+    expect(sampleValue(metrics, 'cortex_sync_last_run_ok')).toBe(0);
+
+    const fixed = await remote.push({
+      '.cortex/catalog/a.yaml': serviceYaml('svc-a', 'renamed'),
+      '.cortex/catalog/b.yaml': serviceYaml('svc-b'),
+    });
+    expect((await push(fixed)).status).toBe(202);
+    const healed = await watch.waitForRun((r) => r.revision === fixed);
+    expect(healed).toMatchObject({ trigger: 'webhook', result: 'applied' });
+    expect(entityTitle(emulator, 'svc-a')).toBe('renamed');
+    const after = parsePrometheusText(await (await fetch(`${watch.url}/metrics`)).text());
+    expect(sampleValue(after, 'cortex_sync_last_run_ok')).toBe(1);
   });
 });

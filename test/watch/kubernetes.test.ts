@@ -81,6 +81,22 @@ it('describes one non-root, read-only replica with probes, resources and a git c
   expect(pod.terminationGracePeriodSeconds * 1000).toBeGreaterThan(parsed?.shutdownTimeout ?? Infinity);
 });
 
+it('says on the line before each placeholder what to replace it with', async () => {
+  const lines = (await readFile(join(DIR, 'deployment.yaml'), 'utf8')).split('\n');
+  const placeholders = lines
+    .map((line, i) => ({ line, i }))
+    .filter(({ line }) => /example/.test(line) && !line.trim().startsWith('#'));
+  expect(placeholders.map((p) => p.line.trim())).toEqual([
+    'image: ghcr.io/example/cortex-sync:0.1.0',
+    '- --repo=https://github.com/example/catalog.git',
+  ]);
+  for (const { i } of placeholders) {
+    let j = i - 1;
+    while (j > 0 && lines[j - 1]?.trim().startsWith('#') && !lines[j]?.trim().startsWith('# Replace')) j -= 1;
+    expect(lines[j]?.trim()).toMatch(/^# Replace with /);
+  }
+});
+
 it('exposes the watcher port through the Service', async () => {
   const service = await load<{ spec: { ports: { targetPort: string }[] } }>('service.yaml');
   expect(service.spec.ports[0]?.targetPort).toBe('http');

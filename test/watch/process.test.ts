@@ -5,7 +5,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import {
@@ -88,7 +88,10 @@ it('SIGTERM during an apply lets in-flight work finish, records it, and exits 0'
   expect(logs.at(-1)).toMatchObject({ msg: 'stopped', result: 'finished' });
   expect(stdout).not.toContain(API_KEY);
 
-  const log = (await readFile(join(root, 'cache', 'plan-log.jsonl'), 'utf8'))
+  // The plan log is in the source's own folder of the cache directory.
+  const folders = (await readdir(join(root, 'cache'))).filter((f) => /^dir-.*-manifests-[0-9a-f]{12}$/.test(f));
+  expect(folders).toHaveLength(1);
+  const log = (await readFile(join(root, 'cache', folders[0] ?? '', 'plan-log.jsonl'), 'utf8'))
     .split('\n')
     .filter(Boolean)
     .map((l) => JSON.parse(l) as { kind: string; id: string; outcome: string });

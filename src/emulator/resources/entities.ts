@@ -10,8 +10,11 @@ import {
   pagedResponse,
   type RouteDef,
 } from '../contract.js';
-import { hashOrder, isObject, type JsonObject, parseYamlText, queryFlag, queryList } from '../util.js';
+import { hashOrder, isObject, type JsonObject, own, parseYamlText, queryFlag, queryList } from '../util.js';
+import { type CustomDataState, customDataOf } from './custom-data-store.js';
+import type { CustomMetricsState } from './custom-metrics.js';
 import { type DependenciesState, removeEdgesOf } from './dependency-store.js';
+import type { DeploysState } from './deploys.js';
 import {
   type EntitiesState,
   entityDetails,
@@ -28,12 +31,25 @@ import {
 import type { EntityTypesState } from './entity-type-store.js';
 import { hierarchyDepth, nestedHierarchy } from './hierarchy.js';
 
-/** The slices entity routes read. */
+/** The slices entity routes read (and clean up when an entity is deleted). */
 export interface EntitiesSlices {
   entities: EntitiesState;
   entityTypes: EntityTypesState;
   dependencies: DependenciesState;
+  customData: CustomDataState;
+  customMetrics: CustomMetricsState;
+  deploys: DeploysState;
 }
+
+/** Deletes an entity and everything kept about it elsewhere (API dependencies, custom data, metrics, deploys). */
+const deleteEntity = (state: EntitiesSlices, entity: StoredEntity): void => {
+  removeEntity(state.entities, entity);
+  removeEdgesOf(state.dependencies, entity.id);
+  delete state.customData.byEntity[entity.id];
+  for (const perEntity of Object.values(state.customMetrics.byKey)) delete perEntity[entity.id];
+  for (const d of Object.values(state.deploys.byUuid))
+    if (d.entityId === entity.id) delete state.deploys.byUuid[d.uuid];
+};
 
 const DESCRIPTOR_CONTENT_TYPES = new Set([
   '',
@@ -114,7 +130,7 @@ const upsert: RouteDef<EntitiesSlices> = {
     if (mode !== 'UPSERT' && mode !== 'CREATE') return errorResponse(400, 'BAD_REQUEST', `Unknown mode ${mode}`);
     const tag = tagOfDoc(body.doc);
     // mode=CREATE on an existing tag: the vendor's status is unknown (wire-notes §16); 409 is inferred.
-    if (mode === 'CREATE' && state.entities.idByTag[tag] !== undefined) {
+    if (mode === 'CREATE' && own(state.entities.idByTag, tag) !== undefined) {
       return errorResponse(409, 'CONFLICT', `Entity with tag ${tag} already exists`);
     }
     if (queryFlag(req.query, 'dryRun', false)) return ok();
@@ -137,8 +153,8 @@ const patch: RouteDef<EntitiesSlices> = {
       ]);
     }
     const tag = tagOfDoc(doc);
-    const existingId = state.entities.idByTag[tag];
-    const existing = existingId === undefined ? undefined : state.entities.byId[existingId];
+    const existingId = own(state.entities.idByTag, tag);
+    const existing = existingId === undefined ? undefined : own(state.entities.byId, existingId);
     if (!existing && queryFlag(req.query, 'failIfEntityDoesNotExist', false)) return notFound(tag);
     let merged = existing ? deepMerge(existing.descriptor, doc, queryFlag(req.query, 'appendArrays', false)) : doc;
     const marker = req.query.get('deleteMarkerValue');
@@ -158,7 +174,7 @@ const patch: RouteDef<EntitiesSlices> = {
 };
 
 /** Entities whose type is in `types` (all when empty), archived ones only when asked. */
-const selectEntities = (state: EntitiesSlices, types: string[], includeArchived: boolean): StoredEntity[] =>
+export const selectEntities = (state: EntitiesSlices, types: string[], includeArchived: boolean): StoredEntity[] =>
   hashOrder(
     Object.values(state.entities.byId).filter(
       (e) => (includeArchived || !e.isArchived) && (types.length === 0 || types.includes(e.type)),
@@ -181,6 +197,7 @@ const list: RouteDef<EntitiesSlices> = {
       metadata: queryFlag(q, 'includeMetadata', false),
       links: queryFlag(q, 'includeLinks', false),
     };
+    const teamMembers = queryList(q, 'includeNestedFields').includes('team:members');
     const items = selectEntities(state, queryList(q, 'types'), queryFlag(q, 'includeArchived', false))
       .map((e) => ({ e, s: entitySummary(e, state.entities, { owners: true, metadata: false, links: false }) }))
       .filter(({ e, s }) => {
@@ -200,7 +217,12 @@ const list: RouteDef<EntitiesSlices> = {
         }
         return true;
       })
-      .map(({ e }) => entitySummary(e, state.entities, opts));
+      .map(({ e }) => {
+        const summary = entitySummary(e, state.entities, opts);
+        if (opts.metadata) summary.metadata = metadataOf(state, e);
+        if (teamMembers && e.type === 'team') summary.members = membersOf(e);
+        return summary;
+      });
     return pagedResponse(items, q, 'entities');
   },
 };
@@ -224,7 +246,29 @@ const descriptors: RouteDef<EntitiesSlices> = {
   },
 };
 
-const withEntity =
+/** An entity's custom data as its `metadata` (descriptor values, then those set through the API or a webhook). */
+const metadataOf = (state: EntitiesSlices, entity: StoredEntity) =>
+  customDataOf(state.customData, entity).map((d) => ({ key: d.key, value: d.value, source: d.source }));
+
+/** Details, with every custom data value in `metadata`. */
+const detailsOf = (entity: StoredEntity, state: EntitiesSlices) => ({
+  ...entityDetails(entity, state.entities),
+  metadata: metadataOf(state, entity),
+});
+
+/** A team's members (`includeNestedFields=team:members`), from its `x-cortex-team.members`. */
+const membersOf = (entity: StoredEntity) => {
+  const team = infoOf(entity.descriptor)['x-cortex-team'];
+  const members = isObject(team) && Array.isArray(team.members) ? team.members.filter(isObject) : [];
+  return members.map((m) => ({
+    name: typeof m.name === 'string' ? m.name : null,
+    email: typeof m.email === 'string' ? m.email : null,
+    role: typeof m.role === 'string' ? m.role : null,
+    notificationsEnabled: m.notificationsEnabled === true,
+  }));
+};
+
+export const withEntity =
   (fn: (entity: StoredEntity, req: EmulatorRequest, state: EntitiesSlices) => EmulatorResponse) =>
   (req: EmulatorRequest, state: EntitiesSlices): EmulatorResponse => {
     const tagOrId = req.params.tagOrId ?? '';
@@ -243,7 +287,7 @@ const details: RouteDef<EntitiesSlices> = {
     }
     const groups = queryList(req.query, 'includeHierarchyFields').includes('groups');
     const hierarchy = nestedHierarchy(entity, state.entities, { depth, groups });
-    return { status: 200, body: { ...entityDetails(entity, state.entities), hierarchy } };
+    return { status: 200, body: { ...detailsOf(entity, state), hierarchy } };
   }),
 };
 
@@ -265,7 +309,7 @@ const setArchived = (isArchived: boolean, action: string): RouteDef<EntitiesSlic
   permission: ['ARCHIVE_ENTITIES'],
   handle: withEntity((entity, _req, state) => {
     entity.isArchived = isArchived;
-    return { status: 200, body: entityDetails(entity, state.entities) };
+    return { status: 200, body: detailsOf(entity, state) };
   }),
 });
 
@@ -274,8 +318,7 @@ const remove: RouteDef<EntitiesSlices> = {
   pattern: '/api/v1/catalog/:tagOrId',
   permission: ['DELETE_ENTITIES'],
   handle: withEntity((entity, _req, state) => {
-    removeEntity(state.entities, entity);
-    removeEdgesOf(state.dependencies, entity.id);
+    deleteEntity(state, entity);
     return { status: 200 };
   }),
 };
@@ -289,10 +332,7 @@ const removeByType: RouteDef<EntitiesSlices> = {
     const ids = queryList(req.query, 'ids');
     if (types.length === 0 && ids.length === 0) return errorResponse(400, 'BAD_REQUEST', 'types or ids is required');
     for (const entity of Object.values(state.entities.byId)) {
-      if (types.includes(entity.type) || ids.includes(entity.id)) {
-        removeEntity(state.entities, entity);
-        removeEdgesOf(state.dependencies, entity.id);
-      }
+      if (types.includes(entity.type) || ids.includes(entity.id)) deleteEntity(state, entity);
     }
     return { status: 200 };
   },

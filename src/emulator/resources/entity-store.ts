@@ -5,7 +5,7 @@
  */
 import { LineCounter, parseDocument } from 'yaml';
 import type { EmulatorEnv, MissingDefinitionMode } from '../contract.js';
-import { cloneJson, isObject, isoSeconds, type JsonObject } from '../util.js';
+import { cloneJson, isObject, isoSeconds, type JsonObject, own, putOwn } from '../util.js';
 import { CORE_TYPES, type EntityTypesState, findDefinition, validateAgainstSchema } from './entity-type-store.js';
 
 export interface StoredEntity {
@@ -61,6 +61,9 @@ export const KNOWN_CORTEX_KEYS: ReadonlySet<string> = new Set([
   'x-cortex-relationships',
   'x-cortex-team',
   'x-cortex-definition',
+  // The webhook mappings block as the vendor's webhook documentation spells it (api.md's name,
+  // `x-service-custom-integration-mappings`, is not an `x-cortex-*` key and is kept anyway).
+  'x-cortex-custom-integration-mappings',
   ...[
     'alerts',
     'apm',
@@ -147,14 +150,13 @@ export const violation = (title: string, description: string, path: string[], te
 
 /**
  * Checks a complete descriptor the way `POST /open-api` does; [] when valid. A custom-type
- * descriptor without `x-cortex-definition` is refused unless `missingDefinition` is `allow` and
- * the type's schema accepts `{}`.
+ * descriptor without `x-cortex-definition` is judged by `missingDefinition` (see its type).
  */
 export const validateDescriptor = (
   doc: unknown,
   types: EntityTypesState,
   text?: string,
-  missingDefinition: MissingDefinitionMode = 'refuse',
+  missingDefinition: MissingDefinitionMode = 'empty-schema',
 ): Violation[] => {
   if (!isObject(doc)) return [violation('Invalid descriptor', 'The descriptor must be a YAML/JSON object', [], text)];
   const info = doc.info;
@@ -179,10 +181,12 @@ export const validateDescriptor = (
         out.push(
           violation('Unknown entity type', `Entity type '${type}' does not exist`, ['info', 'x-cortex-type'], text),
         );
-      } else if (info['x-cortex-definition'] === undefined && missingDefinition === 'allow') {
-        if (validateAgainstSchema(def.schema, {}).length > 0) {
-          out.push(violation('Standard cortex tags', 'Definition is required', at, text));
-        }
+      } else if (info['x-cortex-definition'] === undefined && missingDefinition !== 'refuse') {
+        const accepted =
+          missingDefinition === 'allow'
+            ? validateAgainstSchema(def.schema, {}).length === 0
+            : isObject(def.schema) && Object.keys(def.schema).length === 0;
+        if (!accepted) out.push(violation('Standard cortex tags', 'Definition is required', at, text));
       } else if (!isObject(info['x-cortex-definition'])) {
         out.push(violation('Standard cortex tags', 'Definition is required', at, text));
       } else {
@@ -222,8 +226,8 @@ export const validateDescriptor = (
 
 /** The entity with that tag or id, if any. */
 export const findEntity = (state: EntitiesState, tagOrId: string): StoredEntity | undefined => {
-  const byTag = state.idByTag[tagOrId];
-  return (byTag !== undefined ? state.byId[byTag] : undefined) ?? state.byId[tagOrId];
+  const byTag = own(state.idByTag, tagOrId);
+  return (byTag !== undefined ? own(state.byId, byTag) : undefined) ?? own(state.byId, tagOrId);
 };
 
 /** Stores a sanitized, validated descriptor: a new entity or a full replace of the existing one. */
@@ -254,7 +258,7 @@ export const putEntity = (
     lastUpdated: now,
   };
   state.byId[id] = entity;
-  state.idByTag[tag] = id;
+  putOwn(state.idByTag, tag, id);
   return { entity, created: true };
 };
 

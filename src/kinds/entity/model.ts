@@ -6,6 +6,7 @@ import { sortKeys } from '../../core/diff.js';
 import type { KindModel, ParseResult, PruneAction } from '../../core/kind-contract.js';
 import type { DesiredObject, Diagnostic, JsonValue, LiveObject, ParsedDocument } from '../../core/model.js';
 import { ownsEntityFile } from './files.js';
+import { checkIntegrationMappings } from './mappings.js';
 import type { EntityLive } from './live-state.js';
 import { canonicalDescriptor, DEFAULT_ENTITY_TYPE, entityTypeOfDescriptor } from './normalize.js';
 import { CUSTOM_METADATA_KEY, OWNERSHIP_METADATA_KEY, setsReservedOwnershipKey } from './ownership.js';
@@ -64,6 +65,7 @@ export const createEntityModel = (settings: EntitySettings): KindModel<EntityDes
   ownsFile: ownsEntityFile,
   parse: parseEntity,
   references: entityReferences,
+  checkDesiredSet: checkIntegrationMappings,
   entityTypeOf: (obj) => {
     if (!isLive(obj)) return entityTypeOfDescriptor(obj.spec).trim();
     if (obj.state.descriptor) return entityTypeOfDescriptor(obj.state.descriptor).trim();

@@ -8,6 +8,7 @@
  * reported as warnings by `parseEntityDocument` (the API silently drops them).
  */
 import { z } from 'zod';
+import { MAPPINGS_KEY, MAPPINGS_KEY_DOCS } from '../../core/webhook-routing.js';
 
 export { BUILT_IN_ENTITY_TYPES } from '../../core/model.js';
 
@@ -182,6 +183,8 @@ const relationship = z
   });
 
 const jsonMap = z.record(z.string(), z.json());
+/** Alternative webhook mapping values: strings (a number is matched by its text). */
+const integrationMappings = z.array(z.union([nonEmpty, z.number()]));
 /** Integration blocks we pass through untouched: any object (or list, for a few). */
 const integrationBlock = z.union([jsonMap, z.array(z.json())]);
 
@@ -244,6 +247,10 @@ export const entityInfoSchema = z.looseObject({
   'x-cortex-relationships': optional(z.array(relationship)),
   'x-cortex-definition': optional(jsonMap),
   ...integrationShape,
+  /** Values that route an inbound webhook payload to this entity (api.md); checked across the repository. */
+  [MAPPINGS_KEY]: optional(integrationMappings),
+  /** The same block as the vendor's webhook documentation spells it. */
+  [MAPPINGS_KEY_DOCS]: optional(integrationMappings),
 });
 
 /** One entity descriptor document. Top-level OpenAPI keys (`paths`, `servers`, `components`, ...) pass through. */

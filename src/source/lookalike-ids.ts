@@ -1,0 +1,74 @@
+/**
+ * Ids of one kind that a reader cannot tell apart: `Payments` and `payments` (case only), or
+ * `paypal` and `pаypal` with a Cyrillic `а` (Unicode look-alikes). Each pair is a warning naming
+ * both declarations: a reviewer who reads the plan sees one name where there are two objects, and
+ * the API may treat tags that differ only in case as one.
+ *
+ * Two ids look alike when they have the same skeleton: invisible formatting characters dropped
+ * (zero-width, bidirectional marks: what `printable()` escapes), NFKC, then the Unicode
+ * confusables mapping (UTS #39, from the `unhomoglyph` package's copy of Unicode's
+ * `confusables.txt`) and lower case, the mapping applied again after lowering. `dependency` ids
+ * (caller, callee, method and path together) are left out: paths differ in case legitimately.
+ */
+import type { DesiredObject, Diagnostic, KindName } from '../core/model.js';
+import { isPrintable } from '../core/printable.js';
+
+/** Kinds whose ids are compared. */
+const COMPARED: ReadonlySet<KindName> = new Set<KindName>([
+  'entity-type',
+  'entity',
+  'catalog-page',
+  'initiative',
+  'scaffolder-template',
+]);
+
+type Mapper = (s: string) => string;
+
+/** The confusables mapping, loaded on first use (its table is 100 KB). */
+let confusables: Promise<Mapper> | undefined;
+const loadConfusables = (): Promise<Mapper> => {
+  confusables ??= import('unhomoglyph').then((m) => m.default);
+  return confusables;
+};
+
+const visibleOnly = (s: string): string => (isPrintable(s) ? s : Array.from(s).filter(isPrintable).join(''));
+
+const skeletonOf = (id: string, map: Mapper): string => {
+  const once = map(visibleOnly(id).normalize('NFKC').normalize('NFD')).normalize('NFD');
+  return map(once.toLowerCase()).normalize('NFD');
+};
+
+const where = (o: DesiredObject): string => `${o.source.file}:${o.source.line}`;
+
+/** One warning per id that looks like an earlier one of the same kind (first declaration kept as the reference). */
+export const lookalikeIdWarnings = async (objects: readonly DesiredObject[]): Promise<Diagnostic[]> => {
+  const candidates = objects.filter((o) => COMPARED.has(o.kind));
+  if (candidates.length < 2) return [];
+  const map = await loadConfusables();
+  const first = new Map<string, DesiredObject>();
+  const diagnostics: Diagnostic[] = [];
+  for (const object of candidates) {
+    const key = `${object.kind}\u0000${skeletonOf(object.id, map)}`;
+    const earlier = first.get(key);
+    if (earlier === undefined) {
+      first.set(key, object);
+      continue;
+    }
+    if (earlier.id === object.id) continue;
+    const caseOnly = earlier.id.toLowerCase() === object.id.toLowerCase();
+    const how = caseOnly
+      ? 'differ only in case (the API may treat them as one)'
+      : 'look alike (Unicode look-alike or invisible characters): a reader cannot tell them apart';
+    diagnostics.push({
+      severity: 'warning',
+      code: caseOnly ? 'case-only-id' : 'lookalike-id',
+      message: `${object.kind} \`${object.id}\` (${where(object)}) and \`${earlier.id}\` (${where(earlier)}) ${how}; rename one`,
+      file: object.source.file,
+      line: object.source.line,
+      column: object.source.column,
+      kind: object.kind,
+      id: object.id,
+    });
+  }
+  return diagnostics;
+};
