@@ -5,6 +5,7 @@
  * with a pointer to the job summary, which gets the same rendering with a far larger limit.
  */
 import { type Change, type Diagnostic, type FieldDiff, KIND_NAMES, type KindName, type Plan } from '../core/model.js';
+import { countOf } from '../core/plural.js';
 import { locationOf, sortDiagnostics } from '../render/diagnostics.js';
 import { scopeMarkdown } from '../render/markdown.js';
 import { formatValue } from '../render/style.js';
@@ -108,7 +109,7 @@ export const renderPlanComment = (
   let shownDiags = 0;
   if (diags.length > 0) {
     const errors = diags.filter((d) => d.severity === 'error').length;
-    out += `**${errors} error(s), ${diags.length - errors} warning(s)**${errors > 0 ? ': nothing can be applied until they are fixed.' : ''}\n\n`;
+    out += `**${countOf(errors, 'error')}, ${countOf(diags.length - errors, 'warning')}**${errors > 0 ? ': nothing can be applied until they are fixed.' : ''}\n\n`;
     for (const d of diags) {
       const line = `${diagnosticItem(d)}\n`;
       if (!fits(line)) break;
@@ -121,7 +122,7 @@ export const renderPlanComment = (
   let cut = shownDiags < diags.length;
   let indexed = 0;
   if (options.index && pending.length > 0 && !cut) {
-    out += `<details>\n<summary>All ${pending.length} changes</summary>\n\n| action | kind | id | file | fields |\n|---|---|---|---|---:|\n`;
+    out += `<details>\n<summary>All ${countOf(pending.length, 'change')}</summary>\n\n| action | kind | id | file | fields |\n|---|---|---|---|---:|\n`;
     for (const c of pending) {
       const row = indexRow(c, options.dirFromRoot ?? '.');
       if (!fits(row)) break;
@@ -156,9 +157,9 @@ export const renderPlanComment = (
   }
   if (cut) {
     const missing: string[] = [];
-    if (shownDiags < diags.length) missing.push(`${diags.length - shownDiags} diagnostic(s)`);
-    if (options.index && indexed < pending.length) missing.push(`${pending.length - indexed} change(s)`);
-    else if (shown < pending.length) missing.push(`the field diffs of ${pending.length - shown} change(s)`);
+    if (shownDiags < diags.length) missing.push(countOf(diags.length - shownDiags, 'diagnostic'));
+    if (options.index && indexed < pending.length) missing.push(countOf(pending.length - indexed, 'change'));
+    else if (shown < pending.length) missing.push(`the field diffs of ${countOf(pending.length - shown, 'change')}`);
     const where = options.fullPlanAt ?? 'the job summary of this run';
     out += `> [!NOTE]\n> This plan is too long to show whole here: ${missing.join(' and ')} not shown. The full plan is in ${where}.\n\n`;
   }

@@ -4,6 +4,7 @@
  * repository controls goes through `untrusted.ts`.
  */
 import type { ApplyReport, ChangeResult, Diagnostic } from '../core/model.js';
+import { countOf } from '../core/plural.js';
 import { code } from '../render/markdown.js';
 import { COMMENT_BUDGET, COMMENT_LIMIT, diagnosticItem } from './comment.js';
 import type { ChangeFingerprint, PlanDifference } from './digest.js';
@@ -191,7 +192,7 @@ export const applyResultBody = (input: {
   return [
     `### ${clean ? '✅' : '❌'} cortex-sync apply: ${ok} ok, ${failed} failed, ${skipped} skipped`,
     '',
-    `Applied at ${code(input.sha.slice(0, 12))} in ${(input.report.durationMs / 1000).toFixed(1)} s (${input.report.writeRequests} write request(s))${basisText(input.basis)}.`,
+    `Applied at ${code(input.sha.slice(0, 12))} in ${(input.report.durationMs / 1000).toFixed(1)} s (${countOf(input.report.writeRequests, 'write request')})${basisText(input.basis)}.`,
     '',
     ...(problems.length ? [...listed(problems.map(resultItem)), ''] : []),
     ...recordProblems.map(

@@ -9,6 +9,7 @@ import { join, relative, resolve, sep } from 'node:path';
 import { redactText } from '../api/errors.js';
 import { CortexSyncError } from '../core/errors.js';
 import { type Diagnostic, hasErrors } from '../core/model.js';
+import { countOf } from '../core/plural.js';
 import { type ConfigFlags, resolveConfig } from '../engine/config.js';
 import { applyReviewedPlan } from './apply.js';
 import { renderPlanComment } from './comment.js';
@@ -120,7 +121,7 @@ const validateOnly = async (scope: RunScope, reason: string | undefined): Promis
   const failed = hasErrors(diagnostics);
   const lines = [`### cortex-sync validate: ${failed ? '❌ invalid manifests' : '✅ manifests valid'}`, ''];
   if (reason) lines.push(`> [!NOTE]\n> ${reason}`, '');
-  lines.push(`${result.objects.length} object(s) in ${result.files.length} file(s).`, '');
+  lines.push(`${countOf(result.objects.length, 'object')} in ${countOf(result.files.length, 'file')}.`, '');
   lines.push(diagnosticsSection('Problems', diagnostics));
   await scope.summary(lines.join('\n'));
   return scope.finish(EMPTY_OUTCOME(failed ? 1 : 0, failed ? 'Invalid manifests.' : 'Manifests valid.'));
@@ -162,7 +163,7 @@ const planOnly = async (scope: RunScope, pullRequest: number | undefined): Promi
     const author = await planCommentAuthor(scope.github, scope.inputs.planCommentAuthor, true);
     const { created, removed } = await upsertPlanComment(scope.github, pullRequest, marker(scope), author, commentBody);
     scope.deps.runtime.info(
-      `${created ? 'Created' : 'Updated'} the plan comment on #${pullRequest}${removed > 0 ? ` (and removed ${removed} duplicate(s) of it)` : ''}.`,
+      `${created ? 'Created' : 'Updated'} the plan comment on #${pullRequest}${removed > 0 ? ` (and removed ${countOf(removed, 'duplicate')} of it)` : ''}.`,
     );
   }
   return scope.finish(outcome, planJson ? { planJson } : {});

@@ -12,6 +12,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, platform, release, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { VERSION } from '../version.js';
+import { countOf } from '../core/plural.js';
 import { runExportBenchmark } from './export.js';
 import { measureAdaptiveRate, renderAdaptiveRate } from './adaptive-rate.js';
 import { judgeGoals, renderReport } from './report.js';
@@ -85,7 +86,7 @@ try {
   process.stdout.write(
     missed.length === 0
       ? '\nAll goals met.\n'
-      : `\nMISSED ${missed.length} goal(s): ${missed.map((g) => g.id).join(', ')}\n`,
+      : `\nMISSED ${countOf(missed.length, 'goal')}: ${missed.map((g) => g.id).join(', ')}\n`,
   );
   await mkdir(dirname(out), { recursive: true });
   await writeFile(

@@ -10,11 +10,13 @@ import type { ApiClient } from '../api/types.js';
 import { ApiError, CortexSyncError, InterruptedError } from '../core/errors.js';
 import { type Diagnostic, hasErrors, type Plan, type ReconcileResult } from '../core/model.js';
 import { runOutcome, signalExitCode } from '../core/outcome.js';
+import { countOf } from '../core/plural.js';
 import { runEmulatorCommand } from '../emulator/cli.js';
 import { MISSING_DEFINITION_MODES, type MissingDefinitionMode } from '../emulator/contract.js';
 import { type ConfigFlags, resolveConfig, type SyncConfig } from '../engine/config.js';
 import { type EngineContext, type EventSink, systemClock } from '../engine/context.js';
-import { openPlanLog, type PlanLogSink } from '../engine/plan-log.js';
+import { type FilePlanLog, openPlanLog, type PlanLogSink } from '../engine/plan-log.js';
+import { leaseTag } from '../engine/lease.js';
 import { reconcile, validateManifests } from '../engine/reconcile.js';
 import { planHasChanges, renderApplyReport, renderDiagnostics } from '../render/index.js';
 import { registerExportCommand } from '../export/command.js';
@@ -24,6 +26,7 @@ import { registerWebhookRouteCommand } from '../webhook-route/command.js';
 import { printable } from '../core/printable.js';
 import { keysToRedact } from '../engine/api-key.js';
 import { askToApply, canAsk } from './confirm.js';
+import { KIND_HANDLERS } from '../kinds/registry.js';
 import { ENVIRONMENT_HELP } from './help.js';
 import {
   type CliIo,
@@ -36,7 +39,8 @@ import {
   writeLine,
 } from './io.js';
 import { renderApplyJson, renderRunPlan } from './output.js';
-import { createApplyProgress, waitingLine } from './progress.js';
+import { cancelledLine } from './cancelled.js';
+import { createApplyProgress, createReadProgress } from './progress.js';
 import { createOutputRedaction, redactingPlanLog, withPrintableEvents } from './safe-output.js';
 
 const positiveInt = (value: string): number => {
@@ -84,6 +88,14 @@ interface EmulatorFlags {
   missingDefinition: MissingDefinitionMode;
 }
 
+/** The changes an apply will make per kind, ownership-record writes as `inventory` (for the estimate). */
+const pendingByKind = (plan: Plan): Map<string, number> => {
+  const counts = new Map<string, number>();
+  for (const c of plan.changes) if (c.action !== 'noop') counts.set(c.kind, (counts.get(c.kind) ?? 0) + 1);
+  if (plan.inventory?.length) counts.set('inventory', plan.inventory.length);
+  return counts;
+};
+
 const flagsOf = (o: CommonOptions): ConfigFlags => ({
   ...(o.dir !== undefined ? { dir: o.dir } : {}),
   ...(o.sourceId !== undefined ? { sourceId: o.sourceId } : {}),
@@ -128,7 +140,7 @@ export const runCli = async (argv: readonly string[], processIo: CliIo): Promise
   const clock = io.clock ?? systemClock;
   /** The API's host, named when a request gets no answer. */
   let apiHost: string | undefined;
-  const clientFor = (c: SyncConfig, events: EventSink) => {
+  const clientFor = (c: SyncConfig, events: EventSink): ApiClient => {
     if (!c.apiKey)
       throw new CortexSyncError(
         'CONFIG',
@@ -145,19 +157,17 @@ export const runCli = async (argv: readonly string[], processIo: CliIo): Promise
     signal: stop,
     events,
   });
-  /** Outside an apply's progress, a slow answer is still reported: what is being waited for. */
-  const waitingOnly: EventSink = withPrintableEvents({
-    emit: (event) => {
-      if (event.type === 'request.waiting') writeLine(io.stderr, waitingLine(event));
-    },
-  });
-
   const planCommand = async (o: CommonOptions & { detailedExitcode?: boolean }): Promise<number> => {
     const c = await config(o);
     if (!c) return 1;
-    const client = clientFor(c, waitingOnly);
+    // While the workspace is read: a Retry-After pause or a slow answer is said at once, and a
+    // line comes at least every 10 s while the reads go on.
+    const reading = withPrintableEvents(createReadProgress({ stream: io.stderr, clock, signal: stop }));
+    const client = clientFor(c, reading);
+    reading.start(() => client.stats());
     try {
-      const result = await reconcile({ config: c, mode: 'plan' }, contextFor(client, waitingOnly));
+      const result = await reconcile({ config: c, mode: 'plan' }, contextFor(client, reading));
+      reading.finish();
       if (result.diagnostics.length)
         writeLine(io.stderr, renderDiagnostics(result.diagnostics, { color: colorErr, source: manifestText(c.dir) }));
       const shown = renderRunPlan(result, o.output, { color: colorOut });
@@ -165,6 +175,7 @@ export const runCli = async (argv: readonly string[], processIo: CliIo): Promise
       return runOutcome(result, { command: 'plan', ...(o.detailedExitcode ? { detailedExitcode: true } : {}) })
         .exitCode;
     } finally {
+      reading.finish();
       await client.close();
     }
   };
@@ -175,23 +186,31 @@ export const runCli = async (argv: readonly string[], processIo: CliIo): Promise
     const c = await config(o);
     if (!c) return 1;
     const json = o.output === 'json';
+    const made: { client?: ApiClient } = {};
     const progress = withPrintableEvents(
       createApplyProgress({
         stream: io.stderr,
         tty: Boolean(io.stderr.isTTY),
         clock,
-        requestsPerMinute: c.requestsPerMinute,
+        signal: stop,
+        // The rate the client has learned from the server (below the configured one after 429s).
+        ratePerMinute: () => made.client?.stats().currentPerMinute,
+        bulkKinds: new Set(KIND_HANDLERS.filter((h) => h.applyBatch !== undefined).map((h) => h.kind)),
       }),
     );
     const client = clientFor(c, progress);
+    made.client = client;
+    progress.reading.start(() => client.stats());
     const logFile = o.planLog
       ? resolve(io.cwd, o.planLog)
       : join(io.cwd, '.cortex-sync', `plan-log-${new Date(clock.now()).toISOString().replace(/[:.]/g, '-')}.jsonl`);
+    let fileLog: FilePlanLog | undefined;
     let planLog: PlanLogSink | undefined;
     let shownFirst = false;
     let declined = false;
-    /** The plan is shown before anything is written; on a terminal, only `yes` goes on. */
+    /** The plan and its diagnostics are shown once, before anything is written; on a terminal, only `yes` goes on. */
     const approve = async (plan: Plan, diagnostics: readonly Diagnostic[]): Promise<boolean> => {
+      progress.reading.finish();
       const result: ReconcileResult = { status: 'planned', plan, diagnostics: [...diagnostics] };
       if (!json) {
         if (diagnostics.length)
@@ -206,23 +225,27 @@ export const runCli = async (argv: readonly string[], processIo: CliIo): Promise
           return false;
         }
       }
-      progress.start();
+      progress.start(pendingByKind(plan));
       return true;
     };
     try {
-      planLog = o.dryRun ? undefined : redactingPlanLog(openPlanLog(logFile), redaction.redact);
+      fileLog = o.dryRun ? undefined : openPlanLog(logFile);
+      planLog = fileLog ? redactingPlanLog(fileLog, redaction.redact) : undefined;
       const mode = o.dryRun ? 'plan' : 'apply';
       const result = await reconcile(
         { config: c, mode, approve, ...(planLog ? { planLog } : {}) },
         contextFor(client, progress),
       );
       progress.finish();
+      // Closed before the report: the report names the plan log only when one was kept.
+      await planLog?.close();
+      const keptLog = fileLog?.kept() ? logFile : undefined;
       if (result.diagnostics.length && !shownFirst)
         writeLine(io.stderr, renderDiagnostics(result.diagnostics, { color: colorErr, source: manifestText(c.dir) }));
       const outcome = runOutcome(result, { command: 'apply', stoppedBy: stoppedBy(stop) });
       const exitCode = declined ? 1 : outcome.exitCode;
       const report =
-        result.status === 'applied' ? { ...result.report, ...(planLog ? { planLogFile: logFile } : {}) } : undefined;
+        result.status === 'applied' ? { ...result.report, ...(keptLog ? { planLogFile: keptLog } : {}) } : undefined;
       if (json) {
         writeLine(
           io.stdout,
@@ -237,8 +260,21 @@ export const runCli = async (argv: readonly string[], processIo: CliIo): Promise
         const shown = renderRunPlan(result, o.output, { color: colorOut });
         if (shown !== '') writeLine(io.stdout, shown);
       }
-      if (declined) writeLine(io.stderr, 'Apply cancelled: nothing was written.');
-      if (result.status === 'refused') writeLine(io.stderr, 'Nothing was applied: the plan has errors (see above).');
+      if (declined) {
+        const leaseKey = c.sourceId ? `inventory/${leaseTag(c.sourceId)}` : undefined;
+        const writes = fileLog?.writesByObject() ?? new Map<string, number>();
+        writeLine(
+          io.stderr,
+          cancelledLine({
+            writes,
+            ...(leaseKey ? { leaseKey } : {}),
+            ...(keptLog ? { planLogFile: keptLog } : {}),
+          }),
+        );
+      }
+      // The text plan says it was refused; the other formats get the sentence on stderr.
+      if (result.status === 'refused' && o.output !== 'text' && o.output !== undefined)
+        writeLine(io.stderr, 'Nothing was applied: the plan has errors (see above).');
       if (!report || json) return exitCode;
       writeLine(io.stdout, renderApplyReport(report, { color: colorOut, summaryLine: outcome.summaryLine }));
       return exitCode;
@@ -300,8 +336,8 @@ export const runCli = async (argv: readonly string[], processIo: CliIo): Promise
         writeLine(
           failed ? io.stderr : io.stdout,
           failed
-            ? `${diagnostics.filter((d) => d.severity === 'error').length} error(s) in ${result.files.length} file(s).`
-            : `OK: ${result.objects.length} object(s) in ${result.files.length} file(s).`,
+            ? `${countOf(diagnostics.filter((d) => d.severity === 'error').length, 'error')} in ${countOf(result.files.length, 'file')}.`
+            : `OK: ${countOf(result.objects.length, 'object')} in ${countOf(result.files.length, 'file')}.`,
         );
       }
       exitCode = failed ? 1 : 0;

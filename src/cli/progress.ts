@@ -1,10 +1,22 @@
 /**
- * Progress of an apply, from the engine's events. On a terminal: one line rewritten in place
- * (done/total, failures, requests, a Retry-After pause, an ETA from the rate budget). Elsewhere
- * (CI logs): a line every 10 s of the run's clock or every 100 operations, whichever comes first.
- * Every failure is printed as it happens, and a slow answer says what is being waited for.
+ * Progress, from the engine's events.
+ *
+ * While the workspace is read (a plan, and an apply before its first write): a Retry-After pause
+ * and a slow answer are said at once, and while the reads go on a line comes at least every 10 s
+ * of the run's clock (requests answered, what is being waited for), so a plan against a
+ * rate-limited server is never silent.
+ *
+ * While an apply writes: on a terminal, one line rewritten in place (done/total, failures,
+ * requests, a Retry-After pause, an estimate of the time left); elsewhere (CI logs) a line every
+ * 10 s of the run's clock or every 100 operations, whichever comes first. Every failure is
+ * printed as it happens. The estimate counts the requests the remaining changes need (as many
+ * per change as so far) at the rate the client sends now: the rate it learned from the server's
+ * 429s, not the configured ceiling. Once the run is stopped, the changes skipped because of it are
+ * counted, not announced one line per hundred.
  */
+import type { ClientStats } from '../api/types.js';
 import type { Clock, EngineEvent, EventSink } from '../engine/context.js';
+import { countOf } from '../core/plural.js';
 import { leaseEventLine } from '../engine/lease-events.js';
 
 export const PROGRESS_EVERY_MS = 10_000;
@@ -15,13 +27,30 @@ export interface ProgressOptions {
   /** A terminal: rewrite one line instead of appending lines. */
   tty: boolean;
   clock: Clock;
-  /** The client's request budget, for the ETA (0 or undefined: no limit). */
-  requestsPerMinute?: number;
+  /** The run's stop signal: once aborted, skipped changes are counted silently. */
+  signal?: AbortSignal;
+  /** The rate the client sends at now, in requests per minute (undefined or 0: unknown). */
+  ratePerMinute?: () => number | undefined;
+  /** Kinds written in bulk (a few requests for all their changes): not counted per change in the estimate. */
+  bulkKinds?: ReadonlySet<string>;
+}
+
+/** Reports the reads of a plan: pauses and slow answers at once, and a line at least every 10 s. */
+export interface ReadProgress extends EventSink {
+  /** Starts the 10 s heartbeat; `stats` tells it how many requests were answered. */
+  start(stats: () => Pick<ClientStats, 'requestsSent'>): void;
+  /** Stops the heartbeat (idempotent). */
+  finish(): void;
 }
 
 export interface ApplyProgress extends EventSink {
-  /** Starts counting: events before this (the reads of the plan) are not part of the apply. */
-  start(): void;
+  /** The reads before the first write (the plan under the lease): reported as a plan's. */
+  readonly reading: ReadProgress;
+  /**
+   * Starts counting: events before this (the reads of the plan) are not part of the apply.
+   * `pendingByKind`: the changes to make per kind (ownership-record writes as `inventory`).
+   */
+  start(pendingByKind?: ReadonlyMap<string, number>): void;
   /** Clears the updating line (TTY) so what follows starts on a clean line. */
   finish(): void;
 }
@@ -38,31 +67,155 @@ export const duration = (ms: number): string => {
 export const waitingLine = (event: Extract<EngineEvent, { type: 'request.waiting' }>): string =>
   `Waiting ${seconds(event.waitedMs)} for ${event.host} to answer ${event.method} ${event.operation}…`;
 
+/** The line for a Retry-After pause, said when it starts. */
+export const pausedLine = (ms: number, doing: string): string =>
+  `Paused ${seconds(ms)}: the API asked to wait (Retry-After); ${doing} goes on after.`;
+
+export const createReadProgress = (options: {
+  stream: NodeJS.WritableStream;
+  clock: Clock;
+  signal?: AbortSignal;
+}): ReadProgress => {
+  const { stream, clock } = options;
+  let startedAt: number | undefined;
+  let lastLineAt = 0;
+  let pausedUntil = 0;
+  let stats: (() => Pick<ClientStats, 'requestsSent'>) | undefined;
+  let stopTicker: AbortController | undefined;
+
+  const line = (text: string) => {
+    stream.write(`${text}\n`);
+    lastLineAt = clock.now();
+  };
+  const heartbeat = () => {
+    if (startedAt === undefined) return;
+    const now = clock.now();
+    if (now - lastLineAt < PROGRESS_EVERY_MS) return;
+    const sent = stats?.().requestsSent ?? 0;
+    const pause = pausedUntil > now ? `; paused ${seconds(pausedUntil - now)} more for Retry-After` : '';
+    line(`[${duration(now - startedAt)}] Reading the workspace: ${countOf(sent, 'request')} so far${pause}`);
+  };
+  const tick = async (signal: AbortSignal) => {
+    while (!signal.aborted) {
+      const wait = Math.max(1, PROGRESS_EVERY_MS - (clock.now() - lastLineAt));
+      try {
+        await clock.sleep(wait, signal);
+        // A macrotask between two looks, whatever the clock's sleep does.
+        await new Promise<void>((resolve) => setImmediate(resolve));
+      } catch {
+        return;
+      }
+      if (!signal.aborted) heartbeat();
+    }
+  };
+
+  return {
+    emit(event) {
+      if (startedAt === undefined) return;
+      if (event.type === 'ratelimit.paused') {
+        const now = clock.now();
+        const wasPaused = pausedUntil > now;
+        pausedUntil = Math.max(pausedUntil, now + event.ms);
+        if (!wasPaused) line(pausedLine(event.ms, 'reading'));
+      } else if (event.type === 'request.waiting') {
+        line(waitingLine(event));
+      }
+    },
+    start(s) {
+      if (startedAt !== undefined) return;
+      stats = s;
+      startedAt = clock.now();
+      lastLineAt = startedAt;
+      stopTicker = new AbortController();
+      const signals = [stopTicker.signal, ...(options.signal ? [options.signal] : [])];
+      void tick(AbortSignal.any(signals));
+    },
+    finish() {
+      stopTicker?.abort();
+      stopTicker = undefined;
+      startedAt = undefined;
+    },
+  };
+};
+
+/** Keeps (time, operations done) samples of the last `windowMs` to measure the recent pace. */
+const recentPace = (windowMs: number) => {
+  const samples: { at: number; done: number }[] = [];
+  return {
+    add(at: number, done: number) {
+      samples.push({ at, done });
+      while (samples.length > 2 && samples[1]!.at <= at - windowMs) samples.shift();
+    },
+    /** Operations per millisecond over the window, when it spans at least a fifth of it. */
+    perMs(now: number): number | undefined {
+      const first = samples[0];
+      const last = samples[samples.length - 1];
+      if (!first || !last || last.done <= first.done || now - first.at < windowMs / 5) return undefined;
+      return (last.done - first.done) / (now - first.at);
+    },
+  };
+};
+
 export const createApplyProgress = (options: ProgressOptions): ApplyProgress => {
   const { stream, tty, clock } = options;
+  const reading = createReadProgress({ stream, clock, ...(options.signal ? { signal: options.signal } : {}) });
   let total: number | undefined;
   let done = 0;
   let failed = 0;
+  let skipped = 0;
   let requests = 0;
   let startedAt: number | undefined;
   let pausedUntil = 0;
   let lastLineAt = 0;
   let lastLineDone = 0;
   let lineShown = false;
+  const pace = recentPace(30_000);
+  const stopping = () => options.signal?.aborted === true;
+  const bulk = options.bulkKinds ?? new Set<string>();
+  let pendingByKind: ReadonlyMap<string, number> | undefined;
+  const finishedByKind = new Map<string, number>();
+  /** Operations of kinds written one request (or a few) per change. */
+  let doneSingle = 0;
 
+  /** What is left: changes written one by one, and bulk kinds still to write (a few requests each). */
+  const left = (): { single: number; bulkKinds: number } => {
+    if (!pendingByKind) return { single: (total ?? 0) - done - skipped, bulkKinds: 0 };
+    let single = 0;
+    let bulkKinds = 0;
+    for (const [kind, n] of pendingByKind) {
+      const rest = n - (finishedByKind.get(kind) ?? 0);
+      if (rest <= 0) continue;
+      if (bulk.has(kind)) bulkKinds += 1;
+      else single += rest;
+    }
+    return { single, bulkKinds };
+  };
+
+  /**
+   * The time left: the requests the remaining changes need (as many per change as so far; a bulk
+   * kind as one request) at the client's rate now, and never less than the recent pace says (a
+   * slow server, a low concurrency), nor than the time a pause still holds.
+   */
   const eta = (now: number): string | undefined => {
-    if (total === undefined || done === 0 || startedAt === undefined) return undefined;
-    const remaining = total - done;
-    if (remaining <= 0) return undefined;
-    const observed = ((now - startedAt) / done) * remaining;
-    const rpm = options.requestsPerMinute ?? 0;
-    const byBudget = rpm > 0 ? ((Math.max(1, requests / done) * remaining) / rpm) * 60_000 : 0;
-    return duration(Math.max(observed, byBudget));
+    if (total === undefined || doneSingle === 0 || startedAt === undefined || stopping()) return undefined;
+    const rest = left();
+    if (rest.single + rest.bulkKinds <= 0) return undefined;
+    const estimates: number[] = [];
+    const rate = options.ratePerMinute?.() ?? 0;
+    const perChange = requests / doneSingle;
+    if (rate > 0) estimates.push(((perChange * rest.single + rest.bulkKinds) / rate) * 60_000);
+    const perMs = pace.perMs(now);
+    if (perMs !== undefined) estimates.push(rest.single / perMs);
+    if (estimates.length === 0) estimates.push(((now - startedAt) / doneSingle) * rest.single);
+    return duration(Math.max(...estimates) + Math.max(0, pausedUntil - now));
   };
 
   const status = (now: number): string => {
-    const parts = [`${done}/${total ?? '?'} done`, `${failed} failed`, `${requests} requests`];
-    if (pausedUntil > now) parts.push(`paused ${seconds(pausedUntil - now)} for Retry-After`);
+    const parts = [`${done}/${total ?? '?'} done`, `${failed} failed`];
+    if (skipped > 0) parts.push(`${skipped} not done`);
+    parts.push(countOf(requests, 'request'));
+    if (stopping()) parts.push('stopping: changes in flight finish, no new one starts');
+    else if (pausedUntil > now) parts.push(`paused ${seconds(pausedUntil - now)} for Retry-After`);
     const left = eta(now);
     if (left !== undefined) parts.push(`about ${left} left`);
     return `Applying: ${parts.join(', ')}`;
@@ -93,13 +246,28 @@ export const createApplyProgress = (options: ProgressOptions): ApplyProgress => 
   };
 
   const onEvent = (event: EngineEvent) => {
+    if (startedAt === undefined) {
+      reading.emit(event);
+      if (event.type === 'plan.ready') total = event.pending;
+      return;
+    }
     switch (event.type) {
       case 'plan.ready':
         total = event.pending;
         return;
       case 'operation.done':
-        if (startedAt === undefined) return;
+        finishedByKind.set(event.kind, (finishedByKind.get(event.kind) ?? 0) + 1);
+        if (event.outcome === 'skipped') {
+          skipped += 1;
+          // Stopped: the rest is skipped at once; the last line and the report count it.
+          if (!stopping()) update();
+          return;
+        }
         done += 1;
+        if (!bulk.has(event.kind)) {
+          doneSingle += 1;
+          pace.add(clock.now(), doneSingle);
+        }
         if (event.outcome === 'failed') {
           failed += 1;
           permanent(
@@ -109,16 +277,14 @@ export const createApplyProgress = (options: ProgressOptions): ApplyProgress => 
         update();
         return;
       case 'request':
-        if (startedAt === undefined) return;
         requests += 1;
         update();
         return;
       case 'ratelimit.paused': {
-        if (startedAt === undefined) return;
         const now = clock.now();
         const wasPaused = pausedUntil > now;
         pausedUntil = Math.max(pausedUntil, now + event.ms);
-        if (!tty && !wasPaused) permanent(`Paused ${seconds(event.ms)}: the API asked to wait (Retry-After).`);
+        if (!tty && !wasPaused) permanent(pausedLine(event.ms, 'the apply'));
         update();
         return;
       }
@@ -139,15 +305,20 @@ export const createApplyProgress = (options: ProgressOptions): ApplyProgress => 
 
   return {
     emit: onEvent,
-    start() {
+    reading,
+    start(pending) {
+      reading.finish();
+      pendingByKind = pending;
       startedAt = clock.now();
       lastLineAt = startedAt;
+      pace.add(startedAt, 0);
       update(true);
     },
     finish() {
+      reading.finish();
       if (startedAt === undefined) return;
       if (tty) clearLine();
-      else if (done !== lastLineDone) update(true);
+      else if (done !== lastLineDone || skipped > 0) update(true);
       startedAt = undefined;
     },
   };

@@ -3,6 +3,7 @@
  * text, annotations or exit codes. Messages never contain the API key.
  */
 import type { Diagnostic } from './model.js';
+import { countOf } from './plural.js';
 
 export type ErrorCode =
   | 'INVALID_MANIFESTS'
@@ -32,7 +33,7 @@ export class ManifestError extends CortexSyncError {
   readonly diagnostics: Diagnostic[];
   constructor(diagnostics: Diagnostic[]) {
     const errors = diagnostics.filter((d) => d.severity === 'error').length;
-    super('INVALID_MANIFESTS', `${errors} error(s) in the manifests; nothing was written`);
+    super('INVALID_MANIFESTS', `${countOf(errors, 'error')} in the manifests; nothing was written`);
     this.name = 'ManifestError';
     this.diagnostics = diagnostics;
   }

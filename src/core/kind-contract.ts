@@ -4,7 +4,7 @@
  * with an IO half (`src/kinds/types.ts`); core depends only on this file, never on `src/kinds/`.
  */
 import type { z } from 'zod';
-import type { DesiredObject, Diagnostic, JsonValue, KindName, LiveObject, ParsedDocument } from './model.js';
+import type { DesiredObject, Diagnostic, JsonValue, KindName, LiveObject, ObjectKey, ParsedDocument } from './model.js';
 
 /** What a reference may point at: a managed kind, or a scorecard (read-only, checked when readable). */
 export type ReferenceTargetKind = KindName | 'scorecard';
@@ -51,6 +51,26 @@ export interface ManifestFile {
 /** What prune does to a live object of a kind. */
 export type PruneAction = 'delete' | 'archive';
 
+/** Where another desired object declares a live object inside itself (see `KindModel.declaredWithin`). */
+export interface DeclaredWithin {
+  by: DesiredObject;
+  /** Field path in that object's manifest (for messages) and the same path for `locate`. */
+  field: string;
+  path: readonly PropertyKey[];
+}
+
+/** Which goes first: an update of an object, or a write of an object that references it. */
+export interface UpdateOrder {
+  /**
+   * `first`: the update before the referrer's write (the default); `after`: the update waits for
+   * it; `either`: both orders are accepted (it follows the object's other referrers: after them
+   * when one of them needs `after`, else first).
+   */
+  order: 'first' | 'after' | 'either';
+  /** Neither order will be accepted (a warning for the referrer's manifest): why, and what to do. */
+  conflict?: string;
+}
+
 /**
  * The pure half of a kind. Every member is a function of its arguments: no IO, no clock (time
  * comes in through `ParseContext`).
@@ -94,6 +114,25 @@ export interface KindModel<S = unknown, L = unknown> {
   readonly ownershipOnObject?: boolean;
   /** What prune does to a live object of this kind (a kind setting may choose it, e.g. entities). */
   readonly pruneAction: PruneAction;
+  /**
+   * A live object of this kind with no manifest of its own that another desired object declares
+   * inside itself (an API dependency edge now listed in its caller's `x-cortex-dependency`):
+   * where. The planner hands it over to that object instead of removing it.
+   */
+  declaredWithin?(
+    live: LiveObject<L>,
+    desiredOf: (key: ObjectKey) => DesiredObject | undefined,
+  ): DeclaredWithin | undefined;
+  /**
+   * An update of this object and the write of an object that references it with an ordering
+   * edge: the update goes first unless this says otherwise (an entity type whose new schema the
+   * referring entity satisfies only once rewritten goes after it). Pure: decided from the
+   * manifests and live state.
+   */
+  updateOrder?(
+    update: { desired: DesiredObject<S>; live: LiveObject<L> },
+    referrer: { desired: DesiredObject; live?: LiveObject },
+  ): UpdateOrder;
   /**
    * Export: the manifest files that declare these live objects, laid out where `ownsFile` finds
    * them (which file each object is written to). Loading them back plans no change.

@@ -147,6 +147,17 @@ export interface Plan {
   inventory?: InventoryWrite[];
   /** Who this plan acts for and which settings let it remove more than the defaults (set by the engine). */
   scope?: DeleteScope;
+  /**
+   * Objects of this source without a manifest of their own that another desired object now
+   * declares inside itself (an API edge moved into its caller's `x-cortex-dependency`): never
+   * removed; they leave the ownership record once that object's change is applied.
+   */
+  handOvers?: HandOver[];
+  /**
+   * Objects of this source without a manifest that a prune keeps (an entity type entities still
+   * have): with `--prune` the plan warns (`prune-kept`); without, they are not leftovers.
+   */
+  held?: ObjectKey[];
 }
 
 /**
@@ -188,6 +199,14 @@ export interface DeleteScope {
   /** The origin recorded for the source id, when another one than this run's. */
   recordedOrigin?: string;
   widened: WidenedSetting[];
+}
+
+/** An object handed over to the desired object that now declares it (see `Plan.handOvers`). */
+export interface HandOver {
+  kind: KindName;
+  id: string;
+  /** The object that declares it now. */
+  to: ObjectKey;
 }
 
 /** What a plan-log line, an event or a count names: one of the six kinds, or the ownership record. */

@@ -4,6 +4,7 @@
  * watcher exports as metrics. Pure: a `ReconcileResult` in, numbers and a sentence out.
  */
 import { ACTIONS, type Action, type ReconcileResult, type StepKind } from './model.js';
+import { countOf } from './plural.js';
 
 export interface ActionCounts {
   create: number;
@@ -106,7 +107,7 @@ export const runOutcome = (result: ReconcileResult, options: OutcomeOptions): Ru
   if (result.status === 'invalid') {
     return {
       exitCode: 1,
-      summaryLine: `Invalid manifests: ${errorCount(result)} error(s); nothing was read or written.`,
+      summaryLine: `Invalid manifests: ${countOf(errorCount(result), 'error')}; nothing was read or written.`,
       countsByKind,
       changes: false,
       interrupted,
@@ -115,7 +116,7 @@ export const runOutcome = (result: ReconcileResult, options: OutcomeOptions): Ru
   if (result.status === 'refused') {
     return {
       exitCode: 1,
-      summaryLine: `Plan refused: ${errorCount(result)} error(s); nothing was written.`,
+      summaryLine: `Plan refused: ${countOf(errorCount(result), 'error')}; nothing was written.`,
       countsByKind,
       changes: false,
       interrupted,

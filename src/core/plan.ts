@@ -7,13 +7,14 @@
  * except an entity's type (`handler.entityTypeOf`), so that is the only reverse edge derived
  * from live state. A desired object that still references an object this plan removes is an error.
  */
-import type { KindModel, ObjectReference } from './kind-contract.js';
+import type { KindModel } from './kind-contract.js';
 import { deepEqual, diffValues } from './diff.js';
 import {
   type Action,
   type Change,
   type DesiredObject,
   type Diagnostic,
+  type HandOver,
   type KindName,
   type LiveObject,
   type ObjectKey,
@@ -21,7 +22,10 @@ import {
   type Plan,
   type PlanSummary,
 } from './model.js';
-import { type OrderingEdge, orderChanges } from './order.js';
+import { orderChanges } from './order.js';
+import { countOf } from './plural.js';
+import { collectEdges, firstAnyway } from './plan-edges.js';
+import { withoutHeldTypes } from './prune-holds.js';
 import { reservedObjectProblem } from './reserved.js';
 import { bindingDiagnostics, removalsAllowed, type SourceBinding } from './source-binding.js';
 
@@ -150,10 +154,12 @@ export function buildPlan(input: PlanInput): Plan {
     changes.push(change);
   }
 
+  const handOvers = planHandOvers(input, desired, live, handlerOf, diagnostics);
+  const held: ObjectKey[] = [];
   // Another origin claiming this source id (or a first binding of an old record) removes nothing:
   // its prunes, and what their guards said, are left out; the binding says why.
   const pruneDiagnostics: Diagnostic[] = [];
-  const prunes = planPrunes(input, desired, live, handlerOf, pruneDiagnostics);
+  const prunes = planPrunes(input, desired, live, handOvers, handlerOf, pruneDiagnostics, held);
   const removing = removalsAllowed(options.binding);
   if (removing) changes.push(...prunes);
   diagnostics.push(
@@ -162,8 +168,18 @@ export function buildPlan(input: PlanInput): Plan {
   );
 
   const byKey = new Map<ObjectKey, Change>(changes.map((c) => [objectKey(c.kind, c.id), c]));
-  const edges = collectEdges(desired, byKey, handlerOf, diagnostics);
-  const { changes: ordered, cyclic } = orderChanges(changes, edges);
+  let planned = collectEdges(desired, byKey, handlerOf, { turnRound: true });
+  let { changes: ordered, cyclic } = orderChanges(changes, planned.edges);
+  if (cyclic.length > 0 && planned.turned.length > 0) {
+    // Turning an update round closed a cycle with other references: every update first, said so.
+    const plain = collectEdges(desired, byKey, handlerOf, { turnRound: false });
+    const retry = orderChanges(changes, plain.edges);
+    if (retry.cyclic.length === 0) {
+      ({ changes: ordered, cyclic } = retry);
+      planned = { ...plain, diagnostics: [...plain.diagnostics, ...planned.turned.map((key) => firstAnyway(key))] };
+    }
+  }
+  diagnostics.push(...planned.diagnostics);
   if (cyclic.length > 0) {
     diagnostics.push({
       severity: 'error',
@@ -172,7 +188,55 @@ export function buildPlan(input: PlanInput): Plan {
     });
   }
 
-  return { changes: ordered, diagnostics, summary: summarize(ordered) };
+  return {
+    changes: ordered,
+    diagnostics,
+    summary: summarize(ordered),
+    ...(handOvers.length > 0 ? { handOvers } : {}),
+    ...(held.length > 0 ? { held } : {}),
+  };
+}
+
+/** Live objects managed here: marked as this source's and, when the record is known, listed in it. */
+const managedHere = (options: PlanOptions, l: LiveObject): boolean =>
+  options.sourceId !== undefined &&
+  l.owner === options.sourceId &&
+  (options.ownInventory === undefined || options.ownInventory.has(objectKey(l.kind, l.id)));
+
+/**
+ * Objects of this source without a manifest of their own that another desired object declares
+ * inside itself now (`KindModel.declaredWithin`): handed over, never removed, with or without
+ * prune (the API would refuse the removal anyway), and said so.
+ */
+function planHandOvers(
+  input: PlanInput,
+  desired: ReadonlyMap<ObjectKey, DesiredObject>,
+  live: ReadonlyMap<ObjectKey, LiveObject>,
+  handlerOf: (kind: KindName) => KindModel,
+  diagnostics: Diagnostic[],
+): HandOver[] {
+  const handOvers: HandOver[] = [];
+  for (const [key, l] of live) {
+    if (desired.has(key) || l.archived || !managedHere(input.options, l)) continue;
+    const handler = handlerOf(l.kind);
+    const within = handler.declaredWithin?.(l, (k) => desired.get(k));
+    if (!within) continue;
+    const to = objectKey(within.by.kind, within.by.id);
+    handOvers.push({ kind: l.kind, id: l.id, to });
+    const at = within.by.doc.locate(within.path);
+    diagnostics.push({
+      severity: 'warning',
+      code: 'handed-over',
+      message: `${handler.title} \`${l.id}\` is now declared in ${within.field} of ${handlerOf(within.by.kind).title} \`${within.by.id}\`: it is handed over to that manifest, not deleted, and leaves the ownership record of source \`${input.options.sourceId ?? ''}\``,
+      file: within.by.source.file,
+      line: at.line,
+      column: at.column,
+      field: within.field,
+      kind: l.kind,
+      id: l.id,
+    });
+  }
+  return handOvers;
 }
 
 function planDesired(
@@ -240,12 +304,14 @@ function planPrunes(
   input: PlanInput,
   desired: ReadonlyMap<ObjectKey, DesiredObject>,
   live: ReadonlyMap<ObjectKey, LiveObject>,
+  handOvers: readonly HandOver[],
   handlerOf: (kind: KindName) => KindModel,
   diagnostics: Diagnostic[],
+  held: ObjectKey[],
 ): Change[] {
   const { options } = input;
-  if (!options.prune) return [];
   const sourceId = options.sourceId;
+  if (!options.prune && sourceId === undefined) return [];
   if (sourceId === undefined) {
     diagnostics.push({
       severity: 'error',
@@ -261,12 +327,13 @@ function planPrunes(
   );
 
   const isProtected = protectMatcher(options.protect);
-  const prunes: Change[] = [];
+  const handedOver = new Set(handOvers.map((h) => objectKey(h.kind, h.id)));
+  const candidates: Change[] = [];
   for (const l of ownedLive) {
     const key = objectKey(l.kind, l.id);
-    if (desired.has(key) || l.protected || l.archived || isProtected(key)) continue;
+    if (desired.has(key) || l.protected || l.archived || isProtected(key) || handedOver.has(key)) continue;
     const action: Action = handlerOf(l.kind).pruneAction;
-    prunes.push({
+    candidates.push({
       kind: l.kind,
       id: l.id,
       action,
@@ -276,13 +343,17 @@ function planPrunes(
       live: l,
     });
   }
-  if (prunes.length === 0) return [];
+  // Without --prune this is what a prune would do: the objects it would keep are not leftovers.
+  const prunes = withoutHeldTypes(candidates, desired, live, handlerOf, options.prune ? diagnostics : []);
+  const removable = new Set(prunes.map((p) => objectKey(p.kind, p.id)));
+  held.push(...candidates.map((c) => objectKey(c.kind, c.id)).filter((key) => !removable.has(key)));
+  if (!options.prune || prunes.length === 0) return [];
 
   if (desired.size === 0) {
     diagnostics.push({
       severity: 'error',
       code: 'prune-empty',
-      message: `no manifests were found, so --prune would remove all ${prunes.length} object(s) managed by source \`${sourceId}\`; nothing will be pruned (check --dir)`,
+      message: `no manifests were found, so --prune would remove all ${countOf(prunes.length, 'object')} managed by source \`${sourceId}\`; nothing will be pruned (check --dir)`,
     });
     return [];
   }
@@ -290,7 +361,7 @@ function planPrunes(
     diagnostics.push({
       severity: 'error',
       code: 'prune-incomplete',
-      message: `some manifests failed to load, so nothing will be pruned (${prunes.length} object(s) would have been removed); fix the manifests first`,
+      message: `some manifests failed to load, so nothing will be pruned (${countOf(prunes.length, 'object')} would have been removed); fix the manifests first`,
     });
     return [];
   }
@@ -302,11 +373,11 @@ function planPrunes(
   if ((overShare || overCount) && !options.allowMassDelete) {
     const limit = overCount
       ? `the limit of ${options.maxDeleteCount}`
-      : `${formatPercent(share)} of the ${ownedLive.length} object(s) managed by source \`${sourceId}\``;
+      : `${formatPercent(share)} of the ${countOf(ownedLive.length, 'object')} managed by source \`${sourceId}\``;
     diagnostics.push({
       severity: 'error',
       code: 'mass-delete',
-      message: `this plan prunes ${prunes.length} object(s), more than ${limit}; pass --allow-mass-delete if that is intended`,
+      message: `this plan prunes ${countOf(prunes.length, 'object')}, more than ${limit}; pass --allow-mass-delete if that is intended`,
     });
   }
   return prunes;
@@ -345,60 +416,6 @@ function wholeKindPrunes(
 }
 
 const formatPercent = (share: number): string => `${Math.round(share * 1000) / 10} %`;
-
-/**
- * Ordering edges: every `ordering: true` reference of a desired object, plus each live entity's
- * type (the only reference readable from live state). Also reports desired objects that
- * reference an object this plan removes.
- */
-function collectEdges(
-  desired: ReadonlyMap<ObjectKey, DesiredObject>,
-  changes: ReadonlyMap<ObjectKey, Change>,
-  handlerOf: (kind: KindName) => KindModel,
-  diagnostics: Diagnostic[],
-): OrderingEdge[] {
-  const edges: OrderingEdge[] = [];
-  for (const [from, obj] of desired) {
-    const refs = handlerOf(obj.kind).references(obj);
-    for (const ref of refs) {
-      if (ref.kind === 'scorecard') continue;
-      const to = objectKey(ref.kind, ref.id);
-      if (ref.ordering) edges.push({ from, to });
-      const target = changes.get(to);
-      if (target && (target.action === 'delete' || target.action === 'archive')) {
-        diagnostics.push(referenceToRemoved(obj, ref, target.action, handlerOf));
-      }
-    }
-  }
-  for (const [from, change] of changes) {
-    const l = change.live;
-    if (!l || change.action === 'noop') continue;
-    const type = handlerOf(l.kind).entityTypeOf?.(l);
-    if (type !== undefined) edges.push({ from, to: objectKey('entity-type', type) });
-  }
-  return edges;
-}
-
-function referenceToRemoved(
-  obj: DesiredObject,
-  ref: ObjectReference,
-  action: 'delete' | 'archive',
-  handlerOf: (kind: KindName) => KindModel,
-): Diagnostic {
-  const title = ref.kind === 'scorecard' ? 'scorecard' : handlerOf(ref.kind).title;
-  const pos = obj.doc.locate(ref.path);
-  return {
-    severity: action === 'delete' ? 'error' : 'warning',
-    code: 'reference-to-pruned',
-    message: `${ref.field} references ${title} \`${ref.id}\`, whose manifest was removed; this plan would ${action} it`,
-    file: obj.source.file,
-    line: pos.line,
-    column: pos.column,
-    field: ref.field,
-    kind: obj.kind,
-    id: obj.id,
-  };
-}
 
 /** Counts changes per action. */
 export function summarize(changes: readonly Change[]): PlanSummary {

@@ -31,6 +31,36 @@ const readScorecards = async (client: ApiClient): Promise<string[] | undefined> 
   }
 };
 
+/**
+ * What still holds the objects a prune would remove (an archived entity holds its entity type):
+ * objects of this source without a manifest, asked of every kind that has a `fetchHolders` read.
+ * Objects read already are not added twice.
+ */
+const readHolders = async (
+  client: ApiClient,
+  handlers: readonly AnyKindHandler[],
+  desired: readonly DesiredObject[],
+  live: readonly LiveObject[],
+  sourceId: string,
+  inventories: InventoryIndex,
+): Promise<LiveObject[]> => {
+  const declared = new Set(desired.map((o) => objectKey(o.kind, o.id)));
+  const own = inventories.bySource.get(sourceId);
+  const targets = live.filter((o) => {
+    const key = objectKey(o.kind, o.id);
+    return o.owner === sourceId && own?.has(key) === true && !declared.has(key) && !o.protected && !o.archived;
+  });
+  if (targets.length === 0) return [];
+  const known = new Set(live.map((o) => objectKey(o.kind, o.id)));
+  const found = await Promise.all(handlers.map((h) => h.fetchHolders?.(targets, { client }) ?? Promise.resolve([])));
+  return found.flat().filter((o) => {
+    const key = objectKey(o.kind, o.id);
+    if (known.has(key)) return false;
+    known.add(key);
+    return true;
+  });
+};
+
 export const fetchLiveState = async (input: {
   client: ApiClient;
   handlers: readonly AnyKindHandler[];
@@ -38,6 +68,11 @@ export const fetchLiveState = async (input: {
   /** Undefined when the run has no source id (nothing is owned: objects are left unmarked). */
   sourceId: string | undefined;
   needScorecards: boolean;
+  /**
+   * Read what still holds the objects of this source that have no manifest (kinds'
+   * `fetchHolders`), so a plan knows what a prune would keep. `export` does not need it.
+   */
+  holders?: boolean;
 }): Promise<LiveState> => {
   const { client, handlers, desired, sourceId } = input;
   const desiredOf = (kind: KindName) => desired.filter((o) => o.kind === kind);
@@ -76,6 +111,8 @@ export const fetchLiveState = async (input: {
     if (owner !== undefined) object.owner = owner;
     else delete object.owner;
   }
+  if (input.holders && sourceId !== undefined)
+    live.push(...(await readHolders(client, handlers, desired, live, sourceId, inventories)));
   for (const forged of inventories.ignored) {
     diagnostics.push({
       severity: 'warning',

@@ -4,6 +4,7 @@
  * makes the first as planned and computes the second from what actually succeeded.
  */
 import type { Change, InventoryWrite, ObjectKey } from '../core/model.js';
+import { countOf } from '../core/plural.js';
 import { objectKey } from '../core/model.js';
 import { printable } from '../core/printable.js';
 import type { RecordMeta } from './inventory.js';
@@ -70,7 +71,7 @@ export const beforeWrite = (input: InventoryStepsInput): InventoryWrite | undefi
   if (add.length === 0 && !originChanged(input)) return undefined;
   const what =
     add.length > 0
-      ? `track ${add.length} object(s) before they are written`
+      ? `track ${countOf(add.length, 'object')} before ${add.length === 1 ? 'it is' : 'they are'} written`
       : 'record the origin its source id is bound to';
   return {
     phase: 'before',
@@ -97,16 +98,24 @@ export const afterWrite = (
     action: input.recordExists || from.size > 0 ? 'update' : 'create',
     add,
     remove,
-    reason: `ownership record of source \`${input.sourceId}\`: drop ${remove.length} object(s) removed or gone`,
+    reason: `ownership record of source \`${input.sourceId}\`: drop ${countOf(remove.length, 'object')} removed, handed over or gone`,
   };
 };
 
-/** The writes a plan predicts: grow before, shrink after (assuming every removal succeeds). */
-export const plannedInventoryWrites = (input: InventoryStepsInput, changes: readonly Change[]): InventoryWrite[] => {
+/**
+ * The writes a plan predicts: grow before, shrink after (assuming every removal succeeds, and
+ * every hand-over: the object now declared inside another manifest leaves the record).
+ */
+export const plannedInventoryWrites = (
+  input: InventoryStepsInput,
+  changes: readonly Change[],
+  handedOver: readonly ObjectKey[] = [],
+): InventoryWrite[] => {
   const grown = grownInventory(input);
-  const removed = new Set(
-    changes.filter((c) => c.action === 'delete' || c.action === 'archive').map((c) => objectKey(c.kind, c.id)),
-  );
+  const removed = new Set([
+    ...changes.filter((c) => c.action === 'delete' || c.action === 'archive').map((c) => objectKey(c.kind, c.id)),
+    ...handedOver,
+  ]);
   const before = beforeWrite(input);
   const after = afterWrite(
     {

@@ -1,8 +1,8 @@
 /**
  * The plan log: JSON Lines, one line per API operation of an apply (interface.md), plus one line
- * per change skipped because something it depends on failed.
+ * per change skipped (something it depends on failed, or the run was stopped first).
  */
-import { createWriteStream, existsSync, mkdirSync, openSync, rmSync, type WriteStream } from 'node:fs';
+import { createWriteStream, existsSync, mkdirSync, openSync, rmdirSync, rmSync, type WriteStream } from 'node:fs';
 import { dirname } from 'node:path';
 import { ConfigError } from '../core/errors.js';
 import type { PlanLogEntry } from '../core/model.js';
@@ -12,17 +12,30 @@ export interface PlanLogSink {
   close(): Promise<void>;
 }
 
+/** A plan log in a file, with what the run wrote into it. */
+export interface FilePlanLog extends PlanLogSink {
+  readonly file: string;
+  /** Write requests (not reads) logged so far, per `kind/id` they were made for. */
+  writesByObject(): ReadonlyMap<string, number>;
+  /** After `close`: whether the file holds lines of this run (a run that only read leaves none). */
+  kept(): boolean;
+}
+
+const isRead = (entry: PlanLogEntry): boolean => entry.method === 'GET';
+
 /**
  * Appends entries to `file` (created with its directory). The file is opened at once, so a path
  * that cannot be written fails here — before the apply sends anything — as a `ConfigError`.
+ * Reads are held back until the run logs something else (a write, a failure, a skipped change):
+ * a run that only read (no changes, a refused plan, a lease it never got) leaves no plan log,
+ * and no folder it created for one.
  */
-export const openPlanLog = (file: string): PlanLogSink => {
+export const openPlanLog = (file: string): FilePlanLog => {
   let fd: number;
-  /** A run that wrote nothing (no-op, refused, failed to start) leaves no empty log behind. */
   const existed = existsSync(file);
-  let written = 0;
+  let createdDir: string | undefined;
   try {
-    mkdirSync(dirname(file), { recursive: true });
+    createdDir = mkdirSync(dirname(file), { recursive: true });
     fd = openSync(file, 'a');
   } catch (error) {
     throw new ConfigError(`cannot open the plan log ${file}: ${(error as Error).message}`, { cause: error });
@@ -32,24 +45,62 @@ export const openPlanLog = (file: string): PlanLogSink => {
   stream.on('error', (error) => {
     failure ??= error;
   });
+  const heldReads: PlanLogEntry[] = [];
+  let recorded = false;
+  let kept = false;
+  const writes = new Map<string, number>();
+  let closing: Promise<void> | undefined;
+  const append = (entry: PlanLogEntry): void => {
+    // A read made while applying (a lookup before a write) is marked as one: `action` names the
+    // change it serves, not what the request did.
+    const line = isRead(entry) ? { ...entry, read: true } : entry;
+    if (!failure) stream.write(`${JSON.stringify(line)}\n`);
+  };
   return {
+    file,
     write: (entry) => {
-      written += 1;
-      // A read made while applying (a lookup before a write) is marked as one: `action` names the
-      // change it serves, not what the request did.
-      const line = entry.method === 'GET' ? { ...entry, read: true } : entry;
-      if (!failure) stream.write(`${JSON.stringify(line)}\n`);
+      if (isRead(entry) && !recorded) {
+        heldReads.push(entry);
+        return;
+      }
+      if (entry.method !== null && !isRead(entry)) {
+        const key = `${entry.kind}/${entry.id}`;
+        writes.set(key, (writes.get(key) ?? 0) + 1);
+      }
+      if (!recorded) {
+        recorded = true;
+        for (const read of heldReads.splice(0)) append(read);
+      }
+      append(entry);
     },
+    writesByObject: () => writes,
+    kept: () => kept,
     close: () =>
-      new Promise<void>((resolve, reject) => {
+      (closing ??= new Promise<void>((resolve, reject) => {
         if (failure) return reject(failure);
         stream.end((err?: Error | null) => {
           if (err) return reject(err);
-          if (written === 0 && !existed) rmSync(file, { force: true });
+          kept = recorded;
+          if (!recorded && !existed) {
+            rmSync(file, { force: true });
+            if (createdDir !== undefined) removeEmptyDirs(createdDir, dirname(file));
+          }
           resolve();
         });
-      }),
+      })),
   };
+};
+
+/** Removes `leaf` and its parents up to `top` (the first folder `mkdir` made), while they are empty. */
+const removeEmptyDirs = (top: string, leaf: string): void => {
+  for (let dir = leaf; ; dir = dirname(dir)) {
+    try {
+      rmdirSync(dir);
+    } catch {
+      return;
+    }
+    if (dir === top || dirname(dir) === dir) return;
+  }
 };
 
 /** Keeps entries in memory (tests, the watcher). */

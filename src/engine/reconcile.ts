@@ -178,7 +178,7 @@ const run = async (
       .references(o)
       .some((r) => r.kind === 'scorecard'),
   );
-  const state = await fetchLiveState({ client, handlers, desired, sourceId, needScorecards });
+  const state = await fetchLiveState({ client, handlers, desired, sourceId, needScorecards, holders: true });
   // The source id's binding to the origin that first applied it: another origin claiming it
   // removes, changes and takes over nothing (core/source-binding.ts).
   const recordedMeta = sourceId !== undefined ? state.inventories.meta.get(sourceId) : undefined;
@@ -234,7 +234,8 @@ const run = async (
           previousMeta: recordedMeta ?? {},
           meta: recordMetaOf(config),
         };
-  plan.inventory = steps ? plannedInventoryWrites(steps, plan.changes) : [];
+  const handedOver = (plan.handOvers ?? []).map((h) => objectKey(h.kind, h.id));
+  plan.inventory = steps ? plannedInventoryWrites(steps, plan.changes, handedOver) : [];
   const sharedTag = sourceId !== undefined ? tagSharedWith(state.inventories, sourceId) : undefined;
   if (sharedTag !== undefined)
     plan.diagnostics.push({
@@ -244,9 +245,9 @@ const run = async (
     });
   if (!config.prune && sourceId !== undefined && binding?.state !== 'claimed') {
     const ownInventory = ownInventoryOf(state.inventories, sourceId);
-    plan.diagnostics.push(
-      ...leftoversDiagnostic(managedWithoutManifest({ desired, live: state.live, sourceId, ownInventory })),
-    );
+    const leftovers = managedWithoutManifest({ desired, live: state.live, sourceId, ownInventory });
+    const kept = new Set([...handedOver, ...(plan.held ?? [])]);
+    plan.diagnostics.push(...leftoversDiagnostic(leftovers.filter((key) => !kept.has(key))));
   }
 
   const diagnostics = [...loaded.diagnostics, ...state.diagnostics, ...referenceDiagnostics, ...plan.diagnostics];
@@ -354,6 +355,11 @@ const applyPlan = async (
         .filter((r) => r.outcome === 'ok' && (r.change.action === 'delete' || r.change.action === 'archive'))
         .map((r) => objectKey(r.change.kind, r.change.id)),
     );
+    // A handed-over object leaves the record once the manifest that declares it now is applied.
+    const outcomes = new Map(report.results.map((r) => [objectKey(r.change.kind, r.change.id), r.outcome]));
+    for (const h of run.plan.handOvers ?? []) {
+      if ((outcomes.get(h.to) ?? 'ok') === 'ok') removed.add(objectKey(h.kind, h.id));
+    }
     const final = finalInventory(steps, grown, removed);
     const after = afterWrite({ ...steps, recordExists: true }, grown, final);
     if (after) {

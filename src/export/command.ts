@@ -8,6 +8,7 @@ import { join, resolve } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { apiClientFor } from '../engine/api-client.js';
 import { ConfigError } from '../core/errors.js';
+import { countOf } from '../core/plural.js';
 import { printable } from '../core/printable.js';
 import { hasErrors, KIND_NAMES, type KindName } from '../core/model.js';
 import { CONFIG_FILE, readConfigFile, resolveConfig } from '../engine/config.js';
@@ -19,6 +20,7 @@ import { type ExportFile, type ExportScope, exportFiles } from './files.js';
 import { checkConfigSourceId, checkOutDir } from './guard.js';
 import { readWorkspaceForExport } from './read.js';
 import { manifestYaml } from './render.js';
+import { inferredSourceIdLine, ownersOf, soleOwner } from './source-id.js';
 import { writeExportFiles } from './write.js';
 
 export interface ExportOptions {
@@ -50,8 +52,9 @@ export const parseKinds = (value: string): KindName[] => {
 const summaryLine = (files: readonly ExportFile[], outDir: string): string => {
   const counts = new Map<KindName, number>();
   for (const file of files) counts.set(file.kind, (counts.get(file.kind) ?? 0) + file.ids.length);
-  const parts = KIND_NAMES.filter((k) => counts.has(k)).map((k) => `${counts.get(k)} ${k}`);
-  return `Exported ${parts.length > 0 ? parts.join(', ') : 'nothing'} in ${files.length} file(s) to ${printable(outDir)}.`;
+  const titles = new Map(KIND_HANDLERS.map((h) => [h.kind, h.title]));
+  const parts = KIND_NAMES.filter((k) => counts.has(k)).map((k) => countOf(counts.get(k) ?? 0, titles.get(k) ?? k));
+  return `Exported ${parts.length > 0 ? parts.join(', ') : 'nothing'} in ${countOf(files.length, 'file')} to ${printable(outDir)}.`;
 };
 
 /** Runs the command; returns the exit code. Typed errors are thrown for the entrypoint to render. */
@@ -69,7 +72,8 @@ export const runExport = async (o: ExportOptions, io: CliIo): Promise<number> =>
   const configFile = await readConfigFile(outDir);
   const fileSourceId = configFile.config.sourceId;
   checkConfigSourceId({ outDir, givenSourceId, fileSourceId });
-  if (!config.apiKey) throw new ConfigError('CORTEX_API_KEY (or CORTEX_API_KEY_FILE) is not set: export reads the live workspace');
+  if (!config.apiKey)
+    throw new ConfigError('CORTEX_API_KEY (or CORTEX_API_KEY_FILE) is not set: export reads the live workspace');
 
   const kinds = new Set<KindName>(o.kinds ?? KIND_NAMES);
   const client = apiClientFor(config, config.apiKey);
@@ -92,12 +96,23 @@ export const runExport = async (o: ExportOptions, io: CliIo): Promise<number> =>
       ctx,
     );
     if (read.diagnostics.length) writeLine(io.stderr, renderDiagnostics(read.diagnostics, { color: colorErr }));
+    const hasSettings = await access(join(outDir, CONFIG_FILE)).then(
+      () => true,
+      () => false,
+    );
+    // Nothing names the directory's source id: it is written for the one source that manages
+    // what was read, so its plan shows no change (source-id.ts).
+    const inferred =
+      config.sourceId === undefined && fileSourceId === undefined && !hasSettings && o.only !== 'unmanaged'
+        ? soleOwner(ownersOf(read.live, { kinds, includeArchived: o.includeArchived ?? false }))
+        : undefined;
+    const sourceId = config.sourceId ?? inferred;
     const declared = await checkOutDir({
       outDir,
       handlers: KIND_HANDLERS,
       givenSourceId,
       fileSourceId,
-      sourceId: config.sourceId,
+      sourceId,
       live: read.live,
     });
     const selected = exportFiles(read.live, {
@@ -106,36 +121,40 @@ export const runExport = async (o: ExportOptions, io: CliIo): Promise<number> =>
       only: o.only,
       includeArchived: o.includeArchived ?? false,
       declared,
-      ...(config.sourceId !== undefined ? { sourceId: config.sourceId } : {}),
+      ...(sourceId !== undefined ? { sourceId } : {}),
       ...(o.includeOtherSources ? { includeOtherSources: true } : {}),
     });
-    // The source id given for this export is the repository's: say so in its settings file.
-    const hasSettings = await access(join(outDir, CONFIG_FILE)).then(
-      () => true,
-      () => false,
-    );
+    // The source id given for this export, or the one inferred, is the repository's: say so in its settings file.
+    const settingsId = givenSourceId ?? inferred;
     const settings =
-      givenSourceId !== undefined && !hasSettings
-        ? [{ path: CONFIG_FILE, text: manifestYaml({ sourceId: givenSourceId }) }]
+      settingsId !== undefined && !hasSettings
+        ? [{ path: CONFIG_FILE, text: manifestYaml({ sourceId: settingsId }) }]
         : [];
     await writeExportFiles(outDir, [...selected.files, ...settings], o.force ?? false);
 
     writeLine(io.stdout, summaryLine(selected.files, outDir));
+    if (inferred !== undefined) writeLine(io.stdout, inferredSourceIdLine(inferred));
     if (selected.alreadyDeclared.length > 0) {
-      writeLine(io.stdout, `Left out ${selected.alreadyDeclared.length} object(s) the directory declares already.`);
+      writeLine(
+        io.stdout,
+        `Left out ${countOf(selected.alreadyDeclared.length, 'object')} the directory declares already.`,
+      );
     }
     if (selected.managedElsewhere > 0) {
-      writeLine(io.stdout, `Left out ${selected.managedElsewhere} object(s) a repository manages (--only unmanaged).`);
+      writeLine(
+        io.stdout,
+        `Left out ${countOf(selected.managedElsewhere, 'object')} a repository manages (--only unmanaged).`,
+      );
     }
     if (selected.otherSources.count > 0) {
       const ids = selected.otherSources.sourceIds.map((id) => `\`${printable(id)}\``).join(', ');
       writeLine(
         io.stdout,
-        `Left out ${selected.otherSources.count} object(s) other source ids manage (${ids}); pass --include-other-sources to export them too.`,
+        `Left out ${countOf(selected.otherSources.count, 'object')} other source ids manage (${ids}); pass --include-other-sources to export them too.`,
       );
     }
     const stats = client.stats();
-    writeLine(io.stderr, `${stats.requestsSent} API request(s), GET only.`);
+    writeLine(io.stderr, `${countOf(stats.requestsSent, 'API request')}, GET only.`);
     return 0;
   } finally {
     await client.close();

@@ -13,6 +13,7 @@
  */
 import { encodePathSegment } from '../api/types.js';
 import { InterruptedError } from '../core/errors.js';
+import { countOf } from '../core/plural.js';
 import {
   BUILT_IN_ENTITY_TYPES,
   type DesiredObject,
@@ -90,7 +91,7 @@ const readEdges = async (
   const callers = entities.map((e) => e.id).sort();
   const started = ctx.clock.now();
   input.progress(
-    `Reading the dependency edges of ${callers.length} entities: one request each (the API has no bulk read of edges), ` +
+    `Reading the dependency edges of ${countOf(callers.length, 'entity')}: one request each (the API has no bulk read of edges), ` +
       `${formatDuration(estimateReadMs(callers.length, input.requestsPerMinute))} at ${input.requestsPerMinute} requests/minute. ` +
       'Leave them out with --kinds.',
   );

@@ -17,6 +17,7 @@ import type { Stats } from 'node:fs';
 import { link, lstat, mkdir, realpath, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, posix } from 'node:path';
 import { ConfigError } from '../core/errors.js';
+import { countOf } from '../core/plural.js';
 import { printable } from '../core/printable.js';
 import { fileTypeName, isInsideFolder } from '../source/regular-file.js';
 
@@ -144,12 +145,12 @@ export const writeExportFiles = async (
   const refused = checked.flatMap((c) => (c.problem !== undefined ? [c.problem] : []));
   if (refused.length > 0)
     throw new ConfigError(
-      `${refused.length} file(s) to export would not stay inside ${printable(outDir)}: ${listed(refused)}. Nothing was written`,
+      `${countOf(refused.length, 'file')} to export would not stay inside ${printable(outDir)}: ${listed(refused)}. Nothing was written`,
     );
   const existing = files.filter((_, i) => checked[i]?.existing === true).map((f) => f.path);
   if (!force && existing.length > 0)
     throw new ConfigError(
-      `${existing.length} file(s) to export exist already in ${printable(outDir)}: ${listed(existing)}. Nothing was written; pass --force to replace them`,
+      `${countOf(existing.length, 'file')} to export ${existing.length === 1 ? 'exists' : 'exist'} already in ${printable(outDir)}: ${listed(existing)}. Nothing was written; pass --force to replace ${existing.length === 1 ? 'it' : 'them'}`,
     );
   await mkdir(outDir, { recursive: true });
   const realOut = await realpath(outDir);

@@ -17,9 +17,11 @@ export type {
   ManifestFile,
   ObjectReference,
   ParseContext,
+  DeclaredWithin,
   ParseResult,
   PruneAction,
   ReferenceTargetKind,
+  UpdateOrder,
 } from '../core/kind-contract.js';
 
 export interface FetchContext<S = unknown> {
@@ -107,6 +109,12 @@ export interface KindIO<S = unknown, L = unknown> {
   applyBatch?(changes: readonly KindChange<S, L>[], ctx: ApplyContext): Promise<BatchOutcome<S, L>[]>;
   /** Optional: turns an API failure of `change` into diagnostics located in its manifest (e.g. descriptor violations). */
   explainFailure?(change: KindChange<S, L>, error: Error): Diagnostic[];
+  /**
+   * Optional: live objects of this kind that `fetchLive` leaves out (archived entities) and that
+   * still hold one of `targets`, the objects a prune is about to remove (an entity holds its
+   * entity type). Read only for a prune, so the planner never removes what is still in use.
+   */
+  fetchHolders?(targets: readonly LiveObject[], ctx: Pick<FetchContext<S>, 'client'>): Promise<LiveObject<L>[]>;
 }
 
 /** A kind: both halves. Kind-specific settings are given to the kind's factory (see `registry.ts`). */

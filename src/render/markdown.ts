@@ -5,6 +5,7 @@
  * by leaving out the remaining changes with a note.
  */
 import type { Change, Diagnostic, FieldDiff, Plan, WidenedSetting } from '../core/model.js';
+import { countOf } from '../core/plural.js';
 import { printable } from '../core/printable.js';
 import { locationOf, sortDiagnostics } from './diagnostics.js';
 import { rawScopeValue, SETTING_FROM_LABEL, settingSaidBy } from './scope.js';
@@ -35,11 +36,14 @@ export function renderPlanMarkdown(
   const head: string[] = [`### ${options.title ?? 'cortex-sync plan'}`, ''];
   if (options.status === 'invalid')
     head.push(
-      `> [!CAUTION]\n> **Refused**: the manifests did not load (${errorCount} error(s)); nothing can be applied.`,
+      `> [!CAUTION]\n> **Refused**: the manifests did not load (${countOf(errorCount, 'error')}); nothing can be applied.`,
       '',
     );
   else if (errorCount > 0)
-    head.push(`> [!CAUTION]\n> **Refused**: this plan has ${errorCount} error(s); apply would write nothing.`, '');
+    head.push(
+      `> [!CAUTION]\n> **Refused**: this plan has ${countOf(errorCount, 'error')}; apply would write nothing.`,
+      '',
+    );
   const scope = scopeMarkdown(plan);
   if (scope !== '') head.push(scope);
   const diags = sortDiagnostics(allDiagnostics);
@@ -75,8 +79,8 @@ export function renderPlanMarkdown(
   }
   if (cut) {
     const missing: string[] = [];
-    if (shownDiags < diags.length) missing.push(`${diags.length - shownDiags} diagnostic(s)`);
-    if (shownChanges < changes.length) missing.push(`${changes.length - shownChanges} change(s)`);
+    if (shownDiags < diags.length) missing.push(countOf(diags.length - shownDiags, 'diagnostic'));
+    if (shownChanges < changes.length) missing.push(countOf(changes.length - shownChanges, 'change'));
     out += `\n> [!NOTE]\n> Truncated to stay under the comment size limit: ${missing.join(' and ')} not shown. Run \`cortex-sync plan\` for the full plan.\n`;
   }
   return out.length > limit ? `${out.slice(0, limit - 2)}…\n` : out;
@@ -125,7 +129,7 @@ function diagnosticBlocks(diags: readonly Diagnostic[]): string[] {
   if (diags.length === 0) return [];
   const errors = diags.filter((d) => d.severity === 'error').length;
   return [
-    `**${errors} error(s), ${diags.length - errors} warning(s)**${errors > 0 ? ': apply refuses this plan.' : ''}\n`,
+    `**${countOf(errors, 'error')}, ${countOf(diags.length - errors, 'warning')}**${errors > 0 ? ': apply refuses this plan.' : ''}\n`,
     ...diags.map(diagnosticLine),
     '',
   ];

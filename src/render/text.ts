@@ -10,6 +10,7 @@
  *   Plan: 1 to create, 1 to update, 0 to delete, 0 to archive, 42 unchanged.
  */
 import type { Action, FieldDiff, Plan, PlanSummary } from '../core/model.js';
+import { countOf } from '../core/plural.js';
 import { printable } from '../core/printable.js';
 import { scopeTextLines } from './scope.js';
 import { planSteps, type ShownChange } from './steps.js';
@@ -64,7 +65,8 @@ export function renderPlanText(plan: Plan, options: TextOptions): string {
     if (inventoryLine(plan) !== '') lines.push(paint('bold', inventoryLine(plan)));
   }
   const errors = plan.diagnostics.filter((d) => d.severity === 'error').length;
-  if (errors > 0) lines.push(paint('red', `Plan refused: ${errors} error(s) in this plan; apply would write nothing.`));
+  if (errors > 0)
+    lines.push(paint('red', `Plan refused: ${countOf(errors, 'error')} in this plan; apply would write nothing.`));
   return `${lines.join('\n')}\n`;
 }
 

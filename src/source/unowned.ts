@@ -9,6 +9,7 @@
  */
 import { closest, distance } from 'fastest-levenshtein';
 import type { Diagnostic } from '../core/model.js';
+import { countOf } from '../core/plural.js';
 
 /** The `.cortex/` folders of the layout; only those some kind owns are suggested. */
 const LAYOUT_FOLDERS = [
@@ -105,7 +106,7 @@ export const unownedYamlDiagnostics = (
     diagnostics.push({
       severity: 'warning',
       code: 'unowned-manifest',
-      message: `${folder} holds ${count} YAML file(s) that are not read: the layout's folders are under .cortex/, with a dot; did you mean ${meant}?`,
+      message: `${folder} holds ${countOf(count, 'YAML file')} that ${count === 1 ? 'is' : 'are'} not read: the layout's folders are under .cortex/, with a dot; did you mean ${meant}?`,
       file: folder.replace(/\/$/, ''),
     });
   }
@@ -115,7 +116,7 @@ export const unownedYamlDiagnostics = (
     diagnostics.push({
       severity: 'warning',
       code: 'no-manifests',
-      message: `no manifests found, but ${elsewhere.length} YAML file(s) no kind reads: ${named}${more}. Entities are read from cortex.yaml files and ${folders
+      message: `no manifests found, but ${countOf(elsewhere.length, 'YAML file')} no kind reads: ${named}${more}. Entities are read from cortex.yaml files and ${folders
         .slice(0, 3)
         .map((f) => `.cortex/${f}/`)
         .join(', ')}; other kinds from their .cortex/ folders (see the repository layout in the README)`,

@@ -5,6 +5,7 @@
  */
 import type { z } from 'zod';
 import type { Diagnostic, KindName, ParsedDocument } from '../core/model.js';
+import { countOf } from '../core/plural.js';
 import { excerpt } from './excerpt.js';
 
 type Issue = z.core.$ZodIssue;
@@ -95,10 +96,10 @@ const explainIssue = (issue: Issue, prefix: readonly PropertyKey[], root: unknow
       return issue.keys.map((key) => ({ path: [...path, key], text: `unknown key \`${key}\`` }));
     case 'too_small':
       if (issue.origin === 'string' && Number(issue.minimum) === 1) return [{ path, text: 'must not be empty' }];
-      if (issue.origin === 'array') return [{ path, text: `needs at least ${issue.minimum} item(s)` }];
+      if (issue.origin === 'array') return [{ path, text: `needs at least ${countOf(Number(issue.minimum), 'item')}` }];
       return [{ path, text: issue.message }];
     case 'too_big':
-      if (issue.origin === 'array') return [{ path, text: `allows at most ${issue.maximum} item(s)` }];
+      if (issue.origin === 'array') return [{ path, text: `allows at most ${countOf(Number(issue.maximum), 'item')}` }];
       return [{ path, text: issue.message }];
     case 'invalid_format':
       return [{ path, text: `is not a valid ${issue.format}, got ${describeValue(received.value)}` }];

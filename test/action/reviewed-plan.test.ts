@@ -181,7 +181,7 @@ describe('only the Action’s own comment is the reviewed plan', () => {
     );
     expect(commentsOn(PR_NUMBER).at(-1)?.body).toContain('has no reviewed plan for this source and directory');
     const replanned = await planPr();
-    expect(replanned.runtime.log.join('\n')).toContain('removed 1 duplicate(s) of it');
+    expect(replanned.runtime.log.join('\n')).toContain('removed 1 duplicate of it');
     expect(commentsOn(PR_NUMBER).filter((c) => c.body.startsWith('<!-- cortex-sync:plan'))).toHaveLength(1);
     expect((await merge()).code).toBe(0);
   });

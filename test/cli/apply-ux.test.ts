@@ -138,7 +138,7 @@ describe('apply confirmation on a terminal', () => {
     });
     expect(run.code).toBe(1);
     expect(run.stdout).toContain('create entity/confirm-no-0');
-    expect(run.stderr).toContain('Apply cancelled: nothing was written.');
+    expect(run.stderr).toMatch(/Apply cancelled: no change was applied; the only writes were \d+ requests? to the apply lease record/);
     // Nothing was applied: the next plan still creates the service.
     const after = await cli(['plan', '--output', 'json'], {
       cwd: dir,

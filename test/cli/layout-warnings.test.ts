@@ -34,7 +34,7 @@ describe('an empty or wrong directory', () => {
       const run = await cli([command], { cwd: dir, emulator, env });
       expect(run.code).toBe(1);
       expect(run.stderr).toContain('svc/Cortex.yaml:1:1: error: svc/Cortex.yaml is not read');
-      expect(run.stderr).toContain('warning: cortex/catalog/ holds 1 YAML file(s) that are not read');
+      expect(run.stderr).toContain('warning: cortex/catalog/ holds 1 YAML file that is not read');
     },
   );
 });

@@ -1,6 +1,6 @@
 /** The apply's progress as the engine's events drive it, without a terminal and on one. */
 import { describe, expect, it } from 'vitest';
-import { createApplyProgress } from '../../src/cli/progress.js';
+import { createApplyProgress, createReadProgress } from '../../src/cli/progress.js';
 import type { Clock, EngineEvent } from '../../src/engine/context.js';
 import { capture } from './run.js';
 
@@ -9,13 +9,13 @@ const clockAt = (): Clock & { set: (ms: number) => void } => {
   return { now: () => t, sleep: () => Promise.resolve(), set: (ms) => (t = ms) };
 };
 
-const done = (id: string, outcome: 'ok' | 'failed' = 'ok'): EngineEvent => ({
+const done = (id: string, outcome: 'ok' | 'failed' | 'skipped' = 'ok'): EngineEvent => ({
   type: 'operation.done',
   kind: 'entity',
   id,
   action: 'create',
   outcome,
-  status: outcome === 'ok' ? 200 : 400,
+  status: outcome === 'ok' ? 200 : outcome === 'failed' ? 400 : null,
   durationMs: 5,
   ...(outcome === 'failed' ? { error: 'create entity failed: HTTP 400: owner not found' } : {}),
 });
@@ -28,10 +28,10 @@ const request: EngineEvent = {
 };
 
 describe('apply progress', () => {
-  it('without a terminal: each failure at once, a pause for Retry-After, what a slow answer holds up, an ETA from the rate budget', () => {
+  it('without a terminal: each failure at once, a pause for Retry-After, what a slow answer holds up, an ETA from the rate', () => {
     const out = capture();
     const clock = clockAt();
-    const progress = createApplyProgress({ stream: out.stream, tty: false, clock, requestsPerMinute: 60 });
+    const progress = createApplyProgress({ stream: out.stream, tty: false, clock, ratePerMinute: () => 60 });
     progress.emit({
       type: 'plan.ready',
       summary: { create: 10, update: 0, delete: 0, archive: 0, noop: 0 },
@@ -59,20 +59,21 @@ describe('apply progress', () => {
     expect(lines).toEqual([
       '[0 s] Applying: 0/10 done, 0 failed, 0 requests',
       '✗ create entity/b failed (HTTP 400): create entity failed: HTTP 400: owner not found',
-      'Paused 30 s: the API asked to wait (Retry-After).',
+      'Paused 30 s: the API asked to wait (Retry-After); the apply goes on after.',
       'Waiting 5 s for api.example.com to answer POST create entity c…',
-      // 10 s after the last line a request makes one due: 8 left, 6 s per operation so far (48 s)
-      // beats the budget (1.5 requests each at 60 a minute: 12 s).
-      '[12 s] Applying: 2/10 done, 1 failed, 3 requests, paused 19 s for Retry-After, about 48 s left',
+      // 10 s after the last line a request makes one due: 8 left at the pace of the last 12 s
+      // (2 operations: 48 s) beats the rate (1.5 requests each at 60 a minute: 12 s); the pause
+      // still holds 19 s.
+      '[12 s] Applying: 2/10 done, 1 failed, 3 requests, paused 19 s for Retry-After, about 1m 07s left',
       // The last line when the apply ends.
-      '[12 s] Applying: 3/10 done, 1 failed, 3 requests, paused 19 s for Retry-After, about 28 s left',
+      '[12 s] Applying: 3/10 done, 1 failed, 3 requests, paused 19 s for Retry-After, about 47 s left',
     ]);
   });
 
-  it('the time left follows the rate budget when it is slower than the pace so far', () => {
+  it('the time left follows the rate when it is slower than the pace so far', () => {
     const out = capture(true);
     const clock = clockAt();
-    const progress = createApplyProgress({ stream: out.stream, tty: true, clock, requestsPerMinute: 60 });
+    const progress = createApplyProgress({ stream: out.stream, tty: true, clock, ratePerMinute: () => 60 });
     progress.emit({
       type: 'plan.ready',
       summary: { create: 100, update: 0, delete: 0, archive: 0, noop: 0 },
@@ -83,13 +84,13 @@ describe('apply progress', () => {
     progress.emit(request);
     progress.emit(done('a'));
     // 99 left at one request each and 60 requests a minute: 99 s, though the first took 0.1 s.
-    expect(out.text()).toMatch(/Applying: 1\/100 done, 0 failed, 1 requests, about 1m 39s left$/);
+    expect(out.text()).toMatch(/Applying: 1\/100 done, 0 failed, 1 request, about 1m 39s left$/);
   });
 
   it('on a terminal: one line rewritten, failures printed above it', () => {
     const out = capture(true);
     const clock = clockAt();
-    const progress = createApplyProgress({ stream: out.stream, tty: true, clock, requestsPerMinute: 600 });
+    const progress = createApplyProgress({ stream: out.stream, tty: true, clock, ratePerMinute: () => 600 });
     progress.emit({
       type: 'plan.ready',
       summary: { create: 2, update: 0, delete: 0, archive: 0, noop: 0 },
@@ -103,5 +104,124 @@ describe('apply progress', () => {
     expect(text).toContain('\r\u001b[2K✗ create entity/a failed (HTTP 400)');
     expect(text).toContain('\r\u001b[2KApplying: 2/2 done, 1 failed, 0 requests');
     expect(text.endsWith('\r\u001b[2K')).toBe(true);
+  });
+});
+
+describe('the estimate of the time left', () => {
+  it('uses the rate the client learned from the server, not the configured one', () => {
+    // 1,500 changes, one request each; the client was configured for 1,000 a minute and spent its
+    // burst, then the server's 429s taught it 300 a minute. 1,070 are left: 214 s at 300 a minute.
+    const out = capture(true);
+    const clock = clockAt();
+    let learned = 1_000;
+    const progress = createApplyProgress({ stream: out.stream, tty: true, clock, ratePerMinute: () => learned });
+    progress.emit({
+      type: 'plan.ready',
+      summary: { create: 1500, update: 0, delete: 0, archive: 0, noop: 0 },
+      pending: 1500,
+    });
+    progress.start();
+    for (let i = 0; i < 430; i++) {
+      clock.set(Math.round((i * 20_000) / 430));
+      progress.emit(request);
+      progress.emit(done(`e${i}`));
+    }
+    learned = 300;
+    clock.set(20_000);
+    progress.emit(request);
+    expect(out.text()).toMatch(/Applying: 430\/1500 done, 0 failed, 431 requests, about 3m 34s left$/);
+  });
+
+  it('counts a kind written in bulk as one request for all its changes, not one each', () => {
+    // 150 entities (one request each) and 150 dependency edges (one bulk request): after 50
+    // entities, 100 entity requests and one bulk request are left: 101 at 60 a minute.
+    const out = capture(true);
+    const clock = clockAt();
+    const progress = createApplyProgress({
+      stream: out.stream,
+      tty: true,
+      clock,
+      ratePerMinute: () => 60,
+      bulkKinds: new Set(['dependency']),
+    });
+    progress.emit({
+      type: 'plan.ready',
+      summary: { create: 300, update: 0, delete: 0, archive: 0, noop: 0 },
+      pending: 300,
+    });
+    progress.start(
+      new Map([
+        ['entity', 150],
+        ['dependency', 150],
+      ]),
+    );
+    for (let i = 0; i < 50; i++) {
+      progress.emit(request);
+      progress.emit(done(`e${i}`));
+    }
+    expect(out.text()).toMatch(/Applying: 50\/300 done, 0 failed, 50 requests, about 1m 41s left$/);
+  });
+
+  it('says nothing of time once the run is stopping, and counts the skipped changes without a line per hundred', () => {
+    const out = capture();
+    const clock = clockAt();
+    const stop = new AbortController();
+    const progress = createApplyProgress({ stream: out.stream, tty: false, clock, signal: stop.signal });
+    progress.emit({
+      type: 'plan.ready',
+      summary: { create: 500, update: 0, delete: 0, archive: 0, noop: 0 },
+      pending: 500,
+    });
+    progress.start();
+    clock.set(1_000);
+    progress.emit(request);
+    progress.emit(done('a'));
+    stop.abort('SIGINT');
+    for (let i = 0; i < 499; i++) progress.emit(done(`s${i}`, 'skipped'));
+    progress.finish();
+    expect(out.text().trim().split('\n')).toEqual([
+      '[0 s] Applying: 0/500 done, 0 failed, 0 requests',
+      '[1 s] Applying: 1/500 done, 0 failed, 499 not done, 1 request, stopping: changes in flight finish, no new one starts',
+    ]);
+  });
+});
+
+describe('the reads of a plan', () => {
+  it('say a Retry-After pause at once and a line at least every 10 s while it waits', async () => {
+    const out = capture();
+    let t = 0;
+    const slept: number[] = [];
+    let wake: (() => void) | undefined;
+    const clock: Clock = {
+      now: () => t,
+      // The test moves time: each sleep resolves when the test says so.
+      sleep: (ms) => {
+        slept.push(ms);
+        return new Promise<void>((resolve) => (wake = resolve));
+      },
+    };
+    let sent = 3;
+    const reading = createReadProgress({ stream: out.stream, clock });
+    reading.start(() => ({ requestsSent: sent }));
+    t = 2_000;
+    reading.emit({ type: 'ratelimit.paused', ms: 55_000 });
+    expect(out.text()).toBe('Paused 55 s: the API asked to wait (Retry-After); reading goes on after.\n');
+    const advance = async (to: number) => {
+      t = to;
+      wake?.();
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    };
+    await advance(12_000);
+    await advance(22_000);
+    sent = 9;
+    await advance(32_500);
+    reading.finish();
+    await advance(60_000);
+    expect(out.text().trim().split('\n').slice(1)).toEqual([
+      '[12 s] Reading the workspace: 3 requests so far; paused 45 s more for Retry-After',
+      '[22 s] Reading the workspace: 3 requests so far; paused 35 s more for Retry-After',
+      '[33 s] Reading the workspace: 9 requests so far; paused 25 s more for Retry-After',
+    ]);
+    expect(slept.every((ms) => ms <= 10_000)).toBe(true);
   });
 });

@@ -75,7 +75,7 @@ describe('YAML files no kind reads', () => {
   it('--dir with YAML files but no manifest: a warning naming the layout instead of a silent "0 objects"', async () => {
     await writeFiles(dir, { 'catalog/alpha.yaml': serviceYaml('alpha') });
     const run = await cli(['validate', '--dir', 'catalog'], { cwd: dir });
-    expect(run.stderr).toMatch(/warning: no manifests found, but 1 YAML file\(s\) no kind reads: alpha\.yaml/);
+    expect(run.stderr).toMatch(/warning: no manifests found, but 1 YAML file no kind reads: alpha\.yaml/);
     expect(run.stderr).toContain('cortex.yaml');
   });
 });

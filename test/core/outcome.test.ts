@@ -23,7 +23,7 @@ describe('runOutcome', () => {
   it('invalid manifests and refused plans exit 1 and say nothing was written', () => {
     const invalid = runOutcome({ status: 'invalid', diagnostics: [error] }, { command: 'plan' });
     expect(invalid).toMatchObject({ exitCode: 1, changes: false, countsByKind: {} });
-    expect(invalid.summaryLine).toBe('Invalid manifests: 1 error(s); nothing was read or written.');
+    expect(invalid.summaryLine).toBe('Invalid manifests: 1 error; nothing was read or written.');
     const refused = runOutcome(
       { status: 'refused', plan: plan([change('entity', 'a', 'create')]), diagnostics: [error] },
       { command: 'apply' },

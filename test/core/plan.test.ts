@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { Diagnostic } from '../../src/core/model.js';
+import type { DesiredObject, Diagnostic, LiveObject, ObjectKey } from '../../src/core/model.js';
 import { buildPlan, type PlanOptions } from '../../src/core/plan.js';
-import { allHandlers, desired, live, ref } from './fakes.js';
+import type { KindHandler } from '../../src/kinds/types.js';
+import { allHandlers, desired, fakeHandler, live, ref } from './fakes.js';
 
 const SOURCE = 'platform-repo';
 const options = (extra: Partial<PlanOptions> = {}): PlanOptions => ({
@@ -183,7 +184,7 @@ describe('buildPlan: prune', () => {
       options: options({ prune: true }),
     });
     expect(codes(over.diagnostics)).toEqual(['mass-delete']);
-    expect(over.diagnostics[0]?.message).toContain('prunes 2 object(s), more than 25 % of the 4 object(s)');
+    expect(over.diagnostics[0]?.message).toContain('prunes 2 objects, more than 25 % of the 4 objects');
     expect(over.summary.delete).toBe(2); // still listed, so users see what would happen
 
     const allowed = buildPlan({
@@ -371,5 +372,144 @@ describe('buildPlan: ownership records and source ids', () => {
     expect(codes(pruned.diagnostics)).toEqual(['prune-needs-source-id']);
     expect(pruned.diagnostics[0]?.message).toMatch(/--prune needs a source id.*sourceId.*CORTEX_SYNC_SOURCE_ID/);
     expect(pruned.summary.archive + pruned.summary.delete).toBe(0);
+  });
+});
+
+describe('buildPlan: removals the API would refuse, and updates that must wait', () => {
+  const withType = (kind: Parameters<typeof fakeHandler>[0], extra: Partial<KindHandler>) => ({
+    ...fakeHandler(kind),
+    ...extra,
+  });
+
+  it('keeps an entity type that an archived entity and an unmanaged one still have, naming both', () => {
+    const plan = buildPlan({
+      desired: [desired('entity', 'other', { state: {}, type: 'service' })],
+      live: [
+        live('entity-type', 'widget', {}, { owner: SOURCE }),
+        live('entity', 'old', {}, { owner: SOURCE, archived: true, type: 'widget' }),
+        live('entity', 'ui-made', {}, { type: 'widget' }),
+        live('entity', 'other', {}, { owner: SOURCE, type: 'service' }),
+        ...Array.from({ length: 6 }, (_, i) => live('catalog-page', `p${i}`, {}, { owner: SOURCE })),
+      ],
+      handlers: allHandlers(),
+      options: options({ prune: true, allowMassDelete: true }),
+    });
+    expect(actions(plan).filter((a) => a.includes('widget'))).toEqual([]);
+    const kept = plan.diagnostics.find((d) => d.code === 'prune-kept');
+    expect(kept?.severity).toBe('warning');
+    expect(kept?.message).toContain('2 entities have it (1 archived: `old`; 1 not archived: `ui-made`)');
+  });
+
+  it('deletes the type after the last entity that has it, when the plan deletes that entity', () => {
+    const plan = buildPlan({
+      desired: [desired('entity', 'other', { state: {}, type: 'service' })],
+      live: [
+        live('entity-type', 'widget', {}, { owner: SOURCE }),
+        live('entity', 'wa', {}, { owner: SOURCE, type: 'widget' }),
+        live('entity', 'other', {}, { owner: SOURCE, type: 'service' }),
+      ],
+      handlers: allHandlers('delete'),
+      options: options({ prune: true, allowMassDelete: true }),
+    });
+    expect(actions(plan).filter((a) => !a.startsWith('noop'))).toEqual([
+      'delete entity/wa',
+      'delete entity-type/widget',
+    ]);
+    expect(plan.changes.find((c) => c.id === 'widget')?.waitsFor).toEqual(['entity/wa']);
+    expect(codes(plan.diagnostics)).not.toContain('prune-kept');
+  });
+
+  it('hands over, with or without prune, only what this source manages; a foreign object is left alone', () => {
+    const handlers = allHandlers().map((h) =>
+      h.kind === 'dependency'
+        ? withType('dependency', {
+            declaredWithin: (l: LiveObject, desiredOf: (key: ObjectKey) => DesiredObject | undefined) => {
+              const by = desiredOf('entity/caller');
+              return by ? { by, field: 'info.x-cortex-dependency[0]', path: ['info'] } : undefined;
+            },
+          } as Partial<KindHandler>)
+        : h,
+    );
+    for (const prune of [false, true]) {
+      const plan = buildPlan({
+        desired: [desired('entity', 'caller', { state: {} })],
+        live: [
+          live('entity', 'caller', {}, { owner: SOURCE }),
+          live('dependency', 'caller→ours', {}, { owner: SOURCE }),
+          live('dependency', 'caller→theirs', {}, { owner: 'other-repo' }),
+          ...Array.from({ length: 6 }, (_, i) => live('catalog-page', `p${i}`, {}, { owner: SOURCE })),
+        ],
+        handlers,
+        options: options({ prune }),
+      });
+      expect(plan.handOvers).toEqual([{ kind: 'dependency', id: 'caller→ours', to: 'entity/caller' }]);
+      expect(actions(plan).filter((a) => a.includes('dependency'))).toEqual([]);
+      expect(plan.diagnostics.filter((d) => d.code === 'handed-over').map((d) => d.id)).toEqual(['caller→ours']);
+    }
+  });
+
+  it('turns an update round to wait for the write it must follow, and follows with the writes that work either way', () => {
+    const handlers = allHandlers().map((h) =>
+      h.kind === 'entity-type'
+        ? withType('entity-type', {
+            updateOrder: (_u: unknown, r: { desired: DesiredObject }) => ({
+              order: r.desired.id === 'needs-after' ? 'after' : 'either',
+            }),
+          } as Partial<KindHandler>)
+        : h,
+    );
+    const typeRef = [ref('entity-type', 'widget', 'info.x-cortex-type')];
+    const plan = buildPlan({
+      desired: [
+        desired('entity-type', 'widget', { state: { v: 2 } }),
+        desired('entity', 'needs-after', { state: { v: 2 }, refs: typeRef, type: 'widget' }),
+        desired('entity', 'either', { state: { v: 2 }, refs: typeRef, type: 'widget' }),
+      ],
+      live: [
+        live('entity-type', 'widget', { v: 1 }, { owner: SOURCE }),
+        live('entity', 'needs-after', { v: 1 }, { owner: SOURCE, type: 'widget' }),
+        live('entity', 'either', { v: 1 }, { owner: SOURCE, type: 'widget' }),
+      ],
+      handlers,
+      options: options(),
+    });
+    expect(plan.changes.find((c) => c.id === 'widget')?.waitsFor).toEqual(['entity/either', 'entity/needs-after']);
+    expect(actions(plan).at(-1)).toBe('update entity-type/widget');
+    expect(codes(plan.diagnostics)).toEqual([]);
+  });
+
+  it('when turning round would close a cycle, every update goes first and the plan says so', () => {
+    const handlers = allHandlers().map((h) =>
+      h.kind === 'entity-type'
+        ? withType('entity-type', {
+            updateOrder: (_u: unknown, r: { desired: DesiredObject }) => ({
+              order: r.desired.id === 'child' ? 'after' : 'first',
+            }),
+          } as Partial<KindHandler>)
+        : h,
+    );
+    const typeRef = ref('entity-type', 'widget', 'info.x-cortex-type');
+    const plan = buildPlan({
+      desired: [
+        desired('entity-type', 'widget', { state: { v: 2 } }),
+        // child must come before the type, but waits for parent, which needs the type first.
+        desired('entity', 'child', {
+          state: { v: 2 },
+          refs: [typeRef, ref('entity', 'parent', 'info.x-cortex-parents')],
+        }),
+        desired('entity', 'parent', { state: { v: 1 }, refs: [typeRef] }),
+      ],
+      live: [
+        live('entity-type', 'widget', { v: 1 }, { owner: SOURCE }),
+        live('entity', 'child', { v: 1 }, { owner: SOURCE }),
+      ],
+      handlers,
+      options: options(),
+    });
+    expect(codes(plan.diagnostics)).toEqual(['write-order-conflict']);
+    expect(plan.diagnostics[0]?.message).toMatch(
+      /^entity-type\/widget is updated before the objects that reference it/,
+    );
+    expect(actions(plan)[0]).toBe('update entity-type/widget');
   });
 });

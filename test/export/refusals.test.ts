@@ -46,7 +46,7 @@ describe('export refuses', () => {
 
     const again = await exportTo(out);
     expect(again.code).toBe(1);
-    expect(again.stderr).toMatch(/exist already.*\.cortex\/.*Nothing was written; pass --force/s);
+    expect(again.stderr).toMatch(/exists? already.*\.cortex\/.*Nothing was written; pass --force/s);
     expect(await readTree(out)).toEqual(before);
 
     const forced = await exportTo(out, ['--force']);
@@ -103,7 +103,7 @@ describe('export leaves out', () => {
     const run = await exportTo(out, ['--only', 'unmanaged']);
     expect(run.code).toBe(0);
     expect(await listFiles(out)).toEqual(['.cortex/catalog/ledger.yaml']);
-    expect(run.stdout).toMatch(/Left out 11 object\(s\) a repository manages/);
+    expect(run.stdout).toMatch(/Left out 11 objects a repository manages/);
   });
 
   it('archived entities unless --include-archived', async () => {
@@ -140,7 +140,7 @@ describe('export leaves out', () => {
     );
     const run = await exportTo(out, ['--kinds', 'entity']);
     expect(run.code).toBe(0);
-    expect(run.stdout).toContain('Left out 1 object(s) the directory declares already');
+    expect(run.stdout).toContain('Left out 1 object the directory declares already');
     expect(await listFiles(out)).not.toContain(`.cortex/catalog/${manifestBaseName('@acme/web.app')}.yaml`);
   });
 
@@ -149,6 +149,6 @@ describe('export leaves out', () => {
     const run = await exportTo(out, ['--kinds', 'dependency']);
     expect(run.code).toBe(0);
     expect(run.stderr).toMatch(/dependency edges of 6 entities: one request each .*requests\/minute/);
-    expect(run.stdout).toMatch(/^Exported 2 dependency in 2 file\(s\)/);
+    expect(run.stdout).toMatch(/^Exported 2 dependencies in 2 files/);
   });
 });

@@ -3,8 +3,8 @@
  * taking the objects under management, `apply` adopts everything without creating anything, and a
  * prune after deleting one exported file archives exactly that entity.
  */
-import { rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { manifestBaseName } from '../../src/kinds/shared/file-name.js';
 import { cli, type Emulator, removeDir, startTestEmulator, tempDir, writesSince } from '../e2e/harness.js';
@@ -161,5 +161,43 @@ describe('export on a server whose defaults no code knows', () => {
     expect((await cli(['apply', '--dir', out], { emulator, cwd: out })).code).toBe(0);
     expect(emulator.state.entityTypes.byType.stream!.iconTag).toBe('Cortex-builtin::Box');
     expect(emulator.state.scaffolders.items.find((t) => t.tag === 'agent-template')!.requirePullRequest).toBe(false);
+  });
+});
+
+describe('export without --source-id of what a repository applied', () => {
+  it('writes that source id into cortex-sync.yaml, so the plan of the export has no change', async () => {
+    emulator.reset();
+    const repo = await tempDir('cortex-sync-export-repo-');
+    try {
+      await writeFile(join(repo, 'cortex-sync.yaml'), 'sourceId: repo-x\n');
+      const files: Record<string, string> = {
+        '.cortex/catalog/alpha.yaml':
+          'openapi: 3.0.1\ninfo:\n  title: Alpha\n  x-cortex-tag: alpha\n  x-cortex-type: service\n',
+        '.cortex/catalog/beta.yaml':
+          'openapi: 3.0.1\ninfo:\n  title: Beta\n  x-cortex-tag: beta\n  x-cortex-type: service\n',
+        '.cortex/dependencies/alpha.yaml': 'callerTag: alpha\ndependencies:\n  - tag: beta\n',
+      };
+      for (const [path, text] of Object.entries(files)) {
+        await mkdir(dirname(join(repo, path)), { recursive: true });
+        await writeFile(join(repo, path), text);
+      }
+      expect((await cli(['apply', '--dir', '.'], { emulator, cwd: repo })).code).toBe(0);
+
+      const kinds = ['--kinds', 'entity,dependency'];
+      const run = await cli(['export', '--out', out, '--only', 'all', ...kinds], { emulator, cwd: out });
+      expect(run.stderr).not.toMatch(/error/i);
+      expect(run.code).toBe(0);
+      expect(await readFile(join(out, 'cortex-sync.yaml'), 'utf8')).toMatch(/^sourceId: repo-x$/m);
+      expect(run.stdout).toMatch(/cortex-sync\.yaml.*repo-x/);
+      // Counts with their plural: two entities, one edge, three files.
+      expect(run.stdout).toContain(`Exported 2 entities, 1 dependency in 3 files to ${out}.`);
+
+      const plan = await cli(['plan', '--dir', '.', '--detailed-exitcode'], { emulator, cwd: out });
+      expect(plan.stderr).not.toMatch(/ownership-conflict/);
+      expect(plan.code).toBe(0);
+      expect(plan.stdout).toContain('No changes.');
+    } finally {
+      await removeDir(repo);
+    }
   });
 });

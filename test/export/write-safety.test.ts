@@ -76,7 +76,7 @@ describe('--only all and other sources', () => {
     const run = await exportTo(mine, ['--source-id', 'repo-b', '--kinds', 'entity']);
     expect(run.code).toBe(0);
     expect(run.stdout).toMatch(
-      /Left out \d+ object\(s\) other source ids manage \(`repo-a`\); pass --include-other-sources/,
+      /Left out \d+ objects? other source ids manage \(`repo-a`\); pass --include-other-sources/,
     );
     expect((await listFiles(mine)).filter((f) => f.startsWith('.cortex/'))).toEqual([]);
 

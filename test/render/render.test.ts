@@ -145,7 +145,7 @@ describe('renderPlanMarkdown', () => {
     };
     const md = renderPlanMarkdown(plan);
     expect(md.length).toBeLessThanOrEqual(65_000);
-    expect(md).toMatch(/Truncated to stay under the comment size limit: \d+ change\(s\) not shown/);
+    expect(md).toMatch(/Truncated to stay under the comment size limit: \d+ changes not shown/);
     expect(md.match(/<details>/g)?.length).toBe(md.match(/<\/details>/g)?.length);
   });
 });
@@ -201,7 +201,7 @@ describe('renderApplyReport', () => {
       planLogFile: 'plan-log.jsonl',
     };
     const text = renderApplyReport(report, { color: false });
-    expect(text).toContain('1 ok, 1 failed, 1 skipped (3 write request(s), 1.5 s)');
+    expect(text).toContain('1 ok, 1 failed, 1 skipped (3 write requests in 1.5 s)');
     expect(text).toContain(
       '✗ create entity/team: upsert entity team failed: POST /api/v1/open-api → HTTP 400: invalid owner',
     );
@@ -209,5 +209,60 @@ describe('renderApplyReport', () => {
     expect(text).toContain('- create entity/svc: skipped: waits for entity/team, which failed');
     expect(text).toContain('Plan log: plan-log.jsonl');
     expect(text).not.toContain(ESC);
+  });
+
+  it('with the run outcome line: that one summary, then what was sent (one request: singular)', () => {
+    const report: ApplyReport = {
+      results: [{ change: { kind: 'entity', id: 'a', action: 'create', diff: [], waitsFor: [] }, outcome: 'ok' }],
+      writeRequests: 1,
+      durationMs: 200,
+    };
+    const text = renderApplyReport(report, {
+      color: false,
+      summaryLine: 'Apply complete: 1 created, 0 updated, 0 deleted, 0 archived, 0 unchanged.',
+    });
+    expect(text).toBe(
+      'Apply complete: 1 created, 0 updated, 0 deleted, 0 archived, 0 unchanged.\nSent 1 write request in 0.2 s.\n',
+    );
+  });
+
+  it('an interrupted apply: per kind what was done and not, failures named, the plan log for the rest', () => {
+    const change = (kind: Change['kind'], id: string): Change => ({
+      kind,
+      id,
+      action: 'create',
+      diff: [],
+      waitsFor: [],
+    });
+    const results: ApplyReport['results'] = [];
+    for (let i = 0; i < 400; i++) results.push({ change: change('entity', `done-${i}`), outcome: 'ok' });
+    results.push({ change: change('entity', 'broken'), outcome: 'failed', error: 'HTTP 400: invalid' });
+    for (let i = 0; i < 1100; i++)
+      results.push({ change: change('entity', `later-${i}`), outcome: 'skipped', error: 'interrupted' });
+    for (let i = 0; i < 150; i++)
+      results.push({ change: change('dependency', `a→b${i}`), outcome: 'skipped', error: 'interrupted' });
+    const text = renderApplyReport(
+      { results, writeRequests: 401, durationMs: 36_000, interrupted: true, planLogFile: 'plan-log.jsonl' },
+      { color: false, summaryLine: 'Apply interrupted: 400 created, …' },
+    );
+    expect(text.split('\n')).toEqual([
+      'Apply interrupted: 400 created, …',
+      'Sent 401 write requests in 36.0 s.',
+      '  entity: 400 created; 1 failed; 1100 not done',
+      '  dependency: none done; 150 not done',
+      '  ✗ create entity/broken: HTTP 400: invalid',
+      'Every change, done or not, is in the plan log: plan-log.jsonl',
+      '',
+    ]);
+  });
+
+  it('lists at most 20 changes skipped because of a failure, and counts the rest', () => {
+    const change = (id: string): Change => ({ kind: 'entity', id, action: 'create', diff: [], waitsFor: [] });
+    const results: ApplyReport['results'] = [{ change: change('type'), outcome: 'failed', error: 'refused' }];
+    for (let i = 0; i < 25; i++)
+      results.push({ change: change(`e${i}`), outcome: 'skipped', blockedBy: 'entity/type' });
+    const text = renderApplyReport({ results, writeRequests: 1, durationMs: 0 }, { color: false });
+    expect(text.match(/skipped: waits for/g)?.length).toBe(20);
+    expect(text).toContain('… and 5 other skipped changes (the plan log names each)');
   });
 });

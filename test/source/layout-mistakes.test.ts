@@ -58,7 +58,7 @@ describe('layout mistakes', () => {
     const { diagnostics } = await load();
     expect(diagnostics).toMatchObject([{ severity: 'warning', code: 'unowned-manifest', file: 'cortex/catalog' }]);
     expect(diagnostics[0]?.message).toBe(
-      "cortex/catalog/ holds 2 YAML file(s) that are not read: the layout's folders are under .cortex/, with a dot; did you mean .cortex/catalog/?",
+      "cortex/catalog/ holds 2 YAML files that are not read: the layout's folders are under .cortex/, with a dot; did you mean .cortex/catalog/?",
     );
   });
 

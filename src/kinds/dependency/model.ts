@@ -2,12 +2,18 @@
  * The pure half of the `dependency` kind: API-managed dependency edges. One document under
  * `.cortex/dependencies/` names a caller and its edges; each edge is one object.
  */
-import type { KindModel, ObjectReference, ParseResult } from '../../core/kind-contract.js';
-import type { DesiredObject, ParsedDocument } from '../../core/model.js';
+import type { DeclaredWithin, KindModel, ObjectReference, ParseResult } from '../../core/kind-contract.js';
+import {
+  type DesiredObject,
+  type Diagnostic,
+  objectKey,
+  type ObjectKey,
+  type ParsedDocument,
+} from '../../core/model.js';
 import { zodIssuesToDiagnostics } from '../../source/zod-diagnostics.js';
-import { canonicalEdge, dependencyId } from './edges.js';
+import { canonicalEdge, dependencyId, type EdgeKey } from './edges.js';
 import { type DependencySpec, dependencyManifestSchema, type LiveDependency } from './schema.js';
-import { toManifestFiles } from './to-manifest.js';
+import { edgeKeyOf, toManifestFiles } from './to-manifest.js';
 
 export const KIND = 'dependency';
 
@@ -58,6 +64,58 @@ const liveKeyWithFields = (edge: LiveDependency) => ({
   metadata: edge.metadata,
 });
 
+/**
+ * Where the caller's descriptor (a desired entity) lists this edge in `x-cortex-dependency`, if it
+ * does: Cortex then treats the edge as the descriptor's and refuses every API change to it.
+ */
+const inCallerDescriptor = (
+  edge: EdgeKey,
+  desiredOf: (key: ObjectKey) => DesiredObject | undefined,
+): DeclaredWithin | undefined => {
+  const caller = desiredOf(objectKey('entity', edge.callerTag));
+  const info = (caller?.spec as { info?: { 'x-cortex-dependency'?: unknown } } | undefined)?.info;
+  const declared = info?.['x-cortex-dependency'];
+  if (caller === undefined || !Array.isArray(declared)) return undefined;
+  const wanted = edgeKeyOf(edge.calleeTag, edge.method, edge.path);
+  const index = declared.findIndex((item: unknown) => {
+    const d = item as { tag?: unknown; method?: unknown; path?: unknown } | null;
+    if (typeof d?.tag !== 'string') return false;
+    return (
+      edgeKeyOf(d.tag, typeof d.method === 'string' ? d.method : null, typeof d.path === 'string' ? d.path : null) ===
+      wanted
+    );
+  });
+  if (index < 0) return undefined;
+  return { by: caller, field: `info.x-cortex-dependency[${index}]`, path: ['info', 'x-cortex-dependency', index] };
+};
+
+/**
+ * An edge declared both under `.cortex/dependencies/` and in its caller's `x-cortex-dependency`:
+ * Cortex refuses every API write to an edge a descriptor declares, so the apply would fail on
+ * every run. One error per such edge, at the dependency manifest.
+ */
+const declaredTwice = (desired: readonly DesiredObject[]): Diagnostic[] => {
+  const byKey = new Map<ObjectKey, DesiredObject>(desired.map((o) => [objectKey(o.kind, o.id), o]));
+  const diagnostics: Diagnostic[] = [];
+  for (const obj of desired) {
+    if (obj.kind !== KIND) continue;
+    const within = inCallerDescriptor((obj as DesiredObject<DependencySpec>).spec, (key) => byKey.get(key));
+    if (!within) continue;
+    const at = within.by.doc.locate(within.path);
+    diagnostics.push({
+      severity: 'error',
+      code: 'dependency-declared-twice',
+      message: `dependency \`${obj.id}\` is also declared in ${within.field} of entity \`${within.by.id}\` (${within.by.source.file}:${at.line}); Cortex refuses API changes to an edge a descriptor declares: keep it in one place`,
+      file: obj.source.file,
+      line: obj.source.line,
+      column: obj.source.column,
+      kind: KIND,
+      id: obj.id,
+    });
+  }
+  return diagnostics;
+};
+
 /** The pure half of the `dependency` kind. */
 export const dependencyModel: KindModel<DependencySpec, LiveDependency> = {
   kind: KIND,
@@ -68,6 +126,8 @@ export const dependencyModel: KindModel<DependencySpec, LiveDependency> = {
   references,
   desiredState: (obj) => canonicalEdge(obj.spec),
   liveState: (obj) => canonicalEdge(liveKeyWithFields(obj.state)),
+  checkDesiredSet: declaredTwice,
+  declaredWithin: (live, desiredOf) => inCallerDescriptor(liveKey(live.state), desiredOf),
   pruneAction: 'delete',
   toManifestFiles,
 };

@@ -11,6 +11,7 @@ import { checkDefinitionsAgainstTypes } from './definitions-check.js';
 import { jsonSchemaDiagnostics } from './json-schema-check.js';
 import { type EntityTypeManifest, entityTypeManifestSchema, type LiveEntityType } from './schema.js';
 import { toManifestFiles } from './to-manifest.js';
+import { entityTypeUpdateOrder } from './update-order.js';
 
 export const KIND = 'entity-type';
 
@@ -86,6 +87,7 @@ export const entityTypeModel: KindModel<EntityTypeManifest, LiveEntityType> = {
       // Compared only when the manifest names a built-in icon: any other is replaced by the server.
       iconTag: comparedLiveIconTag(obj.state.definition.iconTag, desired?.spec.iconTag),
     }),
+  updateOrder: entityTypeUpdateOrder,
   pruneAction: 'delete',
   toManifestFiles,
 };

@@ -6,6 +6,7 @@
 import { stringify } from 'yaml';
 import { encodePathSegment } from '../../api/types.js';
 import { ApiError, CortexSyncError } from '../../core/errors.js';
+import { countOf } from '../../core/plural.js';
 import type { Change, DesiredObject, JsonObject } from '../../core/model.js';
 import type { ApplyContext, KindChange } from '../types.js';
 import type { EntityLive } from './live-state.js';
@@ -94,7 +95,7 @@ const upsert = async (
       method: 'POST',
       path,
       status: res.status,
-      apiMessage: `descriptor rejected (${read.violations.length} violation(s))`,
+      apiMessage: `descriptor rejected (${countOf(read.violations.length, 'violation')})`,
       body: res.body,
       attempts: res.attempts,
       durationMs: res.durationMs,

@@ -6,7 +6,7 @@ import { isApiError } from '../../core/errors.js';
 import type { Diagnostic } from '../../core/model.js';
 import type { KindHandler } from '../types.js';
 import { applyEntityChange, descriptorTextFor } from './apply.js';
-import { type EntityLive, fetchEntityLive } from './live.js';
+import { type EntityLive, fetchArchivedHolders, fetchEntityLive } from './live.js';
 import { createEntityModel, type EntitySettings } from './model.js';
 import type { EntityDescriptor } from './schema.js';
 import { violationDiagnostics } from './violations.js';
@@ -21,6 +21,7 @@ export const createEntityKind = (
 ): KindHandler<EntityDescriptor, EntityLive> => ({
   ...createEntityModel({ pruneAction: settings.pruneAction ?? 'archive' }),
   fetchLive: fetchEntityLive,
+  fetchHolders: fetchArchivedHolders,
   apply: applyEntityChange,
   explainFailure: (change, error: Error): Diagnostic[] => {
     if (!isApiError(error) || error.body === undefined) return [];

@@ -185,6 +185,34 @@ const listIncludingArchived = async (
 export const shouldProbeEach = (missing: number, activeCount: number): boolean =>
   missing <= Math.max(1, Math.ceil((activeCount + missing) / ENTITY_PAGE_SIZE));
 
+/**
+ * Archived entities of the entity types in `targets` (the descriptor list leaves archived entities
+ * out, yet Cortex counts them as users of their type): one paged listing of those types with
+ * `includeArchived`, for a prune about to remove the types.
+ */
+export const fetchArchivedHolders = async (
+  targets: readonly LiveObject[],
+  ctx: { client: ApiClient },
+): Promise<LiveObject<EntityLive>[]> => {
+  const types = [...new Set(targets.filter((t) => t.kind === 'entity-type').map((t) => t.id))].sort();
+  if (types.length === 0) return [];
+  const items = await ctx.client.paginate<unknown>(
+    {
+      operation: 'list archived entities of the entity types to remove',
+      method: 'GET',
+      path: '/api/v1/catalog',
+      query: { types, includeArchived: true, includeMetadata: true, pageSize: ENTITY_PAGE_SIZE },
+    },
+    'entities',
+  );
+  const archived: LiveObject<EntityLive>[] = [];
+  for (const item of items) {
+    const parsed = summarySchema.safeParse(item);
+    if (parsed.success && parsed.data.isArchived === true) archived.push(liveFromArchivedSummary(parsed.data));
+  }
+  return archived;
+};
+
 /** Reads every live entity (see the module comment). */
 export const fetchEntityLive = async (ctx: FetchContext<EntityDescriptor>): Promise<LiveObject<EntityLive>[]> => {
   // Every entity type read before (built-in, custom), and the desired entities' own types too.
