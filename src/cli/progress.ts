@@ -95,30 +95,54 @@ export const createReadProgress = (options: {
     const pause = pausedUntil > now ? `; paused ${seconds(pausedUntil - now)} more for Retry-After` : '';
     line(`[${duration(now - startedAt)}] Reading the workspace: ${countOf(sent, 'request')} so far${pause}`);
   };
-  const tick = async (signal: AbortSignal) => {
-    while (!signal.aborted) {
-      const wait = Math.max(1, PROGRESS_EVERY_MS - (clock.now() - lastLineAt));
-      try {
-        await clock.sleep(wait, signal);
-        // A macrotask between two looks, whatever the clock's sleep does.
-        await new Promise<void>((resolve) => setImmediate(resolve));
-      } catch {
-        return;
+  /**
+   * Lines while a Retry-After pause runs (nothing else happens then): one at least every 10 s of
+   * the run's clock until the pause is over. Between pauses the reads themselves are the
+   * heartbeat (each answered request checks whether a line is due; a slow answer has the client's
+   * own `request.waiting` lines), so nothing sleeps on the run's clock in an open-ended loop.
+   */
+  let ticking = false;
+  const tickWhilePaused = async () => {
+    if (ticking || !stopTicker) return;
+    ticking = true;
+    const signal = AbortSignal.any([stopTicker.signal, ...(options.signal ? [options.signal] : [])]);
+    try {
+      while (!signal.aborted && pausedUntil > clock.now()) {
+        const now = clock.now();
+        const wait = Math.max(1, Math.min(PROGRESS_EVERY_MS - (now - lastLineAt), pausedUntil - now));
+        try {
+          await clock.sleep(wait, signal);
+          // A macrotask between two looks, whatever the clock's sleep does.
+          await new Promise<void>((resolve) => setImmediate(resolve));
+        } catch {
+          return;
+        }
+        if (!signal.aborted) heartbeat();
       }
-      if (!signal.aborted) heartbeat();
+    } finally {
+      ticking = false;
     }
   };
 
   return {
     emit(event) {
+      if (event.type === 'lease.waiting' || event.type === 'lease.taken' || event.type === 'lease.lost') {
+        // Said whether or not the reads are being reported; while it waits, these lines (at least
+        // one every 10 s) are the heartbeat, so no "Reading the workspace" line comes between them.
+        line(leaseEventLine(event) ?? event.type);
+        return;
+      }
       if (startedAt === undefined) return;
       if (event.type === 'ratelimit.paused') {
         const now = clock.now();
         const wasPaused = pausedUntil > now;
         pausedUntil = Math.max(pausedUntil, now + event.ms);
         if (!wasPaused) line(pausedLine(event.ms, 'reading'));
+        void tickWhilePaused();
       } else if (event.type === 'request.waiting') {
         line(waitingLine(event));
+      } else if (event.type === 'request') {
+        heartbeat();
       }
     },
     start(s) {
@@ -127,8 +151,6 @@ export const createReadProgress = (options: {
       startedAt = clock.now();
       lastLineAt = startedAt;
       stopTicker = new AbortController();
-      const signals = [stopTicker.signal, ...(options.signal ? [options.signal] : [])];
-      void tick(AbortSignal.any(signals));
     },
     finish() {
       stopTicker?.abort();
