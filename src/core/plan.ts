@@ -24,6 +24,7 @@ import {
 } from './model.js';
 import { orderChanges } from './order.js';
 import { countOf } from './plural.js';
+import { printable } from './printable.js';
 import { collectEdges, firstAnyway } from './plan-edges.js';
 import { withoutHeldTypes } from './prune-holds.js';
 import { reservedObjectProblem } from './reserved.js';
@@ -154,6 +155,7 @@ export function buildPlan(input: PlanInput): Plan {
     changes.push(change);
   }
 
+  if (options.sourceId === undefined) diagnostics.push(...managedElsewhereNotes(changes));
   const handOvers = planHandOvers(input, desired, live, handlerOf, diagnostics);
   const held: ObjectKey[] = [];
   // Another origin claiming this source id (or a first binding of an old record) removes nothing:
@@ -270,6 +272,16 @@ function planDesired(
       reasons.push('adopt: exists live, not yet managed by any repository');
     }
   } else if (liveObj.owner !== options.sourceId) {
+    // A run without a source id marks, records and prunes nothing: an object another source
+    // manages that its manifest matches is left alone (nothing to write, so nothing to refuse);
+    // `buildPlan` says which sources manage such objects.
+    if (
+      options.sourceId === undefined &&
+      !options.allowTakeover &&
+      liveObj.archived !== true &&
+      deepEqual(liveState, desiredState)
+    )
+      return { ...base, action: 'noop', diff: [], waitsFor: [], live: liveObj };
     adopt = true;
     if (options.allowTakeover) {
       reasons.push(`take over from \`${liveObj.owner}\``);
@@ -298,6 +310,23 @@ function planDesired(
   if (adopt) change.adopt = true;
   if (unarchive) change.unarchive = true;
   return change;
+}
+
+/**
+ * Without a source id, the unchanged objects other sources manage: one warning per source, so the
+ * plan says whose they are and why it leaves them alone (a change to them would be refused).
+ */
+function managedElsewhereNotes(changes: readonly Change[]): Diagnostic[] {
+  const bySource = new Map<string, number>();
+  for (const c of changes) {
+    const owner = c.action === 'noop' ? c.live?.owner : undefined;
+    if (owner !== undefined) bySource.set(owner, (bySource.get(owner) ?? 0) + 1);
+  }
+  return [...bySource].map(([owner, count]) => ({
+    severity: 'warning',
+    code: 'managed-elsewhere',
+    message: `${countOf(count, 'object')} declared here ${count === 1 ? 'is' : 'are'} managed by source \`${printable(owner)}\` and match${count === 1 ? 'es' : ''} ${count === 1 ? 'its manifest' : 'their manifests'}: with no source id this run leaves ${count === 1 ? 'it' : 'them'} alone; a change to ${count === 1 ? 'it' : 'them'} here would be refused (ownership-conflict) unless run as that source from its origin, or with --allow-takeover`,
+  }));
 }
 
 function planPrunes(

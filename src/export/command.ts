@@ -20,7 +20,7 @@ import { type ExportFile, type ExportScope, exportFiles } from './files.js';
 import { checkConfigSourceId, checkOutDir } from './guard.js';
 import { readWorkspaceForExport } from './read.js';
 import { manifestYaml } from './render.js';
-import { inferredSourceIdLine, ownersOf, soleOwner } from './source-id.js';
+import { inferredSourceIdLine, ownersOf, soleOwner, unclaimedSourceLine } from './source-id.js';
 import { writeExportFiles } from './write.js';
 
 export interface ExportOptions {
@@ -100,13 +100,15 @@ export const runExport = async (o: ExportOptions, io: CliIo): Promise<number> =>
       () => true,
       () => false,
     );
-    // Nothing names the directory's source id: it is written for the one source that manages
-    // what was read, so its plan shows no change (source-id.ts).
-    const inferred =
+    // Nothing names the directory's source id: the export holds what the one source that manages
+    // the objects read has, and claims that source only from the origin it is bound to (source-id.ts).
+    const sole =
       config.sourceId === undefined && fileSourceId === undefined && !hasSettings && o.only !== 'unmanaged'
         ? soleOwner(ownersOf(read.live, { kinds, includeArchived: o.includeArchived ?? false }))
         : undefined;
-    const sourceId = config.sourceId ?? inferred;
+    const recordedOrigin = sole !== undefined ? read.recordedOrigins.get(sole) : undefined;
+    const inferred = sole !== undefined && recordedOrigin === config.origin ? sole : undefined;
+    const sourceId = config.sourceId ?? sole;
     const declared = await checkOutDir({
       outDir,
       handlers: KIND_HANDLERS,
@@ -134,6 +136,7 @@ export const runExport = async (o: ExportOptions, io: CliIo): Promise<number> =>
 
     writeLine(io.stdout, summaryLine(selected.files, outDir));
     if (inferred !== undefined) writeLine(io.stdout, inferredSourceIdLine(inferred));
+    else if (sole !== undefined) writeLine(io.stdout, unclaimedSourceLine(sole, recordedOrigin, config.origin));
     if (selected.alreadyDeclared.length > 0) {
       writeLine(
         io.stdout,

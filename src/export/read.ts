@@ -51,6 +51,8 @@ export interface ExportReadInput {
 export interface ExportLive {
   live: LiveObject[];
   diagnostics: Diagnostic[];
+  /** Each source's origin as its ownership record has it (the repository that first applied it). */
+  recordedOrigins: ReadonlyMap<string, string>;
 }
 
 const handlerOf = (handlers: readonly AnyKindHandler[], kind: KindName): AnyKindHandler | undefined =>
@@ -211,5 +213,8 @@ export const readWorkspaceForExport = async (input: ExportReadInput, ctx: Engine
     }
     live.push(...edges);
   }
-  return { live, diagnostics: state.diagnostics };
+  const recordedOrigins = new Map<string, string>();
+  for (const [source, meta] of state.inventories.meta)
+    if (meta.origin !== undefined) recordedOrigins.set(source, meta.origin);
+  return { live, diagnostics: state.diagnostics, recordedOrigins };
 };

@@ -165,26 +165,36 @@ describe('export on a server whose defaults no code knows', () => {
 });
 
 describe('export without --source-id of what a repository applied', () => {
-  it('writes that source id into cortex-sync.yaml, so the plan of the export has no change', async () => {
-    emulator.reset();
+  /** Applies two entities and an edge as source `repo-x` from a folder of its own; `env` says its origin. */
+  const applyRepoX = async (env: Record<string, string>): Promise<string> => {
     const repo = await tempDir('cortex-sync-export-repo-');
-    try {
-      await writeFile(join(repo, 'cortex-sync.yaml'), 'sourceId: repo-x\n');
-      const files: Record<string, string> = {
-        '.cortex/catalog/alpha.yaml':
-          'openapi: 3.0.1\ninfo:\n  title: Alpha\n  x-cortex-tag: alpha\n  x-cortex-type: service\n',
-        '.cortex/catalog/beta.yaml':
-          'openapi: 3.0.1\ninfo:\n  title: Beta\n  x-cortex-tag: beta\n  x-cortex-type: service\n',
-        '.cortex/dependencies/alpha.yaml': 'callerTag: alpha\ndependencies:\n  - tag: beta\n',
-      };
-      for (const [path, text] of Object.entries(files)) {
-        await mkdir(dirname(join(repo, path)), { recursive: true });
-        await writeFile(join(repo, path), text);
-      }
-      expect((await cli(['apply', '--dir', '.'], { emulator, cwd: repo })).code).toBe(0);
+    await writeFile(join(repo, 'cortex-sync.yaml'), 'sourceId: repo-x\n');
+    const files: Record<string, string> = {
+      '.cortex/catalog/alpha.yaml':
+        'openapi: 3.0.1\ninfo:\n  title: Alpha\n  x-cortex-tag: alpha\n  x-cortex-type: service\n',
+      '.cortex/catalog/beta.yaml':
+        'openapi: 3.0.1\ninfo:\n  title: Beta\n  x-cortex-tag: beta\n  x-cortex-type: service\n',
+      '.cortex/dependencies/alpha.yaml': 'callerTag: alpha\ndependencies:\n  - tag: beta\n',
+    };
+    for (const [path, text] of Object.entries(files)) {
+      await mkdir(dirname(join(repo, path)), { recursive: true });
+      await writeFile(join(repo, path), text);
+    }
+    expect((await cli(['apply', '--dir', '.'], { emulator, cwd: repo, env })).code).toBe(0);
+    return repo;
+  };
+  const kinds = ['--kinds', 'entity,dependency'];
 
-      const kinds = ['--kinds', 'entity,dependency'];
-      const run = await cli(['export', '--out', out, '--only', 'all', ...kinds], { emulator, cwd: out });
+  it('from the origin the source is bound to (a checkout of the same repository): claims it, and the plan has no change', async () => {
+    emulator.reset();
+    const sameRepository = { CORTEX_SYNC_ORIGIN: 'github.com/acme/catalog' };
+    const repo = await applyRepoX(sameRepository);
+    try {
+      const run = await cli(['export', '--out', out, '--only', 'all', ...kinds], {
+        emulator,
+        cwd: out,
+        env: sameRepository,
+      });
       expect(run.stderr).not.toMatch(/error/i);
       expect(run.code).toBe(0);
       expect(await readFile(join(out, 'cortex-sync.yaml'), 'utf8')).toMatch(/^sourceId: repo-x$/m);
@@ -192,10 +202,41 @@ describe('export without --source-id of what a repository applied', () => {
       // Counts with their plural: two entities, one edge, three files.
       expect(run.stdout).toContain(`Exported 2 entities, 1 dependency in 3 files to ${out}.`);
 
-      const plan = await cli(['plan', '--dir', '.', '--detailed-exitcode'], { emulator, cwd: out });
-      expect(plan.stderr).not.toMatch(/ownership-conflict/);
+      const plan = await cli(['plan', '--dir', '.', '--detailed-exitcode'], {
+        emulator,
+        cwd: out,
+        env: sameRepository,
+      });
+      expect(plan.stderr).not.toMatch(/ownership-conflict|source-claimed|managed-elsewhere/);
       expect(plan.code).toBe(0);
       expect(plan.stdout).toContain('No changes.');
+    } finally {
+      await removeDir(repo);
+    }
+  });
+
+  it('from anywhere else: claims nothing, says whose the objects are, and the plan shows them unchanged and left alone', async () => {
+    emulator.reset();
+    const repo = await applyRepoX({});
+    try {
+      const run = await cli(['export', '--out', out, '--only', 'all', ...kinds], { emulator, cwd: out });
+      expect(run.code).toBe(0);
+      expect(run.stdout).toContain(`Exported 2 entities, 1 dependency in 3 files to ${out}.`);
+      await expect(readFile(join(out, 'cortex-sync.yaml'), 'utf8')).rejects.toThrow(/ENOENT/);
+      expect(run.stdout).toMatch(
+        /managed by source `repo-x`, bound to origin `path:.*`; this directory \(origin `path:.*`\) does not claim it.*--source-id repo-x --allow-takeover/,
+      );
+
+      const plan = await cli(['plan', '--dir', '.', '--detailed-exitcode'], { emulator, cwd: out });
+      expect(plan.stderr).not.toMatch(/^error/m);
+      expect(plan.stderr).toMatch(/^warning: 3 objects declared here are managed by source `repo-x`/m);
+      expect(plan.code).toBe(0);
+      expect(plan.stdout).toContain('No changes.');
+      // Claiming the source from here is refused: the repository that applied it keeps it.
+      await writeFile(join(out, 'cortex-sync.yaml'), 'sourceId: repo-x\n');
+      const claimed = await cli(['plan', '--dir', '.'], { emulator, cwd: out });
+      expect(claimed.code).toBe(1);
+      expect(claimed.stderr).toMatch(/source-claimed/);
     } finally {
       await removeDir(repo);
     }
