@@ -138,7 +138,9 @@ describe('apply confirmation on a terminal', () => {
     });
     expect(run.code).toBe(1);
     expect(run.stdout).toContain('create entity/confirm-no-0');
-    expect(run.stderr).toMatch(/Apply cancelled: no change was applied; the only writes were \d+ requests? to the apply lease record/);
+    expect(run.stderr).toMatch(
+      /Apply cancelled: no change was applied; the only writes were \d+ requests? to the apply lease record/,
+    );
     // Nothing was applied: the next plan still creates the service.
     const after = await cli(['plan', '--output', 'json'], {
       cwd: dir,
