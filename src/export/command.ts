@@ -15,7 +15,7 @@ import { CONFIG_FILE, readConfigFile, resolveConfig } from '../engine/config.js'
 import { type EngineContext, NO_EVENTS, systemClock } from '../engine/context.js';
 import { KIND_HANDLERS } from '../kinds/registry.js';
 import { renderDiagnostics } from '../render/index.js';
-import { type CliIo, useColor, writeLine } from '../cli/io.js';
+import { type CliIo, useColor, writeLine } from '../runtime-io/io.js';
 import { type ExportFile, type ExportScope, exportFiles } from './files.js';
 import { checkConfigSourceId, checkOutDir } from './guard.js';
 import { readWorkspaceForExport } from './read.js';

@@ -11,7 +11,7 @@ import type { Command } from 'commander';
 import { hasErrors } from '../core/model.js';
 import { printable } from '../core/printable.js';
 import { MAPPINGS_KEY, mappingsOfInfo, routeWebhookPayload } from '../core/webhook-routing.js';
-import { type CliIo, manifestRootProblems, manifestText, useColor, writeLine } from '../cli/io.js';
+import { type CliIo, manifestRootProblems, manifestText, useColor, writeLine } from '../runtime-io/io.js';
 import { createJqEvaluator } from '../emulator/jq.js';
 import { validateManifests } from '../engine/reconcile.js';
 import type { EntityDescriptor } from '../kinds/entity/schema.js';
