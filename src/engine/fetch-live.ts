@@ -4,31 +4,47 @@
  * comes from the inventories. Only GET requests.
  */
 import type { ApiClient } from '../api/types.js';
-import { isApiError } from '../core/errors.js';
 import { type DesiredObject, type Diagnostic, type KindName, type LiveObject, objectKey } from '../core/model.js';
-import type { AnyKindHandler } from '../kinds/types.js';
+import type { AnyKindHandler, AnyReadOnlyKind } from '../kinds/types.js';
 import { emptyInventoryIndex, INVENTORY_ENTITY_TYPE, type InventoryIndex, readInventories } from './inventory.js';
 
 export interface LiveState {
+  /** The live objects of the managed kinds. */
   live: LiveObject[];
   inventories: InventoryIndex;
   inventoryTypeExists: boolean;
-  /** Scorecard tags, when references need them and the list could be read. */
-  scorecards?: string[];
+  /** Live objects of the kinds only read that a manifest references (for reference checks only). */
+  referenced: LiveObject[];
+  /** Kinds only read that a manifest references but that could not be read (a warning says so). */
+  unreadable: Set<KindName>;
   diagnostics: Diagnostic[];
 }
 
-const readScorecards = async (client: ApiClient): Promise<string[] | undefined> => {
-  try {
-    const cards = await client.paginate<{ tag?: unknown }>(
-      { operation: 'list scorecards', method: 'GET', path: '/api/v1/scorecards', query: { pageSize: 1000 } },
-      'scorecards',
-    );
-    return cards.map((c) => c.tag).filter((t): t is string => typeof t === 'string');
-  } catch (error) {
-    if (isApiError(error) && (error.status === 403 || error.status === 404)) return undefined;
-    throw error;
+/**
+ * The kinds only read that some desired object references, read (in parallel with everything
+ * else): what they hold, and which could not be read (each with its warning).
+ */
+const readReferenced = async (
+  client: ApiClient,
+  handlers: readonly AnyKindHandler[],
+  readOnly: readonly AnyReadOnlyKind[],
+  desired: readonly DesiredObject[],
+): Promise<{ live: LiveObject[]; unreadable: Set<KindName>; diagnostics: Diagnostic[] }> => {
+  const byKind = new Map(handlers.map((h) => [h.kind, h]));
+  const named = new Set<KindName>();
+  for (const obj of desired) for (const ref of byKind.get(obj.kind)?.references(obj) ?? []) named.add(ref.kind);
+  const reads = await Promise.all(
+    readOnly.filter((k) => named.has(k.kind)).map(async (k) => ({ k, read: await k.readLive({ client }) })),
+  );
+  const out = { live: [] as LiveObject[], unreadable: new Set<KindName>(), diagnostics: [] as Diagnostic[] };
+  for (const { k, read } of reads) {
+    if ('live' in read) out.live.push(...read.live);
+    else {
+      out.unreadable.add(k.kind);
+      out.diagnostics.push(read.unreadable);
+    }
   }
+  return out;
 };
 
 /**
@@ -64,10 +80,11 @@ const readHolders = async (
 export const fetchLiveState = async (input: {
   client: ApiClient;
   handlers: readonly AnyKindHandler[];
+  /** Kinds only read: those the desired objects reference are read too (`referenced`). */
+  readOnlyKinds?: readonly AnyReadOnlyKind[];
   desired: readonly DesiredObject[];
   /** Undefined when the run has no source id (nothing is owned: objects are left unmarked). */
   sourceId: string | undefined;
-  needScorecards: boolean;
   /**
    * Read what still holds the objects of this source that have no manifest (kinds'
    * `fetchHolders`), so a plan knows what a prune would keep. `export` does not need it.
@@ -94,13 +111,13 @@ export const fetchLiveState = async (input: {
       .filter((key) => key.startsWith(`${kind}/`))
       .map((key) => key.slice(kind.length + 1));
 
-  const [perKind, scorecards] = await Promise.all([
+  const [perKind, referenced] = await Promise.all([
     Promise.all(
       handlers
         .filter((h) => h !== typeHandler)
         .map((h) => h.fetchLive({ client, desired: desiredOf(h.kind), managedIds: managedIdsOf(h.kind), readBefore })),
     ),
-    input.needScorecards ? readScorecards(client) : Promise.resolve(undefined),
+    readReferenced(client, handlers, input.readOnlyKinds ?? [], desired),
   ]);
 
   const live = [...readBefore, ...perKind.flat()];
@@ -127,18 +144,13 @@ export const fetchLiveState = async (input: {
       message: `${conflict.key} is listed in the inventories of several sources: ${conflict.sources.join(', ')}`,
     });
   }
-  if (input.needScorecards && scorecards === undefined) {
-    diagnostics.push({
-      severity: 'warning',
-      code: 'scorecards-unreadable',
-      message: 'the scorecard list could not be read (permission or feature); Initiative scorecards were not checked',
-    });
-  }
+  diagnostics.push(...referenced.diagnostics);
   return {
     live,
     inventories,
     inventoryTypeExists,
-    ...(scorecards !== undefined ? { scorecards } : {}),
+    referenced: referenced.live,
+    unreadable: referenced.unreadable,
     diagnostics,
   };
 };

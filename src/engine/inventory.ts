@@ -11,8 +11,9 @@ import { stringify } from 'yaml';
 import { z } from 'zod';
 import type { ApiClient } from '../api/types.js';
 import { encodePathSegment } from '../api/types.js';
-import { RECORD_ENTITY_TYPE } from '../core/reserved.js';
-import { KIND_NAMES, type KindName, type ObjectKey, objectKey } from '../core/model.js';
+import { type KindName, type ObjectKey, objectKey } from '../core/model.js';
+import { RECORD_ENTITY_TYPE } from '../kinds/entity/records/names.js';
+import { KIND_NAMES } from '../kinds/registry.js';
 
 export const INVENTORY_ENTITY_TYPE = RECORD_ENTITY_TYPE;
 
@@ -100,7 +101,7 @@ const isKindName = (value: string): value is KindName => (KIND_NAMES as readonly
  * Indexes the inventory records read from the workspace. Only the record at the exact tag of a
  * source id (`inventoryTag(source)`) counts as that source's inventory: anyone who can create an
  * entity can write one claiming any source, but the tag is deterministic and a manifest may not
- * declare it (see `core/reserved.ts`), so a record elsewhere is listed in `ignored`, not trusted.
+ * declare it (see the entity kind's `reservedFor`), so a record elsewhere is listed in `ignored`, not trusted.
  */
 export const indexInventories = (descriptors: readonly unknown[], ownSource: string | undefined): InventoryIndex => {
   const index = emptyInventoryIndex();

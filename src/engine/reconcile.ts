@@ -21,8 +21,9 @@ import { buildPlan } from '../core/plan.js';
 import { checkReferences } from '../core/references.js';
 import { printable } from '../core/printable.js';
 import { sourceBinding } from '../core/source-binding.js';
-import { createKindHandlers, handlerFor, KIND_HANDLERS } from '../kinds/registry.js';
-import type { AnyKindHandler } from '../kinds/types.js';
+import { applyOrder } from '../kinds/order.js';
+import { KIND_HANDLERS, kindsFor, READ_ONLY_KINDS } from '../kinds/registry.js';
+import type { AnyKindHandler, AnyReadOnlyKind } from '../kinds/types.js';
 import { loadManifests } from '../source/load.js';
 import type { ManifestCache } from '../source/manifest-cache.js';
 import type { SyncConfig } from './config.js';
@@ -71,7 +72,8 @@ export const validateManifests = async (
   if (ctx.signal.aborted) throw new InterruptedError();
   const loaded = await loadManifests(dir, handlers);
   const diagnostics = [...loaded.diagnostics];
-  if (!hasErrors(diagnostics)) diagnostics.push(...checkReferences({ desired: loaded.objects, handlers }));
+  if (!hasErrors(diagnostics))
+    diagnostics.push(...checkReferences({ desired: loaded.objects, handlers: [...handlers, ...READ_ONLY_KINDS] }));
   return { objects: loaded.objects, files: loaded.files, diagnostics };
 };
 
@@ -79,7 +81,10 @@ export interface ReconcileInput {
   config: SyncConfig;
   mode: 'plan' | 'apply';
   planLog?: PlanLogSink;
+  /** The managed kinds (default: the registry's, configured with `config`); ordered by what they reference. */
   handlers?: readonly AnyKindHandler[];
+  /** The kinds only read (default: the registry's). */
+  readOnlyKinds?: readonly AnyReadOnlyKind[];
   /**
    * Apply mode: called with the plan that is about to be applied (one with no errors), before
    * anything is written; `false` ends the run as `planned`. The CLI shows the plan and asks here.
@@ -153,14 +158,15 @@ const run = async (
 ): Promise<ReconcileResult> => {
   const { config } = input;
   const client = withSignal(ctx.client, ctx.signal);
-  // Kind-specific settings go to the kinds' own factories, not through the shared contract.
-  const handlers =
-    input.handlers ??
-    createKindHandlers({
-      'entity-type': { forceSchema: config.forceEntityTypeSchema },
-      entity: { pruneAction: config.pruneEntities },
-    });
-  const lookup = (kind: AnyKindHandler['kind']) => handlers.find((h) => h.kind === kind) ?? handlerFor(kind);
+  // Each kind reads its own settings from the configuration (`configure`).
+  const handlers = applyOrder(input.handlers ?? kindsFor(config));
+  const readOnlyKinds = input.readOnlyKinds ?? READ_ONLY_KINDS;
+  const byKind = new Map(handlers.map((h) => [h.kind, h]));
+  const lookup = (kind: AnyKindHandler['kind']): AnyKindHandler => {
+    const handler = byKind.get(kind);
+    if (!handler) throw new Error(`no handler for kind ${kind}`);
+    return handler;
+  };
   // Without a source id (not a git checkout, none configured) plan and apply still work: nothing
   // is marked, adopted or recorded, and --prune is refused by the planner.
   const sourceId = config.sourceId || undefined;
@@ -173,12 +179,7 @@ const run = async (
   const desired = loaded.objects;
   if (ctx.signal.aborted) throw new InterruptedError();
 
-  const needScorecards = desired.some((o) =>
-    lookup(o.kind)
-      .references(o)
-      .some((r) => r.kind === 'scorecard'),
-  );
-  const state = await fetchLiveState({ client, handlers, desired, sourceId, needScorecards, holders: true });
+  const state = await fetchLiveState({ client, handlers, readOnlyKinds, desired, sourceId, holders: true });
   // The source id's binding to the origin that first applied it: another origin claiming it
   // removes, changes and takes over nothing (core/source-binding.ts).
   const recordedMeta = sourceId !== undefined ? state.inventories.meta.get(sourceId) : undefined;
@@ -196,9 +197,9 @@ const run = async (
       : undefined;
   const referenceDiagnostics = checkReferences({
     desired,
-    live: state.live,
-    handlers,
-    ...(state.scorecards ? { scorecards: state.scorecards } : {}),
+    live: [...state.live, ...state.referenced],
+    handlers: [...handlers, ...readOnlyKinds],
+    unreadable: state.unreadable,
   });
   const plan = buildPlan({
     desired,
@@ -264,6 +265,7 @@ const run = async (
     pendingCreates,
     typeExists: state.inventoryTypeExists,
     lookup,
+    kindOrder: handlers.map((h) => h.kind),
   });
   return { status: 'applied', plan, diagnostics, report };
 };
@@ -284,6 +286,7 @@ const applyPlan = async (
     pendingCreates: PendingCreates | undefined;
     typeExists: boolean;
     lookup: (kind: AnyKindHandler['kind']) => AnyKindHandler;
+    kindOrder: readonly string[];
   },
 ): Promise<ApplyReport> => {
   const { config } = input;
@@ -339,6 +342,7 @@ const applyPlan = async (
     {
       changes: run.plan.changes,
       handlerFor: run.lookup,
+      kindOrder: run.kindOrder,
       options: {
         ...(sourceId !== undefined ? { sourceId } : {}),
         ...(run.pendingCreates ? { pendingCreates: run.pendingCreates } : {}),

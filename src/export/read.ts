@@ -15,7 +15,6 @@ import { encodePathSegment } from '../api/types.js';
 import { InterruptedError } from '../core/errors.js';
 import { countOf } from '../core/plural.js';
 import {
-  BUILT_IN_ENTITY_TYPES,
   type DesiredObject,
   type Diagnostic,
   type JsonObject,
@@ -31,6 +30,7 @@ import type { LiveDependency } from '../kinds/dependency/schema.js';
 import { readOwnershipMarker } from '../kinds/entity/ownership.js';
 import type { EntityLive } from '../kinds/entity/live.js';
 import type { AnyKindHandler } from '../kinds/types.js';
+import { BUILT_IN_ENTITY_TYPES } from '../kinds/shared/built-in-entity-types.js';
 
 /** Callers whose edges are read between two progress reports. */
 export const CALLERS_PER_CHUNK = 50;
@@ -189,7 +189,6 @@ export const readWorkspaceForExport = async (input: ExportReadInput, ctx: Engine
     handlers: handlers.filter((h) => read.has(h.kind)),
     desired: [],
     sourceId: input.sourceId,
-    needScorecards: false,
   });
   const live = [...state.live];
 

@@ -93,7 +93,6 @@ beforeAll(async () => {
     handlers: KIND_HANDLERS,
     desired: [],
     sourceId: SOURCE,
-    needScorecards: false,
   });
   const files: Record<string, string> = {};
   for (const handler of KIND_HANDLERS) {
