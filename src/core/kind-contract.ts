@@ -159,6 +159,12 @@ export interface KindModel<S = unknown, L = unknown> extends KindMeta {
    * an API path): the loader does not warn about look-alike ids of this kind.
    */
   readonly idsMayLookAlike?: boolean;
+  /**
+   * The parts of a declared object this source's manifest sets (an entity's descriptor keys:
+   * `info.title`, `info.x-cortex-owners`), as the ownership record keeps them: another source may
+   * set the rest of the same object. Kinds whose objects are wholly one source's leave it out.
+   */
+  managedKeys?(obj: DesiredObject<S>): string[];
   /** What an inbound custom webhook matches a declared object of this kind by (entities: tag and mappings). */
   webhookTarget?(obj: DesiredObject<S>): RoutableEntity | undefined;
   /** Canonical comparable form of a manifest: equal to `liveState` ⇔ nothing to do. */

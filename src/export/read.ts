@@ -24,7 +24,7 @@ import {
 } from '../core/model.js';
 import type { EngineContext } from '../engine/context.js';
 import { fetchLiveState } from '../engine/fetch-live.js';
-import { INVENTORY_ENTITY_TYPE } from '../engine/inventory.js';
+import { INVENTORY_ENTITY_TYPE } from '../kinds/entity/records/inventory.js';
 import { descriptorEdgeKeys, edgeKeyOf } from '../kinds/dependency/to-manifest.js';
 import type { LiveDependency } from '../kinds/dependency/schema.js';
 import { readOwnershipMarker } from '../kinds/entity/ownership.js';
@@ -187,6 +187,7 @@ export const readWorkspaceForExport = async (input: ExportReadInput, ctx: Engine
   const state = await fetchLiveState({
     client: ctx.client,
     handlers: handlers.filter((h) => read.has(h.kind)),
+    recordKinds: new Set(handlers.map((h) => h.kind)),
     desired: [],
     sourceId: input.sourceId,
   });

@@ -3,7 +3,7 @@ import { type ApiClient, type ApiRequest, emptyClientStats } from '../../src/api
 import { ApiError } from '../../src/core/errors.js';
 import type { KindName, LiveObject } from '../../src/core/model.js';
 import { fetchLiveState } from '../../src/engine/fetch-live.js';
-import { INVENTORY_ENTITY_TYPE, inventoryTag } from '../../src/engine/inventory.js';
+import { INVENTORY_ENTITY_TYPE, inventoryTag } from '../../src/kinds/entity/records/inventory.js';
 import type { AnyKindHandler, FetchContext } from '../../src/kinds/types.js';
 import { READ_ONLY_KINDS } from '../../src/kinds/registry.js';
 import { desired } from '../core/fakes.js';
@@ -86,7 +86,7 @@ describe('fetchLiveState', () => {
       'catalog-page/ui-made': undefined,
       'catalog-page/shared': 'repo-a',
     });
-    expect(state.inventoryTypeExists).toBe(true);
+    expect(client.paged).toContain('/api/v1/catalog/descriptors');
     expect(seen['catalog-page']?.managedIds).toEqual(['home', 'shared', 'deleted-live']);
     expect(seen['entity']?.readBefore.map((o) => o.id)).toContain('database');
     expect(seen['entity']?.readBefore.map((o) => o.id)).not.toContain(INVENTORY_ENTITY_TYPE);
@@ -114,7 +114,6 @@ describe('fetchLiveState', () => {
       desired: [],
       sourceId: 'repo-a',
     });
-    expect(state.inventoryTypeExists).toBe(false);
     expect(client.paged).toEqual([]);
     expect(state.live.find((o) => o.id === 'home')?.owner).toBeUndefined();
   });

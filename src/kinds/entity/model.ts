@@ -53,6 +53,16 @@ const liveEntityState = (obj: LiveObject<EntityLive>): JsonValue => {
 const isLive = (obj: DesiredObject<EntityDescriptor> | LiveObject<EntityLive>): obj is LiveObject<EntityLive> =>
   !('spec' in obj);
 
+/**
+ * The keys of a descriptor its manifest sets: each key of `info` as `info.<key>`, and each other
+ * top-level key but the OpenAPI version (`paths`); sorted. The ownership marker is cortex-sync's.
+ */
+const descriptorKeys = (obj: DesiredObject<EntityDescriptor>): string[] => {
+  const top = Object.keys(obj.spec).filter((k) => k !== 'info' && k !== 'openapi');
+  const info = Object.keys(obj.spec.info).map((k) => `info.${k}`);
+  return [...top, ...info].sort();
+};
+
 /** The entity type of an entity, desired or live. */
 const typeOfEntity = (obj: DesiredObject<EntityDescriptor> | LiveObject<EntityLive>): string => {
   if (!isLive(obj)) return entityTypeOfDescriptor(obj.spec).trim();
@@ -83,6 +93,7 @@ export const createEntityModel = (
   entityTypeOf: typeOfEntity,
   reservedFor: (obj) => reservedEntity(obj.id, typeOfEntity(obj)),
   webhookTarget: (obj) => ({ tag: obj.id, mappings: mappingsOfInfo(obj.spec.info) }),
+  managedKeys: descriptorKeys,
   desiredState: (obj) => canonicalDescriptor(obj.spec),
   liveState: liveEntityState,
   ownershipOnObject: true,
