@@ -18,7 +18,7 @@ import { renderDiagnostics } from '../render/index.js';
 import { type CliIo, useColor, writeLine } from '../runtime-io/io.js';
 import { type ExportFile, type ExportScope, exportFiles } from './files.js';
 import { checkConfigSourceId, checkOutDir } from './guard.js';
-import { readWorkspaceForExport } from './read.js';
+import { readWorkspaceForExport } from '../engine/export-read.js';
 import { manifestYaml } from './render.js';
 import { inferredSourceIdLine, ownersOf, soleOwner, unclaimedSourceLine } from './source-id.js';
 import { writeExportFiles } from './write.js';
