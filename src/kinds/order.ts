@@ -8,11 +8,16 @@ import type { KindName } from '../core/model.js';
 
 /**
  * `kinds` in apply order (see the module comment). A reference to a kind not in `kinds` (one that
- * is only read) or to itself orders nothing. Throws when kinds reference each other in a cycle:
- * no order would let every write follow what it references (a bug of the registry).
+ * is only read) or to itself orders nothing. Throws when kinds reference each other in a cycle
+ * (no order would let every write follow what it references) or when two kinds share a name (a
+ * plan could not tell their objects apart): bugs of the registry, or of whoever adds a kind.
  */
 export const applyOrder = <K extends KindMeta>(kinds: readonly K[]): K[] => {
   const names = new Set<KindName>(kinds.map((k) => k.kind));
+  if (names.size !== kinds.length) {
+    const twice = kinds.map((k) => k.kind).filter((name, i, all) => all.indexOf(name) !== i);
+    throw new Error(`two kinds are named ${[...new Set(twice)].join(', ')}`);
+  }
   const placed = new Set<KindName>();
   const ordered: K[] = [];
   const waiting = [...kinds];

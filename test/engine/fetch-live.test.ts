@@ -118,6 +118,23 @@ describe('fetchLiveState', () => {
     expect(state.live.find((o) => o.id === 'home')?.owner).toBeUndefined();
   });
 
+  it('reads what other reads use first, without naming a kind, and never hangs on uses that form a cycle', async () => {
+    const seen: Partial<Record<KindName, FetchContext>> = {};
+    const client = listClient([], []);
+    const state = await fetchLiveState({
+      client,
+      handlers: [
+        liveKind('widgets', ['w1'], seen, { fetchUses: ['gadgets'] }),
+        liveKind('gadgets', ['g1'], seen, { fetchUses: ['widgets'] }),
+        liveKind('pages', ['p1'], seen, { fetchUses: ['widgets'] }),
+      ],
+      desired: [],
+      sourceId: 'repo-a',
+    });
+    expect(state.live.map((o) => o.id).sort()).toEqual(['g1', 'p1', 'w1']);
+    expect(seen['pages']?.readBefore.map((o) => o.id).sort()).toEqual(['g1', 'w1']);
+  });
+
   it('scorecards: listed when needed; a 403 is a warning, any other failure stops the plan', async () => {
     // An Initiative that names a scorecard: the kind only read is read because of it.
     const naming = {

@@ -20,6 +20,7 @@ import { reconcile } from '../../../src/engine/reconcile.js';
 import { type RunningEmulator, startEmulator } from '../../../src/emulator/server.js';
 import {
   DECLARATIONS_BUDGET_BYTES,
+  indexInventories,
   inventoryDescriptor,
   inventoryTag,
   readInventories,
@@ -114,6 +115,30 @@ describe('the record format', () => {
   };
   const definitionOf = (text: string) =>
     (parse(text) as { info: Record<string, Record<string, unknown>> }).info['x-cortex-definition'] ?? {};
+
+  it('declarations edited by hand or broken never cost the objects: out-of-range, misaligned or malformed ones are unknown', () => {
+    const record = (declared: unknown) => ({
+      info: {
+        'x-cortex-tag': inventoryTag(SOURCE),
+        'x-cortex-definition': { source: SOURCE, objects: { entity: ['a', 'b'], 'catalog-page': ['home'] }, declared },
+      },
+    });
+    const read = (declared: unknown) => indexInventories([record(declared)], SOURCE);
+    const outOfRange = read({ files: ['a.yaml'], keys: [], objects: { entity: [[7, 9], [0]], 'catalog-page': [[0]] } });
+    expect(outOfRange.bySource.get(SOURCE)?.size).toBe(3);
+    expect(Object.fromEntries(outOfRange.declared.get(SOURCE) ?? [])).toEqual({
+      'entity/a': {},
+      'entity/b': { file: 'a.yaml' },
+      'catalog-page/home': { file: 'a.yaml' },
+    });
+    const misaligned = read({ files: ['a.yaml'], objects: { entity: [[0]], 'catalog-page': [[0]] } });
+    expect([...(misaligned.declared.get(SOURCE)?.keys() ?? [])]).toEqual(['catalog-page/home']);
+    for (const broken of ['text', 42, { files: 'a.yaml' }, { files: [], objects: { entity: ['x', 'y'] } }]) {
+      const index = read(broken);
+      expect(index.bySource.get(SOURCE)?.size, JSON.stringify(broken)).toBe(3);
+      expect(index.declared.get(SOURCE)?.size).toBe(0);
+    }
+  });
 
   it('10,000 entities with their files and keys stay under the API 2 MB body limit, declarations kept', () => {
     const { many, where } = entities(10_000);
