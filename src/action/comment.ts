@@ -4,7 +4,8 @@
  * diff. Every id, file name, field path, value and message goes through `untrusted.ts`. Cut to `limit` characters (GitHub's comment limit is 65,536)
  * with a pointer to the job summary, which gets the same rendering with a far larger limit.
  */
-import { type Change, type Diagnostic, type FieldDiff, KIND_NAMES, type KindName, type Plan } from '../core/model.js';
+import type { Change, Diagnostic, FieldDiff, KindName, Plan } from '../core/model.js';
+import { KIND_NAMES } from '../kinds/registry.js';
 import { countOf } from '../core/plural.js';
 import { locationOf, sortDiagnostics } from '../render/diagnostics.js';
 import { scopeMarkdown } from '../render/markdown.js';

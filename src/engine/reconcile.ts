@@ -21,22 +21,19 @@ import { buildPlan } from '../core/plan.js';
 import { checkReferences } from '../core/references.js';
 import { printable } from '../core/printable.js';
 import { sourceBinding } from '../core/source-binding.js';
-import { createKindHandlers, handlerFor, KIND_HANDLERS } from '../kinds/registry.js';
-import type { AnyKindHandler } from '../kinds/types.js';
+import { applyOrder } from '../kinds/order.js';
+import { KIND_HANDLERS, kindsFor, READ_ONLY_KINDS } from '../kinds/registry.js';
+import type { AnyKindHandler, AnyReadOnlyKind } from '../kinds/types.js';
 import { loadManifests } from '../source/load.js';
 import type { ManifestCache } from '../source/manifest-cache.js';
 import type { SyncConfig } from './config.js';
 import type { EngineContext } from './context.js';
 import { executePlan } from './executor.js';
 import { fetchLiveState } from './fetch-live.js';
-import {
-  inventoryTag,
-  ownInventoryOf,
-  type RecordMeta,
-  tagSharedWith,
-  trackedKinds,
-  writeInventory,
-} from './inventory.js';
+import { OWNERSHIP_STORE } from '../kinds/ownership.js';
+import { ownInventoryOf, sharedRecordWith } from '../ownership/index-records.js';
+import type { OwnershipSnapshot, OwnershipStore, RecordMeta } from '../ownership/store.js';
+import { declarationsFor, trackedKinds } from './ownership-record.js';
 import { deleteScopeOf } from './delete-scope.js';
 import { applyUnderLease, leaseSettingsFor, newHolderName, withLoggedLease } from './lease.js';
 import {
@@ -71,7 +68,8 @@ export const validateManifests = async (
   if (ctx.signal.aborted) throw new InterruptedError();
   const loaded = await loadManifests(dir, handlers);
   const diagnostics = [...loaded.diagnostics];
-  if (!hasErrors(diagnostics)) diagnostics.push(...checkReferences({ desired: loaded.objects, handlers }));
+  if (!hasErrors(diagnostics))
+    diagnostics.push(...checkReferences({ desired: loaded.objects, handlers: [...handlers, ...READ_ONLY_KINDS] }));
   return { objects: loaded.objects, files: loaded.files, diagnostics };
 };
 
@@ -79,7 +77,12 @@ export interface ReconcileInput {
   config: SyncConfig;
   mode: 'plan' | 'apply';
   planLog?: PlanLogSink;
+  /** The managed kinds (default: the registry's, configured with `config`); ordered by what they reference. */
   handlers?: readonly AnyKindHandler[];
+  /** The kinds only read (default: the registry's). */
+  readOnlyKinds?: readonly AnyReadOnlyKind[];
+  /** Where the engine keeps its ownership records and lease (default: the registry's store). */
+  ownership?: OwnershipStore;
   /**
    * Apply mode: called with the plan that is about to be applied (one with no errors), before
    * anything is written; `false` ends the run as `planned`. The CLI shows the plan and asks here.
@@ -110,12 +113,14 @@ export const reconcile = async (input: ReconcileInput, ctx: EngineContext): Prom
   // short grace to start, never a long Retry-After pause.
   const runCtx: EngineContext = { ...ctx, client: boundAfterStop(ctx, STOP_GRACE_MS) };
   try {
+    const store = input.ownership ?? OWNERSHIP_STORE;
     const lease = {
       mode: input.mode,
       sourceId: config.sourceId,
       settings: leaseSettingsFor(config, newHolderName()),
+      store: store.lease,
     };
-    const leaseCtx = withLoggedLease(runCtx, config.sourceId, input.planLog);
+    const leaseCtx = withLoggedLease(runCtx, config.sourceId, input.planLog, store.lease);
     // Once another apply takes the lease (--break-lease), no further change starts.
     const result = await applyUnderLease(lease, leaseCtx, hasWork, (mode, pending, lost) =>
       run({ ...input, mode }, lost ? { ...runCtx, signal: AbortSignal.any([runCtx.signal, lost]) } : runCtx, pending),
@@ -153,14 +158,16 @@ const run = async (
 ): Promise<ReconcileResult> => {
   const { config } = input;
   const client = withSignal(ctx.client, ctx.signal);
-  // Kind-specific settings go to the kinds' own factories, not through the shared contract.
-  const handlers =
-    input.handlers ??
-    createKindHandlers({
-      'entity-type': { forceSchema: config.forceEntityTypeSchema },
-      entity: { pruneAction: config.pruneEntities },
-    });
-  const lookup = (kind: AnyKindHandler['kind']) => handlers.find((h) => h.kind === kind) ?? handlerFor(kind);
+  // Each kind reads its own settings from the configuration (`configure`).
+  const handlers = applyOrder(input.handlers ?? kindsFor(config));
+  const readOnlyKinds = input.readOnlyKinds ?? READ_ONLY_KINDS;
+  const store = input.ownership ?? OWNERSHIP_STORE;
+  const byKind = new Map(handlers.map((h) => [h.kind, h]));
+  const lookup = (kind: AnyKindHandler['kind']): AnyKindHandler => {
+    const handler = byKind.get(kind);
+    if (!handler) throw new Error(`no handler for kind ${kind}`);
+    return handler;
+  };
   // Without a source id (not a git checkout, none configured) plan and apply still work: nothing
   // is marked, adopted or recorded, and --prune is refused by the planner.
   const sourceId = config.sourceId || undefined;
@@ -173,12 +180,7 @@ const run = async (
   const desired = loaded.objects;
   if (ctx.signal.aborted) throw new InterruptedError();
 
-  const needScorecards = desired.some((o) =>
-    lookup(o.kind)
-      .references(o)
-      .some((r) => r.kind === 'scorecard'),
-  );
-  const state = await fetchLiveState({ client, handlers, desired, sourceId, needScorecards, holders: true });
+  const state = await fetchLiveState({ client, handlers, store, readOnlyKinds, desired, sourceId, holders: true });
   // The source id's binding to the origin that first applied it: another origin claiming it
   // removes, changes and takes over nothing (core/source-binding.ts).
   const recordedMeta = sourceId !== undefined ? state.inventories.meta.get(sourceId) : undefined;
@@ -196,9 +198,9 @@ const run = async (
       : undefined;
   const referenceDiagnostics = checkReferences({
     desired,
-    live: state.live,
-    handlers,
-    ...(state.scorecards ? { scorecards: state.scorecards } : {}),
+    live: [...state.live, ...state.referenced],
+    handlers: [...handlers, ...readOnlyKinds],
+    unreadable: state.unreadable,
   });
   const plan = buildPlan({
     desired,
@@ -225,7 +227,7 @@ const run = async (
     sourceId === undefined
       ? undefined
       : {
-          id: inventoryTag(sourceId),
+          id: store.recordId(sourceId),
           sourceId,
           previous: new Set<ObjectKey>(previousKeys ?? []),
           recordExists: previousKeys !== undefined,
@@ -233,15 +235,17 @@ const run = async (
           live: new Set(state.live.map((o) => objectKey(o.kind, o.id))),
           previousMeta: recordedMeta ?? {},
           meta: recordMetaOf(config),
+          declared: declarationsFor(desired, handlers, state.inventories.declared.get(sourceId)),
         };
   const handedOver = (plan.handOvers ?? []).map((h) => objectKey(h.kind, h.id));
   plan.inventory = steps ? plannedInventoryWrites(steps, plan.changes, handedOver) : [];
-  const sharedTag = sourceId !== undefined ? tagSharedWith(state.inventories, sourceId) : undefined;
+  const sharedTag =
+    sourceId !== undefined ? sharedRecordWith(state.inventories, sourceId, (s) => store.recordId(s)) : undefined;
   if (sharedTag !== undefined)
     plan.diagnostics.push({
       severity: 'error',
       code: 'source-claimed',
-      message: `source id \`${printable(sourceId ?? '')}\` has the same ownership-record tag as source \`${printable(sharedTag)}\` (\`${inventoryTag(sharedTag)}\`): writing its record would replace that source's; choose another source id`,
+      message: `source id \`${printable(sourceId ?? '')}\` has the same ownership-record tag as source \`${printable(sharedTag)}\` (\`${store.recordId(sharedTag)}\`): writing its record would replace that source's; choose another source id`,
     });
   if (!config.prune && sourceId !== undefined && binding?.state !== 'claimed') {
     const ownInventory = ownInventoryOf(state.inventories, sourceId);
@@ -262,8 +266,9 @@ const run = async (
     steps,
     sourceId,
     pendingCreates,
-    typeExists: state.inventoryTypeExists,
+    ownership: state.ownership,
     lookup,
+    kindOrder: handlers.map((h) => h.kind),
   });
   return { status: 'applied', plan, diagnostics, report };
 };
@@ -282,15 +287,16 @@ const applyPlan = async (
     steps: InventoryStepsInput | undefined;
     sourceId: string | undefined;
     pendingCreates: PendingCreates | undefined;
-    typeExists: boolean;
+    /** The records as read, which write this source's record. */
+    ownership: OwnershipSnapshot;
     lookup: (kind: AnyKindHandler['kind']) => AnyKindHandler;
+    kindOrder: readonly string[];
   },
 ): Promise<ApplyReport> => {
   const { config } = input;
   const { sourceId, steps } = run;
   const log = input.planLog ?? NO_LOG;
   const inventory: InventoryWriteResult[] = [];
-  let typeExists = run.typeExists;
   let writes = 0;
 
   const writeRecord = async (write: InventoryWrite, keys: ReadonlySet<ObjectKey>, signal?: AbortSignal) => {
@@ -301,8 +307,13 @@ const applyPlan = async (
       log,
     );
     try {
-      if (sourceId !== undefined) await writeInventory(sent.client, sourceId, keys, typeExists, steps?.meta);
-      typeExists = true;
+      if (sourceId !== undefined)
+        await run.ownership.write(sent.client, {
+          sourceId,
+          objects: keys,
+          ...(steps?.meta ? { meta: steps.meta } : {}),
+          ...(steps?.declared ? { declared: steps.declared } : {}),
+        });
       inventory.push({ write, outcome: 'ok' });
       return true;
     } catch (error) {
@@ -339,6 +350,7 @@ const applyPlan = async (
     {
       changes: run.plan.changes,
       handlerFor: run.lookup,
+      kindOrder: run.kindOrder,
       options: {
         ...(sourceId !== undefined ? { sourceId } : {}),
         ...(run.pendingCreates ? { pendingCreates: run.pendingCreates } : {}),

@@ -12,7 +12,7 @@ import { ConfigError } from '../core/errors.js';
 import { resolveApiKey, resolveSecret } from '../engine/api-key.js';
 import { systemClock } from '../engine/context.js';
 import { type ConfigFlags, resolveConfig } from '../engine/config.js';
-import { type CliIo, manifestRootProblems } from '../cli/io.js';
+import { type CliIo, manifestRootProblems } from '../runtime-io/io.js';
 import { createDirSource } from './dir-source.js';
 import { DurationError, formatDuration, parseDuration } from './duration.js';
 import {
