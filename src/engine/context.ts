@@ -5,6 +5,7 @@
  */
 import type { ApiClient } from '../api/types.js';
 import type { Action, Outcome, PlanSummary, StepKind } from '../core/model.js';
+import type { RunReason, StageName } from '../core/outcome.js';
 
 /** The one source of time: `now()` for stamps and durations, `sleep()` for every wait (cancellable). */
 export interface Clock {
@@ -47,7 +48,10 @@ export type EngineEvent =
   | { type: 'ratelimit.paused'; ms: number }
   /** The client has waited this long for an answer (a slow or hung server): what for, and how long. */
   | { type: 'request.waiting'; operation: string; method: string; host: string; waitedMs: number }
-  | { type: 'reconcile.done'; status: string; durationMs: number }
+  /** A stage of `reconcile` ended (`core/outcome.ts` `STAGES`); `underLease`: run again once the apply lease was held. */
+  | { type: 'stage.done'; stage: StageName; durationMs: number; underLease: boolean; ok: boolean }
+  /** `status`: the run's outcome (`error` or `interrupted` when it threw); `reason`: why (`core/outcome.ts`). */
+  | { type: 'reconcile.done'; status: string; reason: RunReason; durationMs: number }
   /**
    * Another apply holds the source's lease: at once when first seen, then at least every 10 s.
    * Times are the server's (ms since the epoch); `untilBelieved` is false when the record claims
