@@ -9,7 +9,7 @@ import { apiClientFor } from '../engine/api-client.js';
 import type { ApiClient } from '../api/types.js';
 import { ApiError, CortexSyncError, InterruptedError } from '../core/errors.js';
 import { type Diagnostic, hasErrors, type Plan, type ReconcileResult } from '../core/model.js';
-import { runOutcome, signalExitCode } from '../core/outcome.js';
+import { exitCodeOf, type PlanWork, pendingByKind, signalExitCode } from '../core/outcome.js';
 import { countOf } from '../core/plural.js';
 import { runEmulatorCommand } from '../emulator/cli.js';
 import { MISSING_DEFINITION_MODES, type MissingDefinitionMode } from '../emulator/contract.js';
@@ -18,7 +18,7 @@ import { type EngineContext, type EventSink, systemClock } from '../engine/conte
 import { type FilePlanLog, openPlanLog, type PlanLogSink } from '../engine/plan-log.js';
 import { leaseTag } from '../engine/lease.js';
 import { reconcile, validateManifests } from '../engine/reconcile.js';
-import { planHasChanges, renderApplyReport, renderDiagnostics } from '../render/index.js';
+import { renderApplyReport, renderDiagnostics } from '../render/index.js';
 import { registerExportCommand } from '../export/command.js';
 import { VERSION } from '../version.js';
 import { registerWatchCommand } from '../watch/command.js';
@@ -87,14 +87,6 @@ interface EmulatorFlags {
   rateLimit?: number;
   missingDefinition: MissingDefinitionMode;
 }
-
-/** The changes an apply will make per kind, ownership-record writes as `inventory` (for the estimate). */
-const pendingByKind = (plan: Plan): Map<string, number> => {
-  const counts = new Map<string, number>();
-  for (const c of plan.changes) if (c.action !== 'noop') counts.set(c.kind, (counts.get(c.kind) ?? 0) + 1);
-  if (plan.inventory?.length) counts.set('inventory', plan.inventory.length);
-  return counts;
-};
 
 const flagsOf = (o: CommonOptions): ConfigFlags => ({
   ...(o.dir !== undefined ? { dir: o.dir } : {}),
@@ -172,8 +164,7 @@ export const runCli = async (argv: readonly string[], processIo: CliIo): Promise
         writeLine(io.stderr, renderDiagnostics(result.diagnostics, { color: colorErr, source: manifestText(c.dir) }));
       const shown = renderRunPlan(result, o.output, { color: colorOut });
       if (shown !== '') writeLine(io.stdout, shown);
-      return runOutcome(result, { command: 'plan', ...(o.detailedExitcode ? { detailedExitcode: true } : {}) })
-        .exitCode;
+      return exitCodeOf(result.run, o.detailedExitcode ? { detailedExitcode: true } : {});
     } finally {
       reading.finish();
       await client.close();
@@ -207,9 +198,8 @@ export const runCli = async (argv: readonly string[], processIo: CliIo): Promise
     let fileLog: FilePlanLog | undefined;
     let planLog: PlanLogSink | undefined;
     let shownFirst = false;
-    let declined = false;
     /** The plan and its diagnostics are shown once, before anything is written; on a terminal, only `yes` goes on. */
-    const approve = async (plan: Plan, diagnostics: readonly Diagnostic[]): Promise<boolean> => {
+    const approve = async (plan: Plan, diagnostics: readonly Diagnostic[], work: PlanWork): Promise<boolean> => {
       progress.reading.finish();
       const result: ReconcileResult = { status: 'planned', plan, diagnostics: [...diagnostics] };
       if (!json) {
@@ -218,14 +208,9 @@ export const runCli = async (argv: readonly string[], processIo: CliIo): Promise
         writeLine(io.stdout, renderRunPlan(result, o.output, { color: colorOut }));
         shownFirst = true;
       }
-      if (!planHasChanges(plan)) return true;
-      if (!o.autoApprove && canAsk(io)) {
-        if (!(await askToApply(io, stop))) {
-          declined = true;
-          return false;
-        }
-      }
-      progress.start(pendingByKind(plan));
+      if (!work.hasWork) return true;
+      if (!o.autoApprove && canAsk(io) && !(await askToApply(io, stop))) return false;
+      progress.start(pendingByKind(work));
       return true;
     };
     try {
@@ -242,8 +227,10 @@ export const runCli = async (argv: readonly string[], processIo: CliIo): Promise
       const keptLog = fileLog?.kept() ? logFile : undefined;
       if (result.diagnostics.length && !shownFirst)
         writeLine(io.stderr, renderDiagnostics(result.diagnostics, { color: colorErr, source: manifestText(c.dir) }));
-      const outcome = runOutcome(result, { command: 'apply', stoppedBy: stoppedBy(stop) });
-      const exitCode = declined ? 1 : outcome.exitCode;
+      const run = result.run;
+      // Only the person at the terminal says no to an apply here.
+      const declined = run.outcome === 'not-approved';
+      const exitCode = exitCodeOf(run, { stoppedBy: stoppedBy(stop) });
       const report =
         result.status === 'applied' ? { ...result.report, ...(keptLog ? { planLogFile: keptLog } : {}) } : undefined;
       if (json) {
@@ -252,7 +239,7 @@ export const runCli = async (argv: readonly string[], processIo: CliIo): Promise
           renderApplyJson(result, {
             ...(declined ? { status: 'declined' as const } : {}),
             ...(report ? { report } : {}),
-            summaryLine: outcome.summaryLine,
+            summaryLine: run.summaryLine,
             exitCode,
           }),
         );
@@ -273,10 +260,13 @@ export const runCli = async (argv: readonly string[], processIo: CliIo): Promise
         );
       }
       // The text plan says it was refused; the other formats get the sentence on stderr.
-      if (result.status === 'refused' && o.output !== 'text' && o.output !== undefined)
+      if (run.outcome === 'refused' && o.output !== 'text' && o.output !== undefined)
         writeLine(io.stderr, 'Nothing was applied: the plan has errors (see above).');
       if (!report || json) return exitCode;
-      writeLine(io.stdout, renderApplyReport(report, { color: colorOut, summaryLine: outcome.summaryLine }));
+      writeLine(
+        io.stdout,
+        renderApplyReport(report, { color: colorOut, summaryLine: run.summaryLine, outcome: run.outcome }),
+      );
       return exitCode;
     } finally {
       progress.finish();

@@ -144,6 +144,14 @@ export const planWork = (plan: Plan): PlanWork => {
   return { hasWork: pending > 0, pending, planned };
 };
 
+/** The writes a plan would make per kind (`inventory`: the ownership record), for a progress estimate. */
+export const pendingByKind = (work: PlanWork): Map<StepKind, number> =>
+  new Map(
+    (Object.entries(work.planned) as [StepKind, ActionTally][])
+      .map(([kind, tally]): [StepKind, number] => [kind, writesIn(tally)])
+      .filter(([, n]) => n > 0),
+  );
+
 const countsOf = (result: ReconcileResult, work: PlanWork): RunReport['counts'] => {
   const counts: RunReport['counts'] = {};
   const add = (kind: StepKind, key: keyof ActionCounts): void => {
