@@ -301,18 +301,3 @@ export const exitCodeOf = (report: RunReport, options: ExitOptions = {}): number
       return 1;
   }
 };
-
-/** A result's exit code, summary and counts for a runtime (the report's, read through `exitCodeOf`). */
-export const runOutcome = (
-  result: ReconcileResult & { run?: RunReport },
-  options: ExitOptions & { command: 'plan' | 'apply' },
-) => {
-  const report = result.run ?? runReportOf(result, { mode: options.command });
-  return {
-    exitCode: exitCodeOf(report, options),
-    summaryLine: report.summaryLine,
-    countsByKind: report.counts,
-    changes: report.changes,
-    interrupted: report.outcome === 'interrupted',
-  };
-};
