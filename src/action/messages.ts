@@ -1,16 +1,15 @@
 /**
  * Everything else the Action writes for people (pure): the sticky plan comment with its hidden
  * markers, the plan-drift comment, the apply result, and the job-summary notes. Every string a
- * repository controls goes through `untrusted.ts`.
+ * repository controls goes through `render/untrusted.ts`.
  */
 import type { ApplyReport, ChangeResult, Diagnostic } from '../core/model.js';
 import type { RunReport } from '../core/outcome.js';
 import { countOf } from '../core/plural.js';
-import { code } from '../render/markdown.js';
 import { COMMENT_BUDGET, COMMENT_LIMIT, diagnosticItem } from './comment.js';
 import type { ChangeFingerprint, PlanDifference } from './digest.js';
 import { planTrailer } from './markers.js';
-import { untrustedCode, untrustedMessage } from './untrusted.js';
+import { code, untrustedCode, untrustedMessage } from '../render/untrusted.js';
 
 /** Where a run is, for the headers of comments: `dir` relative to the repository root. */
 export interface RunLabel {

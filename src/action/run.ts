@@ -29,7 +29,7 @@ import {
   writePlanJson,
 } from './report.js';
 import { type ActionDeps, marker, planTitle, type RunScope, summaryOptions } from './scope.js';
-import { untrustedMessage } from './untrusted.js';
+import { untrustedMessage } from '../render/untrusted.js';
 
 export type { ActionDeps } from './scope.js';
 

@@ -10,7 +10,7 @@ import type { ActionInputs } from './inputs.js';
 import type { RunLabel } from './messages.js';
 import type { ActionOutputs } from './report.js';
 import type { ActionRuntime } from './runtime.js';
-import { NAME_LIMIT, untrustedText } from './untrusted.js';
+import { NAME_LIMIT, untrustedText } from '../render/untrusted.js';
 
 export interface ActionDeps {
   runtime: ActionRuntime;

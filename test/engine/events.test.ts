@@ -99,6 +99,6 @@ describe('reconcile: events and the ownership record as plan steps', () => {
     expect(text).toMatch(/~ update inventory\/\S+ {2}\(ownership record, before the changes\)/);
     expect(text).toContain('+ catalog-page/gamma = "managed"');
     expect(text).toContain('And 2 writes of the ownership record (inventory).');
-    expect(renderPlanMarkdown(result.plan)).toMatch(/update <code>inventory\/[^<]+<\/code> — ownership record, after/);
+    expect(renderPlanMarkdown(result.plan)).toMatch(/#### 🟡 update `[^`]+` — ownership record, after the changes/);
   });
 });
