@@ -3,11 +3,10 @@
  * from the resolved configuration and calls `reconcile()` / `validateManifests()`. What the Action
  * reports of a run comes from the run report `reconcile` returns (`report.ts` `outputsOf`).
  */
-import { apiClientFor } from '../engine/api-client.js';
-import { ConfigError } from '../core/errors.js';
 import type { Plan } from '../core/model.js';
+import { openEngineContext } from '../engine/api-client.js';
 import type { SyncConfig } from '../engine/config.js';
-import { type EngineContext, type EventSink, systemClock } from '../engine/context.js';
+import type { EngineContext, EventSink } from '../engine/context.js';
 import type { PlanLogSink } from '../engine/plan-log.js';
 import { type ReconciledRun, reconcile, type ValidateResult, validateManifests } from '../engine/reconcile.js';
 
@@ -26,12 +25,11 @@ export interface Engine {
 /** The engine over the real API client; `signal` stops the run (the runner cancelling the job). */
 export const realEngine = (signal: AbortSignal, events: EventSink): Engine => {
   const withContext = async (config: SyncConfig, run: (ctx: EngineContext) => Promise<ReconciledRun>) => {
-    if (!config.apiKey) throw new ConfigError('the `api-key` input is not set: plan and apply read the live workspace');
-    const client = apiClientFor(config, config.apiKey);
+    const ctx = openEngineContext(config, 'plan and apply read the live workspace', { signal, events });
     try {
-      return await run({ client, clock: systemClock, signal, events });
+      return await run(ctx);
     } finally {
-      await client.close();
+      await ctx.close();
     }
   };
   return {

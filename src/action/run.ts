@@ -10,7 +10,7 @@ import { redactText } from '../api/errors.js';
 import { CortexSyncError } from '../core/errors.js';
 import { type Diagnostic, hasErrors } from '../core/model.js';
 import { countOf } from '../core/plural.js';
-import { type ConfigFlags, resolveConfig } from '../engine/config.js';
+import { configureRun } from '../engine/config.js';
 import { applyReviewedPlan } from './apply.js';
 import { renderPlanComment } from './comment.js';
 import { fingerprints, planDigest } from './digest.js';
@@ -48,19 +48,24 @@ export const runAction = async (deps: ActionDeps): Promise<number> => {
     const run = describeRun(env, deps.event);
     const decision = decideRun(inputs, run);
     const workspace = resolve(deps.cwd, env.GITHUB_WORKSPACE ?? '.');
-    const configEnv: NodeJS.ProcessEnv = { ...env, ...(inputs.apiKey ? { CORTEX_API_KEY: inputs.apiKey } : {}) };
-    const flags: ConfigFlags = {
-      dir: resolve(workspace, inputs.dir),
-      ...(inputs.sourceId ? { sourceId: inputs.sourceId } : {}),
-      ...(inputs.baseUrl ? { baseUrl: inputs.baseUrl } : {}),
-      // Always set, `false` included: the operator decides, `cortex-sync.yaml` cannot turn these on.
-      prune: inputs.prune,
-      allowMassDelete: inputs.allowMassDelete,
-      forceEntityTypeSchema: inputs.forceEntityTypeSchema,
-      // The plan's header names these as Action inputs.
-      from: 'input',
-    };
-    const resolved = await resolveConfig(flags, configEnv, workspace);
+    const resolved = await configureRun(
+      {
+        said: {
+          dir: resolve(workspace, inputs.dir),
+          sourceId: inputs.sourceId,
+          baseUrl: inputs.baseUrl,
+          // Always said, `false` included: the operator decides, `cortex-sync.yaml` cannot turn these on.
+          prune: inputs.prune,
+          allowMassDelete: inputs.allowMassDelete,
+          forceEntityTypeSchema: inputs.forceEntityTypeSchema,
+        },
+        // The plan's header names these as Action inputs.
+        from: 'input',
+        apiKey: inputs.apiKey,
+      },
+      env,
+      workspace,
+    );
     const dirFromRoot = relative(workspace, resolved.config.dir).split(sep).join('/') || '.';
     const rooted = (d: readonly Diagnostic[]) => rootDiagnostics(d, dirFromRoot);
     const summary = (markdown: string) => runtime.appendSummary(redact(markdown));

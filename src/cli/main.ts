@@ -5,7 +5,7 @@
  */
 import { join, resolve } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { apiClientFor } from '../engine/api-client.js';
+import { openEngineContext } from '../engine/api-client.js';
 import type { ApiClient } from '../api/types.js';
 import { ApiError, CortexSyncError, InterruptedError } from '../core/errors.js';
 import { type Diagnostic, hasErrors, type Plan, type ReconcileResult } from '../core/model.js';
@@ -13,8 +13,8 @@ import { exitCodeOf, type PlanWork, pendingByKind, signalExitCode } from '../cor
 import { countOf } from '../core/plural.js';
 import { runEmulatorCommand } from '../emulator/cli.js';
 import { MISSING_DEFINITION_MODES, type MissingDefinitionMode } from '../emulator/contract.js';
-import { type ConfigFlags, resolveConfig, type SyncConfig } from '../engine/config.js';
-import { type EngineContext, type EventSink, systemClock } from '../engine/context.js';
+import { configureRun, type OperatorSettings, type SyncConfig } from '../engine/config.js';
+import { type EventSink, systemClock } from '../engine/context.js';
 import { type FilePlanLog, openPlanLog, type PlanLogSink } from '../engine/plan-log.js';
 import { leaseTag } from '../engine/lease.js';
 import { reconcile, validateManifests } from '../engine/reconcile.js';
@@ -88,17 +88,21 @@ interface EmulatorFlags {
   missingDefinition: MissingDefinitionMode;
 }
 
-const flagsOf = (o: CommonOptions): ConfigFlags => ({
-  ...(o.dir !== undefined ? { dir: o.dir } : {}),
-  ...(o.sourceId !== undefined ? { sourceId: o.sourceId } : {}),
-  ...(o.baseUrl !== undefined ? { baseUrl: o.baseUrl } : {}),
-  ...(o.prune !== undefined ? { prune: o.prune } : {}),
-  ...(o.allowMassDelete ? { allowMassDelete: true } : {}),
-  ...(o.allowTakeover ? { allowTakeover: true } : {}),
-  ...(o.concurrency !== undefined ? { concurrency: o.concurrency } : {}),
-  ...(o.forceEntityTypeSchema ? { forceEntityTypeSchema: true } : {}),
-  ...(o.breakLease ? { breakLease: true } : {}),
+/** What the flags of a command say, by the names every runtime uses (`engine/config.ts`). */
+const settingsOf = (o: CommonOptions): OperatorSettings => ({
+  dir: o.dir,
+  sourceId: o.sourceId,
+  baseUrl: o.baseUrl,
+  prune: o.prune,
+  allowMassDelete: o.allowMassDelete,
+  allowTakeover: o.allowTakeover,
+  concurrency: o.concurrency,
+  forceEntityTypeSchema: o.forceEntityTypeSchema,
+  breakLease: o.breakLease,
 });
+
+/** Why plan and apply need a key. */
+const NEEDS_KEY = 'plan and apply read the live workspace';
 
 export const runCli = async (argv: readonly string[], processIo: CliIo): Promise<number> => {
   /** Every byte printed goes through the redaction of the API key (`safe-output.ts`). */
@@ -124,7 +128,7 @@ export const runCli = async (argv: readonly string[], processIo: CliIo): Promise
   };
   const config = async (o: CommonOptions): Promise<SyncConfig | undefined> => {
     if (await rootMissing(o)) return undefined;
-    const { config, diagnostics } = await resolveConfig(flagsOf(o), io.env, io.cwd);
+    const { config, diagnostics } = await configureRun({ said: settingsOf(o) }, io.env, io.cwd);
     redaction.add(config.apiKey);
     if (diagnostics.length) writeLine(io.stderr, renderDiagnostics(diagnostics, { color: colorErr }));
     return hasErrors(diagnostics) ? undefined : config;
@@ -132,33 +136,22 @@ export const runCli = async (argv: readonly string[], processIo: CliIo): Promise
   const clock = io.clock ?? systemClock;
   /** The API's host, named when a request gets no answer. */
   let apiHost: string | undefined;
-  const clientFor = (c: SyncConfig, events: EventSink): ApiClient => {
-    if (!c.apiKey)
-      throw new CortexSyncError(
-        'CONFIG',
-        'CORTEX_API_KEY (or CORTEX_API_KEY_FILE) is not set: plan and apply read the live workspace',
-      );
+  /** The run's context: the client the configuration asks for, one clock, the stop signal, the event sink. */
+  const contextFor = (c: SyncConfig, events: EventSink) => {
+    const ctx = openEngineContext(c, NEEDS_KEY, { clock, signal: stop, events });
     apiHost = hostOf(c.baseUrl);
-    return apiClientFor(c, c.apiKey, { clock, events });
+    return ctx;
   };
-
-  /** The run's context: one clock, the stop signal, the event sink, the client. */
-  const contextFor = (client: ApiClient, events: EventSink): EngineContext => ({
-    client,
-    clock,
-    signal: stop,
-    events,
-  });
   const planCommand = async (o: CommonOptions & { detailedExitcode?: boolean }): Promise<number> => {
     const c = await config(o);
     if (!c) return 1;
     // While the workspace is read: a Retry-After pause or a slow answer is said at once, and a
     // line comes at least every 10 s while the reads go on.
     const reading = withPrintableEvents(createReadProgress({ stream: io.stderr, clock, signal: stop }));
-    const client = clientFor(c, reading);
-    reading.start(() => client.stats());
+    const ctx = contextFor(c, reading);
+    reading.start(() => ctx.client.stats());
     try {
-      const result = await reconcile({ config: c, mode: 'plan' }, contextFor(client, reading));
+      const result = await reconcile({ config: c, mode: 'plan' }, ctx);
       reading.finish();
       if (result.diagnostics.length)
         writeLine(io.stderr, renderDiagnostics(result.diagnostics, { color: colorErr, source: manifestText(c.dir) }));
@@ -167,7 +160,7 @@ export const runCli = async (argv: readonly string[], processIo: CliIo): Promise
       return exitCodeOf(result.run, o.detailedExitcode ? { detailedExitcode: true } : {});
     } finally {
       reading.finish();
-      await client.close();
+      await ctx.close();
     }
   };
 
@@ -189,9 +182,9 @@ export const runCli = async (argv: readonly string[], processIo: CliIo): Promise
         bulkKinds: new Set(KIND_HANDLERS.filter((h) => h.applyBatch !== undefined).map((h) => h.kind)),
       }),
     );
-    const client = clientFor(c, progress);
-    made.client = client;
-    progress.reading.start(() => client.stats());
+    const ctx = contextFor(c, progress);
+    made.client = ctx.client;
+    progress.reading.start(() => ctx.client.stats());
     const logFile = o.planLog
       ? resolve(io.cwd, o.planLog)
       : join(io.cwd, '.cortex-sync', `plan-log-${new Date(clock.now()).toISOString().replace(/[:.]/g, '-')}.jsonl`);
@@ -217,10 +210,7 @@ export const runCli = async (argv: readonly string[], processIo: CliIo): Promise
       fileLog = o.dryRun ? undefined : openPlanLog(logFile);
       planLog = fileLog ? redactingPlanLog(fileLog, redaction.redact) : undefined;
       const mode = o.dryRun ? 'plan' : 'apply';
-      const result = await reconcile(
-        { config: c, mode, approve, ...(planLog ? { planLog } : {}) },
-        contextFor(client, progress),
-      );
+      const result = await reconcile({ config: c, mode, approve, ...(planLog ? { planLog } : {}) }, ctx);
       progress.finish();
       // Closed before the report: the report names the plan log only when one was kept.
       await planLog?.close();
@@ -271,7 +261,7 @@ export const runCli = async (argv: readonly string[], processIo: CliIo): Promise
     } finally {
       progress.finish();
       await planLog?.close();
-      await client.close();
+      await ctx.close();
     }
   };
 
@@ -307,7 +297,7 @@ export const runCli = async (argv: readonly string[], processIo: CliIo): Promise
         exitCode = 1;
         return;
       }
-      const { config: c, diagnostics: configDiagnostics } = await resolveConfig(flagsOf(o), io.env, io.cwd);
+      const { config: c, diagnostics: configDiagnostics } = await configureRun({ said: settingsOf(o) }, io.env, io.cwd);
       const result = await validateManifests(c.dir, { signal: stop });
       const diagnostics = [...configDiagnostics, ...result.diagnostics];
       const failed = hasErrors(diagnostics);

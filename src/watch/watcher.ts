@@ -10,7 +10,7 @@ import { hasErrors, type Plan } from '../core/model.js';
 import type { Diagnostic } from '../core/model.js';
 import { printable } from '../core/printable.js';
 import type { SyncConfig } from '../engine/config.js';
-import { type Clock, fanOut, systemClock, type EventSink } from '../engine/context.js';
+import { type Clock, createEngineContext, fanOut, systemClock, type EventSink } from '../engine/context.js';
 import { leaseEventLine } from '../engine/lease-events.js';
 import { openPlanLog } from '../engine/plan-log.js';
 import { ManifestCache, type ManifestCacheOptions } from '../source/manifest-cache.js';
@@ -124,7 +124,7 @@ export const startWatcher = async (options: WatcherOptions): Promise<RunningWatc
     };
     const planLog = openPlanLog(options.planLogFile);
     try {
-      const ctx = { client: await clientFor(config), clock, signal, events };
+      const ctx = createEngineContext(await clientFor(config), { clock, signal, events });
       const result = await applyOnce(config, planLog, ctx, { manifestCache: parsed.cache, approve });
       return deferred && result.run.outcome === 'not-approved' ? judgeDeferred(result, deferred) : judgeResult(result);
     } finally {
