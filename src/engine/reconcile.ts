@@ -88,9 +88,10 @@ const readEverything: LiveReader = (request) => fetchLiveState({ ...request, hol
 
 /** Why a run that threw ended, as the run report's stable reason. */
 export const failureReason = (error: unknown, aborted: boolean): FailureReason => {
+  // Stopped: whatever failed on the way out, the run was interrupted (and says so).
+  if (aborted || error instanceof InterruptedError) return 'interrupted';
   if (error instanceof LeaseHeldError) return 'lease-held';
   if (error instanceof LeaseLostError) return 'lease-lost';
-  if (aborted || error instanceof InterruptedError) return 'interrupted';
   if (error instanceof CortexSyncError)
     return error.code === 'CONFIG' ? 'config' : error.code === 'INTERNAL' ? 'internal' : 'api-error';
   return 'internal';
@@ -108,7 +109,8 @@ const stageTimer = (ctx: EngineContext) => {
       ok = true;
       return value;
     } finally {
-      const durationMs = ctx.clock.now() - started;
+      // A clock stepped back reads as no time, never as a negative duration.
+      const durationMs = Math.max(0, ctx.clock.now() - started);
       timings.push({
         stage,
         durationMs,
@@ -157,7 +159,7 @@ export const reconcile = async (input: ReconcileInput, ctx: EngineContext): Prom
       mode: input.mode,
       stages: timer.timings,
       requests: { sent: after.requestsSent - before.requestsSent, writes: writesOf(after) - writesOf(before) },
-      durationMs: ctx.clock.now() - started,
+      durationMs: Math.max(0, ctx.clock.now() - started),
     });
     status = run.outcome === 'interrupted' ? 'interrupted' : result.status;
     reason = run.reason;

@@ -9,8 +9,9 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/client.js';
 import { exitCodeOf } from '../../src/core/outcome.js';
-import { createEngineContext, type EngineEvent } from '../../src/engine/context.js';
-import { reconcile, type ReconcileInput } from '../../src/engine/reconcile.js';
+import { createEngineContext, type EngineEvent, systemClock } from '../../src/engine/context.js';
+import { LeaseHeldError, LeaseLostError } from '../../src/engine/lease.js';
+import { failureReason, reconcile, type ReconcileInput } from '../../src/engine/reconcile.js';
 import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
 import { removeDir, syncConfig, tempDir, writeFiles } from './helpers.js';
 
@@ -99,6 +100,23 @@ describe('reconcile as named stages', () => {
     expect(again.received.length).toBe(plan.received.length);
   });
 
+  it('a clock that steps back makes no negative duration', async () => {
+    await writeFiles(dir, { [`.cortex/catalog-pages/alpha.yaml`]: page(`alpha-${n}`) });
+    let t = 1_000_000_000_000;
+    const backwards = { now: () => (t -= 1_000), sleep: systemClock.sleep };
+    const client = createApiClient({ baseUrl: emulator.url, apiKey: API_KEY });
+    try {
+      const result = await reconcile(
+        { config: syncConfig({ dir, sourceId: source, baseUrl: emulator.url }), mode: 'plan' },
+        createEngineContext(client, { clock: backwards }),
+      );
+      expect(result.run.stages.map((s) => s.durationMs)).toEqual([0, 0, 0, 0]);
+      expect(result.run.durationMs).toBe(0);
+    } finally {
+      await client.close();
+    }
+  });
+
   it('a stage that throws is reported as failed, and the run says why', async () => {
     await writeFiles(dir, { [`.cortex/catalog-pages/alpha.yaml`]: page(`alpha-${n}`) });
     const events: EngineEvent[] = [];
@@ -118,6 +136,15 @@ describe('reconcile as named stages', () => {
       expect.objectContaining({ stage: 'read-live', ok: false }),
     ]);
     expect(events.at(-1)).toMatchObject({ type: 'reconcile.done', status: 'error', reason: 'api-error' });
+  });
+});
+
+describe('the reason of a run that threw', () => {
+  it('names the lease, and says interrupted whatever failed once the run was stopped', () => {
+    expect(failureReason(new LeaseHeldError('ci run 1', Date.now(), 120_000), false)).toBe('lease-held');
+    expect(failureReason(new LeaseLostError('s', 'ci run 2'), false)).toBe('lease-lost');
+    expect(failureReason(new LeaseHeldError('ci run 1', Date.now(), 1_000), true)).toBe('interrupted');
+    expect(failureReason(new Error('boom'), false)).toBe('internal');
   });
 });
 
