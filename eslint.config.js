@@ -1,8 +1,9 @@
 // Lint: ESLint's and typescript-eslint's recommended rules, type-checked, with `any` forbidden,
-// and the layering of src/ enforced. Formatting is Prettier's job (`npm run format`); the two do
-// not overlap.
+// and the layering of src/ enforced as an allow-list per folder (eslint.layers.js). Formatting is
+// Prettier's job (`npm run format`); the two do not overlap.
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import { layersPlugin } from './eslint.layers.js';
 
 const nodeGlobals = {
   process: 'readonly',
@@ -76,7 +77,14 @@ export default tseslint.config(
     },
   },
   {
-    // The pure core: no IO, no HTTP client, no engine, no kinds, no entrypoints.
+    // The layering of src/ as an allow-list per folder (eslint.layers.js): core ← api, source,
+    // render ← ownership ← kinds ← engine ← runtimes; a folder without a layer is an error.
+    files: ['src/**/*.ts'],
+    plugins: { layers: layersPlugin },
+    rules: { 'layers/allowed-imports': 'error' },
+  },
+  {
+    // The pure core: no IO and no HTTP client (what it may import of src/ is in eslint.layers.js).
     files: ['src/core/**/*.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
@@ -88,8 +96,8 @@ export default tseslint.config(
           })),
           patterns: [
             {
-              group: ['../api/*', '../engine/*', '../source/*', '../kinds/*', '../cli/*', 'undici'],
-              message: 'src/core imports nothing outside core: pass what it needs in (see docs/architecture.md).',
+              group: ['undici'],
+              message: 'src/core imports no HTTP client: pass what it needs in (see docs/architecture.md).',
             },
           ],
         },
@@ -105,24 +113,6 @@ export default tseslint.config(
       '@typescript-eslint/no-unnecessary-type-assertion': 'off',
       '@typescript-eslint/no-unsafe-assignment': 'off',
       '@typescript-eslint/no-unsafe-argument': 'off',
-    },
-  },
-  {
-    // A kind is a plugin of the engine, never the other way round.
-    files: ['src/kinds/**/*.ts'],
-    rules: {
-      '@typescript-eslint/no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              group: ['../engine/*', '../../engine/*', '../cli/*', '../../cli/*', '../export/*', '../../export/*'],
-              message:
-                'src/kinds must not import the engine or an entrypoint (cli, export): the engine and export call the kinds.',
-            },
-          ],
-        },
-      ],
     },
   },
   {

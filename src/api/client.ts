@@ -6,7 +6,8 @@
  */
 import { Agent, type Dispatcher } from 'undici';
 import { ApiError, CancelledError, ConfigError } from '../core/errors.js';
-import type { Clock, EngineEvent, EventSink } from '../engine/context.js';
+import type { Clock } from '../core/clock.js';
+import type { EngineEvent, EventSink } from '../core/events.js';
 import { VERSION } from '../version.js';
 import { type AttemptOutcome, sendAttempt } from './attempt.js';
 import { extractApiMessage, MAX_REQUEST_BODY_BYTES, RequestTooLargeError } from './errors.js';

@@ -6,12 +6,10 @@
  * is no one to ask and the apply proceeds; `--auto-approve` skips the question.
  */
 import { createInterface } from 'node:readline';
+import type { TerminalWriter } from '../runtime-io/io.js';
 
-/** Somewhere to show the question on the terminal itself. */
-export interface TerminalWriter {
-  write(text: string): void;
-  close(): void;
-}
+/** Somewhere to show the question on the terminal itself (the runtimes' shared IO defines it). */
+export type { TerminalWriter };
 
 export interface PromptIo {
   stdin?: NodeJS.ReadableStream & { isTTY?: boolean };

@@ -37,7 +37,7 @@ import {
   unreachableHint,
   useColor,
   writeLine,
-} from './io.js';
+} from '../runtime-io/io.js';
 import { renderApplyJson, renderRunPlan } from './output.js';
 import { cancelledLine } from './cancelled.js';
 import { createApplyProgress, createReadProgress } from './progress.js';

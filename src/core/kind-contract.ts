@@ -2,22 +2,25 @@
  * The pure half of a kind: everything the planner, the reference checks, the loader and `export`
  * need to know about a kind without touching the network. Each kind folder implements it together
  * with an IO half (`src/kinds/types.ts`); core depends only on this file, never on `src/kinds/`.
+ * Core never names a kind: what differs between kinds is a member here, named for what it is.
  */
 import type { z } from 'zod';
 import type { DesiredObject, Diagnostic, JsonValue, KindName, LiveObject, ObjectKey, ParsedDocument } from './model.js';
-
-/** What a reference may point at: a managed kind, or a scorecard (read-only, checked when readable). */
-export type ReferenceTargetKind = KindName | 'scorecard';
+import type { RoutableEntity } from './webhook-routing.js';
 
 /** A reference from one manifest to another object: an ordering edge and a reference check. */
 export interface ObjectReference {
-  kind: ReferenceTargetKind;
+  /** The target's kind: a managed kind, or a kind that is only read (`ReadOnlyKindModel`). */
+  kind: KindName;
   id: string;
   /** Field path for messages (`info.x-cortex-owners[0].name`) and the same path for `ParsedDocument.locate`. */
   field: string;
   path: readonly PropertyKey[];
-  /** For entity references: the entity type the target must have (owners of provider CORTEX → `team`). */
-  entityType?: string;
+  /**
+   * The type the target must have, as its kind's `typeOf` reads it (owners of provider CORTEX
+   * must be `team` entities).
+   */
+  type?: string;
   /**
    * `true`: an ordering edge — the target is created/updated first and deleted last (entity type →
    * entity, team → owned entity, parent → child, entity → dependency edge). `false`: only an
@@ -72,13 +75,68 @@ export interface UpdateOrder {
 }
 
 /**
- * The pure half of a kind. Every member is a function of its arguments: no IO, no clock (time
- * comes in through `ParseContext`).
+ * What every registered kind says about itself, managed or only read (Renovate's managers export
+ * their metadata the same way): its name (the registry's key), its title, and what it references.
  */
-export interface KindModel<S = unknown, L = unknown> {
+export interface KindMeta {
   readonly kind: KindName;
   /** Human name: "entity type", "Scaffolder template". */
   readonly title: string;
+  /**
+   * The kinds this kind's manifests may name (the kinds of its `references`). The apply order
+   * puts every kind after the kinds it names and its removals before theirs (see
+   * `src/kinds/order.ts`); a reference to a kind not listed here is a bug the conformance test finds.
+   */
+  readonly refersTo?: readonly KindName[];
+  /**
+   * Ids every workspace has of this kind, which are never declared, created or removed (the
+   * built-in entity types `service`, `domain`, `team`): a reference to one always resolves.
+   */
+  readonly builtInIds?: readonly string[];
+}
+
+/**
+ * A kind cortex-sync reads but does not manage (yet): manifests name its objects and those
+ * references are checked against what the workspace has, whenever it could be read. It has no
+ * manifests, no plan and no apply (an Initiative's scorecard, until scorecards are managed).
+ */
+export interface ReadOnlyKindModel extends KindMeta {
+  readonly managed: false;
+}
+
+/**
+ * Objects of a kind whose type is itself an object of another kind (an entity and its entity type).
+ */
+export interface TypedBy<S, L> {
+  /** The kind of the type objects (`entity-type`). */
+  readonly kind: KindName;
+  /** The type of an object, desired or live (its `x-cortex-type`). */
+  typeOf(obj: DesiredObject<S> | LiveObject<L>): string | undefined;
+}
+
+/**
+ * A kind whose objects the API refuses to remove while objects of another kind still have them as
+ * their type (archived ones too): a prune keeps them, saying why (`core/prune-holds.ts`).
+ */
+export interface KeptWhileTyped {
+  /** What the API refuses, for the message: "Cortex refuses to delete an entity type that entities still have". */
+  refusal: string;
+  /** How to free it, for the message: "delete them in Cortex, or give them another type". */
+  remedy: string;
+}
+
+/**
+ * The pure half of a kind. Every member is a function of its arguments: no IO, no clock (time
+ * comes in through `ParseContext`).
+ */
+export interface KindModel<S = unknown, L = unknown> extends KindMeta {
+  /** Managed: declared in manifests, planned and applied (the default). */
+  readonly managed?: true;
+  /**
+   * The folders of `.cortex/` (at the manifest root) this kind reads manifests from (`catalog-pages`);
+   * `ownsFile` says which files exactly. Layout messages name them. None: the kind has no folder.
+   */
+  readonly layoutFolders?: readonly string[];
   /** The strict manifest schema (one YAML document); also exported as JSON Schema for editors. */
   readonly manifestSchema: z.ZodType;
   /** Layout: does the manifest file at `relPath` (relative to the root, `/` separators) belong to this kind? */
@@ -87,8 +145,28 @@ export interface KindModel<S = unknown, L = unknown> {
   parse(doc: ParsedDocument, ctx: ParseContext): ParseResult<S>;
   /** The objects this one names; the planner orders by them and checks that they exist. */
   references(obj: DesiredObject<S>): ObjectReference[];
-  /** The entity type of an entity (desired or live); other kinds leave it out. */
-  entityTypeOf?(obj: DesiredObject<S> | LiveObject<L>): string | undefined;
+  /** Objects of this kind have a type that is an object of another kind (entities); other kinds leave it out. */
+  readonly typedBy?: TypedBy<S, L>;
+  /** The API refuses to remove an object of this kind while objects still have it as their type. */
+  readonly keptWhileTyped?: KeptWhileTyped;
+  /**
+   * What of this desired object is reserved for cortex-sync's own records in the workspace, if
+   * anything ("the tag `cortex-sync-lease-…`"): declaring it is an error and it is not planned.
+   */
+  reservedFor?(obj: DesiredObject<S>): string | undefined;
+  /**
+   * Ids of this kind may legitimately differ only in case or look alike (a dependency's id holds
+   * an API path): the loader does not warn about look-alike ids of this kind.
+   */
+  readonly idsMayLookAlike?: boolean;
+  /**
+   * The parts of a declared object this source's manifest sets (an entity's descriptor keys:
+   * `info.title`, `info.x-cortex-owners`), as the ownership record keeps them: another source may
+   * set the rest of the same object. Kinds whose objects are wholly one source's leave it out.
+   */
+  managedKeys?(obj: DesiredObject<S>): string[];
+  /** What an inbound custom webhook matches a declared object of this kind by (entities: tag and mappings). */
+  webhookTarget?(obj: DesiredObject<S>): RoutableEntity | undefined;
   /** Canonical comparable form of a manifest: equal to `liveState` ⇔ nothing to do. */
   desiredState(obj: DesiredObject<S>): JsonValue;
   /**
@@ -142,3 +220,7 @@ export interface KindModel<S = unknown, L = unknown> {
 
 /** The planner's view of any kind (methods are bivariant, so every `KindModel<S, L>` fits). */
 export type AnyKindModel = KindModel<unknown, unknown>;
+
+/** Is this kind only read (not managed)? */
+export const isReadOnly = (kind: KindMeta): kind is ReadOnlyKindModel =>
+  (kind as { managed?: boolean }).managed === false;

@@ -6,19 +6,12 @@
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 export type JsonObject = { [key: string]: JsonValue };
 
-/** The six kinds, as named in the JSON plan (`kind`). */
-export const KIND_NAMES = [
-  'entity-type',
-  'entity',
-  'dependency',
-  'catalog-page',
-  'initiative',
-  'scaffolder-template',
-] as const;
-export type KindName = (typeof KIND_NAMES)[number];
-
-/** Entity types every workspace has; they are never declared, created or pruned. */
-export const BUILT_IN_ENTITY_TYPES: readonly string[] = ['service', 'domain', 'team'];
+/**
+ * A kind's name, as the JSON plan names it (`kind`) and the registry keys it (`entity`,
+ * `catalog-page`). Core is kind-agnostic: any string. `src/kinds/registry.ts` derives the union of
+ * the registered names and their order; core takes the kinds it works with as a parameter.
+ */
+export type KindName = string;
 
 /** A position in a manifest file; `file` is relative to the manifest root, with `/` separators. Lines and columns are 1-based. */
 export interface SourceLocation {
@@ -209,8 +202,8 @@ export interface HandOver {
   to: ObjectKey;
 }
 
-/** What a plan-log line, an event or a count names: one of the six kinds, or the ownership record. */
-export type StepKind = KindName | 'inventory';
+/** What a plan-log line, an event or a count names: a kind, or `inventory` for the ownership record. */
+export type StepKind = KindName;
 
 /**
  * A write of this source's ownership record (the inventory: the objects of kinds without an own

@@ -2,18 +2,20 @@
  * Orders a plan's changes as a DAG (Kahn's algorithm), deterministically. Pure.
  *
  * The order has two phases:
- * 1. creates, updates (and the noops listed for completeness), in `KIND_NAMES` order, then id; a
- *    change waits for the creates/updates of the objects it references with an ordering edge;
- * 2. deletes and archives, after every create/update, in REVERSE `KIND_NAMES` order
- *    (scaffolder-template, initiative, catalog-page, dependency, entity, entity-type), then id; a
- *    delete waits for every change of an object that references the deleted one (reverse edge).
+ * 1. creates, updates (and the noops listed for completeness), in kind order, then id; a change
+ *    waits for the creates/updates of the objects it references with an ordering edge;
+ * 2. deletes and archives, after every create/update, in REVERSE kind order, then id; a delete
+ *    waits for every change of an object that references the deleted one (reverse edge).
+ *
+ * The kind order is a parameter (core knows no kind): the registry's (`src/kinds/registry.ts`),
+ * where every kind comes after the kinds it references.
  *
  * `waitsFor` holds only the direct edges (it is what a concurrent executor must respect between
  * changes of the same phase); the phase rule itself is expressed by `changePhase` — an executor
  * running changes concurrently starts a change of phase p only when every change of a lower phase
  * has finished.
  */
-import { type Change, KIND_NAMES, type KindName, type ObjectKey, objectKey } from './model.js';
+import { type Change, type KindName, type ObjectKey, objectKey } from './model.js';
 
 /** `from` references `to` with an ordering edge (entity → its entity type, entity → owner team, ...). */
 export interface OrderingEdge {
@@ -28,33 +30,43 @@ export interface OrderedChanges {
   cyclic: ObjectKey[];
 }
 
-const kindIndex = (kind: KindName): number => KIND_NAMES.indexOf(kind);
+/** The kinds in apply order: each kind's writes form its place, its removals run in reverse. */
+export type KindOrder = readonly KindName[];
+
+/** A kind's place in `order`; a kind missing from it goes last (never happens with the registry's order). */
+const kindIndex = (order: KindOrder, kind: KindName): number => {
+  const index = order.indexOf(kind);
+  return index < 0 ? order.length : index;
+};
 
 const isRemoval = (c: Change): boolean => c.action === 'delete' || c.action === 'archive';
 const isWrite = (c: Change): boolean => c.action === 'create' || c.action === 'update';
 
 /**
  * Execution phase of a change: 0 for creates, updates and noops; 1 + (reverse kind index) for
- * deletes and archives, so scaffolder-template deletes (1) run before entity deletes (5) before
- * entity-type deletes (6).
+ * deletes and archives, so the last kind's deletes (1) run before the first kind's (its length):
+ * with the registry's order, scaffolder-template deletes before entity deletes before entity-type
+ * deletes.
  */
-export function changePhase(change: Pick<Change, 'kind' | 'action'>): number {
+export function changePhase(change: Pick<Change, 'kind' | 'action'>, order: KindOrder): number {
   if (change.action === 'delete' || change.action === 'archive') {
-    return 1 + (KIND_NAMES.length - 1 - kindIndex(change.kind));
+    return 1 + Math.max(0, order.length - 1 - kindIndex(order, change.kind));
   }
   return 0;
 }
 
 /** Total tie order: phase, then kind order (already inside the phase), then id. */
-function compareChanges(a: Change, b: Change): number {
-  const pa = changePhase(a);
-  const pb = changePhase(b);
-  if (pa !== pb) return pa - pb;
-  const ka = kindIndex(a.kind);
-  const kb = kindIndex(b.kind);
-  if (ka !== kb) return ka - kb;
-  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
-}
+const compareChangesIn =
+  (order: KindOrder) =>
+  (a: Change, b: Change): number => {
+    const pa = changePhase(a, order);
+    const pb = changePhase(b, order);
+    if (pa !== pb) return pa - pb;
+    const ka = kindIndex(order, a.kind);
+    const kb = kindIndex(order, b.kind);
+    if (ka !== kb) return ka - kb;
+    return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+  };
 
 /**
  * Sets `waitsFor` on copies of `changes` from the ordering edges and returns them in execution
@@ -63,7 +75,12 @@ function compareChanges(a: Change, b: Change): number {
  * - `to` is a delete/archive and `from` any non-noop change → `to` waits for `from`
  *   (an object is removed after everything that references it is applied or removed).
  */
-export function orderChanges(changes: readonly Change[], edges: readonly OrderingEdge[]): OrderedChanges {
+export function orderChanges(
+  changes: readonly Change[],
+  edges: readonly OrderingEdge[],
+  order: KindOrder,
+): OrderedChanges {
+  const compareChanges = compareChangesIn(order);
   const byKey = new Map<ObjectKey, Change>();
   for (const c of changes) byKey.set(objectKey(c.kind, c.id), { ...c, waitsFor: [] });
 

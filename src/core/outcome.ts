@@ -140,7 +140,7 @@ export const planWork = (plan: Plan): PlanWork => {
   };
   for (const c of plan.changes) add(c.kind, c.action);
   for (const w of plan.inventory ?? []) add('inventory', w.action);
-  const pending = Object.values(planned).reduce((n, tally) => n + writesIn(tally), 0);
+  const pending = Object.values(planned).reduce((n, tally) => n + (tally ? writesIn(tally) : 0), 0);
   return { hasWork: pending > 0, pending, planned };
 };
 

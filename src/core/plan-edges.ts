@@ -1,6 +1,6 @@
 /**
  * The ordering edges of a plan (pure): every `ordering: true` reference of a desired object, plus
- * each live entity's type (the only reference readable from live state). A referenced object's
+ * each live object's type (`typedBy`: the only reference readable from live state). A referenced object's
  * update goes first unless its kind's `updateOrder` says it must wait for the referrer's write
  * (an entity type that tightens its schema goes after the entities that satisfy it once
  * rewritten); then the edge is turned round, and so are the edges of the object's referrers for
@@ -46,7 +46,6 @@ export function collectEdges(
   };
   for (const [from, obj] of desired) {
     for (const ref of handlerOf(obj.kind).references(obj)) {
-      if (ref.kind === 'scorecard') continue;
       const to = objectKey(ref.kind, ref.id);
       if (ref.ordering) addPair({ from, to, at: { obj, ref } });
       const target = changes.get(to);
@@ -58,8 +57,9 @@ export function collectEdges(
   for (const [from, change] of changes) {
     const l = change.live;
     if (!l || change.action === 'noop') continue;
-    const type = handlerOf(l.kind).entityTypeOf?.(l);
-    if (type !== undefined) addPair({ from, to: objectKey('entity-type', type) });
+    const typedBy = handlerOf(l.kind).typedBy;
+    const type = typedBy?.typeOf(l);
+    if (typedBy !== undefined && type !== undefined) addPair({ from, to: objectKey(typedBy.kind, type) });
   }
 
   const orders = new Map<Pair, UpdateOrder>();
@@ -126,7 +126,7 @@ function referenceToRemoved(
   action: 'delete' | 'archive',
   handlerOf: (kind: KindName) => KindModel,
 ): Diagnostic {
-  const title = ref.kind === 'scorecard' ? 'scorecard' : handlerOf(ref.kind).title;
+  const title = handlerOf(ref.kind).title;
   const pos = obj.doc.locate(ref.path);
   return {
     severity: action === 'delete' ? 'error' : 'warning',

@@ -2,10 +2,11 @@
  * The planner: desired objects + live objects + ownership → ordered changes, field diffs, reasons
  * and diagnostics. Pure: no IO, no clock.
  *
- * Deletes and archives come after every create/update and among themselves in reverse
- * `KIND_NAMES` order (see `order.ts`); a live object carries no references we can read back,
- * except an entity's type (`handler.entityTypeOf`), so that is the only reverse edge derived
- * from live state. A desired object that still references an object this plan removes is an error.
+ * Deletes and archives come after every create/update and among themselves in reverse kind
+ * order (the order of `handlers`, see `order.ts`); a live object carries no references we can
+ * read back, except its type (`handler.typedBy`: an entity's entity type), so that is the only
+ * reverse edge derived from live state. A desired object that still references an object this
+ * plan removes is an error.
  */
 import type { KindModel } from './kind-contract.js';
 import { deepEqual, diffValues } from './diff.js';
@@ -66,6 +67,7 @@ export interface PlanOptions {
 export interface PlanInput {
   desired: readonly DesiredObject[];
   live: readonly LiveObject[];
+  /** The managed kinds, in apply order (the registry's): writes in this order, removals in reverse. */
   handlers: readonly KindModel[];
   options: PlanOptions;
 }
@@ -146,9 +148,9 @@ export function buildPlan(input: PlanInput): Plan {
   const changes: Change[] = [];
   for (const [key, obj] of desired) {
     const handler = handlerOf(obj.kind);
-    const reserved = reservedObjectProblem(obj, handler.entityTypeOf?.bind(handler));
-    if (reserved) {
-      diagnostics.push(reserved);
+    const reserved = handler.reservedFor?.(obj);
+    if (reserved !== undefined) {
+      diagnostics.push(reservedObjectProblem(obj, reserved));
       continue;
     }
     const change = planDesired(obj, live.get(key), handler, options, diagnostics);
@@ -170,12 +172,13 @@ export function buildPlan(input: PlanInput): Plan {
   );
 
   const byKey = new Map<ObjectKey, Change>(changes.map((c) => [objectKey(c.kind, c.id), c]));
+  const kindOrder = input.handlers.map((h) => h.kind);
   let planned = collectEdges(desired, byKey, handlerOf, { turnRound: true });
-  let { changes: ordered, cyclic } = orderChanges(changes, planned.edges);
+  let { changes: ordered, cyclic } = orderChanges(changes, planned.edges, kindOrder);
   if (cyclic.length > 0 && planned.turned.length > 0) {
     // Turning an update round closed a cycle with other references: every update first, said so.
     const plain = collectEdges(desired, byKey, handlerOf, { turnRound: false });
-    const retry = orderChanges(changes, plain.edges);
+    const retry = orderChanges(changes, plain.edges, kindOrder);
     if (retry.cyclic.length === 0) {
       ({ changes: ordered, cyclic } = retry);
       planned = { ...plain, diagnostics: [...plain.diagnostics, ...planned.turned.map((key) => firstAnyway(key))] };

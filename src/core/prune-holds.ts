@@ -1,9 +1,10 @@
 /**
- * Prunes that must not be sent (pure): an entity type that entities will still have after the
- * plan. Cortex refuses to delete a type in use, archived entities included (and prune archives
+ * Prunes that must not be sent (pure): an object of a kind the API keeps while it is in use as a
+ * type (`KindModel.keptWhileTyped`: an entity type) that objects will still have after the plan.
+ * Cortex refuses to delete an entity type in use, archived entities included (and prune archives
  * entities by default), so such a delete would fail on every run; the type is kept instead, and
- * the plan says which entities hold it. Entities the plan deletes, or rewrites to another type,
- * do not hold it.
+ * the plan says which objects hold it. Objects the plan deletes, or rewrites to another type, do
+ * not hold it.
  */
 import type { KindModel } from './kind-contract.js';
 import {
@@ -20,7 +21,7 @@ import { countOf } from './plural.js';
 /** How many holders a `prune-kept` message names before it counts the rest. */
 const HOLDERS_NAMED = 5;
 
-/** The prunes without the entity types still held (see the module comment), each with a warning. */
+/** The prunes without the types still held (see the module comment), each with a warning. */
 export function withoutHeldTypes(
   prunes: readonly Change[],
   desired: ReadonlyMap<ObjectKey, DesiredObject>,
@@ -28,33 +29,44 @@ export function withoutHeldTypes(
   handlerOf: (kind: KindName) => KindModel,
   diagnostics: Diagnostic[],
 ): Change[] {
-  const removedTypes = new Set(prunes.filter((p) => p.kind === 'entity-type').map((p) => p.id));
+  const removedTypes = new Set(
+    prunes.filter((p) => handlerOf(p.kind).keptWhileTyped !== undefined).map((p) => objectKey(p.kind, p.id)),
+  );
   if (removedTypes.size === 0) return [...prunes];
   const deleted = new Set(prunes.filter((p) => p.action === 'delete').map((p) => objectKey(p.kind, p.id)));
-  const holders = new Map<string, Holders>();
+  const holders = new Map<ObjectKey, Holders>();
   for (const key of new Set([...desired.keys(), ...live.keys()])) {
     if (deleted.has(key)) continue;
     const after = desired.get(key) ?? live.get(key);
     if (after === undefined) continue;
-    const type = handlerOf(after.kind).entityTypeOf?.(after);
-    if (type === undefined || !removedTypes.has(type)) continue;
-    const entry = holders.get(type) ?? { archived: [], archivedNow: [], active: [] };
+    const typedBy = handlerOf(after.kind).typedBy;
+    const type = typedBy?.typeOf(after);
+    if (typedBy === undefined || type === undefined) continue;
+    const typeKey = objectKey(typedBy.kind, type);
+    if (!removedTypes.has(typeKey)) continue;
+    const entry = holders.get(typeKey) ?? {
+      title: handlerOf(after.kind).title,
+      archived: [],
+      archivedNow: [],
+      active: [],
+    };
     if (!desired.has(key) && live.get(key)?.archived === true) entry.archived.push(after.id);
     else if (isArchivedBy(prunes, key)) entry.archivedNow.push(after.id);
     else entry.active.push(after.id);
-    holders.set(type, entry);
+    holders.set(typeKey, entry);
   }
   const kept: Change[] = [];
   for (const prune of prunes) {
-    const held = prune.kind === 'entity-type' ? holders.get(prune.id) : undefined;
-    if (!held) {
+    const held = holders.get(objectKey(prune.kind, prune.id));
+    const rule = handlerOf(prune.kind).keptWhileTyped;
+    if (!held || !rule) {
       kept.push(prune);
       continue;
     }
     diagnostics.push({
       severity: 'warning',
       code: 'prune-kept',
-      message: `${handlerOf(prune.kind).title} \`${prune.id}\` has no manifest, but it is kept: Cortex refuses to delete an entity type that entities still have, and ${describeHolders(held)}; once none has it (delete them in Cortex, or give them another type; with \`pruneEntities: delete\` a prune deletes the entities it removes instead of archiving them), prune deletes the type`,
+      message: `${handlerOf(prune.kind).title} \`${prune.id}\` has no manifest, but it is kept: ${rule.refusal}, and ${describeHolders(held)}; once none has it (${rule.remedy}), prune deletes the type`,
       kind: prune.kind,
       id: prune.id,
     });
@@ -65,8 +77,9 @@ export function withoutHeldTypes(
 const isArchivedBy = (prunes: readonly Change[], key: ObjectKey): boolean =>
   prunes.some((p) => p.action === 'archive' && objectKey(p.kind, p.id) === key);
 
-/** Who holds a type after the plan: entities archived already, archived by this plan, not archived. */
+/** Who holds a type after the plan (objects of the kind titled `title`): archived already, archived by this plan, not archived. */
 interface Holders {
+  title: string;
   archived: string[];
   archivedNow: string[];
   active: string[];
@@ -89,5 +102,5 @@ const describeHolders = (held: Holders): string => {
   const total = held.archived.length + held.archivedNow.length + held.active.length;
   const present = groups.filter(([, ids]) => ids.length > 0);
   const parts = present.map(([label, ids]) => `${present.length > 1 ? `${ids.length} ` : ''}${label}: ${named(ids)}`);
-  return `${countOf(total, 'entity')} ${total === 1 ? 'has' : 'have'} it (${parts.join('; ')})`;
+  return `${countOf(total, held.title)} ${total === 1 ? 'has' : 'have'} it (${parts.join('; ')})`;
 };

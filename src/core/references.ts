@@ -1,6 +1,7 @@
 /**
  * Reference checks over desired objects: every named target exists (in the repository, or live
- * when planning), entity references have the required entity type, and ordering edges form no
+ * when planning), references that require a type name an object of that type (a `team` entity),
+ * and ordering edges form no
  * cycle. Pure; every problem is located at the reference in its manifest.
  *
  * Offline (no live objects: `validate`), a target that is not in the repository cannot be judged:
@@ -9,26 +10,27 @@
  * when the live workspace lacks it too.
  */
 import { distance } from 'fastest-levenshtein';
-import type { KindModel, ObjectReference, ReferenceTargetKind } from './kind-contract.js';
+import { isReadOnly, type KindModel, type ObjectReference, type ReadOnlyKindModel } from './kind-contract.js';
 import {
-  BUILT_IN_ENTITY_TYPES,
   type DesiredObject,
   type Diagnostic,
-  KIND_NAMES,
+  type KindName,
   type LiveObject,
   type ObjectKey,
   objectKey,
 } from './model.js';
 
-export { BUILT_IN_ENTITY_TYPES };
-
 export interface ReferenceCheckInput {
   desired: readonly DesiredObject[];
-  /** Live objects (plan); absent for offline validation. */
+  /** Live objects (plan), those of the kinds only read included; absent for offline validation. */
   live?: readonly LiveObject[];
-  handlers: readonly KindModel[];
-  /** Scorecard tags known to exist; references to scorecards are checked only when given. */
-  scorecards?: readonly string[];
+  /**
+   * The managed kinds, in apply order, and the kinds only read (a reference to one of those is
+   * checked only against the live objects, and only when they could be read).
+   */
+  handlers: readonly (KindModel | ReadOnlyKindModel)[];
+  /** Kinds only read whose objects could not be read (permission, feature): references to them are not checked. */
+  unreadable?: ReadonlySet<KindName>;
 }
 
 type Target = { desired?: DesiredObject; live?: LiveObject };
@@ -38,9 +40,15 @@ type Target = { desired?: DesiredObject; live?: LiveObject };
  * targets outside the repository (empty when all is well).
  */
 export function checkReferences(input: ReferenceCheckInput): Diagnostic[] {
-  const handlers = new Map(input.handlers.map((h) => [h.kind, h]));
-  const titleOf = (kind: ReferenceTargetKind): string =>
-    kind === 'scorecard' ? 'scorecard' : (handlers.get(kind)?.title ?? kind);
+  const handlers = new Map<KindName, KindModel>();
+  const readOnly = new Map<KindName, ReadOnlyKindModel>();
+  for (const h of input.handlers) {
+    if (isReadOnly(h)) readOnly.set(h.kind, h);
+    else handlers.set(h.kind, h);
+  }
+  const titleOf = (kind: KindName): string => handlers.get(kind)?.title ?? readOnly.get(kind)?.title ?? kind;
+  const builtInOf = (kind: KindName): readonly string[] =>
+    handlers.get(kind)?.builtInIds ?? readOnly.get(kind)?.builtInIds ?? [];
 
   const targets = new Map<ObjectKey, Target>();
   for (const d of input.desired) {
@@ -55,15 +63,13 @@ export function checkReferences(input: ReferenceCheckInput): Diagnostic[] {
     t.live ??= l;
     targets.set(key, t);
   }
-  const scorecards = input.scorecards ? new Set(input.scorecards) : undefined;
-  const idsByKind = new Map<ReferenceTargetKind, string[]>();
-  const candidatesFor = (kind: ReferenceTargetKind): string[] => {
+  const idsByKind = new Map<KindName, string[]>();
+  const candidatesFor = (kind: KindName): string[] => {
     let ids = idsByKind.get(kind);
     if (!ids) {
       const set = new Set<string>();
-      if (kind === 'scorecard') for (const s of input.scorecards ?? []) set.add(s);
-      else for (const [key] of targets) if (key.startsWith(`${kind}/`)) set.add(key.slice(kind.length + 1));
-      if (kind === 'entity-type') for (const t of BUILT_IN_ENTITY_TYPES) set.add(t);
+      for (const [key] of targets) if (key.startsWith(`${kind}/`)) set.add(key.slice(kind.length + 1));
+      for (const id of builtInOf(kind)) set.add(id);
       ids = [...set].sort();
       idsByKind.set(kind, ids);
     }
@@ -71,6 +77,9 @@ export function checkReferences(input: ReferenceCheckInput): Diagnostic[] {
   };
 
   const offline = input.live === undefined;
+  /** A reference to a kind only read is judged against what was read, so never offline nor when unreadable. */
+  const judged = (kind: KindName): boolean => !readOnly.has(kind) || (!offline && !input.unreadable?.has(kind));
+  const context: CheckContext = { targets, handlers, titleOf, builtInOf, candidatesFor, offline };
   const diagnostics: Diagnostic[] = [];
   const edges = new Map<ObjectKey, { to: ObjectKey; ref: ObjectReference }[]>();
   for (const obj of input.desired) {
@@ -78,9 +87,9 @@ export function checkReferences(input: ReferenceCheckInput): Diagnostic[] {
     if (!handler) continue;
     const from = objectKey(obj.kind, obj.id);
     for (const ref of handler.references(obj)) {
-      const problem = checkOne(ref, targets, scorecards, handlers, titleOf, candidatesFor, offline);
+      const problem = judged(ref.kind) ? checkOne(ref, context) : undefined;
       if (problem) diagnostics.push(locate(obj, ref, problem));
-      if (ref.ordering && ref.kind !== 'scorecard') {
+      if (ref.ordering) {
         const to = objectKey(ref.kind, ref.id);
         if (targets.get(to)?.desired) {
           const list = edges.get(from) ?? [];
@@ -90,26 +99,30 @@ export function checkReferences(input: ReferenceCheckInput): Diagnostic[] {
       }
     }
   }
-  diagnostics.push(...findCycles(input.desired, edges));
+  const rank = new Map(input.handlers.map((h, i) => [h.kind, i]));
+  diagnostics.push(...findCycles(input.desired, edges, compareKeysBy(rank)));
   for (const handler of handlers.values()) diagnostics.push(...(handler.checkDesiredSet?.(input.desired) ?? []));
   return diagnostics;
 }
 
-function checkOne(
-  ref: ObjectReference,
-  targets: ReadonlyMap<ObjectKey, Target>,
-  scorecards: ReadonlySet<string> | undefined,
-  handlers: ReadonlyMap<string, KindModel>,
-  titleOf: (kind: ReferenceTargetKind) => string,
-  candidatesFor: (kind: ReferenceTargetKind) => string[],
-  offline: boolean,
-): Problem | undefined {
+interface CheckContext {
+  targets: ReadonlyMap<ObjectKey, Target>;
+  /** The managed kinds. */
+  handlers: ReadonlyMap<KindName, KindModel>;
+  titleOf: (kind: KindName) => string;
+  builtInOf: (kind: KindName) => readonly string[];
+  candidatesFor: (kind: KindName) => string[];
+  offline: boolean;
+}
+
+function checkOne(ref: ObjectReference, context: CheckContext): Problem | undefined {
+  const { targets, handlers, titleOf, candidatesFor, offline } = context;
   const unknown = (): Problem => {
     const hint = suggest(ref.id, candidatesFor(ref.kind));
     const meant = hint ? ` (did you mean \`${hint}\`?)` : '';
-    const what = ref.kind === 'entity' && ref.entityType ? `${ref.entityType} entity` : titleOf(ref.kind);
+    const what = ref.type ? `${ref.type} ${titleOf(ref.kind)}` : titleOf(ref.kind);
     // Offline, a target outside the repository may well exist in the workspace: `plan` decides.
-    if (offline && ref.kind !== 'scorecard') {
+    if (offline) {
       return {
         code: 'unknown-reference',
         severity: 'warning',
@@ -118,22 +131,19 @@ function checkOne(
     }
     return { code: 'unknown-reference', message: `unknown ${what} \`${ref.id}\`${meant}` };
   };
-  if (ref.kind === 'scorecard') {
-    if (!scorecards || scorecards.has(ref.id)) return undefined;
-    return unknown();
-  }
-  if (ref.kind === 'entity-type' && BUILT_IN_ENTITY_TYPES.includes(ref.id)) return undefined;
+  if (context.builtInOf(ref.kind).includes(ref.id)) return undefined;
   const target = targets.get(objectKey(ref.kind, ref.id));
   if (!target) return unknown();
 
-  if (ref.entityType !== undefined && ref.kind === 'entity') {
-    const handler = handlers.get('entity');
+  const typedBy = handlers.get(ref.kind)?.typedBy;
+  if (ref.type !== undefined && typedBy !== undefined) {
     const obj = target.desired ?? target.live;
-    const actual = obj && handler?.entityTypeOf ? handler.entityTypeOf(obj) : undefined;
-    if (actual !== undefined && actual !== ref.entityType) {
+    const actual = obj ? typedBy.typeOf(obj) : undefined;
+    if (actual !== undefined && actual !== ref.type) {
+      const title = titleOf(ref.kind);
       return {
         code: 'wrong-entity-type',
-        message: `\`${ref.id}\` is a \`${actual}\` entity, but ${ref.field} must name a \`${ref.entityType}\` entity`,
+        message: `\`${ref.id}\` is a \`${actual}\` ${title}, but ${ref.field} must name a \`${ref.type}\` ${title}`,
       };
     }
   }
@@ -184,8 +194,13 @@ export function suggest(id: string, candidates: readonly string[]): string | und
   return best?.id;
 }
 
-const kindRank = (key: ObjectKey): number => (KIND_NAMES as readonly string[]).indexOf(key.slice(0, key.indexOf('/')));
-const compareKeys = (a: ObjectKey, b: ObjectKey): number => kindRank(a) - kindRank(b) || (a < b ? -1 : a > b ? 1 : 0);
+type CompareKeys = (a: ObjectKey, b: ObjectKey) => number;
+
+/** Kind order (the handlers' order), then id. */
+const compareKeysBy = (rank: ReadonlyMap<KindName, number>): CompareKeys => {
+  const kindRank = (key: ObjectKey): number => rank.get(key.slice(0, key.indexOf('/'))) ?? rank.size;
+  return (a, b) => kindRank(a) - kindRank(b) || (a < b ? -1 : a > b ? 1 : 0);
+};
 
 /**
  * One error per strongly connected component of the ordering graph that holds a cycle (Tarjan),
@@ -195,6 +210,7 @@ const compareKeys = (a: ObjectKey, b: ObjectKey): number => kindRank(a) - kindRa
 function findCycles(
   desired: readonly DesiredObject[],
   edges: ReadonlyMap<ObjectKey, { to: ObjectKey; ref: ObjectReference }[]>,
+  compareKeys: CompareKeys,
 ): Diagnostic[] {
   const objects = new Map<ObjectKey, DesiredObject>();
   for (const d of desired) if (!objects.has(objectKey(d.kind, d.id))) objects.set(objectKey(d.kind, d.id), d);

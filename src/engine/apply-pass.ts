@@ -16,7 +16,6 @@ import {
 import type { AnyKindHandler } from '../kinds/types.js';
 import type { EngineContext } from './context.js';
 import { executePlan } from './executor.js';
-import { writeInventory } from './inventory.js';
 import { afterWrite, beforeWrite, finalInventory, grownInventory } from './inventory-steps.js';
 import type { PlannedPass, StageRunner } from './plan-pass.js';
 import type { PlanLogSink } from './plan-log.js';
@@ -25,6 +24,8 @@ import { recordingClient } from './recording-client.js';
 export interface ApplyInput {
   planned: PlannedPass;
   lookup: (kind: AnyKindHandler['kind']) => AnyKindHandler;
+  /** The kinds in apply order (the executor's phases). */
+  kindOrder: readonly string[];
   concurrency: number;
   log: PlanLogSink;
   /** Held with the apply lease: creates without a client-chosen identity are recorded here first. */
@@ -36,7 +37,6 @@ export const applyPass = async (input: ApplyInput, ctx: EngineContext, stage: St
   const { planned, log } = input;
   const { sourceId, steps } = planned;
   const inventory: InventoryWriteResult[] = [];
-  let typeExists = planned.typeExists;
   let writes = 0;
 
   const writeRecord = async (write: InventoryWrite, keys: ReadonlySet<ObjectKey>, signal?: AbortSignal) => {
@@ -47,8 +47,13 @@ export const applyPass = async (input: ApplyInput, ctx: EngineContext, stage: St
       log,
     );
     try {
-      if (sourceId !== undefined) await writeInventory(sent.client, sourceId, keys, typeExists, steps?.meta);
-      typeExists = true;
+      if (sourceId !== undefined)
+        await planned.ownership.write(sent.client, {
+          sourceId,
+          objects: keys,
+          ...(steps?.meta ? { meta: steps.meta } : {}),
+          ...(steps?.declared ? { declared: steps.declared } : {}),
+        });
       inventory.push({ write, outcome: 'ok' });
       return true;
     } catch (error) {
@@ -85,6 +90,7 @@ export const applyPass = async (input: ApplyInput, ctx: EngineContext, stage: St
       {
         changes: planned.plan.changes,
         handlerFor: input.lookup,
+        kindOrder: input.kindOrder,
         options: {
           ...(sourceId !== undefined ? { sourceId } : {}),
           ...(input.pendingCreates ? { pendingCreates: input.pendingCreates } : {}),

@@ -11,7 +11,7 @@ import type { DeleteScope, ScopeSettingName, SettingFrom, WidenedSetting } from 
 import { DEFAULT_MAX_DELETE_SHARE } from '../core/plan.js';
 import type { SourceBinding } from '../core/source-binding.js';
 import type { SyncConfig } from './config.js';
-import type { RecordMeta } from './inventory.js';
+import type { RecordMeta } from '../ownership/store.js';
 
 type ScopeConfig = Pick<
   SyncConfig,

@@ -12,7 +12,7 @@
 import type { ApplyReport, Change, ChangeResult, Diagnostic, KindName, ObjectKey } from '../core/model.js';
 import { objectKey } from '../core/model.js';
 import { isApiError } from '../core/errors.js';
-import { changePhase } from '../core/order.js';
+import { changePhase, type KindOrder } from '../core/order.js';
 import { type AnyKindHandler, type ApplyOptions, toKindChange } from '../kinds/types.js';
 import type { EngineContext } from './context.js';
 import type { PlanLogSink } from './plan-log.js';
@@ -21,6 +21,8 @@ import { recordingClient, type WriteCounter } from './recording-client.js';
 export interface ExecuteInput {
   changes: readonly Change[];
   handlerFor: (kind: KindName) => AnyKindHandler;
+  /** The kinds in apply order: removals run in reverse kind order (`changePhase`). */
+  kindOrder: KindOrder;
   options: ApplyOptions;
   /** Steps in flight at once (the client has its own request cap and rate limit). */
   concurrency: number;
@@ -39,20 +41,20 @@ interface Step {
 const isRemoval = (c: Change): boolean => c.action === 'delete' || c.action === 'archive';
 
 /** Groups actionable changes into steps: one per change, or one per (kind, phase) for bulk kinds. */
-const buildSteps = (changes: readonly Change[], handlerFor: ExecuteInput['handlerFor']): Step[] => {
+const buildSteps = (changes: readonly Change[], handlerFor: ExecuteInput['handlerFor'], order: KindOrder): Step[] => {
   const steps: Step[] = [];
   const batches = new Map<string, Step>();
   for (const change of changes) {
     if (change.action === 'noop') continue;
     const handler = handlerFor(change.kind);
     if (!handler.applyBatch) {
-      steps.push({ kind: change.kind, phase: changePhase(change), changes: [change], batch: false });
+      steps.push({ kind: change.kind, phase: changePhase(change, order), changes: [change], batch: false });
       continue;
     }
     const group = `${change.kind}:${isRemoval(change) ? 'remove' : 'write'}`;
     let step = batches.get(group);
     if (!step) {
-      step = { kind: change.kind, phase: changePhase(change), changes: [], batch: true };
+      step = { kind: change.kind, phase: changePhase(change, order), changes: [], batch: true };
       batches.set(group, step);
       steps.push(step);
     }
@@ -67,7 +69,7 @@ export const executePlan = async (input: ExecuteInput, ctx: EngineContext): Prom
   const now = () => ctx.clock.now();
   const started = now();
   const counter: WriteCounter = { writes: 0 };
-  const steps = buildSteps(input.changes, input.handlerFor);
+  const steps = buildSteps(input.changes, input.handlerFor, input.kindOrder);
   const stepOf = new Map<ObjectKey, Step>();
   for (const step of steps) for (const c of step.changes) stepOf.set(objectKey(c.kind, c.id), step);
 

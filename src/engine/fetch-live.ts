@@ -1,34 +1,56 @@
 /**
- * Reads the live workspace: entity types first (other reads need the list of type names), then
- * the inventories and every other kind in parallel. Ownership of kinds without an own marker
- * comes from the inventories. Only GET requests.
+ * Reads the live workspace, in three steps: the kinds some read uses (`KindIO.fetchUses` and the
+ * ownership store's `uses`: entity lists filter by entity type name, and the store learns from the
+ * entity types whether it holds any record), then the ownership records, then every other kind in
+ * parallel (with what its records say this source manages) and the kinds only read that a
+ * manifest references. Ownership of kinds without an own marker comes from the records. Only GET
+ * requests. No kind is named here: what differs is what the kinds declare.
  */
 import type { ApiClient } from '../api/types.js';
-import { isApiError } from '../core/errors.js';
 import { type DesiredObject, type Diagnostic, type KindName, type LiveObject, objectKey } from '../core/model.js';
-import type { AnyKindHandler } from '../kinds/types.js';
-import { emptyInventoryIndex, INVENTORY_ENTITY_TYPE, type InventoryIndex, readInventories } from './inventory.js';
+import type { AnyKindHandler, AnyReadOnlyKind, FetchContext } from '../kinds/types.js';
+import { OWNERSHIP_STORE } from '../kinds/ownership.js';
+import type { OwnershipIndex, OwnershipSnapshot, OwnershipStore } from '../ownership/store.js';
 
 export interface LiveState {
+  /** The live objects of the managed kinds (never the store's own). */
   live: LiveObject[];
-  inventories: InventoryIndex;
-  inventoryTypeExists: boolean;
-  /** Scorecard tags, when references need them and the list could be read. */
-  scorecards?: string[];
+  /** Every source's ownership record, and how to write this source's. */
+  ownership: OwnershipSnapshot;
+  /** The same index as `ownership.index`. */
+  inventories: OwnershipIndex;
+  /** Live objects of the kinds only read that a manifest references (for reference checks only). */
+  referenced: LiveObject[];
+  /** Kinds only read that a manifest references but that could not be read (a warning says so). */
+  unreadable: Set<KindName>;
   diagnostics: Diagnostic[];
 }
 
-const readScorecards = async (client: ApiClient): Promise<string[] | undefined> => {
-  try {
-    const cards = await client.paginate<{ tag?: unknown }>(
-      { operation: 'list scorecards', method: 'GET', path: '/api/v1/scorecards', query: { pageSize: 1000 } },
-      'scorecards',
-    );
-    return cards.map((c) => c.tag).filter((t): t is string => typeof t === 'string');
-  } catch (error) {
-    if (isApiError(error) && (error.status === 403 || error.status === 404)) return undefined;
-    throw error;
+/**
+ * The kinds only read that some desired object references, read (in parallel with everything
+ * else): what they hold, and which could not be read (each with its warning).
+ */
+const readReferenced = async (
+  client: ApiClient,
+  handlers: readonly AnyKindHandler[],
+  readOnly: readonly AnyReadOnlyKind[],
+  desired: readonly DesiredObject[],
+): Promise<{ live: LiveObject[]; unreadable: Set<KindName>; diagnostics: Diagnostic[] }> => {
+  const byKind = new Map(handlers.map((h) => [h.kind, h]));
+  const named = new Set<KindName>();
+  for (const obj of desired) for (const ref of byKind.get(obj.kind)?.references(obj) ?? []) named.add(ref.kind);
+  const reads = await Promise.all(
+    readOnly.filter((k) => named.has(k.kind)).map(async (k) => ({ k, read: await k.readLive({ client }) })),
+  );
+  const out = { live: [] as LiveObject[], unreadable: new Set<KindName>(), diagnostics: [] as Diagnostic[] };
+  for (const { k, read } of reads) {
+    if ('live' in read) out.live.push(...read.live);
+    else {
+      out.unreadable.add(k.kind);
+      out.diagnostics.push(read.unreadable);
+    }
   }
+  return out;
 };
 
 /**
@@ -42,7 +64,7 @@ const readHolders = async (
   desired: readonly DesiredObject[],
   live: readonly LiveObject[],
   sourceId: string,
-  inventories: InventoryIndex,
+  inventories: OwnershipIndex,
 ): Promise<LiveObject[]> => {
   const declared = new Set(desired.map((o) => objectKey(o.kind, o.id)));
   const own = inventories.bySource.get(sourceId);
@@ -61,13 +83,87 @@ const readHolders = async (
   });
 };
 
+/** How one kind is read: as a plan reads it (`fetchLive`), or as `export` does. */
+export type ReadKind = (handler: AnyKindHandler, ctx: FetchContext) => Promise<LiveObject[]>;
+
+const planRead: ReadKind = (handler, ctx) => handler.fetchLive(ctx);
+
+/**
+ * Reads `handlers` in the three steps of the module comment, with `read` for each kind; `usesOf`
+ * says which kinds a kind's read uses. Owners of kinds without an own marker are set from the
+ * records (and removed when the records do not list them).
+ */
+export const readKinds = async (input: {
+  client: ApiClient;
+  handlers: readonly AnyKindHandler[];
+  store: OwnershipStore;
+  desired: readonly DesiredObject[];
+  sourceId: string | undefined;
+  usesOf: (handler: AnyKindHandler) => readonly KindName[];
+  read: ReadKind;
+  /** The kinds whose entries of the records count (default: those of `handlers`). */
+  recordKinds?: ReadonlySet<KindName>;
+}): Promise<{ live: LiveObject[]; ownership: OwnershipSnapshot }> => {
+  const { client, handlers, store, desired, sourceId } = input;
+  const desiredOf = (kind: KindName) => desired.filter((o) => o.kind === kind);
+  const used = new Set<KindName>([...store.uses, ...handlers.flatMap(input.usesOf)]);
+
+  // 1. What other reads use, each after what it uses itself (entity types before entities).
+  const first = handlers.filter((h) => used.has(h.kind));
+  const seen: LiveObject[] = [];
+  const done = new Set<KindName>();
+  while (done.size < first.length) {
+    const ready = first.filter(
+      (h) => !done.has(h.kind) && input.usesOf(h).every((k) => k === h.kind || done.has(k) || !used.has(k)),
+    );
+    // A cycle among the kinds' declared uses: read the rest together rather than never.
+    const wave = ready.length > 0 ? ready : first.filter((h) => !done.has(h.kind));
+    const readBefore = seen.filter((o) => !store.isOwn(o));
+    const found = await Promise.all(
+      wave.map((h) => input.read(h, { client, desired: desiredOf(h.kind), managedIds: [], readBefore })),
+    );
+    for (const h of wave) done.add(h.kind);
+    seen.push(...found.flat());
+  }
+
+  // 2. The ownership records (every source's), with what the store needed of step 1.
+  const kinds = input.recordKinds ?? new Set(handlers.map((h) => h.kind));
+  const ownership = await store.read(client, { sourceId, seen, kinds });
+  const own = sourceId !== undefined ? ownership.index.bySource.get(sourceId) : undefined;
+  const managedIdsOf = (kind: KindName): string[] =>
+    [...(own ?? [])].filter((key) => key.startsWith(`${kind}/`)).map((key) => key.slice(kind.length + 1));
+
+  // 3. Every other kind, in parallel; cortex-sync's own records are never part of what is read.
+  const readBefore = seen.filter((o) => !store.isOwn(o));
+  const rest = await Promise.all(
+    handlers
+      .filter((h) => !used.has(h.kind))
+      .map((h) => input.read(h, { client, desired: desiredOf(h.kind), managedIds: managedIdsOf(h.kind), readBefore })),
+  );
+  const live = [...readBefore, ...rest.flat()];
+
+  const ownershipOnObject = new Set(handlers.filter((h) => h.ownershipOnObject).map((h) => h.kind));
+  for (const object of live) {
+    if (ownershipOnObject.has(object.kind)) continue;
+    const owner = ownership.index.ownerOf.get(objectKey(object.kind, object.id));
+    if (owner !== undefined) object.owner = owner;
+    else delete object.owner;
+  }
+  return { live, ownership };
+};
+
 export const fetchLiveState = async (input: {
   client: ApiClient;
   handlers: readonly AnyKindHandler[];
+  /** Where the engine's records are kept (default: the registry's store). */
+  store?: OwnershipStore;
+  /** Kinds only read: those the desired objects reference are read too (`referenced`). */
+  readOnlyKinds?: readonly AnyReadOnlyKind[];
   desired: readonly DesiredObject[];
   /** Undefined when the run has no source id (nothing is owned: objects are left unmarked). */
   sourceId: string | undefined;
-  needScorecards: boolean;
+  /** The kinds whose entries of the records count, when more than `handlers` (export reads some kinds its own way). */
+  recordKinds?: ReadonlySet<KindName>;
   /**
    * Read what still holds the objects of this source that have no manifest (kinds'
    * `fetchHolders`), so a plan knows what a prune would keep. `export` does not need it.
@@ -75,70 +171,18 @@ export const fetchLiveState = async (input: {
   holders?: boolean;
 }): Promise<LiveState> => {
   const { client, handlers, desired, sourceId } = input;
-  const desiredOf = (kind: KindName) => desired.filter((o) => o.kind === kind);
-  const diagnostics: Diagnostic[] = [];
-
-  // Entity types come first: entity reads filter by type name, and teams/custom types are not
-  // returned unless asked for.
-  const typeHandler = handlers.find((h) => h.kind === 'entity-type');
-  const liveTypes = typeHandler
-    ? await typeHandler.fetchLive({ client, desired: desiredOf('entity-type'), managedIds: [], readBefore: [] })
-    : [];
-  const inventoryTypeExists = liveTypes.some((t) => t.id === INVENTORY_ENTITY_TYPE);
-  // What the other kinds' reads may use (entity lists filter by type name); never the inventory type.
-  const readBefore = liveTypes.filter((t) => t.id !== INVENTORY_ENTITY_TYPE);
-
-  const inventories = inventoryTypeExists ? await readInventories(client, sourceId) : emptyInventoryIndex();
-  const managedIdsOf = (kind: KindName): string[] =>
-    [...((sourceId !== undefined ? inventories.bySource.get(sourceId) : undefined) ?? [])]
-      .filter((key) => key.startsWith(`${kind}/`))
-      .map((key) => key.slice(kind.length + 1));
-
-  const [perKind, scorecards] = await Promise.all([
-    Promise.all(
-      handlers
-        .filter((h) => h !== typeHandler)
-        .map((h) => h.fetchLive({ client, desired: desiredOf(h.kind), managedIds: managedIdsOf(h.kind), readBefore })),
-    ),
-    input.needScorecards ? readScorecards(client) : Promise.resolve(undefined),
+  const [{ live, ownership }, referenced] = await Promise.all([
+    readKinds({ ...input, store: input.store ?? OWNERSHIP_STORE, usesOf: (h) => h.fetchUses ?? [], read: planRead }),
+    readReferenced(client, handlers, input.readOnlyKinds ?? [], desired),
   ]);
-
-  const live = [...readBefore, ...perKind.flat()];
-  const ownershipOnObject = new Set(handlers.filter((h) => h.ownershipOnObject).map((h) => h.kind));
-  for (const object of live) {
-    if (ownershipOnObject.has(object.kind)) continue;
-    const owner = inventories.ownerOf.get(objectKey(object.kind, object.id));
-    if (owner !== undefined) object.owner = owner;
-    else delete object.owner;
-  }
   if (input.holders && sourceId !== undefined)
-    live.push(...(await readHolders(client, handlers, desired, live, sourceId, inventories)));
-  for (const forged of inventories.ignored) {
-    diagnostics.push({
-      severity: 'warning',
-      code: 'inventory-ignored',
-      message: `the entity \`${forged.tag}\` claims to be the inventory of source \`${forged.source}\` but is not at that source's tag; it is ignored (delete it if nobody knows why it exists)`,
-    });
-  }
-  for (const conflict of inventories.conflicts) {
-    diagnostics.push({
-      severity: 'warning',
-      code: 'inventory-conflict',
-      message: `${conflict.key} is listed in the inventories of several sources: ${conflict.sources.join(', ')}`,
-    });
-  }
-  if (input.needScorecards && scorecards === undefined) {
-    diagnostics.push({
-      severity: 'warning',
-      code: 'scorecards-unreadable',
-      message: 'the scorecard list could not be read (permission or feature); Initiative scorecards were not checked',
-    });
-  }
+    live.push(...(await readHolders(client, handlers, desired, live, sourceId, ownership.index)));
   return {
     live,
-    inventories,
-    inventoryTypeExists,
-    ...(scorecards !== undefined ? { scorecards } : {}),
-    diagnostics,
+    ownership,
+    inventories: ownership.index,
+    referenced: referenced.live,
+    unreadable: referenced.unreadable,
+    diagnostics: [...ownership.diagnostics, ...referenced.diagnostics],
   };
 };

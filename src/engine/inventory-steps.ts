@@ -7,7 +7,7 @@ import type { Change, InventoryWrite, ObjectKey } from '../core/model.js';
 import { countOf } from '../core/plural.js';
 import { objectKey } from '../core/model.js';
 import { printable } from '../core/printable.js';
-import type { RecordMeta } from './inventory.js';
+import type { Declaration, RecordMeta } from '../ownership/store.js';
 
 export interface InventoryStepsInput {
   /** The record's tag. */
@@ -24,6 +24,11 @@ export interface InventoryStepsInput {
   previousMeta: RecordMeta;
   /** The origin and settings this run records (its origin binds the source id). */
   meta: RecordMeta;
+  /**
+   * Where the objects the record holds were declared (manifest file; keys this source sets), as
+   * written with the record. Brought up to date with any write, never a reason to write alone.
+   */
+  declared?: ReadonlyMap<ObjectKey, Declaration>;
 }
 
 /**

@@ -14,16 +14,9 @@
  * judged by the last rule only.
  */
 
-/** A lease as read: the record, or `unreadable` with a fingerprint of whatever is there. */
-export interface SeenLease {
-  holder: string;
-  /** Server time; 0 = released. */
-  expiresAt: number;
-  since?: number;
-  /** What the record holds, to tell a rewritten record from an unchanged one. */
-  fingerprint: string;
-  unreadable?: boolean;
-}
+import type { SeenLease } from '../ownership/store.js';
+
+export type { SeenLease } from '../ownership/store.js';
 
 export type LeaseJudgement =
   | { state: 'free'; why: 'none' | 'ours' | 'released' | 'expired' | 'stale' | 'unreadable' }

@@ -1,6 +1,7 @@
 /**
- * One apply per source at a time. A lease is a small record in the workspace itself (an entity of
- * the ownership-record type at a deterministic tag per source id): who holds it and until when.
+ * One apply per source at a time. A lease is a small record in the workspace itself, kept through
+ * the ownership store (`src/ownership/store.ts`; by default an entity at a deterministic tag per
+ * source id): who holds it and until when.
  * The holder renews it while it runs; a crashed holder's lease simply expires. A second apply
  * waits a bounded time for it, saying at once who holds it (events `lease.waiting`, then at least
  * every 10 s), then fails naming the holder. Whether a lease is live is judged by the server's
@@ -22,13 +23,26 @@ import { hostname } from 'node:os';
 import { CortexSyncError } from '../core/errors.js';
 import type { PendingCreates } from '../core/pending-creates.js';
 import { printable } from '../core/printable.js';
+import type { ApiClient } from '../api/types.js';
+import { OWNERSHIP_STORE } from '../kinds/ownership.js';
+import type { LeaseRecord, LeaseStore } from '../ownership/store.js';
 import { type EngineContext, type EngineEvent, monotonicNow, NO_EVENTS } from './context.js';
 import { formatLeaseTime, judgeLease, serverClock } from './lease-judge.js';
-import { ensureRecordType, type LeaseRecord, leaseTag, readLeaseAnswer, writeLease } from './lease-record.js';
 import type { PlanLogSink } from './plan-log.js';
 import { recordingClient } from './recording-client.js';
 
-export { type LeaseRecord, leaseTag, type PendingCreate, readLease, writeLease } from './lease-record.js';
+export type { LeaseRecord, PendingCreate } from '../ownership/store.js';
+
+/** The lease's id for a source in the default store (as the plan log names its writes). */
+export const leaseTag = (sourceId: string): string => OWNERSHIP_STORE.lease.id(sourceId);
+
+/** The source's lease record in the default store, if there is one that can be read. */
+export const readLease = async (client: ApiClient, sourceId: string): Promise<LeaseRecord | undefined> =>
+  (await OWNERSHIP_STORE.lease.read(client, sourceId)).lease;
+
+/** Writes the record to the default store; returns the answer's `Date` header. */
+export const writeLease = (client: ApiClient, record: LeaseRecord): Promise<string | undefined> =>
+  OWNERSHIP_STORE.lease.write(client, record);
 
 export interface LeaseSettings {
   /** Who is asking: shown to the other apply ("host run 1a2b3c4d"). */
@@ -121,19 +135,20 @@ export const acquireLease = async (
   ctx: LeaseContext,
   sourceId: string,
   settings: LeaseSettings,
+  store: LeaseStore = OWNERSHIP_STORE.lease,
 ): Promise<HeldLease> => {
   const { client, clock, signal } = ctx;
   const events = ctx.events ?? NO_EVENTS;
   const mono = () => monotonicNow(clock);
   const server = serverClock(mono, () => clock.now());
-  await ensureRecordType(client);
+  await store.prepare(client);
   const started = mono();
   let watched: { fingerprint: string; since: number } | undefined;
   let toldAt: number | undefined;
   let taken: Extract<EngineEvent, { type: 'lease.taken' }>['from'];
   let record: LeaseRecord | undefined;
   for (;;) {
-    const read = await readLeaseAnswer(client, sourceId);
+    const read = await store.read(client, sourceId);
     const serverNow = server.observe(read.date) !== undefined ? server.now() : undefined;
     const now = mono();
     if (watched?.fingerprint !== read.seen?.fingerprint)
@@ -184,9 +199,9 @@ export const acquireLease = async (
       beat: 0,
       pending: read.lease?.pending ?? [],
     };
-    server.observe(await writeLease(client, claim));
+    server.observe(await store.write(client, claim));
     await clock.sleep(settings.settleMs, signal);
-    const confirmed = await readLeaseAnswer(client, sourceId);
+    const confirmed = await store.read(client, sourceId);
     server.observe(confirmed.date);
     if (confirmed.lease?.holder === settings.holder) {
       record = { ...claim, pending: confirmed.lease.pending };
@@ -198,7 +213,7 @@ export const acquireLease = async (
   const waitedMs = mono() - started;
   if (taken !== undefined || toldAt !== undefined)
     events.emit({ type: 'lease.taken', sourceId, waitedMs, ...(taken ? { from: taken } : {}) });
-  return holdLease(ctx, record, settings, server);
+  return holdLease(ctx, record, settings, server, store);
 };
 
 const holdLease = (
@@ -206,6 +221,7 @@ const holdLease = (
   initial: LeaseRecord,
   settings: LeaseSettings,
   server: ReturnType<typeof serverClock>,
+  store: LeaseStore,
 ): HeldLease => {
   let record = initial;
   const lost = new AbortController();
@@ -216,7 +232,7 @@ const holdLease = (
     const next = writes.then(async () => {
       if (lost.signal.aborted) return;
       record = { ...change(record), beat: (record.beat ?? 0) + 1 };
-      server.observe(await writeLease(client, record));
+      server.observe(await store.write(client, record));
     });
     writes = next.catch(() => {});
     return next;
@@ -227,7 +243,7 @@ const holdLease = (
    * renewal tries again; a lease not released expires).
    */
   const stillOurs = async (): Promise<boolean> => {
-    const read = await readLeaseAnswer(client, record.source).catch(() => undefined);
+    const read = await store.read(client, record.source).catch(() => undefined);
     if (read === undefined) return false;
     server.observe(read.date);
     const holder = read.seen?.holder;
@@ -291,6 +307,8 @@ export interface LeasedRun {
   mode: 'plan' | 'apply';
   sourceId: string | undefined;
   settings: LeaseSettings;
+  /** Where the lease is kept (default: the registry's store). */
+  store?: LeaseStore;
 }
 
 /**
@@ -310,7 +328,7 @@ export const applyUnderLease = async <R>(
   if (run.mode !== 'apply' || run.sourceId === undefined) return body(run.mode, undefined, undefined);
   const planned = await body('plan', undefined, undefined);
   if (!hasWork(planned)) return body('apply', undefined, undefined);
-  const lease = await acquireLease(ctx, run.sourceId, run.settings);
+  const lease = await acquireLease(ctx, run.sourceId, run.settings, run.store);
   let result: R;
   try {
     result = await body('apply', lease.pending, lease.lost);
@@ -343,6 +361,7 @@ export const withLoggedLease = <C extends LeaseContext>(
   ctx: C,
   sourceId: string | undefined,
   log: PlanLogSink | undefined,
+  store: LeaseStore = OWNERSHIP_STORE.lease,
 ): C =>
   sourceId === undefined || log === undefined
     ? ctx
@@ -350,7 +369,7 @@ export const withLoggedLease = <C extends LeaseContext>(
         ...ctx,
         client: recordingClient(
           { client: ctx.client, clock: ctx.clock },
-          { kind: 'inventory', id: leaseTag(sourceId), action: 'update' },
+          { kind: 'inventory', id: store.id(sourceId), action: 'update' },
           log,
         ).client,
       };

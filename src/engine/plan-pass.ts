@@ -20,15 +20,17 @@ import { buildPlan } from '../core/plan.js';
 import { checkReferences } from '../core/references.js';
 import { printable } from '../core/printable.js';
 import { sourceBinding } from '../core/source-binding.js';
-import type { AnyKindHandler } from '../kinds/types.js';
+import type { AnyKindHandler, AnyReadOnlyKind } from '../kinds/types.js';
+import { ownInventoryOf, sharedRecordWith } from '../ownership/index-records.js';
+import type { OwnershipSnapshot, OwnershipStore, RecordMeta } from '../ownership/store.js';
 import { loadManifests } from '../source/load.js';
 import type { ManifestCache } from '../source/manifest-cache.js';
 import type { SyncConfig } from './config.js';
 import type { EngineContext } from './context.js';
 import { deleteScopeOf } from './delete-scope.js';
 import type { LiveState } from './fetch-live.js';
-import { inventoryTag, ownInventoryOf, type RecordMeta, tagSharedWith, trackedKinds } from './inventory.js';
 import { type InventoryStepsInput, plannedInventoryWrites } from './inventory-steps.js';
+import { declarationsFor, trackedKinds } from './ownership-record.js';
 import { leftoversDiagnostic, managedWithoutManifest } from './leftovers.js';
 import { withSignal } from './recording-client.js';
 
@@ -42,15 +44,20 @@ export type StageRunner = <T>(stage: StageName, work: () => Promise<T>) => Promi
 export type LiveReader = (request: {
   client: EngineContext['client'];
   handlers: readonly AnyKindHandler[];
+  readOnlyKinds: readonly AnyReadOnlyKind[];
+  store: OwnershipStore;
   desired: readonly DesiredObject[];
   sourceId: string | undefined;
-  needScorecards: boolean;
 }) => Promise<LiveState>;
 
 export interface PassInput {
   config: SyncConfig;
   handlers: readonly AnyKindHandler[];
-  /** The handler of a kind (the run's own, else the registry's). */
+  /** The kinds only read (what manifests reference; for reference checks). */
+  readOnlyKinds: readonly AnyReadOnlyKind[];
+  /** Where the engine keeps its ownership records. */
+  store: OwnershipStore;
+  /** The handler of a kind. */
   lookup: (kind: AnyKindHandler['kind']) => AnyKindHandler;
   readLive: LiveReader;
   manifestCache?: ManifestCache;
@@ -65,8 +72,8 @@ export interface PlannedPass {
   /** Undefined without a source id: no ownership record is written. */
   steps: InventoryStepsInput | undefined;
   sourceId: string | undefined;
-  /** Whether the ownership record's entity type exists already. */
-  typeExists: boolean;
+  /** The records as read, which write this source's record. */
+  ownership: OwnershipSnapshot;
 }
 
 export type PassResult =
@@ -83,7 +90,7 @@ const recordMetaOf = (config: SyncConfig): RecordMeta => ({
 
 /** load → read-live → validate → plan. */
 export const planPass = async (input: PassInput, ctx: EngineContext, stage: StageRunner): Promise<PassResult> => {
-  const { config, handlers } = input;
+  const { config, handlers, store } = input;
   const client = withSignal(ctx.client, ctx.signal);
   // Without a source id (not a git checkout, none configured) plan and apply still work: nothing
   // is marked, adopted or recorded, and --prune is refused by the planner.
@@ -99,15 +106,9 @@ export const planPass = async (input: PassInput, ctx: EngineContext, stage: Stag
   const desired = loaded.objects;
   if (ctx.signal.aborted) throw new InterruptedError();
 
-  const state = await stage('read-live', () => {
-    const needScorecards = desired.some((o) =>
-      input
-        .lookup(o.kind)
-        .references(o)
-        .some((r) => r.kind === 'scorecard'),
-    );
-    return input.readLive({ client, handlers, desired, sourceId, needScorecards });
-  });
+  const state = await stage('read-live', () =>
+    input.readLive({ client, handlers, readOnlyKinds: input.readOnlyKinds, store, desired, sourceId }),
+  );
 
   const checked = await stage('validate', async () => {
     // The source id's binding to the origin that first applied it: another origin claiming it
@@ -127,9 +128,9 @@ export const planPass = async (input: PassInput, ctx: EngineContext, stage: Stag
         : undefined;
     const diagnostics = checkReferences({
       desired,
-      live: state.live,
-      handlers,
-      ...(state.scorecards ? { scorecards: state.scorecards } : {}),
+      live: [...state.live, ...state.referenced],
+      handlers: [...handlers, ...input.readOnlyKinds],
+      unreadable: state.unreadable,
     });
     return { recordedMeta, binding, diagnostics };
   });
@@ -161,7 +162,7 @@ export const planPass = async (input: PassInput, ctx: EngineContext, stage: Stag
       sourceId === undefined
         ? undefined
         : {
-            id: inventoryTag(sourceId),
+            id: store.recordId(sourceId),
             sourceId,
             previous: new Set<ObjectKey>(previousKeys ?? []),
             recordExists: previousKeys !== undefined,
@@ -169,15 +170,17 @@ export const planPass = async (input: PassInput, ctx: EngineContext, stage: Stag
             live: new Set(state.live.map((o) => objectKey(o.kind, o.id))),
             previousMeta: recordedMeta ?? {},
             meta: recordMetaOf(config),
+            declared: declarationsFor(desired, handlers, state.inventories.declared.get(sourceId)),
           };
     const handedOver = (plan.handOvers ?? []).map((h) => objectKey(h.kind, h.id));
     plan.inventory = steps ? plannedInventoryWrites(steps, plan.changes, handedOver) : [];
-    const sharedTag = sourceId !== undefined ? tagSharedWith(state.inventories, sourceId) : undefined;
+    const sharedTag =
+      sourceId !== undefined ? sharedRecordWith(state.inventories, sourceId, (s) => store.recordId(s)) : undefined;
     if (sharedTag !== undefined)
       plan.diagnostics.push({
         severity: 'error',
         code: 'source-claimed',
-        message: `source id \`${printable(sourceId ?? '')}\` has the same ownership-record tag as source \`${printable(sharedTag)}\` (\`${inventoryTag(sharedTag)}\`): writing its record would replace that source's; choose another source id`,
+        message: `source id \`${printable(sourceId ?? '')}\` has the same ownership-record tag as source \`${printable(sharedTag)}\` (\`${store.recordId(sharedTag)}\`): writing its record would replace that source's; choose another source id`,
       });
     if (!config.prune && sourceId !== undefined && binding?.state !== 'claimed') {
       const ownInventory = ownInventoryOf(state.inventories, sourceId);
@@ -197,7 +200,7 @@ export const planPass = async (input: PassInput, ctx: EngineContext, stage: Stag
       work,
       steps,
       sourceId,
-      typeExists: state.inventoryTypeExists,
+      ownership: state.ownership,
     };
   });
 };

@@ -18,8 +18,11 @@ import {
   type StageTiming,
 } from '../core/outcome.js';
 import { checkReferences } from '../core/references.js';
-import { createKindHandlers, handlerFor, KIND_HANDLERS } from '../kinds/registry.js';
-import type { AnyKindHandler } from '../kinds/types.js';
+import { OWNERSHIP_STORE } from '../kinds/ownership.js';
+import { applyOrder } from '../kinds/order.js';
+import { KIND_HANDLERS, kindsFor, READ_ONLY_KINDS } from '../kinds/registry.js';
+import type { AnyKindHandler, AnyReadOnlyKind } from '../kinds/types.js';
+import type { OwnershipStore } from '../ownership/store.js';
 import { loadManifests } from '../source/load.js';
 import type { ManifestCache } from '../source/manifest-cache.js';
 import { applyPass } from './apply-pass.js';
@@ -62,7 +65,8 @@ export const validateManifests = async (
   if (ctx.signal.aborted) throw new InterruptedError();
   const loaded = await loadManifests(dir, handlers);
   const diagnostics = [...loaded.diagnostics];
-  if (!hasErrors(diagnostics)) diagnostics.push(...checkReferences({ desired: loaded.objects, handlers }));
+  if (!hasErrors(diagnostics))
+    diagnostics.push(...checkReferences({ desired: loaded.objects, handlers: [...handlers, ...READ_ONLY_KINDS] }));
   return { objects: loaded.objects, files: loaded.files, diagnostics };
 };
 
@@ -70,7 +74,12 @@ export interface ReconcileInput {
   config: SyncConfig;
   mode: 'plan' | 'apply';
   planLog?: PlanLogSink;
+  /** The managed kinds (default: the registry's, configured with `config`); ordered by what they reference. */
   handlers?: readonly AnyKindHandler[];
+  /** The kinds only read (default: the registry's). */
+  readOnlyKinds?: readonly AnyReadOnlyKind[];
+  /** Where the engine keeps its ownership records and lease (default: the registry's store). */
+  ownership?: OwnershipStore;
   /**
    * Apply mode: called with the plan that is about to be applied (one with no errors) and what it
    * would write, before anything is written; `false` ends the run as `not-approved`. The CLI shows
@@ -177,13 +186,18 @@ export const reconcile = async (input: ReconcileInput, ctx: EngineContext): Prom
   }
 };
 
-/** The handlers of a run: kind-specific settings go to the kinds' own factories, not through the shared contract. */
+/** The kinds of a run, in apply order: each reads its own settings from the configuration (`configure`). */
 const handlersOf = (input: ReconcileInput): readonly AnyKindHandler[] =>
-  input.handlers ??
-  createKindHandlers({
-    'entity-type': { forceSchema: input.config.forceEntityTypeSchema },
-    entity: { pruneAction: input.config.pruneEntities },
-  });
+  applyOrder(input.handlers ?? kindsFor(input.config));
+
+/** The handler of a kind among `handlers`. */
+const lookupIn =
+  (handlers: readonly AnyKindHandler[]) =>
+  (kind: AnyKindHandler['kind']): AnyKindHandler => {
+    const handler = handlers.find((h) => h.kind === kind);
+    if (!handler) throw new Error(`no handler for kind ${kind}`);
+    return handler;
+  };
 
 /**
  * The stages in order. A plan, an apply without a source id or without work runs the reading
@@ -198,12 +212,15 @@ const stagesOf = async (
   timer: ReturnType<typeof stageTimer>,
 ): Promise<ReconcileResult> => {
   const { config } = input;
+  const store = input.ownership ?? OWNERSHIP_STORE;
   const pass = (passCtx: EngineContext): ReturnType<typeof planPass> => {
     const handlers = handlersOf(input);
     const passInput: PassInput = {
       config,
       handlers,
-      lookup: (kind) => handlers.find((h) => h.kind === kind) ?? handlerFor(kind),
+      readOnlyKinds: input.readOnlyKinds ?? READ_ONLY_KINDS,
+      store,
+      lookup: lookupIn(handlers),
       readLive: readEverything,
       ...(input.manifestCache ? { manifestCache: input.manifestCache } : {}),
     };
@@ -224,7 +241,8 @@ const stagesOf = async (
     const report = await applyPass(
       {
         planned,
-        lookup: (kind) => handlers.find((h) => h.kind === kind) ?? handlerFor(kind),
+        lookup: lookupIn(handlers),
+        kindOrder: handlers.map((h) => h.kind),
         concurrency: config.concurrency,
         log: input.planLog ?? NO_LOG,
         pendingCreates,
@@ -242,9 +260,9 @@ const stagesOf = async (
   const sourceId = first.sourceId;
   if (sourceId === undefined || !first.work.hasWork) return write(first, ctx, undefined);
 
-  const leaseCtx = withLoggedLease(ctx, sourceId, input.planLog);
+  const leaseCtx = withLoggedLease(ctx, sourceId, input.planLog, store.lease);
   const settings = leaseSettingsFor(config, newHolderName());
-  const lease = await timer.run('lease', () => acquireLease(leaseCtx, sourceId, settings));
+  const lease = await timer.run('lease', () => acquireLease(leaseCtx, sourceId, settings, store.lease));
   timer.leased();
   let result: ReconcileResult;
   try {

@@ -9,14 +9,14 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import { openEngineContext } from '../engine/api-client.js';
 import { countOf } from '../core/plural.js';
 import { printable } from '../core/printable.js';
-import { hasErrors, KIND_NAMES, type KindName } from '../core/model.js';
+import { hasErrors, type KindName } from '../core/model.js';
 import { CONFIG_FILE, configureRun, readConfigFile } from '../engine/config.js';
-import { KIND_HANDLERS } from '../kinds/registry.js';
+import { KIND_HANDLERS, KIND_NAMES } from '../kinds/registry.js';
 import { renderDiagnostics } from '../render/index.js';
-import { type CliIo, useColor, writeLine } from '../cli/io.js';
+import { type CliIo, useColor, writeLine } from '../runtime-io/io.js';
 import { type ExportFile, type ExportScope, exportFiles } from './files.js';
 import { checkConfigSourceId, checkOutDir } from './guard.js';
-import { readWorkspaceForExport } from './read.js';
+import { readWorkspaceForExport } from '../engine/export-read.js';
 import { manifestYaml } from './render.js';
 import { inferredSourceIdLine, ownersOf, soleOwner, unclaimedSourceLine } from './source-id.js';
 import { writeExportFiles } from './write.js';
@@ -44,7 +44,7 @@ export const parseKinds = (value: string): KindName[] => {
       `${unknown.length > 0 ? `unknown kind ${unknown.join(', ')}; ` : ''}expected a comma-separated list of ${KIND_NAMES.join(', ')}`,
     );
   }
-  return names as KindName[];
+  return names;
 };
 
 const summaryLine = (files: readonly ExportFile[], outDir: string): string => {

@@ -1,18 +1,21 @@
 /**
  * The contract every kind implements, in two halves. The pure half (`KindModel`, in
  * `core/kind-contract.ts`: schema, identity, layout, references, canonical forms, export) is what
- * core may use; the IO half below (`fetchLive`, `apply`, `applyBatch`, `explainFailure`) is what
- * the engine calls. A kind is one folder (`src/kinds/<kind>/`) exporting a `KindHandler` (both
- * halves), listed once in `registry.ts`. The engine never branches on a kind's name.
+ * core may use; the IO half below (`fetchLive`, `apply`, `applyBatch`, `explainFailure`,
+ * `exportLive`) is what the engine calls. A kind is one folder (`src/kinds/<kind>/`) exporting a
+ * `KindHandler` (both halves; `configure` when it has settings), listed once in `registry.ts`,
+ * whose key is its name. Nothing outside `src/kinds/` branches on a kind's name (lint-enforced).
  */
 import type { ApiClient } from '../api/types.js';
 import { CortexSyncError } from '../core/errors.js';
-import type { KindModel } from '../core/kind-contract.js';
-import type { Change, DesiredObject, Diagnostic, LiveObject } from '../core/model.js';
+import type { KindModel, ReadOnlyKindModel } from '../core/kind-contract.js';
+import type { Change, DesiredObject, Diagnostic, KindName, LiveObject } from '../core/model.js';
 import type { PendingCreates } from '../core/pending-creates.js';
 
 export type {
   AnyKindModel,
+  KeptWhileTyped,
+  KindMeta,
   KindModel,
   ManifestFile,
   ObjectReference,
@@ -20,7 +23,8 @@ export type {
   DeclaredWithin,
   ParseResult,
   PruneAction,
-  ReferenceTargetKind,
+  ReadOnlyKindModel,
+  TypedBy,
   UpdateOrder,
 } from '../core/kind-contract.js';
 
@@ -28,13 +32,30 @@ export interface FetchContext<S = unknown> {
   client: ApiClient;
   /** The desired objects of this kind (some kinds have no bulk read and read per parent, e.g. dependencies per caller). */
   desired: readonly DesiredObject<S>[];
-  /** Ids of this kind the inventory says this repository manages (so prune can see them). */
+  /**
+   * Ids of this kind the ownership record says this repository manages (so prune can see them).
+   * Empty for a kind read before the records (one whose objects another kind's read uses).
+   */
   managedIds: readonly string[];
   /**
-   * Live objects of the kinds read before this one (entity types are read first): a kind whose
-   * reads depend on them (entity lists filter by type name) takes what it needs from here.
+   * Live objects of the kinds read before the others: those some kind's read uses (see
+   * `KindIO.fetchUses`; entity lists filter by entity type name), never cortex-sync's own records.
    */
   readBefore: readonly LiveObject[];
+}
+
+/** What `export` gives a kind's `exportLive`, besides what a plan's read has. */
+export interface ExportFetchContext<S = unknown> extends FetchContext<S> {
+  /** Export archived objects too (`--include-archived`). */
+  includeArchived: boolean;
+  /** Aborted when the run is asked to stop: a long read stops between two chunks (`InterruptedError`). */
+  signal: AbortSignal;
+  /** The run's clock, for progress estimates. */
+  now(): number;
+  /** The client's budget, for the estimate of a long read. */
+  requestsPerMinute: number;
+  /** Says something to the person waiting (stderr). */
+  progress(line: string): void;
 }
 
 export interface ApplyOptions {
@@ -98,8 +119,20 @@ export interface BatchOutcome<S = unknown, L = unknown> {
 
 /** The IO half of a kind: reads and writes through the `ApiClient` it is handed. */
 export interface KindIO<S = unknown, L = unknown> {
+  /**
+   * The kinds whose live objects `fetchLive` uses (entity lists filter by entity type name): they
+   * are read before every other kind and handed over in `FetchContext.readBefore`.
+   */
+  readonly fetchUses?: readonly KindName[];
   /** Reads every live object of this kind with bulk, paged reads (never one GET per object when a list exists). */
   fetchLive(ctx: FetchContext<S>): Promise<LiveObject<L>[]>;
+  /**
+   * Optional: how `export` reads this kind, when not as a plan does (`fetchLive` with no
+   * manifests): the dependency edges of every entity, archived entities when asked. Only GETs.
+   */
+  exportLive?(ctx: ExportFetchContext<S>): Promise<LiveObject<L>[]>;
+  /** The kinds whose live objects `exportLive` uses (in `readBefore`), when other than `fetchUses`. */
+  readonly exportUses?: readonly KindName[];
   /** Applies one change (create, update, delete, archive; with `unarchive`/`adopt` flags). Throws on failure. */
   apply(change: KindChange<S, L>, ctx: ApplyContext): Promise<void>;
   /**
@@ -117,8 +150,32 @@ export interface KindIO<S = unknown, L = unknown> {
   fetchHolders?(targets: readonly LiveObject[], ctx: Pick<FetchContext<S>, 'client'>): Promise<LiveObject<L>[]>;
 }
 
-/** A kind: both halves. Kind-specific settings are given to the kind's factory (see `registry.ts`). */
+/** A kind: both halves. */
 export interface KindHandler<S = unknown, L = unknown> extends KindModel<S, L>, KindIO<S, L> {}
 
 /** The registry's view of a handler (methods are bivariant, so every `KindHandler<S, L>` fits). */
 export type AnyKindHandler = KindHandler<unknown, unknown>;
+
+/**
+ * A kind with settings. `settings` are fields of the run's configuration the kind reads, named as
+ * the configuration names them (`pruneEntities`); the registry derives the type of all kinds'
+ * settings from these, so the engine's configuration is checked to hold them.
+ */
+export type ConfigurableKind<S, L, C extends object> = KindHandler<S, L> & {
+  /** This kind, configured with the run's settings (each left out keeps its default). */
+  configure(settings: C): KindHandler<S, L>;
+};
+
+/** What reading a kind that is only read found: its objects, or that this key may not read them (a warning). */
+export type ReadOnlyLive<L = unknown> = { live: LiveObject<L>[] } | { unreadable: Diagnostic };
+
+/** A kind cortex-sync reads but does not manage yet (`ReadOnlyKindModel`), with its read. */
+export interface ReadOnlyKind<L = unknown> extends ReadOnlyKindModel {
+  /**
+   * Reads every object of this kind; read only when a manifest references one. A workspace that
+   * does not let this key read them (permission, feature) is `unreadable`, any other failure throws.
+   */
+  readLive(ctx: Pick<FetchContext, 'client'>): Promise<ReadOnlyLive<L>>;
+}
+
+export type AnyReadOnlyKind = ReadOnlyKind<unknown>;

@@ -5,7 +5,7 @@
  */
 import { promises as fs } from 'node:fs';
 import { type DesiredObject, type Diagnostic, hasErrors } from '../core/model.js';
-import type { AnyKindHandler, ParseContext } from '../kinds/types.js';
+import type { AnyKindModel, ParseContext } from '../core/kind-contract.js';
 import { type DiscoveredFile, discoverManifests } from './discover.js';
 import { lookalikeIdWarnings } from './lookalike-ids.js';
 import { folderHint, unownedYamlDiagnostics } from './unowned.js';
@@ -52,7 +52,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 const loadFile = (
   realRoot: string,
   found: DiscoveredFile,
-  handler: AnyKindHandler,
+  handler: AnyKindModel,
   limits: ParseLimits,
   ctx: ParseContext,
 ): FileResult => {
@@ -171,7 +171,7 @@ const checkDuplicateIds = (objects: readonly DesiredObject[]): { kept: DesiredOb
  */
 export const loadManifests = async (
   root: string,
-  handlers: readonly AnyKindHandler[],
+  handlers: readonly AnyKindModel[],
   options: LoadOptions = {},
 ): Promise<LoadResult> => {
   const limits: ParseLimits = { ...DEFAULT_PARSE_LIMITS, ...options.limits };
@@ -185,7 +185,7 @@ export const loadManifests = async (
   if (stat === undefined) return rootError(`manifest directory ${root} does not exist`);
   if (!stat.isDirectory()) return rootError(`manifest directory ${root} is not a directory`);
 
-  const ownersOf = (file: string): AnyKindHandler[] => handlers.filter((h) => h.ownsFile(file));
+  const ownersOf = (file: string): AnyKindModel[] => handlers.filter((h) => h.ownsFile(file));
   let discovered: DiscoveredFile[];
   let realRoot: string;
   const unreadable: Diagnostic[] = [];
@@ -194,7 +194,7 @@ export const loadManifests = async (
     discovered = discovery.files;
     realRoot = discovery.realRoot;
     unreadable.push(
-      ...unownedYamlDiagnostics(discovery.unownedYaml, discovery.files.length, (file) => ownersOf(file).length > 0, {
+      ...unownedYamlDiagnostics(discovery.unownedYaml, discovery.files.length, handlers, {
         root,
         json: discovery.unownedJson,
         unreadable: discovery.problems.length > 0,
@@ -262,7 +262,7 @@ export const loadManifests = async (
   options.cache?.retain(files);
   const objects = results.flatMap((r) => r.objects);
   const { kept, diagnostics: duplicates } = checkDuplicateIds(objects);
-  const lookalikes = await lookalikeIdWarnings(kept);
+  const lookalikes = await lookalikeIdWarnings(kept, handlers);
   const diagnostics = [...unreadable, ...results.flatMap((r) => r.diagnostics), ...duplicates, ...lookalikes].map(
     (d) => ({
       ...d,

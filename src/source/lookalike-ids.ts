@@ -7,20 +7,13 @@
  * Two ids look alike when they have the same skeleton: invisible formatting characters dropped
  * (zero-width, bidirectional marks: what `printable()` escapes), NFKC, then the Unicode
  * confusables mapping (UTS #39, from the `unhomoglyph` package's copy of Unicode's
- * `confusables.txt`) and lower case, the mapping applied again after lowering. `dependency` ids
- * (caller, callee, method and path together) are left out: paths differ in case legitimately.
+ * `confusables.txt`) and lower case, the mapping applied again after lowering. Kinds whose ids
+ * may legitimately look alike are left out (`KindModel.idsMayLookAlike`: a dependency's id holds an
+ * API path, and paths differ in case legitimately).
  */
-import type { DesiredObject, Diagnostic, KindName } from '../core/model.js';
+import type { KindModel } from '../core/kind-contract.js';
+import type { DesiredObject, Diagnostic } from '../core/model.js';
 import { isPrintable } from '../core/printable.js';
-
-/** Kinds whose ids are compared. */
-const COMPARED: ReadonlySet<KindName> = new Set<KindName>([
-  'entity-type',
-  'entity',
-  'catalog-page',
-  'initiative',
-  'scaffolder-template',
-]);
 
 type Mapper = (s: string) => string;
 
@@ -41,8 +34,12 @@ const skeletonOf = (id: string, map: Mapper): string => {
 const where = (o: DesiredObject): string => `${o.source.file}:${o.source.line}`;
 
 /** One warning per id that looks like an earlier one of the same kind (first declaration kept as the reference). */
-export const lookalikeIdWarnings = async (objects: readonly DesiredObject[]): Promise<Diagnostic[]> => {
-  const candidates = objects.filter((o) => COMPARED.has(o.kind));
+export const lookalikeIdWarnings = async (
+  objects: readonly DesiredObject[],
+  kinds: readonly Pick<KindModel, 'kind' | 'idsMayLookAlike'>[],
+): Promise<Diagnostic[]> => {
+  const compared = new Set(kinds.filter((k) => k.idsMayLookAlike !== true).map((k) => k.kind));
+  const candidates = objects.filter((o) => compared.has(o.kind));
   if (candidates.length < 2) return [];
   const map = await loadConfusables();
   const first = new Map<string, DesiredObject>();

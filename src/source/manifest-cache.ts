@@ -17,7 +17,7 @@
  */
 import { statSync } from 'node:fs';
 import type { DesiredObject, Diagnostic } from '../core/model.js';
-import type { ParseContext } from '../kinds/types.js';
+import type { ParseContext } from '../core/kind-contract.js';
 
 /** One file's load result: its valid objects and its problems. */
 export interface FileLoadResult {

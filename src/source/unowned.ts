@@ -8,20 +8,26 @@
  * manifest was found at all, naming what was looked for and where.
  */
 import { closest, distance } from 'fastest-levenshtein';
+import type { KindModel } from '../core/kind-contract.js';
 import type { Diagnostic } from '../core/model.js';
-import { countOf } from '../core/plural.js';
+import { countOf, pluralOf } from '../core/plural.js';
 
-/** The `.cortex/` folders of the layout; only those some kind owns are suggested. */
-const LAYOUT_FOLDERS = [
-  'catalog',
-  'domains',
-  'teams',
-  'entity-types',
-  'dependencies',
-  'catalog-pages',
-  'initiatives',
-  'scaffolders',
-] as const;
+/** What the layout messages need of a kind: the files and folders it reads, and its name. */
+export type LayoutOf = Pick<KindModel, 'kind' | 'title' | 'ownsFile' | 'layoutFolders'>;
+
+/** A `cortex.yaml` at the root: the kind that reads it reads descriptors anywhere. */
+const DESCRIPTOR = 'cortex.yaml';
+
+/**
+ * The `.cortex/` folders of the layout, as the kinds declare them: those of the kind that reads
+ * `cortex.yaml` descriptors first (messages name the descriptors first), then the others in the
+ * kinds' order.
+ */
+const layoutFoldersOf = (kinds: readonly LayoutOf[]): string[] => {
+  const first = kinds.filter((k) => k.ownsFile(DESCRIPTOR));
+  const rest = kinds.filter((k) => !k.ownsFile(DESCRIPTOR));
+  return [...new Set([...first, ...rest].flatMap((k) => k.layoutFolders ?? []))];
+};
 
 /** How many stray files outside `.cortex/` one warning names. */
 const NAMED = 5;
@@ -46,10 +52,12 @@ const layoutText = (folders: readonly string[]): string =>
 export const unownedYamlDiagnostics = (
   unowned: readonly string[],
   manifestsFound: number,
-  ownsFile: (relPath: string) => boolean,
+  kinds: readonly LayoutOf[],
   context: UnownedContext = {},
 ): Diagnostic[] => {
-  const folders = LAYOUT_FOLDERS.filter((f) => ownsFile(`.cortex/${f}/x.yaml`));
+  const ownsFile = (relPath: string): boolean => kinds.some((k) => k.ownsFile(relPath));
+  const folders = layoutFoldersOf(kinds).filter((f) => ownsFile(`.cortex/${f}/x.yaml`));
+  const descriptorKind = kinds.find((k) => k.ownsFile(DESCRIPTOR));
   const diagnostics: Diagnostic[] = [];
   const elsewhere: string[] = [];
   /** `cortex/catalog/` (no dot) → the YAML files found in it. */
@@ -70,7 +78,7 @@ export const unownedYamlDiagnostics = (
     const inCortex = /^(?:.*\/)?\.cortex\/(.*)$/.exec(file);
     if (!inCortex) {
       const undottedFolder = /^((?:.*\/)?cortex\/([^/]+)\/)/.exec(file);
-      if (undottedFolder?.[1] !== undefined && folders.includes(undottedFolder[2] as (typeof folders)[number]))
+      if (undottedFolder?.[1] !== undefined && folders.includes(undottedFolder[2] ?? ''))
         undotted.set(undottedFolder[1], (undotted.get(undottedFolder[1]) ?? 0) + 1);
       else elsewhere.push(file);
       continue;
@@ -116,10 +124,7 @@ export const unownedYamlDiagnostics = (
     diagnostics.push({
       severity: 'warning',
       code: 'no-manifests',
-      message: `no manifests found, but ${countOf(elsewhere.length, 'YAML file')} no kind reads: ${named}${more}. Entities are read from cortex.yaml files and ${folders
-        .slice(0, 3)
-        .map((f) => `.cortex/${f}/`)
-        .join(', ')}; other kinds from their .cortex/ folders (see the repository layout in the README)`,
+      message: `no manifests found, but ${countOf(elsewhere.length, 'YAML file')} no kind reads: ${named}${more}. ${descriptorsText(descriptorKind)}other kinds from their .cortex/ folders (see the repository layout in the README)`,
     });
   } else if (manifestsFound === 0 && diagnostics.length === 0 && !context.unreadable) {
     diagnostics.push({
@@ -131,9 +136,19 @@ export const unownedYamlDiagnostics = (
   return diagnostics;
 };
 
+/** `Entities are read from cortex.yaml files and .cortex/catalog/, …; ` for the kind that reads descriptors. */
+const descriptorsText = (kind: LayoutOf | undefined): string => {
+  if (kind === undefined) return '';
+  const title = pluralOf(kind.title);
+  const folders = (kind.layoutFolders ?? []).map((f) => `.cortex/${f}/`).join(', ');
+  return `${title.charAt(0).toUpperCase()}${title.slice(1)} are read from cortex.yaml files${folders ? ` and ${folders}` : ''}; `;
+};
+
 /** Where a kind's manifests go: its `.cortex/` folder(s) of the layout, or `cortex.yaml` files. */
-export const folderHint = (handler: { kind: string; ownsFile: (relPath: string) => boolean }): string => {
-  const folders = LAYOUT_FOLDERS.filter((f) => handler.ownsFile(`.cortex/${f}/x.yaml`)).map((f) => `.cortex/${f}/`);
-  if (handler.ownsFile('cortex.yaml')) folders.unshift('a cortex.yaml file');
+export const folderHint = (handler: Pick<LayoutOf, 'kind' | 'ownsFile' | 'layoutFolders'>): string => {
+  const folders = (handler.layoutFolders ?? [])
+    .filter((f) => handler.ownsFile(`.cortex/${f}/x.yaml`))
+    .map((f) => `.cortex/${f}/`);
+  if (handler.ownsFile(DESCRIPTOR)) folders.unshift('a cortex.yaml file');
   return folders.length > 0 ? folders.join(' or ') : `the ${handler.kind} folder of the layout`;
 };

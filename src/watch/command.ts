@@ -13,7 +13,7 @@ import { requireApiKey } from '../engine/api-client.js';
 import { resolveApiKey, resolveSecret } from '../engine/api-key.js';
 import { systemClock } from '../engine/context.js';
 import { configureRun, type OperatorSettings } from '../engine/config.js';
-import { type CliIo, manifestRootProblems } from '../cli/io.js';
+import { type CliIo, manifestRootProblems } from '../runtime-io/io.js';
 import { createDirSource } from './dir-source.js';
 import { DurationError, formatDuration, parseDuration } from './duration.js';
 import {

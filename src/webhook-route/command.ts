@@ -10,11 +10,11 @@ import { resolve } from 'node:path';
 import type { Command } from 'commander';
 import { hasErrors } from '../core/model.js';
 import { printable } from '../core/printable.js';
-import { MAPPINGS_KEY, mappingsOfInfo, routeWebhookPayload } from '../core/webhook-routing.js';
-import { type CliIo, manifestRootProblems, manifestText, useColor, writeLine } from '../cli/io.js';
+import { MAPPINGS_KEY, type RoutableEntity, routeWebhookPayload } from '../core/webhook-routing.js';
+import { type CliIo, manifestRootProblems, manifestText, useColor, writeLine } from '../runtime-io/io.js';
 import { createJqEvaluator } from '../emulator/jq.js';
 import { validateManifests } from '../engine/reconcile.js';
-import type { EntityDescriptor } from '../kinds/entity/schema.js';
+import { KIND_HANDLERS } from '../kinds/registry.js';
 import { renderDiagnostics } from '../render/index.js';
 
 interface WebhookRouteOptions {
@@ -94,10 +94,15 @@ const run = async (o: WebhookRouteOptions, io: CliIo): Promise<number> => {
     return 1;
   }
 
-  const entities = loaded.objects.filter((obj) => obj.kind === 'entity');
+  // The objects an inbound webhook can reach (entities), as their kind says they are matched.
+  const byKind = new Map(KIND_HANDLERS.map((h) => [h.kind, h]));
+  const targets = loaded.objects.flatMap((obj) => {
+    const target = byKind.get(obj.kind)?.webhookTarget?.(obj);
+    return target ? [{ obj, target }] : [];
+  });
   const route = routeWebhookPayload(
     outcome.outputs,
-    entities.map((e) => ({ tag: e.id, mappings: mappingsOfInfo((e.spec as EntityDescriptor).info) })),
+    targets.map((t): RoutableEntity => t.target),
   );
   if (!route.ok) {
     const outside =
@@ -107,7 +112,7 @@ const run = async (o: WebhookRouteOptions, io: CliIo): Promise<number> => {
     );
     return 1;
   }
-  const target = entities.find((e) => e.id === route.tag);
+  const target = targets.find((t) => t.target.tag === route.tag)?.obj;
   const where = target ? ` (${printable(target.source.file)}:${target.source.line})` : '';
   const why =
     route.via === 'tag'

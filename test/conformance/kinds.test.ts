@@ -21,7 +21,7 @@ import { memoryPlanLog } from '../../src/engine/plan-log.js';
 import { reconcile } from '../../src/engine/reconcile.js';
 import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
 import { manifestText } from '../../src/export/render.js';
-import { KIND_HANDLERS } from '../../src/kinds/registry.js';
+import { KIND_HANDLERS, READ_ONLY_KINDS } from '../../src/kinds/registry.js';
 import type { AnyKindHandler } from '../../src/kinds/types.js';
 import { parseManifestFile } from '../../src/source/yaml.js';
 import { writeFiles } from '../engine/helpers.js';
@@ -93,7 +93,6 @@ beforeAll(async () => {
     handlers: KIND_HANDLERS,
     desired: [],
     sourceId: SOURCE,
-    needScorecards: false,
   });
   const files: Record<string, string> = {};
   for (const handler of KIND_HANDLERS) {
@@ -142,6 +141,22 @@ describe.each(KIND_HANDLERS.map((handler) => [handler.kind, handler] as const))(
     expect(objects).toBeGreaterThan(0);
   });
 
+  it('declares the kinds its fixtures reference (refersTo) and owns the files of the folders it declares', async () => {
+    const known = new Set([...KIND_HANDLERS, ...READ_ONLY_KINDS].map((k) => k.kind));
+    for (const file of await filesUnder(fixturesDir(handler))) {
+      const parsed = parseManifestFile(file, await readFile(join(fixturesDir(handler), file), 'utf8'));
+      for (const doc of parsed.documents) {
+        for (const obj of handler.parse(doc, { now: NOW }).objects) {
+          for (const ref of handler.references(obj)) {
+            expect(handler.refersTo ?? [], `${file}: ${ref.field}`).toContain(ref.kind);
+            expect(known.has(ref.kind), ref.kind).toBe(true);
+          }
+        }
+      }
+    }
+    for (const folder of handler.layoutFolders ?? []) expect(handler.ownsFile(`.cortex/${folder}/x.yaml`)).toBe(true);
+  });
+
   it('exports its manifest schema as a JSON Schema object', () => {
     const schema = z.toJSONSchema(handler.manifestSchema, { io: 'input', unrepresentable: 'any' });
     expect(schema).toMatchObject({ type: 'object' });
@@ -162,5 +177,12 @@ describe.each(KIND_HANDLERS.map((handler) => [handler.kind, handler] as const))(
     const actions = actionsOf(exportPlan, handler);
     expect(actions.map((a) => a.slice(a.indexOf(' ') + 1)).sort()).toEqual([...ids].sort());
     expect(actions.filter((a) => !a.startsWith('noop '))).toEqual([]);
+  });
+});
+
+describe.each(READ_ONLY_KINDS.map((kind) => [kind.kind, kind] as const))('kind %s (only read)', (_, kind) => {
+  it('has a readme, and a managed kind references it (else nothing reads it)', () => {
+    expect(existsSync(join(KINDS_DIR, kind.kind, 'readme.md'))).toBe(true);
+    expect(KIND_HANDLERS.some((h) => (h.refersTo ?? []).includes(kind.kind))).toBe(true);
   });
 });

@@ -3,6 +3,8 @@
  * manifests are `{state, refs?, type?}` and whose live objects carry `{state, type?}`.
  */
 import type { DesiredObject, JsonObject, KindName, LiveObject, ParsedDocument } from '../../src/core/model.js';
+import { reservedEntity, reservedEntityType } from '../../src/kinds/entity/records/names.js';
+import { entityTypeModel } from '../../src/kinds/entity-type/model.js';
 import type { KindHandler, ObjectReference } from '../../src/kinds/types.js';
 
 export interface FakeSpec {
@@ -28,12 +30,25 @@ const TITLES: Record<KindName, string> = {
 export function fakeHandler(kind: KindName, pruneAction: 'delete' | 'archive' = 'delete'): KindHandler {
   const handler: KindHandler<FakeSpec, FakeLive> = {
     kind,
-    title: TITLES[kind],
+    title: TITLES[kind] ?? kind,
     manifestSchema: undefined as never,
     ownsFile: () => false,
     parse: () => ({ objects: [], diagnostics: [] }),
     references: (obj) => obj.spec.refs ?? [],
-    entityTypeOf: kind === 'entity' ? (obj) => ('spec' in obj ? obj.spec.type : obj.state.type) : undefined,
+    // What the real kinds say about types, built-in ids and reserved names, on these fakes' shapes.
+    ...(kind === 'entity'
+      ? {
+          typedBy: { kind: 'entity-type', typeOf: (obj) => ('spec' in obj ? obj.spec.type : obj.state.type) },
+          reservedFor: (obj) => reservedEntity(obj.id, obj.spec.type),
+        }
+      : {}),
+    ...(kind === 'entity-type'
+      ? {
+          builtInIds: entityTypeModel.builtInIds,
+          keptWhileTyped: entityTypeModel.keptWhileTyped,
+          reservedFor: (obj) => reservedEntityType(obj.id),
+        }
+      : {}),
     fetchLive: async () => [],
     desiredState: (obj) => obj.spec.state,
     liveState: (obj) => obj.state.state,

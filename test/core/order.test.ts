@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { Action, Change, KindName } from '../../src/core/model.js';
 import { changePhase, orderChanges } from '../../src/core/order.js';
+import { KIND_NAMES } from '../../src/kinds/registry.js';
 
 const change = (kind: KindName, id: string, action: Action): Change => ({ kind, id, action, diff: [], waitsFor: [] });
 const keys = (cs: readonly Change[]): string[] => cs.map((c) => `${c.action} ${c.kind}/${c.id}`);
@@ -20,6 +21,7 @@ describe('orderChanges', () => {
         { from: 'entity/payments', to: 'entity-type/database' },
         { from: 'entity/payments', to: 'entity/not-in-plan' },
       ],
+      KIND_NAMES,
     );
     expect(cyclic).toEqual([]);
     expect(keys(changes)).toEqual([
@@ -42,6 +44,7 @@ describe('orderChanges', () => {
         change('initiative', 'q3', 'update'),
       ],
       [{ from: 'entity/old', to: 'entity-type/legacy' }],
+      KIND_NAMES,
     );
     expect(keys(changes)).toEqual([
       'create entity/zeta',
@@ -52,8 +55,8 @@ describe('orderChanges', () => {
       'delete entity-type/legacy',
     ]);
     expect(changes.find((c) => c.id === 'legacy')?.waitsFor).toEqual(['entity/old']);
-    expect(changePhase({ kind: 'entity', action: 'create' })).toBeLessThan(
-      changePhase({ kind: 'scaffolder-template', action: 'delete' }),
+    expect(changePhase({ kind: 'entity', action: 'create' }, KIND_NAMES)).toBeLessThan(
+      changePhase({ kind: 'scaffolder-template', action: 'delete' }, KIND_NAMES),
     );
   });
 
@@ -64,6 +67,7 @@ describe('orderChanges', () => {
         { from: 'entity/a', to: 'entity/b' },
         { from: 'entity/b', to: 'entity/a' },
       ],
+      KIND_NAMES,
     );
     expect(keys(changes)).toEqual(['create entity/c', 'create entity/a', 'create entity/b']);
     expect(cyclic).toEqual(['entity/a', 'entity/b']);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { checkReferences, suggest } from '../../src/core/references.js';
+import { READ_ONLY_KINDS } from '../../src/kinds/registry.js';
 import { allHandlers, desired, live, ref } from './fakes.js';
 
 const handlers = allHandlers();
@@ -10,10 +11,7 @@ describe('checkReferences', () => {
       desired: [
         desired('entity', 'payments', {
           state: {},
-          refs: [
-            ref('entity-type', 'service', 'type'),
-            ref('entity', 'team-a', 'owners.0.name', { entityType: 'team' }),
-          ],
+          refs: [ref('entity-type', 'service', 'type'), ref('entity', 'team-a', 'owners.0.name', { type: 'team' })],
         }),
         desired('entity', 'team-a', { state: {}, type: 'team' }),
       ],
@@ -88,7 +86,7 @@ describe('checkReferences', () => {
             state: {},
             refs: [
               ref('entity', 'threatintel-rd', 'x-cortex-parents.0.tag'),
-              ref('entity', 'platform', 'x-cortex-owners.0.name', { entityType: 'team' }),
+              ref('entity', 'platform', 'x-cortex-owners.0.name', { type: 'team' }),
               ref('entity-type', 'library', 'x-cortex-type'),
               ref('entity', 'paymnts', 'x-cortex-dependency.0.tag', { ordering: false }),
             ],
@@ -116,7 +114,7 @@ describe('checkReferences', () => {
       desired: [
         desired('entity', 'payments', {
           state: {},
-          refs: [ref('entity', 'billing', 'info.x-cortex-owners.0.name', { entityType: 'team' })],
+          refs: [ref('entity', 'billing', 'info.x-cortex-owners.0.name', { type: 'team' })],
         }),
         desired('entity', 'billing', { state: {}, type: 'service', refs: [ref('entity', 'billing', 'parent')] }),
       ],
@@ -133,7 +131,7 @@ describe('checkReferences', () => {
       desired: [
         desired('entity', 'payments', {
           state: {},
-          refs: [ref('entity', 'billing', 'info.x-cortex-owners.0.name', { entityType: 'team' })],
+          refs: [ref('entity', 'billing', 'info.x-cortex-owners.0.name', { type: 'team' })],
         }),
       ],
       live: [live('entity', 'billing', {}, { type: 'service' })],
@@ -149,8 +147,10 @@ describe('checkReferences', () => {
 
   it('checks scorecard references only when the scorecards are known', () => {
     const d = [desired('initiative', 'q3', { state: {}, refs: [ref('scorecard', 'prod-readyness', 'scorecardTag')] })];
-    expect(checkReferences({ desired: d, handlers })).toEqual([]);
-    expect(checkReferences({ desired: d, handlers, scorecards: ['prod-readiness', 'dora'] })[0]?.message).toBe(
+    const withScorecards = [...handlers, ...READ_ONLY_KINDS];
+    expect(checkReferences({ desired: d, handlers: withScorecards })).toEqual([]);
+    const scorecards = [live('scorecard', 'prod-readiness', {}), live('scorecard', 'dora', {})];
+    expect(checkReferences({ desired: d, handlers: withScorecards, live: scorecards })[0]?.message).toBe(
       'unknown scorecard `prod-readyness` (did you mean `prod-readiness`?)',
     );
   });

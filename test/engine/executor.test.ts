@@ -4,6 +4,7 @@ import type { Change, Diagnostic, KindName } from '../../src/core/model.js';
 import { createEngineContext, systemClock } from '../../src/engine/context.js';
 import { executePlan } from '../../src/engine/executor.js';
 import { memoryPlanLog } from '../../src/engine/plan-log.js';
+import { KIND_NAMES } from '../../src/kinds/registry.js';
 import type { AnyKindHandler } from '../../src/kinds/types.js';
 import { batchKind, change, memoryApi, newTrace, pathOf, type Trace, tracedKind } from './fakes.js';
 
@@ -24,6 +25,7 @@ const run = async (
         if (!handler) throw new Error(`no fake kind ${kind}`);
         return handler;
       },
+      kindOrder: KIND_NAMES,
       options: { sourceId: 'test-repo' },
       concurrency: options.concurrency ?? 8,
       log,

@@ -3,8 +3,10 @@ import { type ApiClient, type ApiRequest, emptyClientStats } from '../../src/api
 import { ApiError } from '../../src/core/errors.js';
 import type { KindName, LiveObject } from '../../src/core/model.js';
 import { fetchLiveState } from '../../src/engine/fetch-live.js';
-import { INVENTORY_ENTITY_TYPE, inventoryTag } from '../../src/engine/inventory.js';
+import { INVENTORY_ENTITY_TYPE, inventoryTag } from '../../src/kinds/entity/records/inventory.js';
 import type { AnyKindHandler, FetchContext } from '../../src/kinds/types.js';
+import { READ_ONLY_KINDS } from '../../src/kinds/registry.js';
+import { desired } from '../core/fakes.js';
 import { tracedKind, newTrace } from './fakes.js';
 
 /** A client answering list reads: inventories, and scorecards (a list, or an HTTP error status). */
@@ -74,7 +76,7 @@ describe('fetchLiveState', () => {
       ],
       [],
     );
-    const state = await fetchLiveState({ client, handlers, desired: [], sourceId: 'repo-a', needScorecards: false });
+    const state = await fetchLiveState({ client, handlers, desired: [], sourceId: 'repo-a' });
 
     const owners = Object.fromEntries(state.live.map((o) => [`${o.kind}/${o.id}`, o.owner]));
     expect(owners).toEqual({
@@ -84,7 +86,7 @@ describe('fetchLiveState', () => {
       'catalog-page/ui-made': undefined,
       'catalog-page/shared': 'repo-a',
     });
-    expect(state.inventoryTypeExists).toBe(true);
+    expect(client.paged).toContain('/api/v1/catalog/descriptors');
     expect(seen['catalog-page']?.managedIds).toEqual(['home', 'shared', 'deleted-live']);
     expect(seen['entity']?.readBefore.map((o) => o.id)).toContain('database');
     expect(seen['entity']?.readBefore.map((o) => o.id)).not.toContain(INVENTORY_ENTITY_TYPE);
@@ -111,26 +113,31 @@ describe('fetchLiveState', () => {
       handlers: [liveKind('entity-type', ['database'], seen), liveKind('catalog-page', ['home'], seen, {}, 'x')],
       desired: [],
       sourceId: 'repo-a',
-      needScorecards: false,
     });
-    expect(state.inventoryTypeExists).toBe(false);
     expect(client.paged).toEqual([]);
     expect(state.live.find((o) => o.id === 'home')?.owner).toBeUndefined();
   });
 
   it('scorecards: listed when needed; a 403 is a warning, any other failure stops the plan', async () => {
-    const handlers = (seen: Partial<Record<KindName, FetchContext>> = {}) => [liveKind('entity-type', [], seen)];
+    // An Initiative that names a scorecard: the kind only read is read because of it.
+    const naming = {
+      references: () => [{ kind: 'scorecard', id: 'dora', field: 'scorecardTag', path: [], ordering: false }],
+    };
+    const handlers = (seen: Partial<Record<KindName, FetchContext>> = {}) => [
+      liveKind('entity-type', [], seen),
+      liveKind('initiative', [], seen, naming),
+    ];
     const read = (scorecards: string[] | number) =>
       fetchLiveState({
         client: listClient([], scorecards),
         handlers: handlers(),
-        desired: [],
+        readOnlyKinds: READ_ONLY_KINDS,
+        desired: [desired('initiative', 'q3', { state: {} })],
         sourceId: 'repo-a',
-        needScorecards: true,
       });
-    expect((await read(['dora', 'security'])).scorecards).toEqual(['dora', 'security']);
+    expect((await read(['dora', 'security'])).referenced.map((o) => o.id)).toEqual(['dora', 'security']);
     const forbidden = await read(403);
-    expect(forbidden.scorecards).toBeUndefined();
+    expect(forbidden.unreadable).toEqual(new Set(['scorecard']));
     expect(forbidden.diagnostics).toEqual([expect.objectContaining({ code: 'scorecards-unreadable' })]);
     await expect(read(500)).rejects.toThrow(/HTTP 500/);
   });

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/client.js';
 import { createEngineContext } from '../../src/engine/context.js';
-import { readInventories } from '../../src/engine/inventory.js';
+import { readInventories } from '../../src/kinds/entity/records/inventory.js';
 import { reconcile } from '../../src/engine/reconcile.js';
 import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
 import { removeDir, syncConfig, tempDir, writeFiles } from './helpers.js';

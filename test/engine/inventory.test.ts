@@ -10,7 +10,7 @@ import {
   inventoryTag,
   readInventories,
   writeInventory,
-} from '../../src/engine/inventory.js';
+} from '../../src/kinds/entity/records/inventory.js';
 import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
 
 /** Cortex tags: lowercase letters, digits and dashes, not starting or ending with a dash. */

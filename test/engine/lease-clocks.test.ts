@@ -12,7 +12,7 @@ import type { ApiClient, ApiRequest, ApiResponse } from '../../src/api/types.js'
 import { emptyClientStats } from '../../src/api/types.js';
 import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
 import { type Clock, type EngineEvent, systemClock } from '../../src/engine/context.js';
-import { INVENTORY_ENTITY_TYPE } from '../../src/engine/inventory.js';
+import { INVENTORY_ENTITY_TYPE } from '../../src/kinds/entity/records/inventory.js';
 import {
   acquireLease,
   applyUnderLease,

@@ -5,7 +5,7 @@ import { createApiClient } from '../../src/api/client.js';
 import type { ApiClient } from '../../src/api/types.js';
 import type { SyncConfig } from '../../src/engine/config.js';
 import { createEngineContext } from '../../src/engine/context.js';
-import { readInventories } from '../../src/engine/inventory.js';
+import { readInventories } from '../../src/kinds/entity/records/inventory.js';
 import { memoryPlanLog } from '../../src/engine/plan-log.js';
 import { reconcile } from '../../src/engine/reconcile.js';
 import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';

@@ -15,7 +15,7 @@ import {
   inventoryDescriptor,
   inventoryTag,
   tagSharedWith,
-} from '../../src/engine/inventory.js';
+} from '../../src/kinds/entity/records/inventory.js';
 import { API_KEY, cli, removeDir, serviceYaml, startTestEmulator, tempDir, writeFiles } from '../cli/run.js';
 
 let emulator: RunningEmulator;

@@ -4,7 +4,6 @@
  */
 import type { KindModel, ObjectReference, ParseResult } from '../../core/kind-contract.js';
 import {
-  BUILT_IN_ENTITY_TYPES,
   type DesiredObject,
   type Diagnostic,
   type JsonObject,
@@ -12,6 +11,8 @@ import {
   type LiveObject,
   type ParsedDocument,
 } from '../../core/model.js';
+import { BUILT_IN_ENTITY_TYPES } from '../shared/built-in-entity-types.js';
+import { ownsFilesIn, YAML_OR_JSON_FILE } from '../shared/layout.js';
 import { zodIssuesToDiagnostics } from '../../source/zod-diagnostics.js';
 import { comparedIconTag, comparedLiveIconTag, iconTagWarning } from '../shared/icon-tag.js';
 import { type CatalogPageManifest, catalogPageManifestSchema, type LiveCatalogPage } from './schema.js';
@@ -146,12 +147,16 @@ const checkAgainstLive = (
   ];
 };
 
+const LAYOUT_FOLDERS = ['catalog-pages'];
+
 /** The pure half of the `catalog-page` kind. */
 export const catalogPageModel: KindModel<CatalogPageManifest, LiveCatalogPage> = {
   kind: KIND,
   title: 'catalog page',
+  refersTo: ['entity-type'],
   manifestSchema: catalogPageManifestSchema,
-  ownsFile: (relPath) => relPath.startsWith('.cortex/catalog-pages/') && /\.(ya?ml|json)$/i.test(relPath),
+  layoutFolders: LAYOUT_FOLDERS,
+  ownsFile: ownsFilesIn(LAYOUT_FOLDERS, YAML_OR_JSON_FILE),
   parse,
   references,
   desiredState: (obj) => canonical(obj.spec, comparedIconTag(obj.spec.iconTag), obj.spec.type),

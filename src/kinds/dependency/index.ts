@@ -9,6 +9,7 @@ import type { LiveObject } from '../../core/model.js';
 import type { ApplyContext, BatchOutcome, FetchContext, KindChange, KindHandler } from '../types.js';
 import { BULK_BODY_LIMIT_BYTES, type BulkEntry, sendBulk } from './bulk.js';
 import { dependencyId, parseDependencyId } from './edges.js';
+import { exportEdges } from './export.js';
 import { dependencyModel, KIND, liveKey } from './model.js';
 import { type DependencySpec, type LiveDependency, liveDependencySchema } from './schema.js';
 
@@ -66,6 +67,17 @@ const mapWithConcurrency = async <T, R>(
   return results;
 };
 
+/** The outgoing edges of `callers`, one paged read per caller, a few callers at once. */
+const readEdgesOf = async (
+  ctx: Pick<FetchContext<DependencySpec>, 'client'>,
+  callers: readonly string[],
+): Promise<LiveObject<LiveDependency>[]> => {
+  const perCaller = await mapWithConcurrency(callers, READ_CONCURRENCY, (caller) =>
+    readCallerEdges(ctx.client, caller),
+  );
+  return perCaller.flat().map((edge) => ({ kind: KIND, id: dependencyId(liveKey(edge)), state: edge }));
+};
+
 /**
  * Reads the outgoing edges of the callers this repository declares or manages, one paged read
  * per caller (the API has no read of all edges). Edges a descriptor declares look the same; the
@@ -78,10 +90,7 @@ const fetchLive = async (ctx: FetchContext<DependencySpec>): Promise<LiveObject<
     const key = parseDependencyId(id);
     if (key) callers.add(key.callerTag);
   }
-  const perCaller = await mapWithConcurrency([...callers].sort(), READ_CONCURRENCY, (caller) =>
-    readCallerEdges(ctx.client, caller),
-  );
-  return perCaller.flat().map((edge) => ({ kind: KIND, id: dependencyId(liveKey(edge)), state: edge }));
+  return readEdgesOf(ctx, [...callers].sort());
 };
 
 /** The edge a change writes (create/update) or removes (delete), in the bulk body's shape. */
@@ -148,6 +157,9 @@ export const createDependencyKind = (
   return {
     ...dependencyModel,
     fetchLive,
+    // Export reads the edges of every entity (its callers), which it reads first.
+    exportLive: exportEdges(readEdgesOf),
+    exportUses: ['entity'],
     async apply(change, ctx) {
       const [outcome] = await applyBatch([change], ctx);
       if (outcome?.error) throw outcome.error;

@@ -11,6 +11,7 @@ import {
   type ParsedDocument,
 } from '../../core/model.js';
 import { zodIssuesToDiagnostics } from '../../source/zod-diagnostics.js';
+import { ownsFilesIn, YAML_OR_JSON_FILE } from '../shared/layout.js';
 import { canonicalEdge, dependencyId, type EdgeKey } from './edges.js';
 import { type DependencySpec, dependencyManifestSchema, type LiveDependency } from './schema.js';
 import { edgeKeyOf, toManifestFiles } from './to-manifest.js';
@@ -116,18 +117,24 @@ const declaredTwice = (desired: readonly DesiredObject[]): Diagnostic[] => {
   return diagnostics;
 };
 
+const LAYOUT_FOLDERS = ['dependencies'];
+
 /** The pure half of the `dependency` kind. */
 export const dependencyModel: KindModel<DependencySpec, LiveDependency> = {
   kind: KIND,
   title: 'dependency',
+  refersTo: ['entity'],
   manifestSchema: dependencyManifestSchema,
-  ownsFile: (relPath) => relPath.startsWith('.cortex/dependencies/') && /\.(ya?ml|json)$/i.test(relPath),
+  layoutFolders: LAYOUT_FOLDERS,
+  ownsFile: ownsFilesIn(LAYOUT_FOLDERS, YAML_OR_JSON_FILE),
   parse,
   references,
   desiredState: (obj) => canonicalEdge(obj.spec),
   liveState: (obj) => canonicalEdge(liveKeyWithFields(obj.state)),
   checkDesiredSet: declaredTwice,
   declaredWithin: (live, desiredOf) => inCallerDescriptor(liveKey(live.state), desiredOf),
+  // An edge's id holds its API path, whose case matters.
+  idsMayLookAlike: true,
   pruneAction: 'delete',
   toManifestFiles,
 };

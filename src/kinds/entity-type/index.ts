@@ -6,7 +6,7 @@ import { encodePathSegment } from '../../api/types.js';
 import { sortKeys } from '../../core/diff.js';
 import { ApiError, CortexSyncError, isApiError } from '../../core/errors.js';
 import type { LiveObject } from '../../core/model.js';
-import type { ApplyContext, FetchContext, KindChange, KindHandler } from '../types.js';
+import type { ApplyContext, ConfigurableKind, FetchContext, KindChange, KindHandler } from '../types.js';
 import { entityTypeModel, KIND } from './model.js';
 import { type EntityTypeManifest, type LiveEntityType, liveDefinitionSchema } from './schema.js';
 
@@ -141,5 +141,16 @@ export const createEntityTypeKind = (
   };
 };
 
-/** The `entity-type` kind with default settings. */
-export const entityTypeKind = createEntityTypeKind();
+/** What the `entity-type` kind reads from the run's configuration: `--force-entity-type-schema`. */
+export interface EntityTypeRunSettings {
+  forceEntityTypeSchema?: boolean;
+}
+
+/** The `entity-type` kind with default settings; `configure` applies the run's. */
+export const entityTypeKind: ConfigurableKind<EntityTypeManifest, LiveEntityType, EntityTypeRunSettings> = {
+  ...createEntityTypeKind(),
+  configure: (settings) =>
+    createEntityTypeKind({
+      ...(settings.forceEntityTypeSchema !== undefined ? { forceSchema: settings.forceEntityTypeSchema } : {}),
+    }),
+};

@@ -6,10 +6,17 @@ import { sortKeys } from '../../core/diff.js';
 import type { KindModel, ParseResult } from '../../core/kind-contract.js';
 import type { DesiredObject, Diagnostic, JsonObject, JsonValue, LiveObject, ParsedDocument } from '../../core/model.js';
 import { zodIssuesToDiagnostics } from '../../source/zod-diagnostics.js';
+import { reservedEntityType } from '../entity/records/names.js';
 import { comparedIconTag, comparedLiveIconTag, iconTagWarning } from '../shared/icon-tag.js';
+import { ownsFilesIn, YAML_OR_JSON_FILE } from '../shared/layout.js';
 import { checkDefinitionsAgainstTypes } from './definitions-check.js';
 import { jsonSchemaDiagnostics } from './json-schema-check.js';
-import { type EntityTypeManifest, entityTypeManifestSchema, type LiveEntityType } from './schema.js';
+import {
+  BUILT_IN_ENTITY_TYPES,
+  type EntityTypeManifest,
+  entityTypeManifestSchema,
+  type LiveEntityType,
+} from './schema.js';
 import { toManifestFiles } from './to-manifest.js';
 import { entityTypeUpdateOrder } from './update-order.js';
 
@@ -61,12 +68,16 @@ const parse = (doc: ParsedDocument): ParseResult<EntityTypeManifest> => {
   return { objects: [object], diagnostics };
 };
 
+const LAYOUT_FOLDERS = ['entity-types'];
+
 /** The pure half of the `entity-type` kind. */
 export const entityTypeModel: KindModel<EntityTypeManifest, LiveEntityType> = {
   kind: KIND,
   title: 'entity type',
+  builtInIds: BUILT_IN_ENTITY_TYPES,
   manifestSchema: entityTypeManifestSchema,
-  ownsFile: (relPath) => relPath.startsWith('.cortex/entity-types/') && /\.(ya?ml|json)$/i.test(relPath),
+  layoutFolders: LAYOUT_FOLDERS,
+  ownsFile: ownsFilesIn(LAYOUT_FOLDERS, YAML_OR_JSON_FILE),
   parse,
   references: () => [],
   checkDesiredSet: checkDefinitionsAgainstTypes,
@@ -88,6 +99,12 @@ export const entityTypeModel: KindModel<EntityTypeManifest, LiveEntityType> = {
       iconTag: comparedLiveIconTag(obj.state.definition.iconTag, desired?.spec.iconTag),
     }),
   updateOrder: entityTypeUpdateOrder,
+  reservedFor: (obj) => reservedEntityType(obj.id),
+  keptWhileTyped: {
+    refusal: 'Cortex refuses to delete an entity type that entities still have',
+    remedy:
+      'delete them in Cortex, or give them another type; with `pruneEntities: delete` a prune deletes the entities it removes instead of archiving them',
+  },
   pruneAction: 'delete',
   toManifestFiles,
 };

@@ -3,7 +3,7 @@
  * wire-notes §5) and the tolerant live shape (`CatalogDefinitionResponse`, only compared fields typed).
  */
 import { z } from 'zod';
-import { BUILT_IN_ENTITY_TYPES } from '../../core/model.js';
+import { BUILT_IN_ENTITY_TYPES } from '../shared/built-in-entity-types.js';
 
 /** Entity types every workspace has and that the definitions API never lists; they cannot be declared. */
 export { BUILT_IN_ENTITY_TYPES };

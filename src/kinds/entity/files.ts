@@ -6,7 +6,8 @@
  */
 
 const DESCRIPTOR_NAMES = new Set(['cortex.yaml', 'cortex.yml']);
-const ENTITY_FOLDERS = ['catalog', 'domains', 'teams'];
+/** The folders of `.cortex/` whose YAML files are entity descriptors. */
+export const ENTITY_FOLDERS: readonly string[] = ['catalog', 'domains', 'teams'];
 const YAML_EXTENSION = /\.ya?ml$/;
 
 /** Does the file at `relPath` (relative to the manifest root, `/` separators) hold entity descriptors? */

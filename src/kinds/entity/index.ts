@@ -4,9 +4,11 @@
  */
 import { isApiError } from '../../core/errors.js';
 import type { Diagnostic } from '../../core/model.js';
-import type { KindHandler } from '../types.js';
+import type { ConfigurableKind, KindHandler } from '../types.js';
 import { applyEntityChange, descriptorTextFor } from './apply.js';
+import { exportEntities } from './export.js';
 import { type EntityLive, fetchArchivedHolders, fetchEntityLive } from './live.js';
+import type { PruneAction } from '../../core/kind-contract.js';
 import { createEntityModel, type EntitySettings } from './model.js';
 import type { EntityDescriptor } from './schema.js';
 import { violationDiagnostics } from './violations.js';
@@ -15,12 +17,16 @@ export type { EntityLive } from './live.js';
 export type { EntitySettings } from './model.js';
 export { OWNERSHIP_METADATA_KEY } from './ownership.js';
 
+/** The `entity` kind's handler, with its own name for its `typedBy.typeOf`. */
+export type EntityKind = KindHandler<EntityDescriptor, EntityLive> & ReturnType<typeof createEntityModel>;
+
 /** Builds the `entity` kind with its settings. */
-export const createEntityKind = (
-  settings: Partial<EntitySettings> = {},
-): KindHandler<EntityDescriptor, EntityLive> => ({
+export const createEntityKind = (settings: Partial<EntitySettings> = {}): EntityKind => ({
   ...createEntityModel({ pruneAction: settings.pruneAction ?? 'archive' }),
+  // Entity lists filter by type name: entity types are read first.
+  fetchUses: ['entity-type'],
   fetchLive: fetchEntityLive,
+  exportLive: exportEntities,
   fetchHolders: fetchArchivedHolders,
   apply: applyEntityChange,
   explainFailure: (change, error: Error): Diagnostic[] => {
@@ -30,5 +36,14 @@ export const createEntityKind = (
   },
 });
 
-/** The `entity` kind with default settings. */
-export const entityKind = createEntityKind();
+/** What the `entity` kind reads from the run's configuration: what prune does to an entity (`--prune-entities`). */
+export interface EntityRunSettings {
+  pruneEntities?: PruneAction;
+}
+
+/** The `entity` kind with default settings; `configure` applies the run's. */
+export const entityKind: EntityKind & ConfigurableKind<EntityDescriptor, EntityLive, EntityRunSettings> = {
+  ...createEntityKind(),
+  configure: (settings) =>
+    createEntityKind({ ...(settings.pruneEntities ? { pruneAction: settings.pruneEntities } : {}) }),
+};

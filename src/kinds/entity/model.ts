@@ -3,14 +3,16 @@
  * `info.x-cortex-tag`. See `readme.md` in this folder for what is compared.
  */
 import { sortKeys } from '../../core/diff.js';
+import { mappingsOfInfo } from '../../core/webhook-routing.js';
 import type { KindModel, ParseResult, PruneAction } from '../../core/kind-contract.js';
 import type { DesiredObject, Diagnostic, JsonValue, LiveObject, ParsedDocument } from '../../core/model.js';
-import { ownsEntityFile } from './files.js';
+import { ENTITY_FOLDERS, ownsEntityFile } from './files.js';
 import { checkIntegrationMappings } from './mappings.js';
 import type { EntityLive } from './live-state.js';
 import { canonicalDescriptor, DEFAULT_ENTITY_TYPE, entityTypeOfDescriptor } from './normalize.js';
 import { CUSTOM_METADATA_KEY, OWNERSHIP_METADATA_KEY, setsReservedOwnershipKey } from './ownership.js';
 import { entityReferences, parseEntityDocument } from './parse.js';
+import { reservedEntity } from './records/names.js';
 import { type EntityDescriptor, entityDescriptorSchema } from './schema.js';
 import { toManifestFiles } from './to-manifest.js';
 
@@ -51,26 +53,47 @@ const liveEntityState = (obj: LiveObject<EntityLive>): JsonValue => {
 const isLive = (obj: DesiredObject<EntityDescriptor> | LiveObject<EntityLive>): obj is LiveObject<EntityLive> =>
   !('spec' in obj);
 
+/**
+ * The keys of a descriptor its manifest sets: each key of `info` as `info.<key>`, and each other
+ * top-level key but the OpenAPI version (`paths`); sorted. The ownership marker is cortex-sync's.
+ */
+const descriptorKeys = (obj: DesiredObject<EntityDescriptor>): string[] => {
+  const top = Object.keys(obj.spec).filter((k) => k !== 'info' && k !== 'openapi');
+  const info = Object.keys(obj.spec.info).map((k) => `info.${k}`);
+  return [...top, ...info].sort();
+};
+
+/** The entity type of an entity, desired or live. */
+const typeOfEntity = (obj: DesiredObject<EntityDescriptor> | LiveObject<EntityLive>): string => {
+  if (!isLive(obj)) return entityTypeOfDescriptor(obj.spec).trim();
+  if (obj.state.descriptor) return entityTypeOfDescriptor(obj.state.descriptor).trim();
+  return obj.state.summary?.type ?? DEFAULT_ENTITY_TYPE;
+};
+
 /** Settings of the `entity` kind. */
 export interface EntitySettings {
   /** What prune does to an entity whose manifest is gone (default `archive`). */
   pruneAction: PruneAction;
 }
 
-/** The pure half of the `entity` kind. */
-export const createEntityModel = (settings: EntitySettings): KindModel<EntityDescriptor, EntityLive> => ({
+/** The pure half of the `entity` kind; `entityTypeOf` is its `typedBy.typeOf`. */
+export const createEntityModel = (
+  settings: EntitySettings,
+): KindModel<EntityDescriptor, EntityLive> & { entityTypeOf: typeof typeOfEntity } => ({
   kind: 'entity',
   title: 'entity',
+  refersTo: ['entity-type', 'entity'],
   manifestSchema: entityDescriptorSchema,
+  layoutFolders: ENTITY_FOLDERS,
   ownsFile: ownsEntityFile,
   parse: parseEntity,
   references: entityReferences,
   checkDesiredSet: checkIntegrationMappings,
-  entityTypeOf: (obj) => {
-    if (!isLive(obj)) return entityTypeOfDescriptor(obj.spec).trim();
-    if (obj.state.descriptor) return entityTypeOfDescriptor(obj.state.descriptor).trim();
-    return obj.state.summary?.type ?? DEFAULT_ENTITY_TYPE;
-  },
+  typedBy: { kind: 'entity-type', typeOf: typeOfEntity },
+  entityTypeOf: typeOfEntity,
+  reservedFor: (obj) => reservedEntity(obj.id, typeOfEntity(obj)),
+  webhookTarget: (obj) => ({ tag: obj.id, mappings: mappingsOfInfo(obj.spec.info) }),
+  managedKeys: descriptorKeys,
   desiredState: (obj) => canonicalDescriptor(obj.spec),
   liveState: liveEntityState,
   ownershipOnObject: true,

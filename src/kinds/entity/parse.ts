@@ -151,11 +151,11 @@ export const entityReferences = (obj: DesiredObject<EntityDescriptor>): ObjectRe
     id: string,
     path: PropertyKey[],
     ordering: boolean,
-    entityType?: string,
+    type?: string,
   ): void => {
     const field = formatFieldPath(path);
     const ref: ObjectReference = { kind, id, field, path, ordering };
-    if (entityType !== undefined) ref.entityType = entityType;
+    if (type !== undefined) ref.type = type;
     refs.push(ref);
   };
 

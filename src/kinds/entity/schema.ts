@@ -10,7 +10,7 @@
 import { z } from 'zod';
 import { MAPPINGS_KEY, MAPPINGS_KEY_DOCS } from '../../core/webhook-routing.js';
 
-export { BUILT_IN_ENTITY_TYPES } from '../../core/model.js';
+export { BUILT_IN_ENTITY_TYPES } from '../shared/built-in-entity-types.js';
 
 /**
  * A tag as the corpus uses it: non-empty, no leading/trailing whitespace, no control characters and

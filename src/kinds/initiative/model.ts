@@ -3,7 +3,9 @@
  * by `name`; the server's `cid` is looked up from the live list and never written by hand.
  */
 import type { KindModel, ObjectReference, ParseContext, ParseResult } from '../../core/kind-contract.js';
-import { BUILT_IN_ENTITY_TYPES, type DesiredObject, type Diagnostic, type ParsedDocument } from '../../core/model.js';
+import type { DesiredObject, Diagnostic, ParsedDocument } from '../../core/model.js';
+import { BUILT_IN_ENTITY_TYPES } from '../shared/built-in-entity-types.js';
+import { ownsFilesIn, YAML_FILE } from '../shared/layout.js';
 import { zodIssuesToDiagnostics } from '../../source/zod-diagnostics.js';
 import { canonicalDesiredInitiative, canonicalLiveInitiative } from './normalize.js';
 import { type InitiativeManifest, initiativeManifestSchema, type LiveInitiative } from './schema.js';
@@ -73,12 +75,16 @@ const references = (obj: DesiredObject<InitiativeManifest>): ObjectReference[] =
   return refs;
 };
 
+const LAYOUT_FOLDERS = ['initiatives'];
+
 /** The pure half of the `initiative` kind. */
 export const initiativeModel: KindModel<InitiativeManifest, LiveInitiative> = {
   kind: 'initiative',
   title: 'Initiative',
+  refersTo: ['scorecard', 'entity-type'],
   manifestSchema: initiativeManifestSchema,
-  ownsFile: (relPath) => relPath.startsWith('.cortex/initiatives/') && /\.ya?ml$/i.test(relPath),
+  layoutFolders: LAYOUT_FOLDERS,
+  ownsFile: ownsFilesIn(LAYOUT_FOLDERS, YAML_FILE),
   parse,
   references,
   desiredState: (obj) => canonicalDesiredInitiative(obj.spec),

@@ -4,6 +4,7 @@
  */
 import type { KindModel, ParseResult } from '../../core/kind-contract.js';
 import type { ParsedDocument } from '../../core/model.js';
+import { ownsFilesIn, YAML_FILE } from '../shared/layout.js';
 import { zodIssuesToDiagnostics } from '../../source/zod-diagnostics.js';
 import { canonicalDesiredTemplate, canonicalLiveTemplate } from './normalize.js';
 import {
@@ -39,11 +40,14 @@ const parse = (doc: ParsedDocument): ParseResult<ScaffolderTemplateManifest> => 
 };
 
 /** The pure half of the `scaffolder-template` kind. */
+const LAYOUT_FOLDERS = ['scaffolders'];
+
 export const scaffolderTemplateModel: KindModel<ScaffolderTemplateManifest, LiveScaffolderTemplate> = {
   kind: 'scaffolder-template',
   title: 'Scaffolder template',
   manifestSchema: scaffolderTemplateManifestSchema,
-  ownsFile: (relPath) => relPath.startsWith('.cortex/scaffolders/') && /\.ya?ml$/i.test(relPath),
+  layoutFolders: LAYOUT_FOLDERS,
+  ownsFile: ownsFilesIn(LAYOUT_FOLDERS, YAML_FILE),
   parse,
   references: () => [],
   desiredState: (obj) => canonicalDesiredTemplate(obj.spec),

@@ -240,7 +240,7 @@ describe('entityReferences', () => {
       ),
     );
     const refs = entityReferences(object);
-    expect(refs.map((r) => [r.kind, r.id, r.field, r.ordering, r.entityType])).toEqual([
+    expect(refs.map((r) => [r.kind, r.id, r.field, r.ordering, r.type])).toEqual([
       ['entity-type', 'ai-agent', 'info.x-cortex-type', true, undefined],
       ['entity', 'platform', 'info.x-cortex-owners[0].name', true, 'team'],
       ['entity', 'payments-domain', 'info.x-cortex-parents[0].tag', true, undefined],

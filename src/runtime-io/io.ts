@@ -3,10 +3,22 @@ import { stat } from 'node:fs/promises';
 import { isAbsolute, join, normalize } from 'node:path';
 import type { ApiError } from '../core/errors.js';
 import type { Diagnostic } from '../core/model.js';
-import type { Clock } from '../engine/context.js';
+import type { Clock } from '../core/clock.js';
 import { DEFAULT_PARSE_LIMITS } from '../source/yaml.js';
 import { readRegularFile } from '../source/regular-file.js';
-import type { TerminalWriter } from './confirm.js';
+
+/**
+ * What every runtime started from the command line shares about its process, and nothing else:
+ * the streams, environment and stop signal (injected, so tests run them in-process), colour,
+ * line output, the manifest root's checks and the hint for an unreachable API. The CLI, `watch`,
+ * `export` and `webhook-route` import it; none imports another runtime's code.
+ */
+
+/** The controlling terminal, opened for writing a question (`/dev/tty`). */
+export interface TerminalWriter {
+  write(text: string): void;
+  close(): void;
+}
 
 /** What the CLI needs from its process, injected so tests run it in-process. */
 export interface CliIo {

@@ -1,38 +1,22 @@
 /**
- * The apply lease's record in the workspace (an entity of the ownership-record type at a tag
- * derived from the source id): its shape, and reading and writing it. Every read and write returns
- * the answer's `Date` header: the server's clock is the one the lease's times are judged by
- * (`lease-judge.ts`). A record that does not parse is reported as `unreadable`, never as absent.
+ * The apply lease's record stored as an entity (of the ownership-record type at a tag derived
+ * from the source id): reading and writing it. Every read and write returns the answer's `Date`
+ * header: the server's clock is the one the lease's times are judged by (`engine/lease-judge.ts`).
+ * A record that does not parse is reported as `unreadable`, never as absent. The engine reaches
+ * this through the ownership port (`src/ownership/store.ts`).
  */
 import { stringify } from 'yaml';
 import { z } from 'zod';
-import type { ApiClient } from '../api/types.js';
-import { encodePathSegment } from '../api/types.js';
+import type { ApiClient } from '../../../api/types.js';
+import { encodePathSegment } from '../../../api/types.js';
+import type { LeaseRead, LeaseRecord } from '../../../ownership/store.js';
 import { createInventoryType, INVENTORY_ENTITY_TYPE, inventoryTag } from './inventory.js';
-import type { SeenLease } from './lease-judge.js';
+
+export type { LeaseRead, LeaseRecord, PendingCreate } from '../../../ownership/store.js';
 
 /** The lease record's tag for a source id (same slug and hash as its inventory). */
 export const leaseTag = (sourceId: string): string =>
   `cortex-sync-lease-${inventoryTag(sourceId).slice(INVENTORY_ENTITY_TYPE.length + 1)}`;
-
-export interface PendingCreate {
-  /** `kind/id` of the object being created. */
-  key: string;
-  /** When the create was recorded (server time, ms since the epoch). */
-  since: number;
-}
-
-export interface LeaseRecord {
-  source: string;
-  holder: string;
-  /** Server time (ms since the epoch; the API's `Date` header, or the holder's clock without one); 0 = released. */
-  expiresAt: number;
-  /** Server time the holder took it. */
-  since?: number;
-  /** Counts the holder's writes: a record that changes belongs to a holder that is alive. */
-  beat?: number;
-  pending: PendingCreate[];
-}
 
 const leaseSchema = z
   .object({
@@ -48,13 +32,6 @@ const leaseSchema = z
 const leaseDescriptorSchema = z
   .object({ info: z.object({ 'x-cortex-definition': z.object({ lease: z.unknown() }).loose() }).loose() })
   .loose();
-
-/** What one read of the lease found, and the server's time from the answer's `Date` header. */
-export interface LeaseRead {
-  lease: LeaseRecord | undefined;
-  seen: SeenLease | undefined;
-  date: string | undefined;
-}
 
 export const readLeaseAnswer = async (client: ApiClient, sourceId: string): Promise<LeaseRead> => {
   const tag = leaseTag(sourceId);

@@ -1,0 +1,34 @@
+/**
+ * What this run writes into its source's ownership record besides the keys (pure): which kinds
+ * the record tracks, and where each object it will hold was declared.
+ */
+import type { DesiredObject, ObjectKey } from '../core/model.js';
+import { objectKey } from '../core/model.js';
+import type { KindModel } from '../core/kind-contract.js';
+import type { Declaration } from '../ownership/store.js';
+
+/**
+ * The kinds whose objects a source's record lists: all of them. Entities carry a marker too, but a
+ * marker can be copied by hand onto a foreign entity; prune needs both (see `ownInventoryOf`).
+ */
+export const trackedKinds = (handlers: readonly { kind: string }[]): Set<string> =>
+  new Set(handlers.map((h) => h.kind));
+
+/**
+ * Where each object was declared: a desired object by its manifest file and, for kinds whose
+ * objects another source may co-own, the keys its manifest sets; any other object the record
+ * holds as the record had it (`previous`).
+ */
+export const declarationsFor = (
+  desired: readonly DesiredObject[],
+  handlers: readonly Pick<KindModel, 'kind' | 'managedKeys'>[],
+  previous: ReadonlyMap<ObjectKey, Declaration> = new Map(),
+): Map<ObjectKey, Declaration> => {
+  const byKind = new Map(handlers.map((h) => [h.kind, h]));
+  const out = new Map(previous);
+  for (const obj of desired) {
+    const keys = byKind.get(obj.kind)?.managedKeys?.(obj);
+    out.set(objectKey(obj.kind, obj.id), { file: obj.source.file, ...(keys !== undefined ? { keys } : {}) });
+  }
+  return out;
+};

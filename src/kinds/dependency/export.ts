@@ -1,0 +1,62 @@
+/**
+ * How `export` reads dependency edges: every entity is a possible caller, and the API has no bulk
+ * read of edges, so one paged read per entity, in chunks between which the run may stop, with
+ * progress and an estimate from the client's rate budget. Edges a caller's descriptor declares
+ * (`x-cortex-dependency`) stay with the descriptor and are left out. Only GET requests.
+ */
+import { InterruptedError } from '../../core/errors.js';
+import type { LiveObject } from '../../core/model.js';
+import { countOf } from '../../core/plural.js';
+import type { EntityLive } from '../entity/live-state.js';
+import { estimateReadMs, formatDuration } from '../shared/read-estimate.js';
+import type { ExportFetchContext } from '../types.js';
+import type { DependencySpec, LiveDependency } from './schema.js';
+import { descriptorEdgeKeys, edgeKeyOf } from './to-manifest.js';
+
+/** Callers whose edges are read between two progress reports. */
+export const CALLERS_PER_CHUNK = 50;
+
+/** The entity kind, whose live objects are the callers. */
+const ENTITY = 'entity';
+
+/** Reads the outgoing edges of `callers` (the kind's own per-caller read). */
+export type ReadEdgesOf = (
+  ctx: ExportFetchContext<DependencySpec>,
+  callers: readonly string[],
+) => Promise<LiveObject<LiveDependency>[]>;
+
+/** The export read of the dependency kind (see the module comment), over its per-caller read. */
+export const exportEdges =
+  (readEdgesOf: ReadEdgesOf) =>
+  async (ctx: ExportFetchContext<DependencySpec>): Promise<LiveObject<LiveDependency>[]> => {
+    const entities = ctx.readBefore.filter((o) => o.kind === ENTITY && !o.archived);
+    const callers = entities.map((e) => e.id).sort();
+    const started = ctx.now();
+    ctx.progress(
+      `Reading the dependency edges of ${countOf(callers.length, 'entity')}: one request each (the API has no bulk read of edges), ` +
+        `${formatDuration(estimateReadMs(callers.length, ctx.requestsPerMinute))} at ${ctx.requestsPerMinute} requests/minute. ` +
+        'Leave them out with --kinds.',
+    );
+    const declared = new Map(
+      entities.map((e) => [e.id, descriptorEdgeKeys((e.state as EntityLive | undefined)?.descriptor ?? null)]),
+    );
+    const edges: LiveObject<LiveDependency>[] = [];
+    let lastReport = started;
+    for (let i = 0; i < callers.length; i += CALLERS_PER_CHUNK) {
+      // A stop request ends the reads between two chunks; nothing has been written yet.
+      if (ctx.signal.aborted) throw new InterruptedError();
+      for (const edge of await readEdgesOf(ctx, callers.slice(i, i + CALLERS_PER_CHUNK))) {
+        const state = edge.state;
+        if (declared.get(state.callerTag)?.has(edgeKeyOf(state.calleeTag, state.method, state.path))) continue;
+        edges.push(edge);
+      }
+      const now = ctx.now();
+      const done = Math.min(i + CALLERS_PER_CHUNK, callers.length);
+      if (now - lastReport >= 2_000 && done < callers.length) {
+        lastReport = now;
+        const left = ((now - started) / done) * (callers.length - done);
+        ctx.progress(`  dependency edges: ${done}/${callers.length} callers read, ${formatDuration(left)} left`);
+      }
+    }
+    return edges;
+  };

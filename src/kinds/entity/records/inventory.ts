@@ -1,0 +1,373 @@
+/**
+ * Ownership records stored as entities: each repository (source id) keeps one record in the
+ * workspace itself — an entity of the custom type `cortex-sync-inventory` whose definition lists
+ * the objects it manages — so a stateless CI run knows what it owns (compare Flux's inventory and
+ * kubectl's ApplySet parent object). See docs/adr-0002-ownership.md. The engine reaches this
+ * through the ownership port (`src/ownership/store.ts`, `store.ts` here), never directly.
+ *
+ * The record's definition, as written:
+ *
+ * ```yaml
+ * source: github.com/acme/catalog        # the source id
+ * origin: github.com/acme/catalog        # the origin it is bound to
+ * settings: { protect: [...], maxDeleteCount: 50 }
+ * objects:                               # kind → sorted ids: every version reads this
+ *   catalog-page: [home]
+ *   entity: [payments, shipping]
+ * declared:                              # since declarations were recorded; older readers ignore it
+ *   files: [.cortex/catalog-pages/home.yaml, services/payments/cortex.yaml, ...]  # each file once
+ *   keys: [[info.title, info.x-cortex-owners, info.x-cortex-tag]]                 # each key list once
+ *   objects:                             # aligned with `objects`: [file index, key list index], or null
+ *     catalog-page: [[0]]
+ *     entity: [[1, 0], null]
+ * ```
+ *
+ * Declarations are what a later version needs to follow a renamed manifest file or to share an
+ * entity with another source; ownership does not depend on them. So they are left out of a record
+ * they would take past `DECLARATIONS_BUDGET_BYTES` (three quarters of the API's 2 MB body limit):
+ * the objects are always written, their declarations are then unknown.
+ */
+import { createHash } from 'node:crypto';
+import { Document, isMap, isSeq } from 'yaml';
+import { z } from 'zod';
+import { MAX_REQUEST_BODY_BYTES } from '../../../api/errors.js';
+import type { ApiClient } from '../../../api/types.js';
+import { encodePathSegment } from '../../../api/types.js';
+import type { KindName, ObjectKey } from '../../../core/model.js';
+import { type ParsedRecord, indexRecords, sharedRecordWith } from '../../../ownership/index-records.js';
+import type { Declaration, OwnershipIndex, RecordMeta } from '../../../ownership/store.js';
+import { KIND_NAMES } from '../../registry.js';
+import { RECORD_ENTITY_TYPE } from './names.js';
+
+export {
+  emptyOwnershipIndex as emptyInventoryIndex,
+  ownInventoryOf,
+  sameKeys,
+} from '../../../ownership/index-records.js';
+export type { OwnershipIndex as InventoryIndex, RecordMeta } from '../../../ownership/store.js';
+
+export const INVENTORY_ENTITY_TYPE = RECORD_ENTITY_TYPE;
+
+/** The kinds whose entries count when a caller names none: the registry's managed kinds. */
+const registeredKinds = (): ReadonlySet<KindName> => new Set<KindName>(KIND_NAMES);
+
+/** The inventory entity's tag for a source id: readable, and unique through a hash. */
+export const inventoryTag = (sourceId: string): string => {
+  const slug = sourceId
+    .toLowerCase()
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, 40);
+  const hash = createHash('sha256').update(sourceId).digest('hex').slice(0, 8);
+  return `${INVENTORY_ENTITY_TYPE}-${slug}-${hash}`;
+};
+
+/** Declarations as stored: tables of files and key lists, and per kind one entry per id (or null). */
+const declaredSchema = z
+  .object({
+    files: z.array(z.string()),
+    keys: z.array(z.array(z.string())).default([]),
+    objects: z.record(z.string(), z.array(z.array(z.number().int().nonnegative()).nullable())),
+  })
+  .loose();
+
+const inventoryDefinitionSchema = z
+  .object({
+    source: z.string(),
+    /** Where the source was first applied from (absent in records written before origins were recorded). */
+    origin: z.unknown().optional(),
+    settings: z
+      .object({
+        protect: z.array(z.string()).optional().catch(undefined),
+        maxDeleteCount: z.number().optional().catch(undefined),
+      })
+      .loose()
+      .optional()
+      .catch(undefined),
+    objects: z.record(z.string(), z.array(z.string())).default({}),
+    /** Where each object was declared (absent in records written before; anything unreadable is ignored). */
+    declared: declaredSchema.optional().catch(undefined),
+  })
+  .loose();
+
+type InventoryDefinition = z.infer<typeof inventoryDefinitionSchema>;
+
+/** An origin that is there but is not a string (edited by hand): never equal to any run's origin. */
+export const UNREADABLE_ORIGIN = '(unreadable origin)';
+
+const metaOf = (def: InventoryDefinition): RecordMeta => {
+  const origin = def.origin === undefined ? undefined : typeof def.origin === 'string' ? def.origin : UNREADABLE_ORIGIN;
+  return {
+    ...(origin !== undefined ? { origin } : {}),
+    ...(def.settings?.protect !== undefined ? { protect: def.settings.protect } : {}),
+    ...(def.settings?.maxDeleteCount !== undefined ? { maxDeleteCount: def.settings.maxDeleteCount } : {}),
+  };
+};
+
+/** The declarations a record holds, per object; a kind whose list does not line up with its ids is left out. */
+const declarationsOf = (def: InventoryDefinition): Map<ObjectKey, Declaration> => {
+  const out = new Map<ObjectKey, Declaration>();
+  const declared = def.declared;
+  if (declared === undefined) return out;
+  for (const [kind, entries] of Object.entries(declared.objects)) {
+    const ids = def.objects[kind];
+    if (ids === undefined || ids.length !== entries.length) continue;
+    entries.forEach((entry, i) => {
+      if (entry === null) return;
+      const file = entry[0] === undefined ? undefined : declared.files[entry[0]];
+      const keys = entry[1] === undefined ? undefined : declared.keys[entry[1]];
+      const id = ids[i] as string;
+      out.set(`${kind}/${id}`, {
+        ...(file !== undefined ? { file } : {}),
+        ...(keys !== undefined ? { keys } : {}),
+      });
+    });
+  }
+  return out;
+};
+
+const inventoryDescriptorSchema = z
+  .object({
+    info: z.object({ 'x-cortex-tag': z.string().optional(), 'x-cortex-definition': inventoryDefinitionSchema }).loose(),
+  })
+  .loose();
+
+/** A record as read: its tag, what it claims, and its definition as stored (to keep what this version cannot read). */
+const parseRecord = (raw: unknown): (ParsedRecord & { definition: InventoryDefinition }) | undefined => {
+  const parsed = inventoryDescriptorSchema.safeParse(raw);
+  if (!parsed.success) return undefined;
+  const def = parsed.data.info['x-cortex-definition'];
+  return {
+    id: parsed.data.info['x-cortex-tag'] ?? '',
+    source: def.source,
+    objects: def.objects,
+    meta: metaOf(def),
+    declared: declarationsOf(def),
+    definition: def,
+  };
+};
+
+/**
+ * Indexes the inventory records read from the workspace (see `src/ownership/index-records.ts`):
+ * only the record at the exact tag of a source id (`inventoryTag(source)`) counts as that
+ * source's; a record elsewhere is listed in `ignored`, not trusted. Entries of kinds not in
+ * `kinds` (default: the registry's managed kinds) are ignored.
+ */
+export const indexInventories = (
+  descriptors: readonly unknown[],
+  ownSource: string | undefined,
+  kinds: ReadonlySet<KindName> = registeredKinds(),
+): OwnershipIndex =>
+  indexRecords(
+    descriptors.flatMap((raw) => parseRecord(raw) ?? []),
+    { ownSource, kinds, recordId: inventoryTag },
+  );
+
+/** Every inventory descriptor (one paged list filtered to the inventory type). */
+const readDescriptors = (client: ApiClient): Promise<unknown[]> =>
+  client.paginate<unknown>(
+    {
+      operation: 'read ownership inventories',
+      method: 'GET',
+      path: '/api/v1/catalog/descriptors',
+      query: { types: [INVENTORY_ENTITY_TYPE], yaml: false, pageSize: 1000 },
+    },
+    'descriptors',
+  );
+
+/** Reads and indexes every inventory (one paged descriptor list filtered to the inventory type). */
+export const readInventories = async (
+  client: ApiClient,
+  ownSource: string | undefined,
+  kinds: ReadonlySet<KindName> = registeredKinds(),
+): Promise<OwnershipIndex> => indexInventories(await readDescriptors(client), ownSource, kinds);
+
+/**
+ * Reads every inventory, and what this source's own record holds of kinds not in `kinds` (written
+ * by a version that knows more kinds): kept when this version rewrites the record.
+ */
+export const readInventoriesKeeping = async (
+  client: ApiClient,
+  ownSource: string | undefined,
+  kinds: ReadonlySet<KindName>,
+): Promise<{ index: OwnershipIndex; kept: Map<string, string[]> }> => {
+  const descriptors = await readDescriptors(client);
+  const kept = new Map<string, string[]>();
+  if (ownSource !== undefined) {
+    for (const raw of descriptors) {
+      const record = parseRecord(raw);
+      if (record?.source !== ownSource || record.id !== inventoryTag(ownSource)) continue;
+      for (const [kind, ids] of Object.entries(record.objects)) if (!kinds.has(kind)) kept.set(kind, [...ids]);
+    }
+  }
+  return { index: indexInventories(descriptors, ownSource, kinds), kept };
+};
+
+/** Kind → sorted ids, for the keys and the entries kept. */
+const sortedObjects = (keys: ReadonlySet<ObjectKey>, kept: ReadonlyMap<string, readonly string[]>) => {
+  const objects: Record<string, string[]> = {};
+  for (const key of [...keys].sort()) {
+    const slash = key.indexOf('/');
+    const kind = key.slice(0, slash);
+    const ids = objects[kind] ?? [];
+    ids.push(key.slice(slash + 1));
+    objects[kind] = ids;
+  }
+  for (const [kind, ids] of kept) if (objects[kind] === undefined) objects[kind] = [...ids].sort();
+  return objects;
+};
+
+/** The `declared` block for `objects`: tables of files and key lists, one entry per id. */
+const declaredBlock = (
+  objects: Record<string, string[]>,
+  declared: ReadonlyMap<ObjectKey, Declaration>,
+): Record<string, unknown> | undefined => {
+  if (declared.size === 0) return undefined;
+  const files: string[] = [];
+  const keyLists: string[][] = [];
+  const fileIndex = new Map<string, number>();
+  const keysIndex = new Map<string, number>();
+  const indexOf = <T>(table: T[], index: Map<string, number>, value: T, id: string): number => {
+    let at = index.get(id);
+    if (at === undefined) {
+      at = table.length;
+      table.push(value);
+      index.set(id, at);
+    }
+    return at;
+  };
+  const perKind: Record<string, (number[] | null)[]> = {};
+  let any = false;
+  for (const [kind, ids] of Object.entries(objects)) {
+    perKind[kind] = ids.map((id) => {
+      const d = declared.get(`${kind}/${id}`);
+      if (d?.file === undefined) return null;
+      any = true;
+      const entry = [indexOf(files, fileIndex, d.file, d.file)];
+      if (d.keys !== undefined) {
+        const keys = [...d.keys].sort();
+        entry.push(indexOf(keyLists, keysIndex, keys, JSON.stringify(keys)));
+      }
+      return entry;
+    });
+  }
+  return any ? { files, keys: keyLists, objects: perKind } : undefined;
+};
+
+/** The most a record with declarations may take; beyond, they are left out (see the module comment). */
+export const DECLARATIONS_BUDGET_BYTES = Math.floor(MAX_REQUEST_BODY_BYTES * 0.75);
+
+/** YAML text of a record: block style, but each declaration entry and key list on one line (flow). */
+const recordText = (value: unknown): string => {
+  const doc = new Document(value);
+  const declared = doc.getIn(['info', 'x-cortex-definition', 'declared'], true);
+  if (isMap(declared)) {
+    for (const name of ['keys', 'objects']) {
+      const node = declared.get(name, true);
+      const lists = isMap(node) ? node.items.map((pair) => pair.value) : isSeq(node) ? node.items : [];
+      for (const list of lists) if (isSeq(list)) list.flow = true;
+    }
+  }
+  return doc.toString();
+};
+
+/**
+ * The inventory record as written: the ids of each kind in one sorted list and, when known, where
+ * each was declared (10,000 entities of 45-character tags take about 0.5 MB without declarations;
+ * with a 70-character file each about 1.4 MB; tests measure both against the 2 MB body limit).
+ */
+export const inventoryDescriptor = (
+  sourceId: string,
+  keys: ReadonlySet<ObjectKey>,
+  meta: RecordMeta = {},
+  declared: ReadonlyMap<ObjectKey, Declaration> = new Map(),
+  kept: ReadonlyMap<string, readonly string[]> = new Map(),
+): string => {
+  const objects = sortedObjects(keys, kept);
+  const block = declaredBlock(objects, declared);
+  const text = recordTextOf(sourceId, objects, meta, block);
+  if (block === undefined || Buffer.byteLength(text, 'utf8') <= DECLARATIONS_BUDGET_BYTES) return text;
+  return recordTextOf(sourceId, objects, meta, undefined);
+};
+
+const recordTextOf = (
+  sourceId: string,
+  objects: Record<string, string[]>,
+  meta: RecordMeta,
+  block: Record<string, unknown> | undefined,
+): string =>
+  recordText({
+    openapi: '3.0.1',
+    info: {
+      title: `cortex-sync inventory: ${sourceId}`,
+      description: `Objects managed by cortex-sync from source \`${sourceId}\`. Written by cortex-sync; do not edit.`,
+      'x-cortex-tag': inventoryTag(sourceId),
+      'x-cortex-type': INVENTORY_ENTITY_TYPE,
+      'x-cortex-definition': {
+        source: sourceId,
+        ...(meta.origin !== undefined ? { origin: meta.origin } : {}),
+        ...(meta.protect !== undefined || meta.maxDeleteCount !== undefined
+          ? {
+              settings: {
+                ...(meta.protect !== undefined ? { protect: meta.protect } : {}),
+                ...(meta.maxDeleteCount !== undefined ? { maxDeleteCount: meta.maxDeleteCount } : {}),
+              },
+            }
+          : {}),
+        objects,
+        ...(block !== undefined ? { declared: block } : {}),
+      },
+    },
+  });
+
+/** Creates the entity type that holds ownership records (inventories, leases). */
+export const createInventoryType = async (client: ApiClient): Promise<void> => {
+  await client.request({
+    operation: `create entity type \`${INVENTORY_ENTITY_TYPE}\` for ownership records`,
+    method: 'POST',
+    path: '/api/v1/catalog/definitions',
+    body: {
+      type: INVENTORY_ENTITY_TYPE,
+      name: 'cortex-sync inventory',
+      description: 'Ownership records written by cortex-sync: which objects each repository manages. Do not edit.',
+      schema: { type: 'object' },
+    },
+    idempotent: false,
+  });
+};
+
+/** Writes this source's inventory, creating the inventory entity type first when it is missing. */
+export const writeInventory = async (
+  client: ApiClient,
+  sourceId: string,
+  keys: ReadonlySet<ObjectKey>,
+  typeExists: boolean,
+  meta: RecordMeta = {},
+  declared: ReadonlyMap<ObjectKey, Declaration> = new Map(),
+  kept: ReadonlyMap<string, readonly string[]> = new Map(),
+): Promise<void> => {
+  if (!typeExists) await createInventoryType(client);
+  const tag = inventoryTag(sourceId);
+  await client.request({
+    operation: `write ownership inventory \`${tag}\``,
+    method: 'POST',
+    path: '/api/v1/open-api',
+    body: inventoryDescriptor(sourceId, keys, meta, declared, kept),
+    contentType: 'application/openapi;charset=UTF-8',
+    idempotent: true,
+  });
+};
+
+/** For messages: where the inventory of a source lives. */
+export const inventoryPath = (sourceId: string): string =>
+  `/api/v1/catalog/${encodePathSegment(inventoryTag(sourceId))}`;
+
+/**
+ * Another source whose record sits at this source's tag: the tag keeps 8 hex digits of a hash, so
+ * a source id can be made to share another's tag (see `sharedRecordWith`).
+ */
+export const tagSharedWith = (
+  index: OwnershipIndex,
+  sourceId: string,
+  tagOf: (source: string) => string = inventoryTag,
+): string | undefined => sharedRecordWith(index, sourceId, tagOf);

@@ -1,0 +1,65 @@
+/**
+ * The ownership store (`src/ownership/store.ts`) over the entity wire format: ownership records
+ * and leases are entities of the custom entity type `cortex-sync-inventory` (`inventory.ts`,
+ * `lease.ts`). Whether that type exists is seen in the entity types a run reads anyway, so a
+ * workspace without records costs no request; the first write creates the type.
+ */
+import type { ApiClient } from '../../../api/types.js';
+import type { Diagnostic, LiveObject } from '../../../core/model.js';
+import { emptyOwnershipIndex } from '../../../ownership/index-records.js';
+import type { OwnershipStore } from '../../../ownership/store.js';
+import { KIND as ENTITY_TYPE_KIND } from '../../entity-type/model.js';
+import { INVENTORY_ENTITY_TYPE, inventoryTag, readInventoriesKeeping, writeInventory } from './inventory.js';
+import { ensureRecordType, leaseTag, readLeaseAnswer, writeLease } from './lease.js';
+
+/** The record type, among the entity types read. */
+const isRecordType = (obj: LiveObject): boolean => obj.kind === ENTITY_TYPE_KIND && obj.id === INVENTORY_ENTITY_TYPE;
+
+export const entityRecordStore: OwnershipStore = {
+  uses: [ENTITY_TYPE_KIND],
+  isOwn: isRecordType,
+  recordId: inventoryTag,
+  read: async (client, { sourceId, seen, kinds }) => {
+    let typeExists = seen.some(isRecordType);
+    const { index, kept } = typeExists
+      ? await readInventoriesKeeping(client, sourceId, kinds)
+      : { index: emptyOwnershipIndex(), kept: new Map<string, string[]>() };
+    const diagnostics: Diagnostic[] = [];
+    for (const forged of index.ignored) {
+      diagnostics.push({
+        severity: 'warning',
+        code: 'inventory-ignored',
+        message: `the entity \`${forged.tag}\` claims to be the inventory of source \`${forged.source}\` but is not at that source's tag; it is ignored (delete it if nobody knows why it exists)`,
+      });
+    }
+    for (const conflict of index.conflicts) {
+      diagnostics.push({
+        severity: 'warning',
+        code: 'inventory-conflict',
+        message: `${conflict.key} is listed in the inventories of several sources: ${conflict.sources.join(', ')}`,
+      });
+    }
+    return {
+      index,
+      diagnostics,
+      write: async (writer: ApiClient, record) => {
+        await writeInventory(
+          writer,
+          record.sourceId,
+          record.objects,
+          typeExists,
+          record.meta,
+          record.declared,
+          record.sourceId === sourceId ? kept : new Map(),
+        );
+        typeExists = true;
+      },
+    };
+  },
+  lease: {
+    id: leaseTag,
+    prepare: ensureRecordType,
+    read: readLeaseAnswer,
+    write: writeLease,
+  },
+};

@@ -1,0 +1,17 @@
+/**
+ * Which files of the repository layout a kind reads, from the folders it declares
+ * (`KindModel.layoutFolders`): every file under `.cortex/<folder>/` at the manifest root, at any
+ * depth, with one of the kind's extensions. The entity kind also reads `cortex.yaml` anywhere
+ * (`entity/files.ts`).
+ */
+
+/** `.yaml` and `.yml`, in any case. */
+export const YAML_FILE = /\.ya?ml$/i;
+/** `.yaml`, `.yml` and `.json`, in any case. */
+export const YAML_OR_JSON_FILE = /\.(ya?ml|json)$/i;
+
+/** `ownsFile` of a kind whose manifests live in `folders` of `.cortex/`. */
+export const ownsFilesIn =
+  (folders: readonly string[], extension: RegExp) =>
+  (relPath: string): boolean =>
+    folders.some((folder) => relPath.startsWith(`.cortex/${folder}/`)) && extension.test(relPath);

@@ -1,0 +1,141 @@
+/**
+ * The port through which the engine keeps its own records in the workspace (release-please's
+ * `Scm` port is the model): which objects each source manages (its ownership record), the apply
+ * lease and the creates it carries. The engine depends on this interface only and never speaks
+ * the wire format the records are stored in; the adapter the registry hands it stores them as
+ * entities of a custom entity type (`src/kinds/entity/records/`). Types only, and the client is
+ * always the caller's (so each write is logged as the engine's own step).
+ */
+import type { ApiClient } from '../api/types.js';
+import type { Diagnostic, KindName, LiveObject, ObjectKey } from '../core/model.js';
+
+/**
+ * What a source's record holds besides its objects: the origin its source id is bound to (see
+ * `core/source-binding.ts`), and the settings of its last apply that limit removals, so that a
+ * later plan can name a protect pattern removed or a count limit raised since.
+ */
+export interface RecordMeta {
+  origin?: string;
+  protect?: string[];
+  maxDeleteCount?: number;
+}
+
+/**
+ * Where an object of the record was declared, as of the apply that last wrote the record: the
+ * manifest file (relative to the manifest root), and for objects another source may co-own (an
+ * entity's descriptor) the keys this source's manifest sets. What a rename of a manifest file, or
+ * two sources writing parts of one entity, will need to know. Unknown for objects recorded before.
+ */
+export interface Declaration {
+  file?: string;
+  keys?: readonly string[];
+}
+
+/** Every source's ownership record, as read in one go. */
+export interface OwnershipIndex {
+  /** source id → keys it manages. */
+  bySource: Map<string, Set<ObjectKey>>;
+  /** Object key → owning source id (the first one found; `conflicts` lists the others). */
+  ownerOf: Map<ObjectKey, string>;
+  conflicts: { key: ObjectKey; sources: string[] }[];
+  /** Records claiming to be a source's that are not at that source's own id (`tag`: where they are): not trusted. */
+  ignored: { tag: string; source: string }[];
+  /** source id → its record's origin and settings (trusted records only). */
+  meta: Map<string, RecordMeta>;
+  /** source id → where each of its objects was declared, as far as its record says. */
+  declared: Map<string, Map<ObjectKey, Declaration>>;
+}
+
+/** A source's record, as the engine writes it. */
+export interface OwnershipRecord {
+  sourceId: string;
+  objects: ReadonlySet<ObjectKey>;
+  /** Where the objects were declared (objects left out: unknown). */
+  declared?: ReadonlyMap<ObjectKey, Declaration>;
+  meta?: RecordMeta;
+}
+
+/** What one read of the records found, and how to write this source's record after it. */
+export interface OwnershipSnapshot {
+  index: OwnershipIndex;
+  /** Warnings about the records (one claiming another source's, an object two sources list). */
+  diagnostics: Diagnostic[];
+  /**
+   * Writes this source's record through `client` (the first write of a workspace prepares it:
+   * the snapshot knows whether that is needed). Entries of kinds this version does not know that
+   * the source's record held are kept.
+   */
+  write(client: ApiClient, record: OwnershipRecord): Promise<void>;
+}
+
+/** A create recorded before its request (see `core/pending-creates.ts`). */
+export interface PendingCreate {
+  /** `kind/id` of the object being created. */
+  key: string;
+  /** When the create was recorded (server time, ms since the epoch). */
+  since: number;
+}
+
+/** The apply lease of a source: who holds it and until when, and the creates it carries. */
+export interface LeaseRecord {
+  source: string;
+  holder: string;
+  /** Server time (ms since the epoch; the API's `Date` header, or the holder's clock without one); 0 = released. */
+  expiresAt: number;
+  /** Server time the holder took it. */
+  since?: number;
+  /** Counts the holder's writes: a record that changes belongs to a holder that is alive. */
+  beat?: number;
+  pending: PendingCreate[];
+}
+
+/** A lease as read: the record, or `unreadable` with a fingerprint of whatever is there. */
+export interface SeenLease {
+  holder: string;
+  /** Server time; 0 = released. */
+  expiresAt: number;
+  since?: number;
+  /** What the record holds, to tell a rewritten record from an unchanged one. */
+  fingerprint: string;
+  unreadable?: boolean;
+}
+
+/** What one read of the lease found, and the server's time from the answer's `Date` header. */
+export interface LeaseRead {
+  lease: LeaseRecord | undefined;
+  seen: SeenLease | undefined;
+  date: string | undefined;
+}
+
+/** Where the apply lease lives. Every read and write returns the answer's `Date` header (the server's clock). */
+export interface LeaseStore {
+  /** The lease's id for a source, as the plan log names its writes. */
+  id(sourceId: string): string;
+  /** Makes sure a lease can be written (a first apply of a workspace; two may race). */
+  prepare(client: ApiClient): Promise<void>;
+  /** A record that does not parse is `unreadable`, never absent. */
+  read(client: ApiClient, sourceId: string): Promise<LeaseRead>;
+  write(client: ApiClient, record: LeaseRecord): Promise<string | undefined>;
+}
+
+/** The engine's records in the workspace. */
+export interface OwnershipStore {
+  /**
+   * The kinds whose live objects the store needs before it reads (it keeps its records among
+   * the workspace's objects, and learns from them whether there are any): read first.
+   */
+  readonly uses: readonly KindName[];
+  /** Is this live object part of the store itself (the records' type)? It is never planned, shown or exported. */
+  isOwn(obj: LiveObject): boolean;
+  /** The id of a source's record, as plans and the plan log name its writes. */
+  recordId(sourceId: string): string;
+  /**
+   * Reads every source's record. `seen`: the live objects of `uses`; `kinds`: the kinds whose
+   * entries count (entries of other kinds are ignored, and kept when this source's is rewritten).
+   */
+  read(
+    client: ApiClient,
+    input: { sourceId: string | undefined; seen: readonly LiveObject[]; kinds: ReadonlySet<KindName> },
+  ): Promise<OwnershipSnapshot>;
+  readonly lease: LeaseStore;
+}

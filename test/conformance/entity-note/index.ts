@@ -1,0 +1,141 @@
+/**
+ * A kind that exists only for the tests: `entity-note`, one key of an entity's custom data
+ * (`POST/GET/DELETE /api/v1/catalog/{tag}/custom-data`, which the emulator serves), declared under
+ * `.cortex/entity-notes/`. It is a folder and nothing else: registered by handing it to the engine
+ * beside the registry's kinds (`kindsWith`), it is planned, applied, pruned, tracked in the
+ * ownership record and exported without a change to `src/` — the proof that a kind is a folder
+ * plus one line. Only keys starting with `note-` are notes (an entity's other custom data is not).
+ */
+import { z } from 'zod';
+import { encodePathSegment } from '../../../src/api/types.js';
+import { CortexSyncError } from '../../../src/core/errors.js';
+import type { DesiredObject, JsonValue, LiveObject, ParsedDocument } from '../../../src/core/model.js';
+import { manifestPath } from '../../../src/kinds/shared/file-name.js';
+import { ownsFilesIn, YAML_FILE } from '../../../src/kinds/shared/layout.js';
+import type { ExportFetchContext, FetchContext, KindHandler, ParseResult } from '../../../src/kinds/types.js';
+import { zodIssuesToDiagnostics } from '../../../src/source/zod-diagnostics.js';
+
+export const KIND = 'entity-note';
+const FOLDERS = ['entity-notes'];
+/** The entity kind, whose objects the notes are attached to. */
+const ENTITY = 'entity';
+
+export const noteManifestSchema = z.strictObject({
+  entity: z.string().min(1),
+  key: z.string().regex(/^note-[a-z0-9-]+$/, { error: 'a note key starts with `note-`' }),
+  value: z.json(),
+});
+export type NoteManifest = z.infer<typeof noteManifestSchema>;
+
+/** A note as the API lists it. */
+export interface LiveNote {
+  entity: string;
+  key: string;
+  value: JsonValue;
+}
+
+const idOf = (entity: string, key: string): string => `${entity}:${key}`;
+const canonical = (n: { entity: string; key: string; value: unknown }): JsonValue => ({
+  entity: n.entity,
+  key: n.key,
+  value: n.value as JsonValue,
+});
+
+const parse = (doc: ParsedDocument): ParseResult<NoteManifest> => {
+  const parsed = noteManifestSchema.safeParse(doc.value);
+  if (!parsed.success)
+    return { objects: [], diagnostics: zodIssuesToDiagnostics(parsed.error.issues, doc, { kind: KIND }) };
+  const spec = parsed.data;
+  const object: DesiredObject<NoteManifest> = {
+    kind: KIND,
+    id: idOf(spec.entity, spec.key),
+    source: { file: doc.file, line: doc.line, column: doc.column },
+    spec,
+    doc,
+  };
+  return { objects: [object], diagnostics: [] };
+};
+
+const path = (entity: string): string => `/api/v1/catalog/${encodePathSegment(entity)}/custom-data`;
+
+/** The notes of each of `entities`: one list read per entity (an entity that does not exist has none). */
+const readNotes = async (
+  ctx: Pick<FetchContext, 'client'>,
+  entities: readonly string[],
+): Promise<LiveObject<LiveNote>[]> => {
+  const out: LiveObject<LiveNote>[] = [];
+  for (const entity of [...new Set(entities)].sort()) {
+    const res = await ctx.client.request<unknown>({
+      operation: `list the notes of \`${entity}\``,
+      method: 'GET',
+      path: path(entity),
+      query: { pageSize: 1000 },
+      acceptStatus: [404],
+    });
+    if (res.status === 404 || !Array.isArray(res.body)) continue;
+    for (const item of res.body as { key?: unknown; value?: unknown; source?: unknown }[]) {
+      if (typeof item.key !== 'string' || !item.key.startsWith('note-') || item.source !== 'API') continue;
+      const state: LiveNote = { entity, key: item.key, value: item.value as JsonValue };
+      out.push({ kind: KIND, id: idOf(entity, item.key), state });
+    }
+  }
+  return out;
+};
+
+export const entityNoteKind: KindHandler<NoteManifest, LiveNote> = {
+  kind: KIND,
+  title: 'entity note',
+  refersTo: [ENTITY],
+  manifestSchema: noteManifestSchema,
+  layoutFolders: FOLDERS,
+  ownsFile: ownsFilesIn(FOLDERS, YAML_FILE),
+  parse,
+  references: (obj) => [{ kind: ENTITY, id: obj.spec.entity, field: 'entity', path: ['entity'], ordering: true }],
+  desiredState: (obj) => canonical(obj.spec),
+  liveState: (obj) => canonical(obj.state),
+  pruneAction: 'delete',
+  toManifestFiles: (live) =>
+    live.map((note) => ({
+      path: manifestPath('.cortex/entity-notes', note.id),
+      document: canonical(note.state),
+      ids: [note.id],
+    })),
+
+  fetchLive: (ctx) =>
+    readNotes(ctx, [
+      ...ctx.desired.map((d) => d.spec.entity),
+      ...ctx.managedIds.map((id) => id.slice(0, id.lastIndexOf(':'))),
+    ]),
+  exportUses: [ENTITY],
+  exportLive: (ctx: ExportFetchContext<NoteManifest>) =>
+    readNotes(
+      ctx,
+      ctx.readBefore.filter((o) => o.kind === ENTITY && !o.archived).map((o) => o.id),
+    ),
+  apply: async (change, ctx) => {
+    switch (change.action) {
+      case 'create':
+      case 'update':
+        await ctx.client.request({
+          operation: `write note \`${change.id}\``,
+          method: 'POST',
+          path: path(change.desired.spec.entity),
+          body: { key: change.desired.spec.key, value: change.desired.spec.value },
+        });
+        return;
+      case 'delete':
+        await ctx.client.request({
+          operation: `delete note \`${change.id}\``,
+          method: 'DELETE',
+          path: path(change.live.state.entity),
+          query: { key: change.live.state.key },
+          acceptStatus: [404],
+        });
+        return;
+      case 'noop':
+        return;
+      case 'archive':
+        throw new CortexSyncError('INTERNAL', `notes cannot be archived (\`${change.id}\`)`);
+    }
+  },
+};

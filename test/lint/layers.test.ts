@@ -1,0 +1,88 @@
+/**
+ * The layering of src/ is an allow-list (eslint.layers.js): an import a folder's layer does not
+ * list fails lint, and so does a folder with no layer, a kind's own file imported from outside
+ * src/kinds/, and the same through `import type`, `export … from` and `import()`. The tree as it
+ * is passes.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative, sep } from 'node:path';
+import { Linter } from 'eslint';
+import tseslint from 'typescript-eslint';
+import { describe, expect, it } from 'vitest';
+import { layersPlugin } from '../../eslint.layers.js';
+
+const ROOT = join(import.meta.dirname, '..', '..');
+const linter = new Linter({ cwd: ROOT, configType: 'flat' });
+const config = [
+  {
+    files: ['**/*.ts'],
+    languageOptions: { parser: tseslint.parser },
+    linterOptions: { reportUnusedDisableDirectives: 'off' },
+    plugins: { layers: layersPlugin },
+    rules: { 'layers/allowed-imports': 'error' },
+  },
+] as Linter.Config[];
+
+/** The layer messages for `code` as the file `src/<path>`. */
+const lint = (path: string, code: string): string[] =>
+  linter.verify(code, config, { filename: join(ROOT, 'src', path) }).map((m) => m.message);
+
+describe('the layering allow-list', () => {
+  it.each([
+    ['core/x.ts', "import type { ApiClient } from '../api/types.js';"],
+    ['core/x.ts', "import { reconcile } from '../engine/reconcile.js';"],
+    ['api/x.ts', "import type { Clock } from '../engine/context.js';"],
+    ['source/x.ts', "import type { AnyKindHandler } from '../kinds/types.js';"],
+    ['render/x.ts', "import { reconcile } from '../engine/reconcile.js';"],
+    ['kinds/entity/x.ts', "import { reconcile } from '../../engine/reconcile.js';"],
+    ['kinds/x.ts', "export { runCli } from '../cli/main.js';"],
+    ['ownership/x.ts', "import { KIND_HANDLERS } from '../kinds/registry.js';"],
+    ['engine/x.ts', "import { useColor } from '../runtime-io/io.js';"],
+    ['engine/x.ts', "const m = await import('../cli/main.js');"],
+    ['watch/x.ts', "import { canAsk } from '../cli/confirm.js';"],
+    ['export/x.ts', "import { startWatcher } from '../watch/watcher.js';"],
+    ['action/x.ts', "import { runExport } from '../export/command.js';"],
+    ['emulator/x.ts', "import { reconcile } from '../engine/reconcile.js';"],
+    ['runtime-io/x.ts', "import { reconcile } from '../engine/reconcile.js';"],
+  ])('%s may not: %s', (path, code) => {
+    expect(lint(path, code)).toEqual([expect.stringMatching(/may not import/)]);
+  });
+
+  it('outside src/kinds/, only the registry and the contracts of the kinds are imported, never a kind’s own file', () => {
+    expect(lint('engine/x.ts', "import { entityKind } from '../kinds/entity/index.js';")).toEqual([
+      expect.stringMatching(/kinds\/entity\/index\.ts is internal to src\/kinds\//),
+    ]);
+    expect(lint('engine/x.ts', "import { KIND_HANDLERS } from '../kinds/registry.js';")).toEqual([]);
+  });
+
+  it('a folder of src/ with no layer fails until it is given one', () => {
+    expect(lint('plugins/x.ts', 'export const x = 1;')).toEqual([expect.stringMatching(/has no layer/)]);
+  });
+
+  it.each([
+    ['api/x.ts', "import type { Clock } from '../core/clock.js';"],
+    ['kinds/entity/x.ts', "import type { ApiClient } from '../../api/types.js';"],
+    ['engine/x.ts', "import type { OwnershipStore } from '../ownership/store.js';"],
+    [
+      'export/x.ts',
+      "import { reconcile } from '../engine/reconcile.js';\nimport { writeLine } from '../runtime-io/io.js';",
+    ],
+    ['cli/main.ts', "import { registerExportCommand } from '../export/command.js';"],
+    ['webhook-route/command.ts', "import { createJqEvaluator } from '../emulator/jq.js';"],
+    ['bench/x.ts', "import { runCli } from '../cli/main.js';"],
+    ['api/x.ts', "import { VERSION } from '../version.js';"],
+  ])('%s may: %s', (path, code) => {
+    expect(lint(path, code)).toEqual([]);
+  });
+
+  it('every file of src/ keeps to it', () => {
+    const files = readdirSync(join(ROOT, 'src'), { recursive: true, encoding: 'utf8' })
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => f.split(sep).join('/'));
+    expect(files.length).toBeGreaterThan(100);
+    const problems = files.flatMap((f) =>
+      lint(f, readFileSync(join(ROOT, 'src', f), 'utf8')).map((m) => `${relative(ROOT, join('src', f))}: ${m}`),
+    );
+    expect(problems).toEqual([]);
+  });
+});
