@@ -53,6 +53,48 @@ export interface ConfigFlags {
   originDir?: string;
 }
 
+/**
+ * What an operator says for a run, by the same names in every runtime: the CLI's and the
+ * watcher's flags, the Action's inputs. Undefined or '' = not said; `false` = said no (and beats
+ * the environment and the file).
+ */
+export type OperatorSettings = Omit<ConfigFlags, 'from' | 'originDir'>;
+
+/** What a runtime hands `configureRun`. */
+export interface RunSettings {
+  said: OperatorSettings;
+  /** What the settings are, for the plan's header: command-line flags (default) or Action inputs. */
+  from?: 'flag' | 'input' | 'setting';
+  /** The API key given as a setting (the Action's `api-key` input): used as `CORTEX_API_KEY`. */
+  apiKey?: string;
+  /** The folder whose identity is the run's origin when it is not `dir` (a watched `--dir`). */
+  originDir?: string;
+}
+
+/** The flags of `said`: what was not said (undefined, '') left out, `false` kept. */
+const flagsOf = (settings: RunSettings): ConfigFlags => {
+  const said = Object.fromEntries(
+    Object.entries(settings.said).filter(([, value]) => value !== undefined && value !== ''),
+  ) as OperatorSettings;
+  return {
+    ...said,
+    ...(settings.from !== undefined ? { from: settings.from } : {}),
+    ...(settings.originDir !== undefined ? { originDir: settings.originDir } : {}),
+  };
+};
+
+/**
+ * The one place every runtime's configuration is built (the CLI's commands, the watcher's runs, the
+ * Action, `export`): what the operator said, then the environment, then `cortex-sync.yaml`, then
+ * the defaults (`resolveConfig`).
+ */
+export const configureRun = (
+  settings: RunSettings,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): Promise<{ config: SyncConfig; diagnostics: Diagnostic[] }> =>
+  resolveConfig(flagsOf(settings), settings.apiKey ? { ...env, CORTEX_API_KEY: settings.apiKey } : env, cwd);
+
 /** Who decided a setting. */
 export type SettingOrigin = 'flag' | 'environment' | 'file' | 'default';
 
