@@ -18,15 +18,12 @@ import { applyOnce, createWatchClient } from './engine-adapter.js';
 import { RunHistory, type RunRecord } from './history.js';
 import { type Logger, secretRedactor } from './log.js';
 import { WatchMetrics } from './metrics.js';
-import { type RemovalCheck, RemovalSettle } from './removal-settle.js';
+import { DEFAULT_PRUNE_SETTLE_MS, type RemovalCheck, RemovalSettle } from './removal-settle.js';
 import { type Judged, judgeDeferred, judgeError, judgeInvalidConfig, judgeResult } from './run-record.js';
 import { type BackoffOptions, SerialRunner, type StopResult, type Trigger } from './runner.js';
 import { startServer } from './server.js';
 import type { Source, SourceSnapshot } from './source.js';
 import { RecentDeliveries, RejectionBurst } from './webhook.js';
-
-/** How long a removed manifest must stay missing before its object is removed (default). */
-export const DEFAULT_PRUNE_SETTLE_MS = 10_000;
 
 export interface WatcherOptions {
   source: Source;
