@@ -52,3 +52,15 @@ describe('diffValues', () => {
     expect(diffValues({ x: { a: 1 } }, { x: 'flat' })).toEqual([{ path: 'x', before: { a: 1 }, after: 'flat' }]);
   });
 });
+
+describe('deepEqual with missing and undefined members', () => {
+  it('treats an undefined member as absent, on either side, and still compares the rest', () => {
+    expect(deepEqual({ a: 1, b: undefined }, { a: 1 })).toBe(true);
+    expect(deepEqual({ a: 1 }, { a: 1, b: undefined })).toBe(true);
+    expect(deepEqual({ a: 1, b: undefined }, { a: 1, c: 2 })).toBe(false);
+    expect(deepEqual({ a: 1, c: 2 }, { a: 1, b: undefined })).toBe(false);
+    expect(deepEqual({ a: [1, { x: 2 }] }, { a: [1, { x: 2 }] })).toBe(true);
+    expect(deepEqual({ a: [1, { x: 2 }] }, { a: [1, { x: 3 }] })).toBe(false);
+    expect(diffValues({ a: 1, b: undefined }, { a: 1 })).toEqual([]);
+  });
+});
