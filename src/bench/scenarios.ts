@@ -5,7 +5,7 @@
  */
 import { join } from 'node:path';
 import { type ApplyLogFigures, applyLogFigures, median, naiveRequests, requestBudget, requestsOf } from './analysis.js';
-import { generateRepository, type RepositoryShape } from './generate.js';
+import { generateRepository, type RepositoryShape, retitleService } from './generate.js';
 import { type EmulatorProcess, runChild, startEmulatorProcess } from './processes.js';
 
 export interface BenchContext {
@@ -126,6 +126,8 @@ export interface NoopPlanResult {
   budget: ReturnType<typeof requestBudget>;
   naive: { requests: number; minutes: number };
   emulatorLogMs: { medianDurationMs: number; maxDurationMs: number };
+  /** An apply after one entity's file changed (the repository has a source id: the lease is taken). */
+  oneChange: { requests: number; requestsInEmulatorLog: number; writes: number; byOperation: Record<string, number> };
 }
 
 /** Generates N entities, brings the emulator in sync, then measures no-op plans and the floor. */
@@ -188,6 +190,20 @@ export const measureNoopPlan = async (
     );
     if (after) await after(emulator, dir);
 
+    ctx.log(`apply of one changed entity, ${entities} entities`);
+    await retitleService(dir, 1, 'Service 1 (changed once)');
+    const logBefore = (await emulator.requests()).length;
+    const one = await runChild<ApplyChild>({
+      script: 'run-apply.js',
+      args: ['--dir', dir, '--rpm', '10000000'],
+      emulator,
+      apiKey: ctx.apiKey,
+    });
+    const oneLog = (await emulator.requests()).length - logBefore;
+    if (one.status !== 'applied' || changesOf(one.summary) !== 1 || one.outcomes.failed > 0) {
+      throw new Error(`the one-change apply did not apply one change: ${one.status} ${JSON.stringify(one.summary)}`);
+    }
+
     const first = plans[0] as PlanChild;
     const naive = naiveRequests(shape);
     return {
@@ -208,6 +224,12 @@ export const measureNoopPlan = async (
       budget: requestBudget(shape),
       naive: { requests: naive, minutes: naive / 1000 },
       emulatorLogMs: { medianDurationMs: median(durations), maxDurationMs: Math.max(...durations) },
+      oneChange: {
+        requests: one.stats.requestsSent,
+        requestsInEmulatorLog: oneLog,
+        writes: one.writeRequests,
+        byOperation: one.byOperation,
+      },
     };
   } finally {
     await emulator.stop();

@@ -2,8 +2,10 @@
  * The watcher's benchmark (`npm run bench`, after the others): local-directory mode on a
  * generated repository, against the emulator in its own process.
  *
- * - one file changed → applied, median of 20, on N entities (goal: ≤ 2 s plus API time, i.e. the
- *   time outside the run's API span);
+ * - one file changed → applied, median of 100, on N entities (goal: ≤ 2 s plus API time, i.e. the
+ *   time outside the run's API span), with the requests each change sent (floor: one read and one
+ *   write), and memory after the first sync and every 10 changes (RSS, and the heap after a full
+ *   collection: after 100 changes within 1.2× of after the first sync);
  * - 500 reconcile cycles in one process → heap growth after GC from cycle 10 to 500 (goal < 5 MB;
  *   on a repository of 200 entities: a leak per cycle shows at any size, and 500 cycles of 10,000
  *   would take an hour);
@@ -13,13 +15,36 @@ import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { median } from './analysis.js';
+import type { Figure } from './figures.js';
 import { generateRepository } from './generate.js';
 import { startEmulatorProcess } from './processes.js';
 import type { BenchContext } from './scenarios.js';
 
+/** The watcher process's memory, MB: RSS as sampled; the rest after a full collection when `collected`. */
+export interface MemorySample {
+  changes: number;
+  rssMb: number;
+  heapUsedMb: number;
+  heapTotalMb: number;
+  externalMb: number;
+  arrayBuffersMb: number;
+  rssAfterGcMb: number;
+  collected: boolean;
+}
+
 interface ChangeChild {
   firstSyncMs: number;
-  samples: { wallMs: number; runMs: number; loadMs: number; apiSpanMs: number; updates: number }[];
+  samples: {
+    wallMs: number;
+    runMs: number;
+    loadMs: number;
+    apiSpanMs: number;
+    updates: number;
+    requests: number;
+    writes: number;
+    rssMb: number;
+  }[];
+  memoryAfter: MemorySample[];
   idleCpuShare: number;
   idleWallMs: number;
   runsDuringIdle: number;
@@ -56,9 +81,13 @@ export interface WatchBenchResult {
     medianApiSpanMs: number;
     medianOutsideApiMs: number;
     medianLoadMs: number;
+    medianRequests: number;
+    medianWrites: number;
     runs: ChangeChild['samples'];
     allApplied: boolean;
   };
+  /** After the first sync (`changes: 0`), then every 10 changes. */
+  memory: MemorySample[];
   firstSyncMs: number;
   idleCpuPercent: number;
   cycles: {
@@ -69,13 +98,15 @@ export interface WatchBenchResult {
     growthMb: number;
   };
   goals: { id: string; target: string; value: string; met: boolean }[];
+  /** This benchmark's rows of the figures table (`figures.ts`). */
+  figures: Figure[];
 }
 
 export const runWatchBenchmark = async (
   ctx: BenchContext,
   entities: number,
   outFile: string,
-  options: { changes?: number; cycles?: number; cycleEntities?: number } = {},
+  options: { changes?: number; cycles?: number; cycleEntities?: number; snapshotDir?: string } = {},
 ): Promise<WatchBenchResult> => {
   const cycleEntities = options.cycleEntities ?? 200;
   /** Each scenario gets a fresh emulator: the two repositories share tags under different source ids. */
@@ -94,11 +125,17 @@ export const runWatchBenchmark = async (
   };
   const bigDir = join(ctx.workDir, `watch-${entities}`);
   await generateRepository(bigDir, { entities, sourceId: 'bench-watch' });
-  ctx.log(`watch: ${entities} entities, first sync, then ${options.changes ?? 20} one-file changes and 10 s idle`);
+  const changes = options.changes ?? 100;
+  ctx.log(`watch: ${entities} entities, first sync, then ${changes} one-file changes and 10 s idle`);
   const change = await withEmulator((env) =>
     runWatchChild<ChangeChild>(
-      ['--dir', bigDir, '--scenario', 'change', '--changes', String(options.changes ?? 20)],
+      [
+        ...['--dir', bigDir, '--scenario', 'change', '--changes', String(changes), '--memory-every', '10'],
+        ...(options.snapshotDir ? ['--snapshot-dir', options.snapshotDir] : []),
+      ],
       env,
+      // For the heap after a full collection; RSS is sampled before it.
+      ['--expose-gc'],
     ),
   );
   const smallDir = join(ctx.workDir, `watch-${cycleEntities}`);
@@ -117,6 +154,13 @@ export const runWatchBenchmark = async (
   const firstHeap = cycles.samples[0]?.heapMb ?? 0;
   const lastHeap = cycles.samples[cycles.samples.length - 1]?.heapMb ?? 0;
   const idle = change.idleCpuShare * 100;
+  const requests = median(change.samples.map((s) => s.requests));
+  const firstMemory = change.memoryAfter[0];
+  const lastMemory = change.memoryAfter[change.memoryAfter.length - 1];
+  const n = entities.toLocaleString('en-US');
+  // RSS right after a run depends on whether the collector has run since: the last ten, as a median.
+  const lastTen = change.samples.map((sample, i) => ({ changes: i + 1, rssMb: sample.rssMb })).slice(-10);
+  const rssLastTen = median(lastTen.map((sample) => sample.rssMb));
   const result: WatchBenchResult = {
     entities,
     change: {
@@ -124,9 +168,12 @@ export const runWatchBenchmark = async (
       medianApiSpanMs: apiSpan,
       medianOutsideApiMs: outside,
       medianLoadMs: median(change.samples.map((s) => s.loadMs)),
+      medianRequests: requests,
+      medianWrites: median(change.samples.map((s) => s.writes)),
       runs: change.samples,
       allApplied: change.samples.every((s) => s.updates === 1),
     },
+    memory: change.memoryAfter,
     firstSyncMs: change.firstSyncMs,
     idleCpuPercent: idle,
     cycles: {
@@ -150,6 +197,43 @@ export const runWatchBenchmark = async (
         met: lastHeap - firstHeap < 5,
       },
       { id: 'watch-idle-cpu', target: '< 1 % of a core', value: `${idle.toFixed(2)} %`, met: idle < 1 },
+    ],
+    figures: [
+      {
+        id: 'watch-change-wall',
+        figure: `watcher, ${n} entities: one file changed → stored, wall (median of ${change.samples.length})`,
+        value: wall / 1000,
+        unit: 's',
+        target: { atMost: 1 },
+      },
+      {
+        id: 'watch-change-requests',
+        figure: `watcher, ${n} entities: requests of a one-file change (median)`,
+        value: requests,
+        unit: 'requests',
+        floor: { value: 2, what: '1 read + 1 write' },
+        target: { atMost: 5 },
+      },
+      ...(firstMemory && lastMemory && lastMemory.changes > 0
+        ? ([
+            {
+              id: 'watch-rss-growth',
+              figure: `watcher, ${n} entities: RSS after changes ${lastTen[0]?.changes}–${lastMemory.changes} (median) ÷ after the first sync (${firstMemory.rssMb.toFixed(0)} → ${rssLastTen.toFixed(0)} MB)`,
+              value: rssLastTen / firstMemory.rssMb,
+              unit: '×',
+              floor: { value: 1, what: 'no growth' },
+              target: { atMost: 1.2 },
+            },
+            {
+              id: 'watch-heap-growth',
+              figure: `watcher, ${n} entities: heap used after a full GC, after ${lastMemory.changes} changes ÷ after the first sync (${firstMemory.heapUsedMb.toFixed(1)} → ${lastMemory.heapUsedMb.toFixed(1)} MB)`,
+              value: lastMemory.heapUsedMb / firstMemory.heapUsedMb,
+              unit: '×',
+              floor: { value: 1, what: 'no growth' },
+              target: { atMost: 1.2 },
+            },
+          ] satisfies Figure[])
+        : []),
     ],
   };
   for (const goal of result.goals)
