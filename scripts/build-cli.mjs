@@ -3,12 +3,12 @@
 // loads one small file and a command loads its own code when it runs. `npm run build` runs it (and
 // `npm ci` runs that through `prepare`); the output is not committed.
 //
-// Options: `--outdir DIR` (default dist/bundle; emptied first), `--metafile FILE` (esbuild's
+// Options: `--outdir DIR` (default dist/bundle; replaced whole), `--metafile FILE` (esbuild's
 // metafile: which inputs each output holds and what it imports, statically or dynamically).
 //
 // jq-wasm is not bundled: src/emulator/jq.ts resolves it (and its .wasm file) at run time from the
 // bundle's own place, through the package's node_modules, as it does from the compiled sources.
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { build } from 'esbuild';
 
@@ -20,7 +20,9 @@ const option = (name) => {
 const outdir = resolve(option('--outdir') ?? join(root, 'dist', 'bundle'));
 const metafileOut = option('--metafile');
 
-await rm(outdir, { recursive: true, force: true });
+// Written beside the old bundle, then swapped in: a build stopped halfway leaves the old one whole.
+const staging = `${outdir}.building-${process.pid}`;
+await rm(staging, { recursive: true, force: true });
 const result = await build({
   absWorkingDir: root,
   entryPoints: { cli: 'src/cli/process.ts' },
@@ -29,7 +31,7 @@ const result = await build({
   platform: 'node',
   target: 'node20',
   format: 'esm',
-  outdir,
+  outdir: staging,
   chunkNames: 'chunks/[name]-[hash]',
   // Whitespace and syntax only: the names in a `--debug` stack trace stay readable.
   minifyWhitespace: true,
@@ -45,13 +47,16 @@ const result = await build({
   },
 });
 
+await rm(outdir, { recursive: true, force: true });
+await rename(staging, outdir);
+
 if (metafileOut) {
   await mkdir(dirname(resolve(metafileOut)), { recursive: true });
   await writeFile(resolve(metafileOut), JSON.stringify(result.metafile));
 }
 const outputs = Object.entries(result.metafile.outputs).filter(([file]) => file.endsWith('.js'));
 const bytes = outputs.reduce((sum, [, o]) => sum + o.bytes, 0);
-const entry = outputs.find(([, o]) => o.entryPoint !== undefined)?.[1]?.bytes ?? 0;
+const entry = outputs.find(([, o]) => o.entryPoint === 'src/cli/process.ts')?.[1]?.bytes ?? 0;
 console.log(
   `wrote the CLI bundle: ${outputs.length} files, ${(bytes / 1024).toFixed(0)} KiB (start file ${(entry / 1024).toFixed(0)} KiB)`,
 );
