@@ -41,7 +41,7 @@ import type { OwnershipIndex, RecordMeta } from '../ownership/store.js';
 import type { SyncConfig } from './config.js';
 import { fetchLiveState, type LiveState, referencedReadOnlyKinds } from './fetch-live.js';
 import type { LiveReader, PlannedPass } from './plan-pass.js';
-import { kindsWithoutSingleRead, readByKeys } from './recheck.js';
+import { kindsWithoutSingleRead, readByKeys, readStoreUses } from './recheck.js';
 
 /** Objects read one by one cost about two requests each; beyond half a full read's, read everything. */
 const REQUESTS_PER_OBJECT = 2;
@@ -89,6 +89,11 @@ const sameDeclaration = (a: DesiredObject | undefined, b: DesiredObject): boolea
 export interface LiveCacheOptions {
   /** What is kept is read again in full once it is this old (the heal interval). */
   maxAgeMs: number;
+  /**
+   * The most changed objects a run reads one by one (default: as many as cost at most half the
+   * last full read's requests, at two requests each).
+   */
+  maxObjects?: number;
 }
 
 /** One run's use of the cache: its reader, then what it came to. */
@@ -107,9 +112,11 @@ export interface LiveCacheRun {
 export class LiveCache {
   private kept: Kept | undefined;
   private readonly maxAgeMs: number;
+  private readonly maxObjects: number | undefined;
 
   constructor(options: LiveCacheOptions) {
     this.maxAgeMs = options.maxAgeMs;
+    this.maxObjects = options.maxObjects;
   }
 
   /** Is anything kept (for tests and logs)? */
@@ -177,17 +184,22 @@ export class LiveCache {
       const types = new Set(request.handlers.flatMap((h) => (h.typedBy ? [h.typedBy.kind] : [])));
       if (touched.some((o) => types.has(o.kind))) return full('type-changed');
       if (kindsWithoutSingleRead(touched, lookup).length > 0) return full('no-single-read');
-      if (touched.length * REQUESTS_PER_OBJECT * 2 > kept.fullReadGets) return full('many-changes');
+      const most = this.maxObjects ?? Math.floor(kept.fullReadGets / (REQUESTS_PER_OBJECT * 2));
+      if (touched.length > most) return full('many-changes');
       const named = referencedReadOnlyKinds(request.handlers, request.readOnlyKinds, request.desired);
       if ([...named].some((k) => !kept.referencedKinds.has(k))) return full('reference-kinds');
 
       // Every source's record, read now: another source's must not have changed, nor this one's
       // since it was last written.
-      const ownership = await request.store.read(request.client, {
-        sourceId,
-        seen: kept.seen,
-        kinds: new Set(request.handlers.map((h) => h.kind)),
-      });
+      const kinds = new Set(request.handlers.map((h) => h.kind));
+      let seen = kept.seen;
+      let ownership = await request.store.read(request.client, { sourceId, seen, kinds });
+      if (!recordsAsKept(ownership.index, kept, sourceId) && isEmptyIndex(ownership.index)) {
+        // No record at all where some were written: the store may not have looked (what it reads
+        // them by, e.g. their type, was made after the last full read). Look again, with that read now.
+        seen = await readStoreUses(request);
+        ownership = await request.store.read(request.client, { sourceId, seen, kinds });
+      }
       if (!recordsAsKept(ownership.index, kept, sourceId)) return full('ownership-changed');
 
       const fresh = await readByKeys({
@@ -224,7 +236,7 @@ export class LiveCache {
         referenced: kept.referenced,
         unreadable: kept.unreadable,
         diagnostics: [...ownership.diagnostics, ...kept.referencedDiagnostics],
-        seen: kept.seen,
+        seen,
         scope,
       };
     };
@@ -295,6 +307,8 @@ export class LiveCache {
     };
   }
 }
+
+const isEmptyIndex = (index: OwnershipIndex): boolean => index.bySource.size + index.ignored.length === 0;
 
 /** Do the records read now say what was kept: the same for every other source, and this one's as written? */
 const recordsAsKept = (index: OwnershipIndex, kept: Kept, sourceId: string): boolean => {

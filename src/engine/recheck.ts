@@ -96,6 +96,15 @@ const seenByStore = async (
 ): Promise<readonly LiveObject[]> => {
   const index = state.inventories;
   if (state.seen !== undefined && index.bySource.size + index.ignored.length > 0) return state.seen;
+  return readStoreUses(input);
+};
+
+/** The live objects the ownership store reads the records with (its `uses`), read now. */
+export const readStoreUses = async (input: {
+  client: ApiClient;
+  handlers: readonly AnyKindHandler[];
+  store: OwnershipStore;
+}): Promise<LiveObject[]> => {
   const used = input.handlers.filter((h) => input.store.uses.includes(h.kind));
   const read = await Promise.all(
     used.map((h) => h.fetchLive({ client: input.client, desired: [], managedIds: [], readBefore: [] })),
