@@ -5,8 +5,11 @@
  */
 import { z } from 'zod';
 
-/** A tag goes into request paths and file names: no whitespace, no `/`, no control or formatting character. */
-export const SCORECARD_TAG_PATTERN = /^[^\s/\p{Cc}\p{Cf}]+$/u;
+/**
+ * A tag goes into request paths and file names: no whitespace, no `/`, no control or formatting
+ * character, and not only dots (`..` in a path would name another endpoint once the URL is resolved).
+ */
+export const SCORECARD_TAG_PATTERN = /^(?!\.+$)[^\s/\p{Cc}\p{Cf}]+$/u;
 
 const nonEmpty = z.string().refine((s) => s.trim() !== '', { error: 'must not be empty' });
 
@@ -143,7 +146,7 @@ export const scorecardManifestSchema = z
       .string()
       .refine((tag) => SCORECARD_TAG_PATTERN.test(tag), {
         error: (issue) =>
-          `must not be empty nor hold whitespace, \`/\` or control characters (got ${JSON.stringify(issue.input)})`,
+          `must not be empty nor only dots, nor hold whitespace, \`/\` or control characters (got ${JSON.stringify(issue.input)})`,
       })
       .meta({ pattern: SCORECARD_TAG_PATTERN.source }),
     name: nonEmpty,

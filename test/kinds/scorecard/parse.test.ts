@@ -139,10 +139,11 @@ rules:
     ]);
   });
 
-  it('refuse a tag with whitespace, a slash or a control character (it goes into paths and file names)', () => {
-    for (const tag of ['"two words"', 'a/b', '"bell\\a"', '"zero\\u200bwidth"', '""']) {
+  it('refuse a tag with whitespace, a slash or a control character, or of dots only (it goes into paths and file names)', () => {
+    for (const tag of ['"two words"', 'a/b', '"bell\\a"', '"zero\\u200bwidth"', '""', '..', '"."']) {
       expect(errors(`tag: ${tag}\nname: T\n`), tag).toEqual([expect.objectContaining({ field: 'tag', line: 1 })]);
     }
+    expect(parseOne('tag: v1.2..beta\nname: T\n').id).toBe('v1.2..beta');
   });
 
   it('keep control characters in names and expressions as data (they are escaped where printed)', () => {
