@@ -58,6 +58,7 @@ export const runAction = async (deps: ActionDeps): Promise<number> => {
           prune: inputs.prune,
           allowMassDelete: inputs.allowMassDelete,
           forceEntityTypeSchema: inputs.forceEntityTypeSchema,
+          allowTakeover: inputs.allowTakeover,
         },
         // The plan's header names these as Action inputs.
         from: 'input',
