@@ -9,10 +9,8 @@
 import { join } from 'node:path';
 import type { Plan } from '../core/model.js';
 import { openPlanLog } from '../engine/plan-log.js';
-import { planHasChanges } from '../render/text.js';
 import { renderPlanComment } from './comment.js';
 import { judgePlan, planDigest, type ReviewVerdict } from './digest.js';
-import { outcomeOf } from './engine.js';
 import type { AssociatedPullRequest } from './github.js';
 import {
   type AppliedBasis,
@@ -23,7 +21,7 @@ import {
   restSentence,
 } from './messages.js';
 import { planCommentAuthor, type ReviewedLookup, reviewedPlanIn } from './plan-comments.js';
-import { annotate, writePlanJson } from './report.js';
+import { annotate, outputsOf, writePlanJson } from './report.js';
 import { marker, planTitle, type RunScope, summaryOptions } from './scope.js';
 
 /** The merged pull request this commit came from: the one whose merge commit it is, else the first merged one. */
@@ -55,16 +53,16 @@ export const applyReviewedPlan = async (scope: RunScope): Promise<number> => {
         ? `### ${title}: ❌ invalid manifests\n\n${diagnosticsSection('Problems', diagnostics)}`
         : renderPlanComment(planned.plan, diagnostics, { title: `${title}: ❌ refused`, ...summaryOptions(scope) });
     await scope.summary(`${body}\nNothing was applied.\n`);
-    return scope.finish(outcomeOf(planned, 'apply'));
+    return scope.finish(outputsOf(planned.run));
   }
 
   const current = planned.plan;
   const currentDigest = planDigest(current);
-  // Ownership-record writes are writes: a plan of only those is applied (and reviewed) like any.
-  if (!planHasChanges(current)) {
+  // Ownership-record writes are work: a plan of only those is applied (and reviewed) like any.
+  if (!planned.run.hasWork) {
     await scope.summary(`${renderPlanComment(current, [], { title, ...summaryOptions(scope) })}Nothing to apply.\n`);
     const planJson = await writePlanJson(join(scope.outDir, 'plan.json'), current, scope.redact);
-    return scope.finish(outcomeOf(planned, 'apply'), { planJson });
+    return scope.finish(outputsOf(planned.run), { planJson });
   }
 
   const { pr, lookup } = await findReviewedPlan(scope);
@@ -79,7 +77,8 @@ export const applyReviewedPlan = async (scope: RunScope): Promise<number> => {
     await scope.summary(
       `${body}\n${renderPlanComment(current, [], { title: `${title} (not applied)`, ...summaryOptions(scope) })}`,
     );
-    return scope.finish({ ...outcomeOf(planned, 'plan'), exitCode: 1 });
+    // The Action's own refusal: the plan is reported as planned, and the step fails.
+    return scope.finish(outputsOf(planned.run, 1));
   };
 
   let verdict: ReviewVerdict;
@@ -145,9 +144,12 @@ export const applyReviewedPlan = async (scope: RunScope): Promise<number> => {
   } finally {
     await planLog.close();
   }
+  // The output names the plan log only when this run wrote lines to it (a run that wrote nothing
+  // leaves no file: a workflow uploading it finds nothing rather than a path that is not there).
+  const keptLog = planLog.kept() ? planLogFile : undefined;
   const diagnostics = scope.rooted(result.diagnostics);
   annotate(runtime, diagnostics, scope.redact);
-  if (result.status === 'planned') {
+  if (result.run.outcome === 'not-approved' && result.status === 'planned') {
     const message =
       'The workspace changed between the check against the reviewed plan and the apply: nothing was applied. Rerun the job to plan again.';
     runtime.annotate({ severity: 'error', title: 'cortex-sync: plan drift', message });
@@ -155,11 +157,11 @@ export const applyReviewedPlan = async (scope: RunScope): Promise<number> => {
     await scope.summary(
       `### ${title}: ❌ not applied\n\n${message}\n\n${renderPlanComment(result.plan, diagnostics, { title: `${title} (not applied)`, ...summaryOptions(scope) })}`,
     );
-    return scope.finish({ ...outcomeOf(result, 'plan'), exitCode: 1 }, { planLog: planLogFile });
+    return scope.finish(outputsOf(result.run), { planLog: keptLog });
   }
   if (result.status !== 'applied') {
     await scope.summary(`### ${title}: ❌ not applied\n\n${diagnosticsSection('Problems', diagnostics)}`);
-    return scope.finish(outcomeOf(result, 'apply'), { planLog: planLogFile });
+    return scope.finish(outputsOf(result.run), { planLog: keptLog });
   }
   // With drift accepted, a change between the check and the writes is only reported.
   const raced = basis.kind !== 'drifted' && planDigest(result.plan) !== currentDigest;
@@ -175,6 +177,7 @@ export const applyReviewedPlan = async (scope: RunScope): Promise<number> => {
   const resultBody = applyResultBody({
     label: scope.label,
     report: result.report,
+    run: result.run,
     sha: scope.run.sha,
     basis: raced ? { kind: 'drifted' } : basis,
   });
@@ -182,5 +185,5 @@ export const applyReviewedPlan = async (scope: RunScope): Promise<number> => {
   await scope.summary(
     `${resultBody}\n${renderPlanComment(result.plan, diagnostics, { title, ...summaryOptions(scope) })}`,
   );
-  return scope.finish(outcomeOf(result, 'apply'), { planJson, planLog: planLogFile });
+  return scope.finish(outputsOf(result.run), { planJson, planLog: keptLog });
 };

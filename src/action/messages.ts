@@ -1,15 +1,15 @@
 /**
  * Everything else the Action writes for people (pure): the sticky plan comment with its hidden
  * markers, the plan-drift comment, the apply result, and the job-summary notes. Every string a
- * repository controls goes through `untrusted.ts`.
+ * repository controls goes through `render/untrusted.ts`.
  */
 import type { ApplyReport, ChangeResult, Diagnostic } from '../core/model.js';
+import type { RunReport } from '../core/outcome.js';
 import { countOf } from '../core/plural.js';
-import { code } from '../render/markdown.js';
 import { COMMENT_BUDGET, COMMENT_LIMIT, diagnosticItem } from './comment.js';
 import type { ChangeFingerprint, PlanDifference } from './digest.js';
 import { planTrailer } from './markers.js';
-import { untrustedCode, untrustedMessage } from './untrusted.js';
+import { code, untrustedCode, untrustedMessage } from '../render/untrusted.js';
 
 /** Where a run is, for the headers of comments: `dir` relative to the repository root. */
 export interface RunLabel {
@@ -154,16 +154,6 @@ const resultItem = (r: ChangeResult): string => {
   return `- ❌ ${what}: ${untrustedMessage(r.error ?? 'failed')}`;
 };
 
-/** Steps of an apply by outcome: the object changes and the ownership-record writes. */
-export const applyCounts = (report: ApplyReport): { ok: number; failed: number; skipped: number } => {
-  const outcomes = [
-    ...report.results.filter((r) => r.change.action !== 'noop').map((r) => r.outcome),
-    ...(report.inventory ?? []).map((r) => r.outcome),
-  ];
-  const n = (o: ChangeResult['outcome']) => outcomes.filter((x) => x === o).length;
-  return { ok: n('ok'), failed: n('failed'), skipped: n('skipped') };
-};
-
 /** What an apply applied: the reviewed plan, the rest of it (after an interrupted apply), or a drifted plan. */
 export type AppliedBasis =
   { kind: 'reviewed' } | { kind: 'rest'; remaining: number; reviewed: number } | { kind: 'drifted' };
@@ -181,11 +171,14 @@ const basisText = (basis: AppliedBasis): string =>
 
 export const applyResultBody = (input: {
   label: RunLabel;
+  /** What became of each step (the failures are listed). */
   report: ApplyReport;
+  /** The run's report: how many steps ended how. */
+  run: RunReport;
   sha: string;
   basis: AppliedBasis;
 }): string => {
-  const { ok, failed, skipped } = applyCounts(input.report);
+  const { ok, failed, skipped } = input.run.steps;
   const clean = failed + skipped === 0;
   const problems = input.report.results.filter((r) => r.change.action !== 'noop' && r.outcome !== 'ok');
   const recordProblems = (input.report.inventory ?? []).filter((r) => r.outcome !== 'ok');

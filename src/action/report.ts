@@ -5,9 +5,9 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Diagnostic, Plan } from '../core/model.js';
+import { exitCodeOf, type RunReport } from '../core/outcome.js';
 import { printable } from '../core/printable.js';
 import { renderPlanJson } from '../render/json.js';
-import type { RunOutcome } from './engine.js';
 import type { ActionRuntime } from './runtime.js';
 
 /** Diagnostics' files are relative to the manifest root; GitHub wants them relative to the repository root. */
@@ -45,19 +45,45 @@ export const OUTPUT_NAMES = [
   'exit-code',
 ] as const;
 
+/** What the outputs say of a run. */
+export interface ActionOutputs {
+  exitCode: number;
+  /** The plan has writes (a plan), or the apply made some. */
+  changes: boolean;
+  /** A plan: what it would do; an apply: what was done. */
+  total: Pick<RunReport['total'], 'create' | 'update' | 'delete' | 'archive'>;
+}
+
+/**
+ * The outputs of a run, read from its report; `exitCode` when the Action itself decided otherwise
+ * (it refused to apply a plan that was not reviewed).
+ */
+export const outputsOf = (run: RunReport, exitCode = exitCodeOf(run)): ActionOutputs => ({
+  exitCode,
+  changes: run.changes,
+  total: run.total,
+});
+
+/** The outputs when no plan was made (configuration errors, `validate`, a failure). */
+export const noRunOutputs = (exitCode: number): ActionOutputs => ({
+  exitCode,
+  changes: false,
+  total: { create: 0, update: 0, delete: 0, archive: 0 },
+});
+
 export const setOutputs = (
   runtime: ActionRuntime,
-  outcome: RunOutcome,
+  outputs: ActionOutputs,
   files: { planJson?: string; planLog?: string },
 ): void => {
-  runtime.setOutput('changes', String(outcome.changes));
-  runtime.setOutput('create', String(outcome.summary.create));
-  runtime.setOutput('update', String(outcome.summary.update));
-  runtime.setOutput('delete', String(outcome.summary.delete));
-  runtime.setOutput('archive', String(outcome.summary.archive));
+  runtime.setOutput('changes', String(outputs.changes));
+  runtime.setOutput('create', String(outputs.total.create));
+  runtime.setOutput('update', String(outputs.total.update));
+  runtime.setOutput('delete', String(outputs.total.delete));
+  runtime.setOutput('archive', String(outputs.total.archive));
   runtime.setOutput('plan-json', files.planJson ?? '');
   runtime.setOutput('plan-log', files.planLog ?? '');
-  runtime.setOutput('exit-code', String(outcome.exitCode));
+  runtime.setOutput('exit-code', String(outputs.exitCode));
 };
 
 /** Writes the JSON plan (interface.md's format) to `file`, creating its directory. */

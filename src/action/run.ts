@@ -10,28 +10,29 @@ import { redactText } from '../api/errors.js';
 import { CortexSyncError } from '../core/errors.js';
 import { type Diagnostic, hasErrors } from '../core/model.js';
 import { countOf } from '../core/plural.js';
-import { type ConfigFlags, resolveConfig } from '../engine/config.js';
+import { configureRun } from '../engine/config.js';
 import { applyReviewedPlan } from './apply.js';
 import { renderPlanComment } from './comment.js';
 import { fingerprints, planDigest } from './digest.js';
-import { outcomeOf, type RunOutcome } from './engine.js';
 import { decideRun, describeRun, EventError } from './event.js';
 import { GitHubError, redactingGitHub } from './github.js';
 import { InputError, readInputs } from './inputs.js';
+import { checkDirStaysInWorkspace } from './workspace-dir.js';
 import { diagnosticsSection, stickyCommentBody } from './messages.js';
 import { planCommentAuthor, upsertPlanComment } from './plan-comments.js';
-import { annotate, rootDiagnostics, setOutputs, writePlanJson } from './report.js';
+import {
+  type ActionOutputs,
+  annotate,
+  noRunOutputs,
+  outputsOf,
+  rootDiagnostics,
+  setOutputs,
+  writePlanJson,
+} from './report.js';
 import { type ActionDeps, marker, planTitle, type RunScope, summaryOptions } from './scope.js';
-import { untrustedMessage } from './untrusted.js';
+import { untrustedMessage } from '../render/untrusted.js';
 
 export type { ActionDeps } from './scope.js';
-
-const EMPTY_OUTCOME = (exitCode: number, summaryLine: string): RunOutcome => ({
-  exitCode,
-  changes: false,
-  summary: { create: 0, update: 0, delete: 0, archive: 0 },
-  summaryLine,
-});
 
 export const runAction = async (deps: ActionDeps): Promise<number> => {
   const { runtime, env } = deps;
@@ -48,32 +49,39 @@ export const runAction = async (deps: ActionDeps): Promise<number> => {
     const run = describeRun(env, deps.event);
     const decision = decideRun(inputs, run);
     const workspace = resolve(deps.cwd, env.GITHUB_WORKSPACE ?? '.');
-    const configEnv: NodeJS.ProcessEnv = { ...env, ...(inputs.apiKey ? { CORTEX_API_KEY: inputs.apiKey } : {}) };
-    const flags: ConfigFlags = {
-      dir: resolve(workspace, inputs.dir),
-      ...(inputs.sourceId ? { sourceId: inputs.sourceId } : {}),
-      ...(inputs.baseUrl ? { baseUrl: inputs.baseUrl } : {}),
-      // Always set, `false` included: the operator decides, `cortex-sync.yaml` cannot turn these on.
-      prune: inputs.prune,
-      allowMassDelete: inputs.allowMassDelete,
-      forceEntityTypeSchema: inputs.forceEntityTypeSchema,
-      // The plan's header names these as Action inputs.
-      from: 'input',
-    };
-    const resolved = await resolveConfig(flags, configEnv, workspace);
+    await checkDirStaysInWorkspace(resolve(workspace, inputs.dir), workspace, inputs.dir);
+    const resolved = await configureRun(
+      {
+        said: {
+          dir: resolve(workspace, inputs.dir),
+          sourceId: inputs.sourceId,
+          baseUrl: inputs.baseUrl,
+          // Always said, `false` included: the operator decides, `cortex-sync.yaml` cannot turn these on.
+          prune: inputs.prune,
+          allowMassDelete: inputs.allowMassDelete,
+          forceEntityTypeSchema: inputs.forceEntityTypeSchema,
+          allowTakeover: inputs.allowTakeover,
+        },
+        // The plan's header names these as Action inputs.
+        from: 'input',
+        apiKey: inputs.apiKey,
+      },
+      env,
+      workspace,
+    );
     const dirFromRoot = relative(workspace, resolved.config.dir).split(sep).join('/') || '.';
     const rooted = (d: readonly Diagnostic[]) => rootDiagnostics(d, dirFromRoot);
     const summary = (markdown: string) => runtime.appendSummary(redact(markdown));
-    const finish = (outcome: RunOutcome, files: { planJson?: string; planLog?: string } = {}) => {
-      setOutputs(runtime, outcome, files);
-      return outcome.exitCode;
+    const finish = (outputs: ActionOutputs, files: { planJson?: string; planLog?: string } = {}) => {
+      setOutputs(runtime, outputs, files);
+      return outputs.exitCode;
     };
     annotate(runtime, rooted(resolved.diagnostics), redact);
     if (hasErrors(resolved.diagnostics)) {
       await summary(
         `### cortex-sync: configuration errors\n\n${diagnosticsSection('Errors', rooted(resolved.diagnostics))}`,
       );
-      return finish(EMPTY_OUTCOME(1, 'Configuration errors.'));
+      return finish(noRunOutputs(1));
     }
     const serverUrl = env.GITHUB_SERVER_URL ?? 'https://github.com';
     const runUrl = env.GITHUB_RUN_ID
@@ -109,7 +117,7 @@ export const runAction = async (deps: ActionDeps): Promise<number> => {
     runtime.annotate({ severity: 'error', title: 'cortex-sync', message });
     if (!known && error instanceof Error && error.stack) runtime.info(redact(error.stack));
     await runtime.appendSummary(`### ❌ cortex-sync failed\n\n${untrustedMessage(message)}\n`).catch(() => {});
-    setOutputs(runtime, EMPTY_OUTCOME(1, message), {});
+    setOutputs(runtime, noRunOutputs(1), {});
     return 1;
   }
 };
@@ -124,14 +132,13 @@ const validateOnly = async (scope: RunScope, reason: string | undefined): Promis
   lines.push(`${countOf(result.objects.length, 'object')} in ${countOf(result.files.length, 'file')}.`, '');
   lines.push(diagnosticsSection('Problems', diagnostics));
   await scope.summary(lines.join('\n'));
-  return scope.finish(EMPTY_OUTCOME(failed ? 1 : 0, failed ? 'Invalid manifests.' : 'Manifests valid.'));
+  return scope.finish(noRunOutputs(failed ? 1 : 0));
 };
 
 const planOnly = async (scope: RunScope, pullRequest: number | undefined): Promise<number> => {
   const result = await scope.deps.engine.plan(scope.config);
   const diagnostics = scope.rooted(result.diagnostics);
   annotate(scope.deps.runtime, diagnostics, scope.redact);
-  const outcome = outcomeOf(result, 'plan');
   const title = planTitle(scope.label);
   let planJson: string | undefined;
   let commentBody: string;
@@ -166,5 +173,5 @@ const planOnly = async (scope: RunScope, pullRequest: number | undefined): Promi
       `${created ? 'Created' : 'Updated'} the plan comment on #${pullRequest}${removed > 0 ? ` (and removed ${countOf(removed, 'duplicate')} of it)` : ''}.`,
     );
   }
-  return scope.finish(outcome, planJson ? { planJson } : {});
+  return scope.finish(outputsOf(result.run), planJson ? { planJson } : {});
 };

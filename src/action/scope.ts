@@ -3,13 +3,14 @@ import type { Diagnostic } from '../core/model.js';
 import type { SyncConfig } from '../engine/config.js';
 import { SUMMARY_BUDGET } from './comment.js';
 import { stickyMarker } from './markers.js';
-import type { Engine, RunOutcome } from './engine.js';
+import type { Engine } from './engine.js';
 import type { GitHubRun } from './event.js';
 import type { GitHubPort } from './github.js';
 import type { ActionInputs } from './inputs.js';
 import type { RunLabel } from './messages.js';
+import type { ActionOutputs } from './report.js';
 import type { ActionRuntime } from './runtime.js';
-import { NAME_LIMIT, untrustedText } from './untrusted.js';
+import { NAME_LIMIT, untrustedText } from '../render/untrusted.js';
 
 export interface ActionDeps {
   runtime: ActionRuntime;
@@ -36,7 +37,7 @@ export interface RunScope {
   /** Paths made relative to the repository root. */
   rooted: (diagnostics: readonly Diagnostic[]) => Diagnostic[];
   summary(markdown: string): Promise<void>;
-  finish(outcome: RunOutcome, files?: { planJson?: string; planLog?: string }): number;
+  finish(outputs: ActionOutputs, files?: { planJson?: string; planLog?: string }): number;
 }
 
 /** The plan comment's title: the directory, when it is not the repository root. */

@@ -5,20 +5,20 @@
  */
 import { join, resolve } from 'node:path';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { apiClientFor } from '../engine/api-client.js';
+import { openEngineContext } from '../engine/api-client.js';
 import type { ApiClient } from '../api/types.js';
 import { ApiError, CortexSyncError, InterruptedError } from '../core/errors.js';
 import { type Diagnostic, hasErrors, type Plan, type ReconcileResult } from '../core/model.js';
-import { runOutcome, signalExitCode } from '../core/outcome.js';
+import { exitCodeOf, type PlanWork, pendingByKind, signalExitCode } from '../core/outcome.js';
 import { countOf } from '../core/plural.js';
 import { runEmulatorCommand } from '../emulator/cli.js';
 import { MISSING_DEFINITION_MODES, type MissingDefinitionMode } from '../emulator/contract.js';
-import { type ConfigFlags, resolveConfig, type SyncConfig } from '../engine/config.js';
-import { type EngineContext, type EventSink, systemClock } from '../engine/context.js';
+import { configureRun, type OperatorSettings, type SyncConfig } from '../engine/config.js';
+import { type EventSink, systemClock } from '../engine/context.js';
 import { type FilePlanLog, openPlanLog, type PlanLogSink } from '../engine/plan-log.js';
 import { leaseTag } from '../engine/lease.js';
 import { reconcile, validateManifests } from '../engine/reconcile.js';
-import { planHasChanges, renderApplyReport, renderDiagnostics } from '../render/index.js';
+import { renderApplyReport, renderDiagnostics } from '../render/index.js';
 import { registerExportCommand } from '../export/command.js';
 import { VERSION } from '../version.js';
 import { registerWatchCommand } from '../watch/command.js';
@@ -88,25 +88,21 @@ interface EmulatorFlags {
   missingDefinition: MissingDefinitionMode;
 }
 
-/** The changes an apply will make per kind, ownership-record writes as `inventory` (for the estimate). */
-const pendingByKind = (plan: Plan): Map<string, number> => {
-  const counts = new Map<string, number>();
-  for (const c of plan.changes) if (c.action !== 'noop') counts.set(c.kind, (counts.get(c.kind) ?? 0) + 1);
-  if (plan.inventory?.length) counts.set('inventory', plan.inventory.length);
-  return counts;
-};
-
-const flagsOf = (o: CommonOptions): ConfigFlags => ({
-  ...(o.dir !== undefined ? { dir: o.dir } : {}),
-  ...(o.sourceId !== undefined ? { sourceId: o.sourceId } : {}),
-  ...(o.baseUrl !== undefined ? { baseUrl: o.baseUrl } : {}),
-  ...(o.prune !== undefined ? { prune: o.prune } : {}),
-  ...(o.allowMassDelete ? { allowMassDelete: true } : {}),
-  ...(o.allowTakeover ? { allowTakeover: true } : {}),
-  ...(o.concurrency !== undefined ? { concurrency: o.concurrency } : {}),
-  ...(o.forceEntityTypeSchema ? { forceEntityTypeSchema: true } : {}),
-  ...(o.breakLease ? { breakLease: true } : {}),
+/** What the flags of a command say, by the names every runtime uses (`engine/config.ts`). */
+const settingsOf = (o: CommonOptions): OperatorSettings => ({
+  dir: o.dir,
+  sourceId: o.sourceId,
+  baseUrl: o.baseUrl,
+  prune: o.prune,
+  allowMassDelete: o.allowMassDelete,
+  allowTakeover: o.allowTakeover,
+  concurrency: o.concurrency,
+  forceEntityTypeSchema: o.forceEntityTypeSchema,
+  breakLease: o.breakLease,
 });
+
+/** Why plan and apply need a key. */
+const NEEDS_KEY = 'plan and apply read the live workspace';
 
 export const runCli = async (argv: readonly string[], processIo: CliIo): Promise<number> => {
   /** Every byte printed goes through the redaction of the API key (`safe-output.ts`). */
@@ -132,7 +128,7 @@ export const runCli = async (argv: readonly string[], processIo: CliIo): Promise
   };
   const config = async (o: CommonOptions): Promise<SyncConfig | undefined> => {
     if (await rootMissing(o)) return undefined;
-    const { config, diagnostics } = await resolveConfig(flagsOf(o), io.env, io.cwd);
+    const { config, diagnostics } = await configureRun({ said: settingsOf(o) }, io.env, io.cwd);
     redaction.add(config.apiKey);
     if (diagnostics.length) writeLine(io.stderr, renderDiagnostics(diagnostics, { color: colorErr }));
     return hasErrors(diagnostics) ? undefined : config;
@@ -140,43 +136,31 @@ export const runCli = async (argv: readonly string[], processIo: CliIo): Promise
   const clock = io.clock ?? systemClock;
   /** The API's host, named when a request gets no answer. */
   let apiHost: string | undefined;
-  const clientFor = (c: SyncConfig, events: EventSink): ApiClient => {
-    if (!c.apiKey)
-      throw new CortexSyncError(
-        'CONFIG',
-        'CORTEX_API_KEY (or CORTEX_API_KEY_FILE) is not set: plan and apply read the live workspace',
-      );
+  /** The run's context: the client the configuration asks for, one clock, the stop signal, the event sink. */
+  const contextFor = (c: SyncConfig, events: EventSink) => {
+    const ctx = openEngineContext(c, NEEDS_KEY, { clock, signal: stop, events });
     apiHost = hostOf(c.baseUrl);
-    return apiClientFor(c, c.apiKey, { clock, events });
+    return ctx;
   };
-
-  /** The run's context: one clock, the stop signal, the event sink, the client. */
-  const contextFor = (client: ApiClient, events: EventSink): EngineContext => ({
-    client,
-    clock,
-    signal: stop,
-    events,
-  });
   const planCommand = async (o: CommonOptions & { detailedExitcode?: boolean }): Promise<number> => {
     const c = await config(o);
     if (!c) return 1;
     // While the workspace is read: a Retry-After pause or a slow answer is said at once, and a
     // line comes at least every 10 s while the reads go on.
     const reading = withPrintableEvents(createReadProgress({ stream: io.stderr, clock, signal: stop }));
-    const client = clientFor(c, reading);
-    reading.start(() => client.stats());
+    const ctx = contextFor(c, reading);
+    reading.start(() => ctx.client.stats());
     try {
-      const result = await reconcile({ config: c, mode: 'plan' }, contextFor(client, reading));
+      const result = await reconcile({ config: c, mode: 'plan' }, ctx);
       reading.finish();
       if (result.diagnostics.length)
         writeLine(io.stderr, renderDiagnostics(result.diagnostics, { color: colorErr, source: manifestText(c.dir) }));
       const shown = renderRunPlan(result, o.output, { color: colorOut });
       if (shown !== '') writeLine(io.stdout, shown);
-      return runOutcome(result, { command: 'plan', ...(o.detailedExitcode ? { detailedExitcode: true } : {}) })
-        .exitCode;
+      return exitCodeOf(result.run, o.detailedExitcode ? { detailedExitcode: true } : {});
     } finally {
       reading.finish();
-      await client.close();
+      await ctx.close();
     }
   };
 
@@ -198,18 +182,17 @@ export const runCli = async (argv: readonly string[], processIo: CliIo): Promise
         bulkKinds: new Set(KIND_HANDLERS.filter((h) => h.applyBatch !== undefined).map((h) => h.kind)),
       }),
     );
-    const client = clientFor(c, progress);
-    made.client = client;
-    progress.reading.start(() => client.stats());
+    const ctx = contextFor(c, progress);
+    made.client = ctx.client;
+    progress.reading.start(() => ctx.client.stats());
     const logFile = o.planLog
       ? resolve(io.cwd, o.planLog)
       : join(io.cwd, '.cortex-sync', `plan-log-${new Date(clock.now()).toISOString().replace(/[:.]/g, '-')}.jsonl`);
     let fileLog: FilePlanLog | undefined;
     let planLog: PlanLogSink | undefined;
     let shownFirst = false;
-    let declined = false;
     /** The plan and its diagnostics are shown once, before anything is written; on a terminal, only `yes` goes on. */
-    const approve = async (plan: Plan, diagnostics: readonly Diagnostic[]): Promise<boolean> => {
+    const approve = async (plan: Plan, diagnostics: readonly Diagnostic[], work: PlanWork): Promise<boolean> => {
       progress.reading.finish();
       const result: ReconcileResult = { status: 'planned', plan, diagnostics: [...diagnostics] };
       if (!json) {
@@ -218,32 +201,26 @@ export const runCli = async (argv: readonly string[], processIo: CliIo): Promise
         writeLine(io.stdout, renderRunPlan(result, o.output, { color: colorOut }));
         shownFirst = true;
       }
-      if (!planHasChanges(plan)) return true;
-      if (!o.autoApprove && canAsk(io)) {
-        if (!(await askToApply(io, stop))) {
-          declined = true;
-          return false;
-        }
-      }
-      progress.start(pendingByKind(plan));
+      if (!work.hasWork) return true;
+      if (!o.autoApprove && canAsk(io) && !(await askToApply(io, stop))) return false;
+      progress.start(pendingByKind(work));
       return true;
     };
     try {
       fileLog = o.dryRun ? undefined : openPlanLog(logFile);
       planLog = fileLog ? redactingPlanLog(fileLog, redaction.redact) : undefined;
       const mode = o.dryRun ? 'plan' : 'apply';
-      const result = await reconcile(
-        { config: c, mode, approve, ...(planLog ? { planLog } : {}) },
-        contextFor(client, progress),
-      );
+      const result = await reconcile({ config: c, mode, approve, ...(planLog ? { planLog } : {}) }, ctx);
       progress.finish();
       // Closed before the report: the report names the plan log only when one was kept.
       await planLog?.close();
       const keptLog = fileLog?.kept() ? logFile : undefined;
       if (result.diagnostics.length && !shownFirst)
         writeLine(io.stderr, renderDiagnostics(result.diagnostics, { color: colorErr, source: manifestText(c.dir) }));
-      const outcome = runOutcome(result, { command: 'apply', stoppedBy: stoppedBy(stop) });
-      const exitCode = declined ? 1 : outcome.exitCode;
+      const run = result.run;
+      // Only the person at the terminal says no to an apply here.
+      const declined = run.outcome === 'not-approved';
+      const exitCode = exitCodeOf(run, { stoppedBy: stoppedBy(stop) });
       const report =
         result.status === 'applied' ? { ...result.report, ...(keptLog ? { planLogFile: keptLog } : {}) } : undefined;
       if (json) {
@@ -252,7 +229,7 @@ export const runCli = async (argv: readonly string[], processIo: CliIo): Promise
           renderApplyJson(result, {
             ...(declined ? { status: 'declined' as const } : {}),
             ...(report ? { report } : {}),
-            summaryLine: outcome.summaryLine,
+            summaryLine: run.summaryLine,
             exitCode,
           }),
         );
@@ -273,15 +250,18 @@ export const runCli = async (argv: readonly string[], processIo: CliIo): Promise
         );
       }
       // The text plan says it was refused; the other formats get the sentence on stderr.
-      if (result.status === 'refused' && o.output !== 'text' && o.output !== undefined)
+      if (run.outcome === 'refused' && o.output !== 'text' && o.output !== undefined)
         writeLine(io.stderr, 'Nothing was applied: the plan has errors (see above).');
       if (!report || json) return exitCode;
-      writeLine(io.stdout, renderApplyReport(report, { color: colorOut, summaryLine: outcome.summaryLine }));
+      writeLine(
+        io.stdout,
+        renderApplyReport(report, { color: colorOut, summaryLine: run.summaryLine, outcome: run.outcome }),
+      );
       return exitCode;
     } finally {
       progress.finish();
       await planLog?.close();
-      await client.close();
+      await ctx.close();
     }
   };
 
@@ -317,7 +297,7 @@ export const runCli = async (argv: readonly string[], processIo: CliIo): Promise
         exitCode = 1;
         return;
       }
-      const { config: c, diagnostics: configDiagnostics } = await resolveConfig(flagsOf(o), io.env, io.cwd);
+      const { config: c, diagnostics: configDiagnostics } = await configureRun({ said: settingsOf(o) }, io.env, io.cwd);
       const result = await validateManifests(c.dir, { signal: stop });
       const diagnostics = [...configDiagnostics, ...result.diagnostics];
       const failed = hasErrors(diagnostics);

@@ -4,6 +4,7 @@
  * metrics, logs, annotations). Here, below the API client and the engine, so both can emit them.
  */
 import type { Action, Outcome, PlanSummary, StepKind } from './model.js';
+import type { RunReason, StageName } from './outcome.js';
 
 /** What a run reports while it works. Entrypoints render it: progress (CLI), metrics and logs (watch), annotations (Action). */
 export type EngineEvent =
@@ -31,7 +32,10 @@ export type EngineEvent =
   | { type: 'ratelimit.paused'; ms: number }
   /** The client has waited this long for an answer (a slow or hung server): what for, and how long. */
   | { type: 'request.waiting'; operation: string; method: string; host: string; waitedMs: number }
-  | { type: 'reconcile.done'; status: string; durationMs: number }
+  /** A stage of `reconcile` ended (`core/outcome.ts` `STAGES`); `underLease`: run again once the apply lease was held. */
+  | { type: 'stage.done'; stage: StageName; durationMs: number; underLease: boolean; ok: boolean }
+  /** `status`: the run's outcome (`error` or `interrupted` when it threw); `reason`: why (`core/outcome.ts`). */
+  | { type: 'reconcile.done'; status: string; reason: RunReason; durationMs: number }
   /**
    * Another apply holds the source's lease: at once when first seen, then at least every 10 s.
    * Times are the server's (ms since the epoch); `untilBelieved` is false when the record claims

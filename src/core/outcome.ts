@@ -1,64 +1,128 @@
 /**
- * What a run of the engine comes to, for every runtime alike: the exit code, the one-line
- * summary and the counts per kind that the CLI prints, the GitHub Action sets as outputs and the
- * watcher exports as metrics. Pure: a `ReconcileResult` in, numbers and a sentence out.
+ * What a run of the engine comes to, for every runtime alike: the run report `reconcile` returns
+ * (how it ended and why, whether the plan has work — ownership-record writes included — the counts
+ * per kind and action, the stage durations, the requests sent) and the exit code a runtime reads
+ * from it. The CLI prints the report, the GitHub Action sets its outputs from it, the watcher
+ * records and exports it; none of them counts a plan or judges a result itself. Pure.
  */
-import { ACTIONS, type Action, type ReconcileResult, type StepKind } from './model.js';
+import { ACTIONS, type Action, type Plan, type ReconcileResult, type StepKind } from './model.js';
 import { countOf } from './plural.js';
 
-export interface ActionCounts {
-  create: number;
-  update: number;
-  delete: number;
-  archive: number;
-  noop: number;
+/**
+ * The named stages of `reconcile`, in the order they run: read and parse the manifests, read the
+ * live workspace, check references and the source's binding, plan, take the apply lease (an apply
+ * with work: `load` … `plan` then run again under it), ask the caller, write (the ownership record
+ * grows, the changes), and record what was done (the record shrinks).
+ */
+export const STAGES = ['load', 'read-live', 'validate', 'plan', 'lease', 'approve', 'apply', 'record'] as const;
+export type StageName = (typeof STAGES)[number];
+
+/** How long one stage took. A stage run again under the apply lease is listed again. */
+export interface StageTiming {
+  stage: StageName;
+  durationMs: number;
+  /** Run again once the apply lease was held. */
+  underLease?: true;
+  /** The stage threw (the run ended there). */
+  failed?: true;
+}
+
+/** Objects per action (`noop`: unchanged). */
+export type ActionTally = Record<Action, number>;
+
+export interface ActionCounts extends ActionTally {
   /** Apply only: changes that were tried and failed. */
   failed: number;
   /** Apply only: changes not tried (a dependency failed, or the run was interrupted). */
   skipped: number;
 }
 
-export interface OutcomeOptions {
-  command: 'plan' | 'apply';
-  /** `plan --detailed-exitcode`: exit 2 when there are changes to apply. */
-  detailedExitcode?: boolean;
-  /** The signal that stopped the run, when one did: exit 128 + its number (130, 143). */
-  stoppedBy?: 'SIGINT' | 'SIGTERM';
+/** What a plan would write: the one definition of "has work" every runtime reads. */
+export interface PlanWork {
+  /** A change other than `noop`, or an ownership-record write. */
+  hasWork: boolean;
+  /** How many: changes other than `noop` plus ownership-record writes. */
+  pending: number;
+  /** Per kind (`inventory`: the ownership record) and action, noops included. */
+  planned: Partial<Record<StepKind, ActionTally>>;
 }
 
-export interface RunOutcome {
-  exitCode: number;
-  summaryLine: string;
+/**
+ * How a run ended: `invalid` (manifests did not load: nothing read or written), `refused` (plan
+ * errors: nothing written), `planned` (a plan, or `apply --dry-run`), `not-approved` (an apply whose
+ * approve hook said no: nothing written), `applied` (every step ok), `partial` (a step failed or
+ * was skipped because of one), `interrupted` (stopped by the signal while writing).
+ */
+export type RunOutcomeName = 'invalid' | 'refused' | 'planned' | 'not-approved' | 'applied' | 'partial' | 'interrupted';
+
+/** Why a run that returned ended as it did; stable, for machines. */
+export type ResultReason =
+  | 'in-sync'
+  | 'changes-planned'
+  | 'changes-applied'
+  | 'invalid-manifests'
+  | 'plan-errors'
+  | 'not-approved'
+  | 'step-failed'
+  | 'interrupted';
+
+/** Why a run that threw ended (see `failureReason` in `engine/reconcile.ts`). */
+export type FailureReason = 'interrupted' | 'lease-held' | 'lease-lost' | 'config' | 'api-error' | 'internal';
+
+export type RunReason = ResultReason | FailureReason;
+
+export interface RunReport extends PlanWork {
+  mode: 'plan' | 'apply';
+  outcome: RunOutcomeName;
+  reason: ResultReason;
+  /** The distinct codes of the run's error diagnostics (`invalid`, `refused`), sorted. */
+  errorCodes: string[];
+  errors: number;
+  warnings: number;
+  /** The plan's own objects per action (the ownership record left out); zero when there is no plan. */
+  plannedTotal: ActionTally;
   /**
-   * Per kind (and `inventory` for the ownership record): for a plan, what it would do; for an
-   * apply, what was done (`ok`), with `failed` and `skipped` beside. Kinds with nothing are left out.
+   * Per kind (`inventory`: the ownership record): for a run that wrote nothing, what the plan holds;
+   * for an apply, what was done (`ok` per action), with `failed` and `skipped` beside. Kinds with
+   * nothing are left out.
    */
-  countsByKind: Partial<Record<StepKind, ActionCounts>>;
-  /** The plan has writes (plan), or the apply made any (apply). */
+  counts: Partial<Record<StepKind, ActionCounts>>;
+  /** `counts` summed over the kinds, the ownership record left out. */
+  total: ActionCounts;
+  /** Apply only: the steps (changes and ownership-record writes) by how they ended. */
+  steps: { ok: number; failed: number; skipped: number };
+  /** The plan has writes (a run that wrote nothing), or the apply made some. */
   changes: boolean;
-  /** The run was stopped by a signal before it finished. */
-  interrupted: boolean;
+  /** One sentence: `Plan: 1 to create, …`, `Apply complete: …`, `Plan refused: 2 errors; …`. */
+  summaryLine: string;
+  /** Every stage that ran, in order. */
+  stages: StageTiming[];
+  /** API requests of the whole run (reads, the lease, writes; retries included). */
+  requests: { sent: number; writes: number };
+  durationMs: number;
 }
 
-const SIGNAL_EXIT: Record<NonNullable<OutcomeOptions['stoppedBy']>, number> = { SIGINT: 130, SIGTERM: 143 };
+/** What the engine measured of a run, beside its result. */
+export interface RunFacts {
+  mode: 'plan' | 'apply';
+  stages?: readonly StageTiming[];
+  requests?: { sent: number; writes: number };
+  durationMs?: number;
+}
+
+const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
+export type StopSignal = keyof typeof SIGNAL_EXIT;
 
 /** The exit code of a run stopped by `signal` (the shell's 128 + signal number). */
-export const signalExitCode = (signal: OutcomeOptions['stoppedBy']): number => SIGNAL_EXIT[signal ?? 'SIGINT'];
+export const signalExitCode = (signal: StopSignal | undefined): number => SIGNAL_EXIT[signal ?? 'SIGINT'];
 
-export const emptyCounts = (): ActionCounts => ({
-  create: 0,
-  update: 0,
-  delete: 0,
-  archive: 0,
-  noop: 0,
-  failed: 0,
-  skipped: 0,
-});
+export const emptyTally = (): ActionTally => ({ create: 0, update: 0, delete: 0, archive: 0, noop: 0 });
+export const emptyCounts = (): ActionCounts => ({ ...emptyTally(), failed: 0, skipped: 0 });
 
-const errorCount = (result: ReconcileResult): number => result.diagnostics.filter((d) => d.severity === 'error').length;
+const writesIn = (c: ActionTally): number => c.create + c.update + c.delete + c.archive;
 
 /** Totals over all kinds but the ownership record. */
-export const totalCounts = (counts: RunOutcome['countsByKind']): ActionCounts => {
+export const totalCounts = (counts: RunReport['counts']): ActionCounts => {
   const total = emptyCounts();
   for (const [kind, c] of Object.entries(counts)) {
     if (kind === 'inventory' || !c) continue;
@@ -67,16 +131,36 @@ export const totalCounts = (counts: RunOutcome['countsByKind']): ActionCounts =>
   return total;
 };
 
-const countsOf = (result: ReconcileResult): RunOutcome['countsByKind'] => {
-  const counts: RunOutcome['countsByKind'] = {};
+/** What `plan` would write (see `PlanWork`). */
+export const planWork = (plan: Plan): PlanWork => {
+  const planned: PlanWork['planned'] = {};
+  const add = (kind: StepKind, action: Action): void => {
+    const tally = (planned[kind] ??= emptyTally());
+    tally[action] += 1;
+  };
+  for (const c of plan.changes) add(c.kind, c.action);
+  for (const w of plan.inventory ?? []) add('inventory', w.action);
+  const pending = Object.values(planned).reduce((n, tally) => n + (tally ? writesIn(tally) : 0), 0);
+  return { hasWork: pending > 0, pending, planned };
+};
+
+/** The writes a plan would make per kind (`inventory`: the ownership record), for a progress estimate. */
+export const pendingByKind = (work: PlanWork): Map<StepKind, number> =>
+  new Map(
+    (Object.entries(work.planned) as [StepKind, ActionTally][])
+      .map(([kind, tally]): [StepKind, number] => [kind, writesIn(tally)])
+      .filter(([, n]) => n > 0),
+  );
+
+const countsOf = (result: ReconcileResult, work: PlanWork): RunReport['counts'] => {
+  const counts: RunReport['counts'] = {};
   const add = (kind: StepKind, key: keyof ActionCounts): void => {
     const c = (counts[kind] ??= emptyCounts());
     c[key] += 1;
   };
-  if (result.status === 'invalid') return counts;
   if (result.status !== 'applied') {
-    for (const c of result.plan.changes) add(c.kind, c.action);
-    for (const w of result.plan.inventory ?? []) add('inventory', w.action);
+    for (const [kind, tally] of Object.entries(work.planned) as [StepKind, ActionTally][])
+      counts[kind] = { ...emptyCounts(), ...tally };
     return counts;
   }
   for (const c of result.plan.changes) if (c.action === 'noop') add(c.kind, 'noop');
@@ -84,8 +168,6 @@ const countsOf = (result: ReconcileResult): RunOutcome['countsByKind'] => {
   for (const r of result.report.inventory ?? []) add('inventory', r.outcome === 'ok' ? r.write.action : r.outcome);
   return counts;
 };
-
-const writesIn = (c: ActionCounts): number => c.create + c.update + c.delete + c.archive;
 
 const actionPhrase: Record<Exclude<Action, 'noop'>, [string, string]> = {
   create: ['to create', 'created'],
@@ -97,55 +179,125 @@ const actionPhrase: Record<Exclude<Action, 'noop'>, [string, string]> = {
 const inventoryPhrase = (n: number, done: boolean): string =>
   n === 0 ? '' : `, ${n} ownership-record write${n === 1 ? '' : 's'}${done ? '' : ' planned'}`;
 
-/** Maps a result to its exit code, summary line and counts. */
-export const runOutcome = (result: ReconcileResult, options: OutcomeOptions): RunOutcome => {
-  const countsByKind = countsOf(result);
-  const total = totalCounts(countsByKind);
-  const inventory = countsByKind.inventory ?? emptyCounts();
-  const interrupted = result.status === 'applied' && result.report.interrupted === true;
+const phrases = (total: ActionTally, tense: 0 | 1): string =>
+  ACTIONS.filter((a): a is Exclude<Action, 'noop'> => a !== 'noop')
+    .map((a) => `${total[a]} ${actionPhrase[a][tense]}`)
+    .join(', ');
 
-  if (result.status === 'invalid') {
-    return {
-      exitCode: 1,
-      summaryLine: `Invalid manifests: ${countOf(errorCount(result), 'error')}; nothing was read or written.`,
-      countsByKind,
-      changes: false,
-      interrupted,
-    };
+const outcomeOf = (result: ReconcileResult, mode: 'plan' | 'apply'): RunOutcomeName => {
+  if (result.status !== 'applied')
+    return result.status === 'planned' && mode === 'apply' ? 'not-approved' : result.status;
+  const report = result.report;
+  if (report.interrupted) return 'interrupted';
+  const problem = (o: string) => o !== 'ok';
+  return report.results.some((r) => problem(r.outcome)) || (report.inventory ?? []).some((r) => problem(r.outcome))
+    ? 'partial'
+    : 'applied';
+};
+
+const REASON: Record<Exclude<RunOutcomeName, 'planned' | 'applied'>, ResultReason> = {
+  invalid: 'invalid-manifests',
+  refused: 'plan-errors',
+  'not-approved': 'not-approved',
+  partial: 'step-failed',
+  interrupted: 'interrupted',
+};
+
+/**
+ * The report of a result: the one pure mapping every runtime reads through. `facts` are what only
+ * the engine measured (stages, requests, duration); `mode` tells a plan from an apply the approve
+ * hook stopped.
+ */
+export const runReportOf = (result: ReconcileResult, facts: RunFacts): RunReport => {
+  const work: PlanWork =
+    result.status === 'invalid' ? { hasWork: false, pending: 0, planned: {} } : planWork(result.plan);
+  const outcome = outcomeOf(result, facts.mode);
+  const counts = countsOf(result, work);
+  const total = totalCounts(counts);
+  const record = counts.inventory ?? emptyCounts();
+  const errorDiagnostics = result.diagnostics.filter((d) => d.severity === 'error');
+  const errors = errorDiagnostics.length;
+  const wrote = writesIn(total) + writesIn(record) > 0;
+  const applied = result.status === 'applied';
+  const steps = applied
+    ? {
+        ok: writesIn(total) + writesIn(record),
+        failed: total.failed + record.failed,
+        skipped: total.skipped + record.skipped,
+      }
+    : { ok: 0, failed: 0, skipped: 0 };
+  const plannedTotal = emptyTally();
+  for (const [kind, tally] of Object.entries(work.planned))
+    if (kind !== 'inventory' && tally) for (const a of ACTIONS) plannedTotal[a] += tally[a];
+
+  let summaryLine: string;
+  if (outcome === 'invalid')
+    summaryLine = `Invalid manifests: ${countOf(errors, 'error')}; nothing was read or written.`;
+  else if (outcome === 'refused') summaryLine = `Plan refused: ${countOf(errors, 'error')}; nothing was written.`;
+  else if (!applied)
+    summaryLine = `Plan: ${phrases(total, 0)}, ${total.noop} unchanged${inventoryPhrase(writesIn(record), false)}.`;
+  else {
+    const problems = steps.failed + steps.skipped;
+    const head =
+      outcome === 'interrupted'
+        ? 'Apply interrupted'
+        : problems === 0
+          ? 'Apply complete'
+          : 'Apply finished with problems';
+    const tail = problems === 0 ? '' : `; ${total.failed} failed, ${total.skipped} not done`;
+    summaryLine = `${head}: ${phrases(total, 1)}, ${total.noop} unchanged${tail}${inventoryPhrase(writesIn(record), true)}.`;
   }
-  if (result.status === 'refused') {
-    return {
-      exitCode: 1,
-      summaryLine: `Plan refused: ${countOf(errorCount(result), 'error')}; nothing was written.`,
-      countsByKind,
-      changes: false,
-      interrupted,
-    };
-  }
-  if (result.status === 'planned') {
-    const changes = writesIn(total) + writesIn(inventory) > 0;
-    const phrases = ACTIONS.filter((a): a is Exclude<Action, 'noop'> => a !== 'noop').map(
-      (a) => `${total[a]} ${actionPhrase[a][0]}`,
-    );
-    return {
-      exitCode: options.command === 'plan' && options.detailedExitcode && changes ? 2 : 0,
-      summaryLine: `Plan: ${phrases.join(', ')}, ${total.noop} unchanged${inventoryPhrase(writesIn(inventory), false)}.`,
-      countsByKind,
-      changes,
-      interrupted,
-    };
-  }
-  const problems = total.failed + total.skipped + inventory.failed + inventory.skipped;
-  const phrases = ACTIONS.filter((a): a is Exclude<Action, 'noop'> => a !== 'noop').map(
-    (a) => `${total[a]} ${actionPhrase[a][1]}`,
-  );
-  const head = interrupted ? 'Apply interrupted' : problems === 0 ? 'Apply complete' : 'Apply finished with problems';
-  const tail = problems === 0 ? '' : `; ${total.failed} failed, ${total.skipped} not done`;
+
   return {
-    exitCode: interrupted ? signalExitCode(options.stoppedBy) : problems === 0 ? 0 : 1,
-    summaryLine: `${head}: ${phrases.join(', ')}, ${total.noop} unchanged${tail}${inventoryPhrase(writesIn(inventory), true)}.`,
-    countsByKind,
-    changes: writesIn(total) + writesIn(inventory) > 0,
-    interrupted,
+    mode: facts.mode,
+    outcome,
+    reason:
+      outcome === 'planned'
+        ? work.hasWork
+          ? 'changes-planned'
+          : 'in-sync'
+        : outcome === 'applied'
+          ? wrote
+            ? 'changes-applied'
+            : 'in-sync'
+          : REASON[outcome],
+    errorCodes: [...new Set(errorDiagnostics.map((d) => d.code))].sort(),
+    errors,
+    warnings: result.diagnostics.length - errors,
+    ...work,
+    plannedTotal,
+    counts,
+    total,
+    steps,
+    changes: outcome === 'invalid' || outcome === 'refused' ? false : applied ? wrote : work.hasWork,
+    summaryLine,
+    stages: [...(facts.stages ?? [])],
+    requests: facts.requests ?? { sent: 0, writes: 0 },
+    durationMs: facts.durationMs ?? 0,
   };
+};
+
+export interface ExitOptions {
+  /** `plan --detailed-exitcode`: exit 2 when the plan has work. */
+  detailedExitcode?: boolean;
+  /** The signal that stopped the run, when one did: exit 128 + its number (130, 143). */
+  stoppedBy?: StopSignal;
+}
+
+/**
+ * The exit code of a run (interface.md): 0 success; 1 invalid manifests, a refused plan, an apply
+ * not approved or with a failed step; 2 a plan with work under `--detailed-exitcode`; 130/143 an
+ * apply stopped by SIGINT/SIGTERM.
+ */
+export const exitCodeOf = (report: RunReport, options: ExitOptions = {}): number => {
+  switch (report.outcome) {
+    case 'planned':
+      return options.detailedExitcode && report.mode === 'plan' && report.hasWork ? 2 : 0;
+    case 'applied':
+      return 0;
+    case 'interrupted':
+      return signalExitCode(options.stoppedBy);
+    default:
+      return 1;
+  }
 };

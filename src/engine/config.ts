@@ -53,6 +53,48 @@ export interface ConfigFlags {
   originDir?: string;
 }
 
+/**
+ * What an operator says for a run, by the same names in every runtime: the CLI's and the
+ * watcher's flags, the Action's inputs. Undefined or '' = not said; `false` = said no (and beats
+ * the environment and the file).
+ */
+export type OperatorSettings = Omit<ConfigFlags, 'from' | 'originDir'>;
+
+/** What a runtime hands `configureRun`. */
+export interface RunSettings {
+  said: OperatorSettings;
+  /** What the settings are, for the plan's header: command-line flags (default) or Action inputs. */
+  from?: 'flag' | 'input' | 'setting';
+  /** The API key given as a setting (the Action's `api-key` input): used as `CORTEX_API_KEY`. */
+  apiKey?: string;
+  /** The folder whose identity is the run's origin when it is not `dir` (a watched `--dir`). */
+  originDir?: string;
+}
+
+/** The flags of `said`: what was not said (undefined, '') left out, `false` kept. */
+const flagsOf = (settings: RunSettings): ConfigFlags => {
+  const said = Object.fromEntries(
+    Object.entries(settings.said).filter(([, value]) => value !== undefined && value !== ''),
+  ) as OperatorSettings;
+  return {
+    ...said,
+    ...(settings.from !== undefined ? { from: settings.from } : {}),
+    ...(settings.originDir !== undefined ? { originDir: settings.originDir } : {}),
+  };
+};
+
+/**
+ * The one place every runtime's configuration is built (the CLI's commands, the watcher's runs, the
+ * Action, `export`): what the operator said, then the environment, then `cortex-sync.yaml`, then
+ * the defaults (`resolveConfig`).
+ */
+export const configureRun = (
+  settings: RunSettings,
+  env: NodeJS.ProcessEnv,
+  cwd: string,
+): Promise<{ config: SyncConfig; diagnostics: Diagnostic[] }> =>
+  resolveConfig(flagsOf(settings), settings.apiKey ? { ...env, CORTEX_API_KEY: settings.apiKey } : env, cwd);
+
 /** Who decided a setting. */
 export type SettingOrigin = 'flag' | 'environment' | 'file' | 'default';
 
@@ -124,7 +166,8 @@ const isLoopback = (hostname: string): boolean =>
 
 /**
  * Where the key may go: `https`, or plain `http` only to a loopback host (an emulator, a local
- * proxy); no credentials in the URL. `origin` names the setting for the message.
+ * proxy); no credentials, query or fragment in the URL, and no `/api/v1` the client adds itself.
+ * `origin` names the setting for the message.
  */
 export const checkBaseUrl = (value: string, origin: string): Diagnostic | undefined => {
   const fail = (why: string): Diagnostic => ({ severity: 'error', code: 'config', message: `${origin}: ${why}` });
@@ -135,15 +178,19 @@ export const checkBaseUrl = (value: string, origin: string): Diagnostic | undefi
     return fail('not a valid URL');
   }
   if (url.username !== '' || url.password !== '') return fail('a base URL must not hold credentials');
-  if (url.protocol === 'https:') return undefined;
-  if (url.protocol === 'http:') {
-    return isLoopback(url.hostname)
-      ? undefined
-      : fail(
-          `plain http sends the API key unencrypted; use https (http is allowed only to 127.0.0.1, localhost or [::1])`,
-        );
-  }
-  return fail(`expected an https URL, got the scheme ${url.protocol.replace(/:$/, '')}`);
+  if (url.protocol === 'http:' && !isLoopback(url.hostname))
+    return fail(
+      `plain http sends the API key unencrypted; use https (http is allowed only to 127.0.0.1, localhost or [::1])`,
+    );
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    return fail(`expected an https URL, got the scheme ${url.protocol.replace(/:$/, '')}`);
+  if (url.search !== '' || url.hash !== '') return fail('a base URL must not hold a query string or a fragment');
+  const path = url.pathname.replace(/\/+$/, '');
+  if (/\/api\/v1$/i.test(path))
+    return fail(
+      `it ends in /api/v1, which cortex-sync adds to every request itself (each would go to …/api/v1/api/v1/… and fail with 404): use ${url.origin}${path.replace(/\/api\/v1$/i, '')}`,
+    );
+  return undefined;
 };
 
 /** The environment's settings, each checked like its file counterpart; a bad value is an error naming the variable. */
@@ -250,7 +297,11 @@ export const resolveConfig = async (
   );
   const baseUrlProblem = checkBaseUrl(
     baseUrl.value,
-    baseUrl.source.origin === 'default' ? 'the default base URL' : baseUrl.source.name,
+    baseUrl.source.origin === 'default'
+      ? 'the default base URL'
+      : baseUrl.source.origin === 'flag' && flags.from === 'input'
+        ? 'input `base-url`'
+        : baseUrl.source.name,
   );
   if (baseUrlProblem) envErrors.push(baseUrlProblem);
 

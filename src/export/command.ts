@@ -6,13 +6,11 @@
 import { access } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { apiClientFor } from '../engine/api-client.js';
-import { ConfigError } from '../core/errors.js';
+import { openEngineContext } from '../engine/api-client.js';
 import { countOf } from '../core/plural.js';
 import { printable } from '../core/printable.js';
 import { hasErrors, type KindName } from '../core/model.js';
-import { CONFIG_FILE, readConfigFile, resolveConfig } from '../engine/config.js';
-import { type EngineContext, NO_EVENTS, systemClock } from '../engine/context.js';
+import { CONFIG_FILE, configureRun, readConfigFile } from '../engine/config.js';
 import { KIND_HANDLERS, KIND_NAMES } from '../kinds/registry.js';
 import { renderDiagnostics } from '../render/index.js';
 import { type CliIo, useColor, writeLine } from '../runtime-io/io.js';
@@ -61,8 +59,8 @@ const summaryLine = (files: readonly ExportFile[], outDir: string): string => {
 export const runExport = async (o: ExportOptions, io: CliIo): Promise<number> => {
   const colorErr = useColor(io.stderr, io.env);
   const outDir = resolve(io.cwd, o.out);
-  const { config, diagnostics } = await resolveConfig(
-    { dir: outDir, ...(o.sourceId ? { sourceId: o.sourceId } : {}), ...(o.baseUrl ? { baseUrl: o.baseUrl } : {}) },
+  const { config, diagnostics } = await configureRun(
+    { said: { dir: outDir, sourceId: o.sourceId, baseUrl: o.baseUrl } },
     io.env,
     io.cwd,
   );
@@ -72,17 +70,9 @@ export const runExport = async (o: ExportOptions, io: CliIo): Promise<number> =>
   const configFile = await readConfigFile(outDir);
   const fileSourceId = configFile.config.sourceId;
   checkConfigSourceId({ outDir, givenSourceId, fileSourceId });
-  if (!config.apiKey)
-    throw new ConfigError('CORTEX_API_KEY (or CORTEX_API_KEY_FILE) is not set: export reads the live workspace');
 
   const kinds = new Set<KindName>(o.kinds ?? KIND_NAMES);
-  const client = apiClientFor(config, config.apiKey);
-  const ctx: EngineContext = {
-    client,
-    clock: systemClock,
-    signal: io.stop ?? new AbortController().signal,
-    events: NO_EVENTS,
-  };
+  const ctx = openEngineContext(config, 'export reads the live workspace', io.stop ? { signal: io.stop } : {});
   try {
     const read = await readWorkspaceForExport(
       {
@@ -156,11 +146,11 @@ export const runExport = async (o: ExportOptions, io: CliIo): Promise<number> =>
         `Left out ${countOf(selected.otherSources.count, 'object')} other source ids manage (${ids}); pass --include-other-sources to export them too.`,
       );
     }
-    const stats = client.stats();
+    const stats = ctx.client.stats();
     writeLine(io.stderr, `${countOf(stats.requestsSent, 'API request')}, GET only.`);
     return 0;
   } finally {
-    await client.close();
+    await ctx.close();
   }
 };
 

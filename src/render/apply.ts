@@ -7,6 +7,7 @@
  * their own name.
  */
 import { type ApplyReport, type ChangeResult, type ObjectKey, objectKey, type StepKind } from '../core/model.js';
+import type { RunOutcomeName } from '../core/outcome.js';
 import { countOf } from '../core/plural.js';
 import { printable } from '../core/printable.js';
 import { renderDiagnostics } from './diagnostics.js';
@@ -44,7 +45,13 @@ const perKindLines = (results: readonly ChangeResult[]): string[] => {
 /** Renders an apply report; ends with a newline. Noop results (if any) are not counted. */
 export function renderApplyReport(
   report: ApplyReport,
-  options: { color: boolean; /** The run's outcome line (core/outcome), shown first. */ summaryLine?: string },
+  options: {
+    color: boolean;
+    /** The run report's outcome line, shown first. */
+    summaryLine?: string;
+    /** The run report's outcome: green only when `applied`. */
+    outcome?: RunOutcomeName;
+  },
 ): string {
   const paint = painter(options.color);
   const results = report.results.filter((r) => r.change.action !== 'noop');
@@ -58,7 +65,10 @@ export function renderApplyReport(
 
   const lines: string[] = [];
   const inventory = report.inventory ?? [];
-  const clean = failed + skipped === 0 && inventory.every((r) => r.outcome === 'ok') && !report.interrupted;
+  const clean =
+    options.outcome !== undefined
+      ? options.outcome === 'applied'
+      : failed + skipped === 0 && inventory.every((r) => r.outcome === 'ok') && !report.interrupted;
   const head = report.interrupted ? 'Apply interrupted' : clean ? 'Apply complete' : 'Apply finished with problems';
   const sent = `${countOf(report.writeRequests, 'write request')} in ${(report.durationMs / 1000).toFixed(1)} s`;
   if (options.summaryLine !== undefined) {

@@ -2,6 +2,6 @@
 export { renderApplyReport } from './apply.js';
 export { locationOf, renderDiagnostics, sortDiagnostics } from './diagnostics.js';
 export { renderPlanJson } from './json.js';
-export { MARKDOWN_LIMIT, renderPlanMarkdown } from './markdown.js';
+export { MARKDOWN_LIMIT, type MarkdownPlanOptions, renderPlanMarkdown } from './markdown.js';
 export { planSteps, type ShownChange } from './steps.js';
-export { inventoryLine, planHasChanges, renderPlanText, summaryLine, type TextOptions } from './text.js';
+export { inventoryLine, renderPlanText, summaryLine, type TextOptions } from './text.js';

@@ -1,200 +1,224 @@
 /**
- * The plan as GitHub-flavoured Markdown, for a pull-request comment or a job summary: a heading,
- * a table of counts, the diagnostics, then one collapsible `<details>` per change with its reason
- * and a field table. Stays under `MARKDOWN_LIMIT` characters (GitHub's comment limit is 65,536)
- * by leaving out the remaining changes with a note.
+ * The plan as GitHub-flavoured Markdown, the one renderer for every Markdown surface: `plan
+ * --output markdown` (pasted into pull requests and job summaries), the Action's plan comment and
+ * its job summary. In order: a heading, a caution when the plan is refused, the settings that
+ * widen removals (`Plan.scope`), the counts (all, then per kind), the summary and the
+ * ownership-record writes, the diagnostics, an optional index of every change, then one
+ * collapsible `<details>` per kind holding each change's reason, order and field diff.
+ *
+ * Every string a repository or a record controls (ids, file names, field paths, values, reasons,
+ * messages, source ids, origins, patterns) goes through `untrusted.ts`: it can form no marker,
+ * HTML, mention, reference or link. The size budget is a parameter (`limit`): the CLI stays under
+ * GitHub's comment limit, the Action passes the room its comment or summary leaves; what does not
+ * fit is cut at a section boundary with a note saying what is missing and where the full plan is.
  */
-import type { Change, Diagnostic, FieldDiff, Plan, WidenedSetting } from '../core/model.js';
+import type { Change, Diagnostic, FieldDiff, Plan, StepKind, WidenedSetting } from '../core/model.js';
+import { planWork } from '../core/outcome.js';
 import { countOf } from '../core/plural.js';
-import { printable } from '../core/printable.js';
 import { locationOf, sortDiagnostics } from './diagnostics.js';
 import { rawScopeValue, SETTING_FROM_LABEL, settingSaidBy } from './scope.js';
-import { formatValue } from './style.js';
 import { planSteps, type ShownChange } from './steps.js';
-import { INVENTORY_KEYS_SHOWN, inventoryLine, planHasChanges, summaryLine } from './text.js';
+import { formatValue } from './style.js';
+import { INVENTORY_KEYS_SHOWN, summaryLine } from './text.js';
+import { printedCode, untrustedCode, untrustedMessage, untrustedText } from './untrusted.js';
 
+/** The default budget: under GitHub's comment limit (65,536 characters). */
 export const MARKDOWN_LIMIT = 65_000;
-/** Longest value shown in one table cell before it is cut with `…`. */
-const CELL_LIMIT = 500;
+/** Longest value shown in one table cell (characters of its printable form) before it is cut with `…`. */
+const CELL_LIMIT = 300;
+/** Kept free for the note that says what was cut. */
+const NOTE_RESERVE = 400;
 const ICON: Record<Change['action'], string> = { create: '🟢', update: '🟡', delete: '🔴', archive: '🟣', noop: '⚪' };
+const WRITES = ['create', 'update', 'delete', 'archive'] as const;
 
-/** Renders the plan; the result is at most `limit` characters and ends with a newline. */
-export function renderPlanMarkdown(
-  plan: Plan,
-  options: {
-    limit?: number;
-    title?: string;
-    /** Every diagnostic of the run (loading, reads, references, plan); default: the plan's own. */
-    diagnostics?: readonly Diagnostic[];
-    /** `invalid`: the manifests did not load, so there is no plan to show. */
-    status?: 'planned' | 'refused' | 'invalid';
-  } = {},
-): string {
-  const limit = options.limit ?? MARKDOWN_LIMIT;
-  const allDiagnostics = options.diagnostics ?? plan.diagnostics;
-  const errorCount = allDiagnostics.filter((d) => d.severity === 'error').length;
-  const head: string[] = [`### ${options.title ?? 'cortex-sync plan'}`, ''];
-  if (options.status === 'invalid')
-    head.push(
-      `> [!CAUTION]\n> **Refused**: the manifests did not load (${countOf(errorCount, 'error')}); nothing can be applied.`,
-      '',
-    );
-  else if (errorCount > 0)
-    head.push(
-      `> [!CAUTION]\n> **Refused**: this plan has ${countOf(errorCount, 'error')}; apply would write nothing.`,
-      '',
-    );
-  const scope = scopeMarkdown(plan);
-  if (scope !== '') head.push(scope);
-  const diags = sortDiagnostics(allDiagnostics);
-  const diagBlocks = diagnosticBlocks(diags);
-  const s = plan.summary;
-  head.push(
-    '| create | update | delete | archive | unchanged |',
-    '|---:|---:|---:|---:|---:|',
-    `| ${s.create} | ${s.update} | ${s.delete} | ${s.archive} | ${s.noop} |`,
-    '',
-  );
-  if (options.status === 'invalid') head.push('No plan: fix the errors below first.', '');
-  else if (!planHasChanges(plan)) head.push('No changes. The workspace matches the manifests.', '');
-  else head.push(`**${summaryLine(plan.summary)}**${inventoryLine(plan) === '' ? '' : ` ${inventoryLine(plan)}`}`, '');
-
-  const blocks: string[] = [...diagBlocks];
-  const changes = planSteps(plan, INVENTORY_KEYS_SHOWN).filter((c) => c.action !== 'noop');
-  for (const c of changes) blocks.push(changeBlock(c));
-
-  let out = `${head.join('\n')}\n`;
-  const noteReserve = 200;
-  let shownChanges = 0;
-  let shownDiags = 0;
-  let cut = false;
-  for (const block of blocks) {
-    if (out.length + block.length + 1 > limit - noteReserve) {
-      cut = true;
-      break;
-    }
-    out += `${block}\n`;
-    if (block.startsWith('<details>')) shownChanges += 1;
-    else if (block.startsWith('- ')) shownDiags += 1;
-  }
-  if (cut) {
-    const missing: string[] = [];
-    if (shownDiags < diags.length) missing.push(countOf(diags.length - shownDiags, 'diagnostic'));
-    if (shownChanges < changes.length) missing.push(countOf(changes.length - shownChanges, 'change'));
-    out += `\n> [!NOTE]\n> Truncated to stay under the comment size limit: ${missing.join(' and ')} not shown. Run \`cortex-sync plan\` for the full plan.\n`;
-  }
-  return out.length > limit ? `${out.slice(0, limit - 2)}…\n` : out;
+export interface MarkdownPlanOptions {
+  /** Characters the result may use (default `MARKDOWN_LIMIT`). */
+  limit?: number;
+  /** The heading (default `cortex-sync plan`). */
+  title?: string;
+  /** Every diagnostic of the run (loading, reads, references, plan); default: the plan's own. */
+  diagnostics?: readonly Diagnostic[];
+  /** `invalid`: the manifests did not load, so there is no plan to show. */
+  status?: 'planned' | 'refused' | 'invalid';
+  /** List every change in one compact table first (a job summary: every change named, even when diffs are cut). */
+  index?: boolean;
+  /** The manifest root relative to the repository root (`.` or `catalog`): change sources are shown from the repository root. */
+  dirFromRoot?: string;
+  /** Where the full plan is, as Markdown; said when the plan is cut. */
+  fullPlanAt?: string;
 }
 
-/** How a Markdown surface escapes what a repository or a record controls (the Action brings its own). */
-export interface MarkdownEscapes {
-  /** A code span of a raw string. */
-  code: (raw: string) => string;
-  /** Running text of a raw string. */
-  text: (raw: string) => string;
-}
-
-const PLAIN_ESCAPES: MarkdownEscapes = {
-  code: (raw) => code(printable(raw)),
-  text: (raw) => inline(printable(raw).replace(/`/g, "'")),
+/** `- **error** `file:line:col` message (`code`)`. */
+export const diagnosticItem = (d: Diagnostic): string => {
+  const where = locationOf(d);
+  return `- **${d.severity}** ${where === '' ? '' : `${untrustedCode(where)} `}${untrustedMessage(d.message)} (${untrustedCode(d.code)})`;
 };
 
 /** A file line, variable or flag as code; a kind of source (Action input, default) in bold. */
-const saidBy = (w: WidenedSetting, escapes: MarkdownEscapes): string => {
+const saidBy = (w: WidenedSetting): string => {
   const said = settingSaidBy(w);
-  return said === SETTING_FROM_LABEL[w.from] ? `**${said}**` : escapes.code(w.name ?? said);
+  return said === SETTING_FROM_LABEL[w.from] ? `**${said}**` : untrustedCode(w.name ?? said);
 };
 
 /** The plan's header as a Markdown block ending with a newline ('' when nothing widens removals): see `scope.ts`. */
-export function scopeMarkdown(plan: Plan, escapes: MarkdownEscapes = PLAIN_ESCAPES): string {
+export function scopeMarkdown(plan: Plan): string {
   const scope = plan.scope;
   if (!scope || scope.widened.length === 0) return '';
   const owner =
     scope.sourceId === undefined
       ? ''
-      : ` of source ${escapes.code(scope.sourceId)}${scope.origin !== undefined ? ` (origin ${escapes.code(scope.origin)})` : ''}`;
+      : ` of source ${untrustedCode(scope.sourceId)}${scope.origin !== undefined ? ` (origin ${untrustedCode(scope.origin)})` : ''}`;
   const lines = [
     '> [!WARNING]',
     `> **Settings that widen what this plan may remove**${owner}:`,
     ...scope.widened.map(
       (w) =>
-        `> - ${escapes.code(w.setting)}: ${escapes.code(rawScopeValue(w.value))} from ${saidBy(w, escapes)}: ${escapes.text(w.effect)}`,
+        `> - ${untrustedCode(w.setting)}: ${untrustedCode(rawScopeValue(w.value))} from ${saidBy(w)}: ${untrustedText(w.effect)}`,
     ),
   ];
   return `${lines.join('\n')}\n`;
 }
 
-/** The diagnostics, first after the counts: errors are what a reviewer must see. */
-function diagnosticBlocks(diags: readonly Diagnostic[]): string[] {
-  if (diags.length === 0) return [];
-  const errors = diags.filter((d) => d.severity === 'error').length;
-  return [
-    `**${countOf(errors, 'error')}, ${countOf(diags.length - errors, 'warning')}**${errors > 0 ? ': apply refuses this plan.' : ''}\n`,
-    ...diags.map(diagnosticLine),
-    '',
+/** The kinds of the plan's changes, in the order they first appear. */
+const kindsOf = (changes: readonly { kind: StepKind }[]): StepKind[] => [...new Set(changes.map((c) => c.kind))];
+
+const countsTable = (plan: Plan): string[] => {
+  const s = plan.summary;
+  const lines = [
+    '| | create | update | delete | archive | unchanged |',
+    '|---|---:|---:|---:|---:|---:|',
+    `| **all** | ${s.create} | ${s.update} | ${s.delete} | ${s.archive} | ${s.noop} |`,
   ];
-}
+  const { planned } = planWork(plan);
+  for (const kind of kindsOf(plan.changes)) {
+    const tally = planned[kind];
+    if (tally) lines.push(`| ${kind} | ${WRITES.map((a) => tally[a]).join(' | ')} | ${tally.noop} |`);
+  }
+  return lines;
+};
 
-function diagnosticLine(d: Diagnostic): string {
-  const where = locationOf(d);
-  return `- **${d.severity}** ${where === '' ? '' : `${code(where)} `}${inline(printable(d.message))} (${code(printable(d.code))})`;
-}
+const sourceOf = (c: ShownChange, dir: string): string | undefined =>
+  c.source === undefined || dir === '.' || dir === '' ? c.source : `${dir}/${c.source}`;
 
-function changeBlock(c: ShownChange): string {
+/** A value as JSON (`formatValue` writes it printable: nothing is escaped twice). */
+const cell = (v: FieldDiff['before']): string => (v === undefined ? '' : printedCode(formatValue(v), CELL_LIMIT));
+
+const changeSection = (c: ShownChange, dir: string): string => {
+  const source = sourceOf(c, dir);
   const where =
     c.phase !== undefined
       ? ` — ownership record, ${c.phase} the changes`
-      : c.source !== undefined
-        ? ` — ${html(printable(c.source))}${c.line !== undefined ? `:${c.line}` : ''}`
+      : source !== undefined
+        ? ` — ${untrustedCode(`${source}${c.line !== undefined ? `:${c.line}` : ''}`)}`
         : '';
-  const fields = c.diff.length > 0 ? ` (${c.diff.length} field${c.diff.length === 1 ? '' : 's'})` : '';
-  const lines = [
-    '<details>',
-    `<summary>${ICON[c.action]} ${c.action} <code>${html(`${c.kind}/${printable(c.id)}`)}</code>${where}${fields}</summary>`,
-    '',
-  ];
-  if (c.reason) lines.push(inline(printable(c.reason)), '');
-  if (c.waitsFor.length > 0) lines.push(`After ${c.waitsFor.map((w) => code(printable(w))).join(', ')}`, '');
+  const lines = [`#### ${ICON[c.action]} ${c.action} ${untrustedCode(c.id)}${where}`, ''];
+  if (c.reason) lines.push(untrustedMessage(c.reason), '');
+  if (c.waitsFor.length > 0) lines.push(`After ${c.waitsFor.map((w) => untrustedCode(w)).join(', ')}`, '');
   if (c.diff.length > 0) {
     lines.push('| field | before | after |', '|---|---|---|');
-    for (const d of c.diff) lines.push(diffRow(d));
+    for (const d of c.diff)
+      lines.push(`| ${untrustedCode(d.path === '' ? '(value)' : d.path)} | ${cell(d.before)} | ${cell(d.after)} |`);
     lines.push('');
   }
-  lines.push('</details>', '');
-  return lines.join('\n');
+  return `${lines.join('\n')}\n`;
+};
+
+const indexRow = (c: ShownChange, dir: string): string => {
+  const source = sourceOf(c, dir);
+  return `| ${ICON[c.action]} ${c.action} | ${c.kind} | ${untrustedCode(c.id)} | ${source === undefined ? '' : untrustedCode(source)} | ${c.diff.length} |\n`;
+};
+
+const kindOpen = (kind: StepKind, n: number): string =>
+  `<details>\n<summary><b>${kind}</b>: ${n} change${n === 1 ? '' : 's'}</summary>\n\n`;
+const KIND_CLOSE = '</details>\n\n';
+
+/** The plan (or a refused plan with its diagnostics) as Markdown of at most `limit` characters. */
+export function renderPlanMarkdown(plan: Plan, options: MarkdownPlanOptions = {}): string {
+  const limit = options.limit ?? MARKDOWN_LIMIT;
+  const dir = options.dirFromRoot ?? '.';
+  const diags = sortDiagnostics(options.diagnostics ?? plan.diagnostics);
+  const errors = diags.filter((d) => d.severity === 'error').length;
+  const invalid = options.status === 'invalid';
+
+  let out = `### ${options.title ?? 'cortex-sync plan'}\n\n`;
+  if (invalid)
+    out += `> [!CAUTION]\n> **Refused**: the manifests did not load (${countOf(errors, 'error')}); nothing can be applied.\n\n`;
+  else if (errors > 0)
+    out += `> [!CAUTION]\n> **Refused**: this plan has ${countOf(errors, 'error')}; apply would write nothing.\n\n`;
+  // The settings that widen what the plan may remove, with where each came from, before the counts.
+  const scope = scopeMarkdown(plan);
+  out += `${scope === '' ? '' : `${scope}\n`}${countsTable(plan).join('\n')}\n\n`;
+  out += invalid
+    ? 'No plan: fix the errors below first.\n\n'
+    : !planWork(plan).hasWork
+      ? 'No changes. The workspace matches the manifests.\n\n'
+      : `**${summaryLine(plan.summary)}**\n\n`;
+  for (const w of plan.inventory ?? []) {
+    const what = [w.add.length ? `adds ${w.add.length}` : '', w.remove.length ? `removes ${w.remove.length}` : '']
+      .filter(Boolean)
+      .join(', ');
+    out += `Ownership record ${untrustedCode(w.id)}: ${w.action} ${w.phase} the changes${what ? ` (${what})` : ''}.\n\n`;
+  }
+  const fits = (extra: string) => out.length + extra.length + KIND_CLOSE.length <= limit - NOTE_RESERVE;
+
+  let shownDiags = 0;
+  if (diags.length > 0) {
+    out += `**${countOf(errors, 'error')}, ${countOf(diags.length - errors, 'warning')}**${errors > 0 ? ': nothing can be applied until they are fixed.' : ''}\n\n`;
+    for (const d of diags) {
+      const line = `${diagnosticItem(d)}\n`;
+      if (!fits(line)) break;
+      out += line;
+      shownDiags += 1;
+    }
+    out += '\n';
+  }
+
+  // The steps an apply takes, the ownership record's writes (with the keys they add and drop) last.
+  const steps = planSteps(plan, INVENTORY_KEYS_SHOWN).filter((c) => c.action !== 'noop');
+  const kinds = kindsOf(steps).sort((a, b) => Number(a === 'inventory') - Number(b === 'inventory'));
+  let cut = shownDiags < diags.length;
+  let indexed = 0;
+  if (options.index && steps.length > 0 && !cut) {
+    out += `<details>\n<summary>All ${countOf(steps.length, 'change')}</summary>\n\n| action | kind | id | file | fields |\n|---|---|---|---|---:|\n`;
+    for (const c of steps) {
+      const row = indexRow(c, dir);
+      if (!fits(row)) break;
+      out += row;
+      indexed += 1;
+    }
+    out += `\n${KIND_CLOSE}`;
+    cut = indexed < steps.length;
+  }
+
+  let shown = 0;
+  for (const kind of kinds) {
+    if (cut) break;
+    const ofKind = steps.filter((c) => c.kind === kind);
+    const open = kindOpen(kind, ofKind.length);
+    if (!fits(open)) {
+      cut = true;
+      break;
+    }
+    out += open;
+    for (const c of ofKind) {
+      const section = changeSection(c, dir);
+      if (!fits(section)) {
+        cut = true;
+        break;
+      }
+      out += section;
+      shown += 1;
+    }
+    out += KIND_CLOSE;
+  }
+  if (cut) {
+    const missing: string[] = [];
+    if (shownDiags < diags.length) missing.push(countOf(diags.length - shownDiags, 'diagnostic'));
+    if (options.index && indexed < steps.length) missing.push(countOf(steps.length - indexed, 'change'));
+    else if (shown < steps.length) missing.push(`the field diffs of ${countOf(steps.length - shown, 'change')}`);
+    const where = options.fullPlanAt ?? 'the output of `cortex-sync plan --output json`';
+    out += `> [!NOTE]\n> This plan is too long to show whole here: ${missing.join(' and ')} not shown. The full plan is in ${where}.\n\n`;
+  }
+  // A diagnostic or a heading longer than the whole budget: cut, never over it.
+  return out.length > limit ? `${out.slice(0, limit - 2)}…\n` : out;
 }
-
-function diffRow(d: FieldDiff): string {
-  const cell = (v: FieldDiff['before']): string => (v === undefined ? '' : code(cut(formatValue(v))));
-  return `| ${code(d.path === '' ? '(value)' : printable(d.path))} | ${cell(d.before)} | ${cell(d.after)} |`;
-}
-
-const cut = (s: string): string => (s.length > CELL_LIMIT ? `${s.slice(0, CELL_LIMIT)}…` : s);
-
-/**
- * A code span safe inside a table cell: the fence is longer than any backtick run inside, pipes
- * are escaped (GFM applies `\|` before inline parsing), newlines become spaces.
- */
-export function code(text: string): string {
-  const body = text.replace(/\r?\n/g, ' ').replace(/\|/g, '\\|');
-  const longest = Math.max(0, ...(body.match(/`+/g) ?? []).map((run) => run.length));
-  const fence = '`'.repeat(longest + 1);
-  const pad = body.startsWith('`') || body.endsWith('`') || body === '' ? ' ' : '';
-  return `${fence}${pad}${body}${pad}${fence}`;
-}
-
-/** Plain text with Markdown/HTML specials escaped; `` `id` `` segments become safe code spans. */
-export function inline(text: string): string {
-  return text
-    .split(/(`[^`]*`)/)
-    .map((part) =>
-      part.startsWith('`') && part.endsWith('`') && part.length >= 2
-        ? code(part.slice(1, -1))
-        : part.replace(/[\\*_[\]<>|#~]/g, '\\$&').replace(/\r?\n/g, ' '),
-    )
-    .join('');
-}
-
-/** HTML-escapes text for use inside `<summary>`. */
-const html = (s: string): string =>
-  s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');

@@ -10,6 +10,7 @@
  *   Plan: 1 to create, 1 to update, 0 to delete, 0 to archive, 42 unchanged.
  */
 import type { Action, FieldDiff, Plan, PlanSummary } from '../core/model.js';
+import { planWork } from '../core/outcome.js';
 import { countOf } from '../core/plural.js';
 import { printable } from '../core/printable.js';
 import { scopeTextLines } from './scope.js';
@@ -39,10 +40,6 @@ export function summaryLine(summary: PlanSummary): string {
   return `Plan: ${summary.create} to create, ${summary.update} to update, ${summary.delete} to delete, ${summary.archive} to archive, ${summary.noop} unchanged.`;
 }
 
-/** True when the plan would change anything (the ownership record included). */
-export const planHasChanges = (plan: Plan): boolean =>
-  plan.changes.some((c) => c.action !== 'noop') || (plan.inventory ?? []).length > 0;
-
 /** `1 write of the ownership record.` when the plan writes it, else empty. */
 export const inventoryLine = (plan: Plan): string => {
   const n = (plan.inventory ?? []).length;
@@ -54,7 +51,7 @@ export function renderPlanText(plan: Plan, options: TextOptions): string {
   const paint = painter(options.color);
   const lines: string[] = scopeTextLines(plan).map((line) => paint('yellow', line));
   const shown = planSteps(plan, INVENTORY_KEYS_SHOWN).filter((c) => c.action !== 'noop' || options.showNoop);
-  if (!planHasChanges(plan)) {
+  if (!planWork(plan).hasWork) {
     for (const c of shown) lines.push(...changeLines(c, paint));
     if (lines.length > 0) lines.push('');
     lines.push(paint('green', 'No changes. The workspace matches the manifests.'));

@@ -9,9 +9,10 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import { ConfigError } from '../core/errors.js';
+import { requireApiKey } from '../engine/api-client.js';
 import { resolveApiKey, resolveSecret } from '../engine/api-key.js';
 import { systemClock } from '../engine/context.js';
-import { type ConfigFlags, resolveConfig } from '../engine/config.js';
+import { configureRun, type OperatorSettings } from '../engine/config.js';
 import { type CliIo, manifestRootProblems } from '../runtime-io/io.js';
 import { createDirSource } from './dir-source.js';
 import { DurationError, formatDuration, parseDuration } from './duration.js';
@@ -78,14 +79,15 @@ const listenFlag = (value: string): string => {
   }
 };
 
-const syncFlags = (o: WatchFlags, dir: string): ConfigFlags => ({
+/** What the flags say for every run, by the names every runtime uses (`engine/config.ts`). */
+const settingsOf = (o: WatchFlags, dir: string): OperatorSettings => ({
   dir,
-  ...(o.sourceId !== undefined ? { sourceId: o.sourceId } : {}),
-  ...(o.baseUrl !== undefined ? { baseUrl: o.baseUrl } : {}),
-  ...(o.prune ? { prune: true } : {}),
-  ...(o.allowMassDelete ? { allowMassDelete: true } : {}),
-  ...(o.allowTakeover ? { allowTakeover: true } : {}),
-  ...(o.concurrency !== undefined ? { concurrency: o.concurrency } : {}),
+  sourceId: o.sourceId,
+  baseUrl: o.baseUrl,
+  prune: o.prune,
+  allowMassDelete: o.allowMassDelete,
+  allowTakeover: o.allowTakeover,
+  concurrency: o.concurrency,
 });
 
 /** The listen address and where it came from, for messages. */
@@ -102,9 +104,7 @@ export const runWatch = async (o: WatchFlags, io: CliIo): Promise<number> => {
   const secretPlace = { manifestRoot: o.repo ? cacheDir : resolve(io.cwd, o.dir ?? '.'), cwd: io.cwd };
   const key = resolveApiKey(io.env, secretPlace);
   if (key.diagnostics.length > 0) throw new ConfigError(key.diagnostics.map((d) => d.message).join('; '));
-  const apiKey = key.apiKey;
-  if (!apiKey)
-    throw new ConfigError('CORTEX_API_KEY (or CORTEX_API_KEY_FILE) is not set: watch applies to the live workspace');
+  const apiKey = requireApiKey(key, 'watch applies to the live workspace');
   const listenAt = listenSetting(o, io.env);
   let listen;
   try {
@@ -200,7 +200,7 @@ export const runWatch = async (o: WatchFlags, io: CliIo): Promise<number> => {
         source,
         // A --dir root is its origin as configured, wherever a symlink there points this time.
         resolveConfig: (root) =>
-          resolveConfig({ ...syncFlags(o, root), ...(dir !== undefined ? { originDir: dir } : {}) }, io.env, io.cwd),
+          configureRun({ said: settingsOf(o, root), ...(dir !== undefined ? { originDir: dir } : {}) }, io.env, io.cwd),
         apiKey,
         secrets,
         host: listen.host,
@@ -295,6 +295,7 @@ export const registerWatchCommand = (program: Command, io: CliIo, done: (code: n
     )
     .option('--plan-log <file>', "JSON Lines log of every API operation (default: in the source's folder)")
     .option('--prune', 'remove objects this repository manages whose manifests are gone')
+    .option('--no-prune', 'never prune, whatever cortex-sync.yaml or CORTEX_SYNC_PRUNE says')
     .option('--allow-mass-delete', 'allow a prune above the configured share or count of managed objects')
     .option('--allow-takeover', 'take over objects another source id manages')
     .option('--source-id <id>', 'identifies this repository in the ownership records')

@@ -9,7 +9,7 @@ import type { Plan } from '../core/model.js';
 import type { SyncConfig } from '../engine/config.js';
 import type { Clock, EngineContext, EventSink } from '../engine/context.js';
 import type { PlanLogSink } from '../engine/plan-log.js';
-import { type ReconcileResult, reconcile } from '../engine/reconcile.js';
+import { type ReconciledRun, reconcile } from '../engine/reconcile.js';
 import type { ManifestCache } from '../source/manifest-cache.js';
 
 /** The client for `config`, reporting every attempt, every 429 pause and slow answers to `events`. */
@@ -18,15 +18,15 @@ export const createWatchClient = (config: SyncConfig, apiKey: string, events: Ev
 
 /**
  * One apply; `manifestCache` keeps parse results between runs so that unchanged files are not read
- * again; `approve` sees the plan before anything is written (`false`: nothing is, the result is
- * `planned`).
+ * again; `approve` sees the plan before anything is written (`false`: nothing is, the run is
+ * `not-approved`).
  */
 export const applyOnce = (
   config: SyncConfig,
   planLog: PlanLogSink,
   ctx: EngineContext,
   options: { manifestCache?: ManifestCache; approve?: (plan: Plan) => Promise<boolean> } = {},
-): Promise<ReconcileResult> =>
+): Promise<ReconciledRun> =>
   reconcile(
     {
       config,

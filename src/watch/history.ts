@@ -5,10 +5,18 @@
  * which would stop the webhook of the fixing push from reaching it.
  */
 import type { PlanSummary } from '../core/model.js';
+import type { RunReason } from '../core/outcome.js';
 import type { RunnerState, Trigger } from './runner.js';
 
 /** `deferred`: removals wait for a second look after the settle time; nothing was written. */
 export type RunResult = 'applied' | 'deferred' | 'partial' | 'invalid' | 'refused' | 'failed' | 'interrupted';
+
+/**
+ * Why, as a stable code: the run report's (`core/outcome.ts`), or the watcher's own when the run
+ * never reached the engine or was held back: `source-failed` (the checkout could not be fetched or
+ * read), `invalid-config` (the revision's settings), `removals-settling` (a deferred run).
+ */
+export type RecordReason = RunReason | 'source-failed' | 'invalid-config' | 'removals-settling';
 
 export interface RunRecord {
   runId: string;
@@ -18,8 +26,9 @@ export interface RunRecord {
   startedAt: string;
   durationMs: number;
   result: RunResult;
+  reason: RecordReason;
   summary?: PlanSummary;
-  /** Write requests sent. */
+  /** Write requests sent (the apply lease's included). */
   writes?: number;
   /** Operations that failed or were skipped. */
   failedOperations?: number;

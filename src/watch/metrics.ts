@@ -1,16 +1,12 @@
 /**
  * The watcher's Prometheus metrics, in a registry of its own (never prom-client's global one, so
- * two watchers in one process, or a test, never share counters). Fed by run records and by the
- * engine's events (`request`, `ratelimit.paused`).
+ * two watchers in one process, or a test, never share counters). Fed by run records, the run
+ * reports of the engine (plan counts, stage durations) and its events (`request`, `ratelimit.paused`).
  */
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { RunReport } from '../core/outcome.js';
 import type { EngineEvent, EventSink } from '../engine/context.js';
 import type { RunRecord } from './history.js';
-
-export interface PlannedChange {
-  kind: string;
-  action: string;
-}
 
 export class WatchMetrics {
   readonly registry = new Registry();
@@ -26,6 +22,13 @@ export class WatchMetrics {
     buckets: [0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 300, 600],
     registers: [this.registry],
   });
+  private readonly stageDuration = new Histogram({
+    name: 'cortex_sync_reconcile_stage_duration_seconds',
+    help: 'Wall time of a stage of a reconcile run (load, read-live, validate, plan, lease, approve, apply, record; the reading stages again under the apply lease).',
+    labelNames: ['stage'],
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 300],
+    registers: [this.registry],
+  });
   private readonly lastSuccess = new Gauge({
     name: 'cortex_sync_last_success_timestamp_seconds',
     help: 'When the last run that applied without failures finished (Unix time).',
@@ -33,7 +36,7 @@ export class WatchMetrics {
   });
   private readonly planObjects = new Gauge({
     name: 'cortex_sync_plan_objects',
-    help: 'Objects in the last plan, by kind and action.',
+    help: 'Objects in the last plan, by kind and action (kind "inventory": writes of the ownership record).',
     labelNames: ['kind', 'action'],
     registers: [this.registry],
   });
@@ -88,20 +91,16 @@ export class WatchMetrics {
     },
   };
 
-  recordRun(record: RunRecord, changes: readonly PlannedChange[] | undefined, drift: number): void {
+  /** A finished run: its record, the engine's report when it got that far, and the changes it found that no revision explains. */
+  recordRun(record: RunRecord, report: RunReport | undefined, drift: number): void {
     this.runs.inc({ result: record.result });
     this.duration.observe(record.durationMs / 1000);
-    if (changes) {
+    if (report && report.outcome !== 'invalid') {
       this.planObjects.reset();
-      const counts = new Map<string, { kind: string; action: string; n: number }>();
-      for (const c of changes) {
-        const key = `${c.kind}\u0000${c.action}`;
-        const entry = counts.get(key) ?? { kind: c.kind, action: c.action, n: 0 };
-        entry.n += 1;
-        counts.set(key, entry);
-      }
-      for (const { kind, action, n } of counts.values()) this.planObjects.set({ kind, action }, n);
+      for (const [kind, tally] of Object.entries(report.planned))
+        for (const [action, n] of Object.entries(tally ?? {})) if (n > 0) this.planObjects.set({ kind, action }, n);
     }
+    for (const s of report?.stages ?? []) this.stageDuration.observe({ stage: s.stage }, s.durationMs / 1000);
     if (drift > 0) this.drift.inc(drift);
     this.lastRunOk.set(record.result === 'applied' || record.result === 'deferred' ? 1 : 0);
     if (record.result === 'applied') {

@@ -1,11 +1,14 @@
 /**
- * Turns what one run produced (a reconcile result, or the error it threw) into the record kept
- * for `/status`, the verdict for the runner (retry or not) and the plan's changes for metrics.
+ * Turns what one run produced (the run report of a reconcile, or the error it threw) into the
+ * record kept for `/status` and the verdict for the runner (retry or not). What the run came to —
+ * its outcome, reason, counts, requests — is the report's; this file only says it in the
+ * watcher's words.
  */
 import { CortexSyncError } from '../core/errors.js';
-import type { Diagnostic, ReconcileResult } from '../core/model.js';
-import type { RunRecord, RunResult } from './history.js';
-import type { PlannedChange } from './metrics.js';
+import type { Diagnostic } from '../core/model.js';
+import type { RunOutcomeName, RunReport } from '../core/outcome.js';
+import { failureReason, type ReconciledRun } from '../engine/reconcile.js';
+import type { RecordReason, RunRecord, RunResult } from './history.js';
 import type { RemovalCheck } from './removal-settle.js';
 import type { RunVerdict } from './runner.js';
 
@@ -25,70 +28,101 @@ const errorLines = (diagnostics: readonly Diagnostic[]): string[] =>
 
 export interface Judged {
   result: RunResult;
+  reason: RecordReason;
   verdict: RunVerdict;
   errors: string[];
-  changes?: PlannedChange[];
+  /** The engine's report, when the run got that far (metrics read it). */
+  report?: RunReport;
   fields: Partial<Pick<RunRecord, 'summary' | 'writes' | 'failedOperations' | 'waitingRemovals' | 'retryInMs'>>;
 }
 
-export const judgeResult = (result: ReconcileResult): Judged => {
-  if (result.status === 'invalid') {
+/** The watcher's word for each outcome (it always applies: a plan the settle check held back is `deferred`, see below). */
+const RESULT: Record<RunOutcomeName, RunResult> = {
+  invalid: 'invalid',
+  refused: 'refused',
+  planned: 'refused',
+  'not-approved': 'refused',
+  applied: 'applied',
+  partial: 'partial',
+  interrupted: 'interrupted',
+};
+
+export const judgeResult = (result: ReconciledRun): Judged => {
+  const { run } = result;
+  const outcome = RESULT[run.outcome];
+  const base = { result: outcome, reason: run.reason, report: run };
+  if (run.outcome === 'invalid')
+    return { ...base, verdict: { ok: false, retry: false }, errors: errorLines(result.diagnostics), fields: {} };
+  const summary = run.plannedTotal;
+  if (result.status !== 'applied')
     return {
-      result: 'invalid',
+      ...base,
       verdict: { ok: false, retry: false },
       errors: errorLines(result.diagnostics),
-      fields: {},
-    };
-  }
-  const changes = result.plan.changes.map((c) => ({ kind: c.kind, action: c.action }));
-  const summary = result.plan.summary;
-  if (result.status === 'refused' || result.status === 'planned') {
-    return {
-      result: 'refused',
-      verdict: { ok: false, retry: false },
-      errors: errorLines(result.diagnostics),
-      changes,
       fields: { summary },
     };
-  }
-  const failed = result.report.results.filter((r) => r.outcome !== 'ok');
-  const inventoryFailed = (result.report.inventory ?? []).filter((r) => r.outcome !== 'ok');
   const errors = [
-    ...failed.map((r) => `${r.change.kind} ${r.change.id}: ${r.error ?? r.outcome}`),
-    ...inventoryFailed.map((r) => `ownership record: ${r.error ?? r.outcome}`),
+    ...result.report.results
+      .filter((r) => r.outcome !== 'ok')
+      .map((r) => `${r.change.kind} ${r.change.id}: ${r.error ?? r.outcome}`),
+    ...(result.report.inventory ?? [])
+      .filter((r) => r.outcome !== 'ok')
+      .map((r) => `ownership record: ${r.error ?? r.outcome}`),
   ].slice(0, MAX_ERRORS);
-  const fields = { summary, writes: result.report.writeRequests, failedOperations: failed.length };
-  if (result.report.interrupted) {
-    return { result: 'interrupted', verdict: { ok: false, retry: true }, errors, changes, fields };
-  }
-  if (failed.length > 0 || inventoryFailed.length > 0) {
-    return { result: 'partial', verdict: { ok: false, retry: true }, errors, changes, fields };
-  }
-  return { result: 'applied', verdict: { ok: true, retry: false }, errors: [], changes, fields };
+  const fields = {
+    summary,
+    writes: run.requests.writes,
+    failedOperations: run.total.failed + run.total.skipped,
+  };
+  const ok = run.outcome === 'applied';
+  return { ...base, verdict: { ok, retry: !ok }, errors: ok ? [] : errors, fields };
 };
 
 /** A run whose removals wait for their second look: nothing was written, a run follows after `retryInMs`. */
-export const judgeDeferred = (result: ReconcileResult, check: RemovalCheck): Judged => {
-  const plan = 'plan' in result ? result.plan : undefined;
+export const judgeDeferred = (result: ReconciledRun, check: RemovalCheck): Judged => ({
+  result: 'deferred',
+  reason: 'removals-settling',
+  verdict: { ok: true, retry: false },
+  errors: [],
+  report: result.run,
+  fields: {
+    summary: result.run.plannedTotal,
+    waitingRemovals: check.waiting.slice(0, MAX_ERRORS).map((w) => w.key),
+    ...(check.retryInMs !== undefined ? { retryInMs: Math.ceil(check.retryInMs) } : {}),
+  },
+});
+
+/**
+ * A run that threw: interrupted by shutdown, a configuration problem (no retry helps), or a failure
+ * that may pass. `where`: the engine's run, or the source (fetching or reading the checkout).
+ */
+export const judgeError = (error: unknown, signal: AbortSignal, where: 'engine' | 'source' = 'engine'): Judged => {
+  const message = error instanceof Error ? error.message : String(error);
+  if (signal.aborted || (error instanceof CortexSyncError && error.code === 'INTERRUPTED')) {
+    const interrupted: Judged['result'] = 'interrupted';
+    return {
+      result: interrupted,
+      reason: 'interrupted',
+      verdict: { ok: false, retry: true },
+      errors: [message],
+      fields: {},
+    };
+  }
+  const retry = !(error instanceof CortexSyncError && error.code === 'CONFIG');
   return {
-    result: 'deferred',
-    verdict: { ok: true, retry: false },
-    errors: [],
-    ...(plan ? { changes: plan.changes.map((c) => ({ kind: c.kind, action: c.action })) } : {}),
-    fields: {
-      ...(plan ? { summary: plan.summary } : {}),
-      waitingRemovals: check.waiting.slice(0, MAX_ERRORS).map((w) => w.key),
-      ...(check.retryInMs !== undefined ? { retryInMs: Math.ceil(check.retryInMs) } : {}),
-    },
+    result: 'failed',
+    reason: where === 'source' ? 'source-failed' : failureReason(error, false),
+    verdict: { ok: false, retry },
+    errors: [message],
+    fields: {},
   };
 };
 
-/** A run that threw: interrupted by shutdown, a configuration problem (no retry helps), or a failure that may pass. */
-export const judgeError = (error: unknown, signal: AbortSignal): Judged => {
-  const message = error instanceof Error ? error.message : String(error);
-  if (signal.aborted || (error instanceof CortexSyncError && error.code === 'INTERRUPTED')) {
-    return { result: 'interrupted', verdict: { ok: false, retry: true }, errors: [message], fields: {} };
-  }
-  const retry = !(error instanceof CortexSyncError && error.code === 'CONFIG');
-  return { result: 'failed', verdict: { ok: false, retry }, errors: [message], fields: {} };
-};
+/** The settings of a revision could not be resolved (`cortex-sync.yaml`, the environment): nothing ran. */
+export const judgeInvalidConfig = (diagnostics: readonly Diagnostic[]): Judged => ({
+  result: 'invalid',
+  reason: 'invalid-config',
+  verdict: { ok: false, retry: false },
+  errors: diagnostics.filter((d) => d.severity === 'error').map(formatDiagnostic),
+  fields: {},
+});

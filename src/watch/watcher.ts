@@ -10,7 +10,7 @@ import { hasErrors, type Plan } from '../core/model.js';
 import type { Diagnostic } from '../core/model.js';
 import { printable } from '../core/printable.js';
 import type { SyncConfig } from '../engine/config.js';
-import { type Clock, fanOut, systemClock, type EventSink } from '../engine/context.js';
+import { type Clock, createEngineContext, fanOut, systemClock, type EventSink } from '../engine/context.js';
 import { leaseEventLine } from '../engine/lease-events.js';
 import { openPlanLog } from '../engine/plan-log.js';
 import { ManifestCache, type ManifestCacheOptions } from '../source/manifest-cache.js';
@@ -19,7 +19,7 @@ import { RunHistory, type RunRecord } from './history.js';
 import { type Logger, secretRedactor } from './log.js';
 import { WatchMetrics } from './metrics.js';
 import { type RemovalCheck, RemovalSettle } from './removal-settle.js';
-import { formatDiagnostic, type Judged, judgeDeferred, judgeError, judgeResult } from './run-record.js';
+import { type Judged, judgeDeferred, judgeError, judgeInvalidConfig, judgeResult } from './run-record.js';
 import { type BackoffOptions, SerialRunner, type StopResult, type Trigger } from './runner.js';
 import { startServer } from './server.js';
 import type { Source, SourceSnapshot } from './source.js';
@@ -113,10 +113,7 @@ export const startWatcher = async (options: WatcherOptions): Promise<RunningWatc
     observedFrom: number,
   ): Promise<Judged> => {
     const { config, diagnostics } = await options.resolveConfig(snapshot.dir);
-    if (hasErrors(diagnostics)) {
-      const errors = diagnostics.filter((d) => d.severity === 'error').map(formatDiagnostic);
-      return { result: 'invalid', verdict: { ok: false, retry: false }, errors, fields: {} };
-    }
+    if (hasErrors(diagnostics)) return judgeInvalidConfig(diagnostics);
     // A new manifest root (another checkout path) starts an empty cache.
     if (parsed?.dir !== config.dir) parsed = { dir: config.dir, cache: new ManifestCache(options.manifestCache) };
     let deferred: RemovalCheck | undefined;
@@ -127,9 +124,9 @@ export const startWatcher = async (options: WatcherOptions): Promise<RunningWatc
     };
     const planLog = openPlanLog(options.planLogFile);
     try {
-      const ctx = { client: await clientFor(config), clock, signal, events };
+      const ctx = createEngineContext(await clientFor(config), { clock, signal, events });
       const result = await applyOnce(config, planLog, ctx, { manifestCache: parsed.cache, approve });
-      return deferred && result.status === 'planned' ? judgeDeferred(result, deferred) : judgeResult(result);
+      return deferred && result.run.outcome === 'not-approved' ? judgeDeferred(result, deferred) : judgeResult(result);
     } finally {
       await planLog.close().catch(() => {});
     }
@@ -143,14 +140,16 @@ export const startWatcher = async (options: WatcherOptions): Promise<RunningWatc
     let revision: string | undefined;
     let sourceChanged = false;
     let judged: Judged;
+    let where: 'source' | 'engine' = 'source';
     try {
       const snapshot = await options.source.sync(signal);
       revision = snapshot.revision;
       sourceChanged = (snapshot.changedFiles?.length ?? 0) > 0;
       log.info('run started', { runId, revision, trigger });
+      where = 'engine';
       judged = await reconcileSnapshot(snapshot, signal, observedFrom);
     } catch (error) {
-      judged = judgeError(error, signal);
+      judged = judgeError(error, signal, where);
     }
     const { waitingRemovals, ...fields } = judged.fields;
     const record: RunRecord = {
@@ -160,6 +159,7 @@ export const startWatcher = async (options: WatcherOptions): Promise<RunningWatc
       startedAt: new Date(started).toISOString(),
       durationMs: clock.now() - started,
       result: judged.result,
+      reason: judged.reason,
       ...fields,
       ...(waitingRemovals ? { waitingRemovals: waitingRemovals.map(shown) } : {}),
       errors: judged.errors.map(shown),
@@ -167,8 +167,9 @@ export const startWatcher = async (options: WatcherOptions): Promise<RunningWatc
     const previous = history.lastApplied();
     // Drift: a heal run found changes though the repository did not change since the last apply.
     const drifted = trigger === 'heal' && previous?.revision === record.revision && !sourceChanged;
-    const pending = judged.changes?.filter((c) => c.action !== 'noop').length ?? 0;
-    metrics.recordRun(record, judged.changes, drifted ? pending : 0);
+    // What the run's plan writes, the ownership record included (the report's count).
+    const pending = judged.report?.pending ?? 0;
+    metrics.recordRun(record, judged.report, drifted ? pending : 0);
     history.add(record);
     if (record.result === 'deferred' && record.retryInMs !== undefined && !stopping) {
       clearTimeout(settleTimer);
@@ -179,6 +180,7 @@ export const startWatcher = async (options: WatcherOptions): Promise<RunningWatc
       ...(record.revision ? { revision: record.revision } : {}),
       trigger,
       result: record.result,
+      reason: record.reason,
       durationMs: record.durationMs,
       ...(record.summary ? { summary: record.summary } : {}),
       ...(record.writes !== undefined ? { writes: record.writes } : {}),

@@ -9,7 +9,7 @@ import { COMMENT_LIMIT, renderPlanComment } from '../../src/action/comment.js';
 import { fingerprints, judgePlan, planDigest } from '../../src/action/digest.js';
 import { planTrailer, readPlanComment, stickyMarker } from '../../src/action/markers.js';
 import { stickyCommentBody } from '../../src/action/messages.js';
-import { untrustedCode, untrustedMessage, untrustedText } from '../../src/action/untrusted.js';
+import { untrustedCode, untrustedMessage, untrustedText } from '../../src/render/untrusted.js';
 import type { Change, Diagnostic, Plan } from '../../src/core/model.js';
 
 const MARKER = stickyMarker('example-catalog', 'catalog');

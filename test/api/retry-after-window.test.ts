@@ -20,7 +20,7 @@ import { cp } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Agent, type Dispatcher, request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runOutcome } from '../../src/core/outcome.js';
+import { exitCodeOf } from '../../src/core/outcome.js';
 import type { RequestLogEntry } from '../../src/emulator/server.js';
 import { apiClientFor } from '../../src/engine/api-client.js';
 import { resolveConfig } from '../../src/engine/config.js';
@@ -185,9 +185,8 @@ describe('requests started inside an open Retry-After window', () => {
     expect(count.startedInside).toEqual([]);
     expect(count.opened).toBeGreaterThanOrEqual(4);
     if ('error' in settled) throw settled.error;
-    const outcome = runOutcome(settled.result, { command: 'apply' });
-    expect(outcome.summaryLine).toMatch(/^Apply complete/);
-    expect(outcome.exitCode).toBe(0);
+    expect(settled.result.run.summaryLine).toMatch(/^Apply complete/);
+    expect(exitCodeOf(settled.result.run)).toBe(0);
   }, 60_000);
 
   it('a client that ignores Retry-After is caught', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { Change, ChangeResult, Diagnostic, Plan, ReconcileResult } from '../../src/core/model.js';
-import { runOutcome } from '../../src/core/outcome.js';
+import { type ExitOptions, exitCodeOf, runReportOf } from '../../src/core/outcome.js';
 
 const change = (kind: Change['kind'], id: string, action: Change['action']): Change => ({
   kind,
@@ -16,10 +16,22 @@ const plan = (changes: Change[], inventory: Plan['inventory'] = []): Plan => {
   return { changes, diagnostics: [], summary, inventory };
 };
 
+/** The run report of a result, as a runtime reads it: exit code, summary, counts. */
+const runOutcome = (result: ReconcileResult, options: ExitOptions & { command: 'plan' | 'apply' }) => {
+  const report = runReportOf(result, { mode: options.command });
+  return {
+    exitCode: exitCodeOf(report, options),
+    summaryLine: report.summaryLine,
+    countsByKind: report.counts,
+    changes: report.changes,
+    interrupted: report.outcome === 'interrupted',
+  };
+};
+
 const error: Diagnostic = { severity: 'error', code: 'schema', message: 'bad', file: 'a.yaml', line: 1 };
 const recordWrite = { phase: 'before' as const, id: 'inv', action: 'update' as const, add: [], remove: [], reason: '' };
 
-describe('runOutcome', () => {
+describe('the run report', () => {
   it('invalid manifests and refused plans exit 1 and say nothing was written', () => {
     const invalid = runOutcome({ status: 'invalid', diagnostics: [error] }, { command: 'plan' });
     expect(invalid).toMatchObject({ exitCode: 1, changes: false, countsByKind: {} });
@@ -111,5 +123,61 @@ describe('runOutcome', () => {
     expect(int).toMatchObject({ exitCode: 130, interrupted: true, changes: true });
     expect(int.summaryLine).toMatch(/^Apply interrupted: 1 created.*1 not done\.$/);
     expect(runOutcome(result, { command: 'apply', stoppedBy: 'SIGTERM' }).exitCode).toBe(143);
+  });
+
+  it('an apply the approve hook stopped exits 1, says why, and still shows the plan it did not apply', () => {
+    const result: ReconcileResult = {
+      status: 'planned',
+      plan: plan([change('entity', 'a', 'create')], [recordWrite]),
+      diagnostics: [],
+    };
+    const report = runReportOf(result, { mode: 'apply' });
+    expect(report).toMatchObject({ outcome: 'not-approved', reason: 'not-approved', hasWork: true, pending: 2 });
+    expect(exitCodeOf(report, { detailedExitcode: true })).toBe(1);
+    expect(report.summaryLine).toBe(
+      'Plan: 1 to create, 0 to update, 0 to delete, 0 to archive, 0 unchanged, 1 ownership-record write planned.',
+    );
+    // The same result from a plan is a plan: exit 2 under --detailed-exitcode.
+    expect(exitCodeOf(runReportOf(result, { mode: 'plan' }), { detailedExitcode: true })).toBe(2);
+  });
+
+  it('a refused plan names the codes of its errors; a failed record write makes an apply partial', () => {
+    const refused = runReportOf(
+      {
+        status: 'refused',
+        plan: plan([change('entity', 'a', 'create')]),
+        diagnostics: [error, { ...error, code: 'source-claimed' }, { ...error, severity: 'warning', code: 'w' }],
+      },
+      { mode: 'apply' },
+    );
+    expect(refused).toMatchObject({
+      outcome: 'refused',
+      reason: 'plan-errors',
+      errorCodes: ['schema', 'source-claimed'],
+      errors: 2,
+      warnings: 1,
+      hasWork: true,
+      changes: false,
+    });
+    const partial = runReportOf(
+      {
+        status: 'applied',
+        plan: plan([change('entity', 'a', 'create')], [recordWrite]),
+        diagnostics: [],
+        report: {
+          results: [{ change: change('entity', 'a', 'create'), outcome: 'ok' }],
+          inventory: [{ write: recordWrite, outcome: 'failed', error: 'HTTP 500' }],
+          writeRequests: 2,
+          durationMs: 1,
+        },
+      },
+      { mode: 'apply' },
+    );
+    expect(partial).toMatchObject({
+      outcome: 'partial',
+      reason: 'step-failed',
+      steps: { ok: 1, failed: 1, skipped: 0 },
+    });
+    expect(exitCodeOf(partial)).toBe(1);
   });
 });

@@ -57,7 +57,8 @@ describe('reconcile: events and the ownership record as plan steps', () => {
     expect(types[0]).toBe('reconcile.started');
     expect(types.at(-1)).toBe('reconcile.done');
     const ready = types.indexOf('plan.ready');
-    expect(types.slice(1, ready).every((t) => t === 'request')).toBe(true);
+    // Before the plan: the reads, and the reading stages as each ends.
+    expect(types.slice(1, ready).every((t) => t === 'request' || t === 'stage.done')).toBe(true);
     expect(ready).toBeGreaterThan(1);
     expect(events[ready]).toMatchObject({ type: 'plan.ready', pending: 3, summary: { create: 2 } });
 
@@ -98,6 +99,6 @@ describe('reconcile: events and the ownership record as plan steps', () => {
     expect(text).toMatch(/~ update inventory\/\S+ {2}\(ownership record, before the changes\)/);
     expect(text).toContain('+ catalog-page/gamma = "managed"');
     expect(text).toContain('And 2 writes of the ownership record (inventory).');
-    expect(renderPlanMarkdown(result.plan)).toMatch(/update <code>inventory\/[^<]+<\/code> — ownership record, after/);
+    expect(renderPlanMarkdown(result.plan)).toMatch(/#### 🟡 update `[^`]+` — ownership record, after the changes/);
   });
 });

@@ -118,11 +118,12 @@ describe('renderPlanText', () => {
 });
 
 describe('renderPlanMarkdown', () => {
-  it('has a summary table and one collapsible section per change, with pipes and backticks escaped', () => {
+  it('has a summary table and one collapsible section per kind, with pipes and backticks escaped', () => {
     const md = renderPlanMarkdown(samplePlan());
-    expect(md).toContain('| create | update | delete | archive | unchanged |');
-    expect(md).toContain('| 2 | 1 | 0 | 1 | 3 |');
-    expect(md.match(/<details>/g)).toHaveLength(4);
+    expect(md).toContain('| | create | update | delete | archive | unchanged |');
+    expect(md).toContain('| **all** | 2 | 1 | 0 | 1 | 3 |');
+    expect(md.match(/<details>/g)).toHaveLength(2);
+    expect(md).toContain('<summary><b>entity</b>: 3 changes</summary>');
     expect(md).toContain('| `info.x-cortex-groups` | `["tier-1"]` | `["tier-0"]` |');
     // A backtick inside a value gets a longer fence; a pipe is escaped so the table holds.
     expect(md).toContain('``"Orders `db`"``');
@@ -145,7 +146,7 @@ describe('renderPlanMarkdown', () => {
     };
     const md = renderPlanMarkdown(plan);
     expect(md.length).toBeLessThanOrEqual(65_000);
-    expect(md).toMatch(/Truncated to stay under the comment size limit: \d+ changes not shown/);
+    expect(md).toMatch(/This plan is too long to show whole here: the field diffs of \d+ changes not shown/);
     expect(md.match(/<details>/g)?.length).toBe(md.match(/<\/details>/g)?.length);
   });
 });

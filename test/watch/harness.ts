@@ -75,6 +75,7 @@ export interface StatusRun {
   trigger: string;
   revision?: string;
   result: string;
+  reason?: string;
   summary?: Record<string, number>;
   writes?: number;
   errors: string[];

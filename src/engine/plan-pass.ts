@@ -1,0 +1,206 @@
+/**
+ * The reading half of `reconcile`, as named stages (`core/outcome.ts` `STAGES`):
+ *
+ * - `load`: the manifests read, parsed and checked per file (strict schemas, duplicates, layout);
+ *   any error ends the run as `invalid` before anything is read from the API;
+ * - `read-live`: the live workspace, through a `LiveReader` (today the full bulk read of every
+ *   kind, `fetchLiveState`);
+ * - `validate`: references against the repository and the workspace, and the source id's binding
+ *   to its origin;
+ * - `plan`: the pure plan, its header (the settings that widen removals), the ownership-record
+ *   writes, and the managed objects left without a manifest.
+ *
+ * An apply with work runs the pass twice: once to learn that it needs the apply lease, once under
+ * it (so the plan applied is read while no other apply of the source runs). Only GET requests.
+ */
+import { InterruptedError } from '../core/errors.js';
+import { type DesiredObject, type Diagnostic, hasErrors, type ObjectKey, objectKey, type Plan } from '../core/model.js';
+import { type PlanWork, planWork, type StageName } from '../core/outcome.js';
+import { buildPlan } from '../core/plan.js';
+import { checkReferences } from '../core/references.js';
+import { printable } from '../core/printable.js';
+import { sourceBinding } from '../core/source-binding.js';
+import type { AnyKindHandler, AnyReadOnlyKind } from '../kinds/types.js';
+import { ownInventoryOf, sharedRecordWith } from '../ownership/index-records.js';
+import type { OwnershipSnapshot, OwnershipStore, RecordMeta } from '../ownership/store.js';
+import { loadManifests } from '../source/load.js';
+import type { ManifestCache } from '../source/manifest-cache.js';
+import type { SyncConfig } from './config.js';
+import type { EngineContext } from './context.js';
+import { deleteScopeOf } from './delete-scope.js';
+import type { LiveState } from './fetch-live.js';
+import { type InventoryStepsInput, plannedInventoryWrites } from './inventory-steps.js';
+import { declarationsFor, trackedKinds } from './ownership-record.js';
+import { leftoversDiagnostic, managedWithoutManifest } from './leftovers.js';
+import { withSignal } from './recording-client.js';
+
+/** Runs one named stage: times it and says so (`stage.done`). */
+export type StageRunner = <T>(stage: StageName, work: () => Promise<T>) => Promise<T>;
+
+/**
+ * How the `read-live` stage reads the workspace for a set of desired objects. The full read is the
+ * only one today; a reader that keeps the last read and re-reads what a change touches fits here.
+ */
+export type LiveReader = (request: {
+  client: EngineContext['client'];
+  handlers: readonly AnyKindHandler[];
+  readOnlyKinds: readonly AnyReadOnlyKind[];
+  store: OwnershipStore;
+  desired: readonly DesiredObject[];
+  sourceId: string | undefined;
+}) => Promise<LiveState>;
+
+export interface PassInput {
+  config: SyncConfig;
+  handlers: readonly AnyKindHandler[];
+  /** The kinds only read (what manifests reference; for reference checks). */
+  readOnlyKinds: readonly AnyReadOnlyKind[];
+  /** Where the engine keeps its ownership records. */
+  store: OwnershipStore;
+  /** The handler of a kind. */
+  lookup: (kind: AnyKindHandler['kind']) => AnyKindHandler;
+  readLive: LiveReader;
+  manifestCache?: ManifestCache;
+}
+
+/** A plan that may be applied, with what the writing stages need. */
+export interface PlannedPass {
+  status: 'planned';
+  plan: Plan;
+  diagnostics: Diagnostic[];
+  work: PlanWork;
+  /** Undefined without a source id: no ownership record is written. */
+  steps: InventoryStepsInput | undefined;
+  sourceId: string | undefined;
+  /** The records as read, which write this source's record. */
+  ownership: OwnershipSnapshot;
+}
+
+export type PassResult =
+  | { status: 'invalid'; diagnostics: Diagnostic[] }
+  | { status: 'refused'; plan: Plan; diagnostics: Diagnostic[] }
+  | PlannedPass;
+
+/** What this run records with its source's objects: its origin, and the settings that limit removals. */
+const recordMetaOf = (config: SyncConfig): RecordMeta => ({
+  ...(config.origin !== undefined ? { origin: config.origin } : {}),
+  protect: config.protect,
+  ...(config.maxDeleteCount !== undefined ? { maxDeleteCount: config.maxDeleteCount } : {}),
+});
+
+/** load → read-live → validate → plan. */
+export const planPass = async (input: PassInput, ctx: EngineContext, stage: StageRunner): Promise<PassResult> => {
+  const { config, handlers, store } = input;
+  const client = withSignal(ctx.client, ctx.signal);
+  // Without a source id (not a git checkout, none configured) plan and apply still work: nothing
+  // is marked, adopted or recorded, and --prune is refused by the planner.
+  const sourceId = config.sourceId || undefined;
+
+  const loaded = await stage('load', () =>
+    loadManifests(config.dir, handlers, {
+      now: ctx.clock.now(),
+      ...(input.manifestCache ? { cache: input.manifestCache } : {}),
+    }),
+  );
+  if (hasErrors(loaded.diagnostics)) return { status: 'invalid', diagnostics: loaded.diagnostics };
+  const desired = loaded.objects;
+  if (ctx.signal.aborted) throw new InterruptedError();
+
+  const state = await stage('read-live', () =>
+    input.readLive({ client, handlers, readOnlyKinds: input.readOnlyKinds, store, desired, sourceId }),
+  );
+
+  const checked = await stage('validate', async () => {
+    // The source id's binding to the origin that first applied it: another origin claiming it
+    // removes, changes and takes over nothing (core/source-binding.ts).
+    const recordedMeta = sourceId !== undefined ? state.inventories.meta.get(sourceId) : undefined;
+    const binding =
+      sourceId !== undefined && config.origin !== undefined
+        ? sourceBinding({
+            sourceId,
+            origin: config.origin,
+            record: {
+              exists: state.inventories.bySource.has(sourceId),
+              ...(recordedMeta?.origin !== undefined ? { origin: recordedMeta.origin } : {}),
+            },
+            allowTakeover: config.allowTakeover,
+          })
+        : undefined;
+    const diagnostics = checkReferences({
+      desired,
+      live: [...state.live, ...state.referenced],
+      handlers: [...handlers, ...input.readOnlyKinds],
+      unreadable: state.unreadable,
+    });
+    return { recordedMeta, binding, diagnostics };
+  });
+
+  return stage('plan', async () => {
+    const { recordedMeta, binding } = checked;
+    const plan = buildPlan({
+      desired,
+      live: state.live,
+      handlers,
+      options: {
+        ...(sourceId !== undefined ? { sourceId, ownInventory: ownInventoryOf(state.inventories, sourceId) } : {}),
+        prune: config.prune,
+        allowTakeover: config.allowTakeover,
+        allowMassDelete: config.allowMassDelete,
+        maxDeleteShare: config.maxDeleteShare,
+        ...(config.maxDeleteCount !== undefined ? { maxDeleteCount: config.maxDeleteCount } : {}),
+        protect: config.protect,
+        manifestsComplete: true,
+        ...(binding !== undefined ? { binding } : {}),
+      },
+    });
+    plan.scope = deleteScopeOf(config, recordedMeta, binding);
+
+    // The ownership record's writes are steps of the plan, shown like any change.
+    const tracked = trackedKinds(handlers);
+    const previousKeys = sourceId !== undefined ? state.inventories.bySource.get(sourceId) : undefined;
+    const steps: InventoryStepsInput | undefined =
+      sourceId === undefined
+        ? undefined
+        : {
+            id: store.recordId(sourceId),
+            sourceId,
+            previous: new Set<ObjectKey>(previousKeys ?? []),
+            recordExists: previousKeys !== undefined,
+            desired: desired.filter((o) => tracked.has(o.kind)).map((o) => objectKey(o.kind, o.id)),
+            live: new Set(state.live.map((o) => objectKey(o.kind, o.id))),
+            previousMeta: recordedMeta ?? {},
+            meta: recordMetaOf(config),
+            declared: declarationsFor(desired, handlers, state.inventories.declared.get(sourceId)),
+          };
+    const handedOver = (plan.handOvers ?? []).map((h) => objectKey(h.kind, h.id));
+    plan.inventory = steps ? plannedInventoryWrites(steps, plan.changes, handedOver) : [];
+    const sharedTag =
+      sourceId !== undefined ? sharedRecordWith(state.inventories, sourceId, (s) => store.recordId(s)) : undefined;
+    if (sharedTag !== undefined)
+      plan.diagnostics.push({
+        severity: 'error',
+        code: 'source-claimed',
+        message: `source id \`${printable(sourceId ?? '')}\` has the same ownership-record tag as source \`${printable(sharedTag)}\` (\`${store.recordId(sharedTag)}\`): writing its record would replace that source's; choose another source id`,
+      });
+    if (!config.prune && sourceId !== undefined && binding?.state !== 'claimed') {
+      const ownInventory = ownInventoryOf(state.inventories, sourceId);
+      const leftovers = managedWithoutManifest({ desired, live: state.live, sourceId, ownInventory });
+      const kept = new Set([...handedOver, ...(plan.held ?? [])]);
+      plan.diagnostics.push(...leftoversDiagnostic(leftovers.filter((key) => !kept.has(key))));
+    }
+
+    const diagnostics = [...loaded.diagnostics, ...state.diagnostics, ...checked.diagnostics, ...plan.diagnostics];
+    const work = planWork(plan);
+    ctx.events.emit({ type: 'plan.ready', summary: plan.summary, pending: work.pending });
+    if (hasErrors(diagnostics)) return { status: 'refused' as const, plan, diagnostics };
+    return {
+      status: 'planned' as const,
+      plan,
+      diagnostics,
+      work,
+      steps,
+      sourceId,
+      ownership: state.ownership,
+    };
+  });
+};
