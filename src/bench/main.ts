@@ -5,7 +5,8 @@
  * `bench/results.json`, and exits 0 even when a goal is missed (it is a report; misses say MISSED).
  *
  * Options: `--sizes 1000,10000`, `--repeats 3`, `--apply-entities 2000`, `--memory-entities 1000`,
- * `--memory-runs 10`, `--adaptive-entities 500`, `--out FILE` (default bench/results.json), `--keep` (keep the temp dir).
+ * `--memory-runs 10`, `--adaptive-entities 500`, `--scorecards 200` (the scorecard round trip: that many
+ * scorecards and Initiatives), `--out FILE` (default bench/results.json), `--keep` (keep the temp dir).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -18,6 +19,7 @@ import { measureAdaptiveRate, renderAdaptiveRate } from './adaptive-rate.js';
 import { judgeGoals, renderReport } from './report.js';
 import { type BenchContext, type MemoryResult, measureApply, measureMemory, measureNoopPlan } from './scenarios.js';
 import { runWatchBenchmark } from './watch.js';
+import { runScorecardBenchmark } from './scorecards.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -32,6 +34,7 @@ const applyEntities = Number(option('--apply-entities', '2000'));
 const memoryEntities = Number(option('--memory-entities', String(sizes[0] ?? 1000)));
 const memoryRuns = Number(option('--memory-runs', '10'));
 const adaptiveEntities = Number(option('--adaptive-entities', '500'));
+const scorecards = Number(option('--scorecards', '200'));
 const out = resolve(option('--out', join(ROOT, 'bench', 'results.json')));
 const APPLY_BUDGET = { perMinute: 6000, burst: 100 };
 const APPLY_CONCURRENCY = 8;
@@ -120,6 +123,7 @@ try {
   log(`wrote ${out}`);
   await runExportBenchmark(ctx, Math.max(...sizes), join(dirname(out), 'export-results.json'));
   await runWatchBenchmark(ctx, Math.max(...sizes), join(dirname(out), 'watch-results.json'));
+  await runScorecardBenchmark(ctx, scorecards, join(dirname(out), 'scorecard-results.json'));
 } finally {
   if (!process.argv.includes('--keep')) await rm(workDir, { recursive: true, force: true });
 }

@@ -28,7 +28,10 @@ export interface LiveState {
   inventories: OwnershipIndex;
   /** Live objects of the kinds only read that a manifest references (for reference checks only). */
   referenced: LiveObject[];
-  /** Kinds only read that a manifest references but that could not be read (a warning says so). */
+  /**
+   * Kinds whose objects could not be read (a warning says so): kinds only read that a manifest
+   * references, and managed kinds whose read said so (`FetchContext.unreadable`).
+   */
   unreadable: Set<KindName>;
   diagnostics: Diagnostic[];
   /** What the ownership store was handed to read the records with: the objects of its `uses`, its own included. */
@@ -115,9 +118,13 @@ export const readKinds = async (input: {
   read: ReadKind;
   /** The kinds whose entries of the records count (default: those of `handlers`). */
   recordKinds?: ReadonlySet<KindName>;
+  /** Told when a kind's read says this key may not read its objects (`FetchContext.unreadable`). */
+  onUnreadable?: (kind: KindName, warning: Diagnostic) => void;
 }): Promise<{ live: LiveObject[]; ownership: OwnershipSnapshot; seen: LiveObject[] }> => {
-  const { client, handlers, store, desired, sourceId } = input;
+  const { client, handlers, store, desired, sourceId, onUnreadable } = input;
   const desiredOf = (kind: KindName) => desired.filter((o) => o.kind === kind);
+  const unreadableOf = (kind: KindName): Pick<FetchContext, 'unreadable'> =>
+    onUnreadable ? { unreadable: (warning) => onUnreadable(kind, warning) } : {};
   const used = new Set<KindName>([...store.uses, ...handlers.flatMap(input.usesOf)]);
 
   // 1. What other reads use, each after what it uses itself (entity types before entities).
@@ -132,7 +139,9 @@ export const readKinds = async (input: {
     const wave = ready.length > 0 ? ready : first.filter((h) => !done.has(h.kind));
     const readBefore = seen.filter((o) => !store.isOwn(o));
     const found = await Promise.all(
-      wave.map((h) => input.read(h, { client, desired: desiredOf(h.kind), managedIds: [], readBefore })),
+      wave.map((h) =>
+        input.read(h, { client, desired: desiredOf(h.kind), managedIds: [], readBefore, ...unreadableOf(h.kind) }),
+      ),
     );
     for (const h of wave) done.add(h.kind);
     seen.push(...found.flat());
@@ -150,7 +159,15 @@ export const readKinds = async (input: {
   const rest = await Promise.all(
     handlers
       .filter((h) => !used.has(h.kind))
-      .map((h) => input.read(h, { client, desired: desiredOf(h.kind), managedIds: managedIdsOf(h.kind), readBefore })),
+      .map((h) =>
+        input.read(h, {
+          client,
+          desired: desiredOf(h.kind),
+          managedIds: managedIdsOf(h.kind),
+          readBefore,
+          ...unreadableOf(h.kind),
+        }),
+      ),
   );
   const live = [...readBefore, ...rest.flat()];
 
@@ -209,10 +226,23 @@ export const fetchLiveState = async (input: {
   holders?: boolean;
 }): Promise<LiveState> => {
   const { client, handlers, desired, sourceId } = input;
+  const unreadable = new Set<KindName>();
+  const unreadableWarnings: Diagnostic[] = [];
+  const onUnreadable = (kind: KindName, warning: Diagnostic): void => {
+    if (!unreadable.has(kind)) unreadableWarnings.push(warning);
+    unreadable.add(kind);
+  };
   const [{ live, ownership, seen }, referenced] = await Promise.all([
-    readKinds({ ...input, store: input.store ?? OWNERSHIP_STORE, usesOf: (h) => h.fetchUses ?? [], read: planRead }),
+    readKinds({
+      ...input,
+      store: input.store ?? OWNERSHIP_STORE,
+      usesOf: (h) => h.fetchUses ?? [],
+      read: planRead,
+      onUnreadable,
+    }),
     readReferenced(client, handlers, input.readOnlyKinds ?? [], desired),
   ]);
+  for (const kind of referenced.unreadable) unreadable.add(kind);
   if (input.holders && sourceId !== undefined)
     live.push(...(await readHolders(client, handlers, desired, live, sourceId, ownership.index)));
   return {
@@ -220,8 +250,8 @@ export const fetchLiveState = async (input: {
     ownership,
     inventories: ownership.index,
     referenced: referenced.live,
-    unreadable: referenced.unreadable,
-    diagnostics: [...ownership.diagnostics, ...referenced.diagnostics],
+    unreadable,
+    diagnostics: [...ownership.diagnostics, ...unreadableWarnings, ...referenced.diagnostics],
     seen,
   };
 };

@@ -42,6 +42,13 @@ export interface FetchContext<S = unknown> {
    * `KindIO.fetchUses`; entity lists filter by entity type name), never cortex-sync's own records.
    */
   readBefore: readonly LiveObject[];
+  /**
+   * Says that this key may not read the objects of this kind (permission, a feature the workspace
+   * lacks), for a kind of which nothing is declared or managed here, whose read then answers no
+   * objects: references to the kind are not judged (an unknown one would be a false error), and
+   * `warning` says so. Absent where nobody judges references (export).
+   */
+  unreadable?(warning: Diagnostic): void;
 }
 
 /** What `export` gives a kind's `exportLive`, besides what a plan's read has. */

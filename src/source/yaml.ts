@@ -17,6 +17,7 @@ import {
   type YAMLError,
 } from 'yaml';
 import type { Diagnostic, ParsedDocument } from '../core/model.js';
+import { refusePrototypeKeys } from './prototype-keys.js';
 import { fastLocator, lineStarts, parseFast, positionOf } from './yaml-fast.js';
 
 /** Guards against hostile or accidental huge inputs. */
@@ -135,6 +136,7 @@ const MAX_DEPTH = 100;
 /**
  * Parses `text` (the content of `file`, relative to the manifest root) into its non-empty YAML
  * documents. A document with YAML errors is left out and its errors are reported; warnings keep it.
+ * So is a document holding a key named `__proto__` (`prototype-keys.ts`).
  */
 export const parseManifestFile = (file: string, text: string, limits: Partial<ParseLimits> = {}): ParsedFile => {
   const { maxFileBytes } = { ...DEFAULT_PARSE_LIMITS, ...limits };
@@ -147,7 +149,7 @@ export const parseManifestFile = (file: string, text: string, limits: Partial<Pa
     const { line, column } = positionOf(starts, start);
     return { file, index, line, column, value, locate: fastLocator(text, index, start, shallowKeys) };
   });
-  return { documents, diagnostics: [] };
+  return refusePrototypeKeys(text, { documents, diagnostics: [] });
 };
 
 /** The full parser: every YAML error and warning with its position; alias expansion bounded. */
@@ -211,7 +213,7 @@ export const parseManifestFileFully = (file: string, text: string, limits: Parti
       line: last?.line ?? 1,
       column: last?.column ?? 1,
     });
-    return { documents, diagnostics: kept };
+    return refusePrototypeKeys(text, { documents, diagnostics: kept });
   }
   if (documents.length === 0 && diagnostics.length === 0) {
     diagnostics.push({
@@ -223,5 +225,5 @@ export const parseManifestFileFully = (file: string, text: string, limits: Parti
       column: 1,
     });
   }
-  return { documents, diagnostics };
+  return refusePrototypeKeys(text, { documents, diagnostics });
 };

@@ -34,13 +34,17 @@ const NOW = Date.now();
 
 const fixturesDir = (handler: AnyKindHandler): string => join(KINDS_DIR, handler.kind, 'fixtures');
 
-/** Every file under `dir`, relative, with `/` separators (dot folders such as `.cortex` included). */
+/**
+ * Every file under `dir`, relative, with `/` separators (dot folders such as `.cortex` included),
+ * but the fixture folder's own `readme.md`, which says what the fixture is for.
+ */
 const filesUnder = async (dir: string): Promise<string[]> => {
   if (!existsSync(dir)) return [];
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
   return entries
     .filter((e) => e.isFile())
     .map((e) => relative(dir, join(e.parentPath, e.name)).split(sep).join('/'))
+    .filter((file) => file !== 'readme.md')
     .sort();
 };
 

@@ -96,7 +96,7 @@ describe('indexInventories', () => {
         { info: {} },
         { info: { 'x-cortex-definition': { objects: { 'catalog-page': ['no-source'] } } } },
         { info: { 'x-cortex-definition': { source: 42 } } },
-        inventoryRecord('repo-a', { 'catalog-page': ['home'], scorecard: ['not-a-kind'] }),
+        inventoryRecord('repo-a', { 'catalog-page': ['home'], widget: ['not-a-kind'] }),
       ],
       'repo-a',
     );
