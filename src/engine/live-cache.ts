@@ -41,7 +41,7 @@ import type { OwnershipIndex, RecordMeta } from '../ownership/store.js';
 import type { SyncConfig } from './config.js';
 import { fetchLiveState, type LiveState, referencedReadOnlyKinds } from './fetch-live.js';
 import type { LiveReader, PlannedPass } from './plan-pass.js';
-import { kindsWithoutSingleRead, readByKeys, readStoreUses } from './recheck.js';
+import { kindsWithoutSingleRead, readByKeys, readStoreUses, unreadableById } from './recheck.js';
 
 /** Objects read one by one cost about two requests each; beyond half a full read's, read everything. */
 const REQUESTS_PER_OBJECT = 2;
@@ -210,7 +210,8 @@ export class LiveCache {
         desired: touched,
         readBefore: [...kept.live.values()],
         index: ownership.index,
-      });
+      }).catch(unreadableById);
+      if (fresh === undefined) return full('no-single-read');
       const own = ownership.index.bySource.get(sourceId) ?? new Set<ObjectKey>();
       const live = new Map(kept.live);
       const scope = new Set<ObjectKey>();

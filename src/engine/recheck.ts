@@ -3,6 +3,7 @@
  * (`recheckWrites`), and the objects a change touched (`live-cache.ts`). Only GET requests; a kind
  * without a read by identity is read in full instead (the caller says so).
  */
+import { DotSegmentPathError } from '../api/errors.js';
 import type { ApiClient } from '../api/types.js';
 import { deepEqual } from '../core/diff.js';
 import {
@@ -112,6 +113,15 @@ export const readStoreUses = async (input: {
   return read.flat();
 };
 
+/**
+ * An id that cannot be put in a path (`..`: the client refuses it before sending) cannot be read
+ * by identity: `undefined`, for the caller to read everything instead. Any other failure is thrown.
+ */
+export const unreadableById = (error: unknown): undefined => {
+  if (error instanceof DotSegmentPathError) return undefined;
+  throw error;
+};
+
 export type Rechecked =
   { same: true; ownership: OwnershipSnapshot; objects: number } | { same: false; fallback: RecheckFallback };
 
@@ -152,7 +162,8 @@ export const recheckWrites = async (
     desired: planned.desired,
     readBefore: state.live,
     index: ownership.index,
-  });
+  }).catch(unreadableById);
+  if (fresh === undefined) return { same: false, fallback: 'no-single-read' };
   for (const change of writes) {
     if (!sameLive(change.live, fresh.get(objectKey(change.kind, change.id))))
       return { same: false, fallback: 'changed' };

@@ -6,10 +6,12 @@
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/client.js';
+import { DotSegmentPathError } from '../../src/api/errors.js';
 import type { ApiClient } from '../../src/api/types.js';
 import { createEngineContext, type EngineEvent } from '../../src/engine/context.js';
 import { type LeaseKeeper, releaseEachRun } from '../../src/engine/lease-keeper.js';
 import { reconcile } from '../../src/engine/reconcile.js';
+import { unreadableById } from '../../src/engine/recheck.js';
 import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
 import { removeDir, syncConfig, tempDir, writeFiles } from './helpers.js';
 
@@ -162,6 +164,13 @@ describe('no double read under the apply lease', () => {
     const { result } = await apply(undefined, true);
     expect(result.run.read).toEqual({ path: 'full', underLease: 'full', fallback: 'removals' });
     expect(result.run).toMatchObject({ outcome: 'applied', reason: 'changes-applied' });
+  });
+
+  it("an id a path cannot hold ('..', refused by the client before sending) is not read by identity; other failures are not hidden", () => {
+    const refused = new DotSegmentPathError({ operation: 'read catalog page `..`', method: 'GET', path: '/x/..' });
+    expect(unreadableById(refused)).toBeUndefined();
+    const other = new Error('HTTP 500');
+    expect(() => unreadableById(other)).toThrow(other);
   });
 
   it('an apply with nothing to write reads once, takes no lease and re-checks nothing', async () => {
