@@ -295,4 +295,48 @@ describe('the watcher reads only what changed', () => {
     expect(entityTitle(emulator, tagOf(21))).toBe('Service twenty-one, edited');
     expect(entityTitle(emulator, tagOf(22))).toBe('Service twenty-two, edited');
   });
+
+  it('another apply of the source waits for the kept lease, gets it once the linger is over, and the watcher then re-checks', async () => {
+    await start({ leaseLingerMs: 1500 });
+    expect(watcher?.liveCache()?.warm).toBe(true);
+    const { config } = await resolveConfig({ dir }, env(), dir);
+    await retitle(23, 'Service twenty-three, by hand');
+    const client = createWatchClient(config, API_KEY, { emit: () => {} }, systemClock);
+    const events: string[] = [];
+    try {
+      const started = Date.now();
+      const other = await reconcile(
+        { config, mode: 'apply' },
+        createEngineContext(client, { events: { emit: (e) => events.push(e.type) } }),
+      );
+      expect(other.run.outcome).toBe('applied');
+      // It waited for the watcher's lease (said so), which was let go after the linger.
+      expect(events).toContain('lease.waiting');
+      expect(Date.now() - started).toBeGreaterThan(500);
+    } finally {
+      await client.close();
+    }
+    await retitle(24, 'Service twenty-four, edited');
+    const run = await runOnce();
+    // The lease it had was let go: taken again, and what the plan writes re-checked under it.
+    expect(run).toMatchObject({ result: 'applied', read: { path: 'incremental', underLease: 'recheck' } });
+    expect(entityTitle(emulator, tagOf(24))).toBe('Service twenty-four, edited');
+  });
+
+  it('an apply that breaks the kept lease (--break-lease): the watcher notices before it writes, and takes it again', async () => {
+    await start({ leaseLingerMs: 60_000 });
+    const { config } = await resolveConfig({ dir, breakLease: true }, env(), dir);
+    await retitle(25, 'Service twenty-five, by hand');
+    const client = createWatchClient(config, API_KEY, { emit: () => {} }, systemClock);
+    try {
+      const other = await reconcile({ config, mode: 'apply' }, createEngineContext(client));
+      expect(other.run.outcome).toBe('applied');
+    } finally {
+      await client.close();
+    }
+    await retitle(26, 'Service twenty-six, edited');
+    const run = await runOnce();
+    expect(run).toMatchObject({ result: 'applied', read: { underLease: 'recheck' } });
+    expect(entityTitle(emulator, tagOf(26))).toBe('Service twenty-six, edited');
+  });
 });
