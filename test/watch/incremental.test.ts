@@ -339,4 +339,21 @@ describe('the watcher reads only what changed', () => {
     expect(run).toMatchObject({ result: 'applied', read: { underLease: 'recheck' } });
     expect(entityTitle(emulator, tagOf(26))).toBe('Service twenty-six, edited');
   });
+
+  it('more changed objects than reading them one by one is worth: the run reads everything', async () => {
+    await start();
+    for (const i of [27, 28, 29, 30, 31]) await retitle(i, `Service ${i}, edited`);
+    expect(await runOnce()).toMatchObject({ result: 'applied', read: { path: 'full', reason: 'many-changes' } });
+    expect(entityTitle(emulator, tagOf(31))).toBe('Service 31, edited');
+  });
+
+  it('a changed object of a kind with no read by identity: the run reads everything', async () => {
+    const fixture = join(import.meta.dirname, '..', '..', 'src', 'kinds', 'scorecard', 'fixtures');
+    const scorecard = join('.cortex', 'scorecards', 'fixture-readiness.yaml');
+    const text = await readFile(join(fixture, scorecard), 'utf8');
+    await writeFiles(dir, { [scorecard]: text });
+    await start();
+    await writeFiles(dir, { [scorecard]: text.replace(/^name: .*$/m, 'name: Readiness, edited') });
+    expect(await runOnce()).toMatchObject({ result: 'applied', read: { path: 'full', reason: 'no-single-read' } });
+  });
 });
