@@ -58,6 +58,12 @@ export const judgeGoals = (
         met: big.planToFloor <= 2,
       },
       {
+        id: 'apply-one-change-requests',
+        goal: `apply of one changed entity among ${n}: ≤ 2× the requests of the no-op plan`,
+        measured: `${big.oneChange.requests} requests (${big.oneChange.gets} GET, ${big.oneChange.writes} writes) = ${big.oneChange.ratioToNoopPlan.toFixed(2)}× the no-op plan's ${big.oneChange.noopPlanRequests}`,
+        met: big.oneChange.ratioToNoopPlan <= 2,
+      },
+      {
         id: 'plan-rss',
         goal: `no-op plan of ${n} entities: ≤ 300 MB peak RSS`,
         measured: mb(big.plan.maxRssMb),

@@ -16,7 +16,7 @@ import type { EngineEvent } from '../engine/context.js';
 import { createDirSource } from '../watch/dir-source.js';
 import type { RunRecord } from '../watch/history.js';
 import { createLogger } from '../watch/log.js';
-import { startWatcher } from '../watch/watcher.js';
+import { DEFAULT_LEASE_LINGER_MS, startWatcher } from '../watch/watcher.js';
 import { numberOption, option, report } from './child-common.js';
 
 const dir = resolve(option('--dir') ?? '.');
@@ -25,15 +25,32 @@ const apiKey = process.env.CORTEX_API_KEY ?? '';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const gc = (globalThis as { gc?: () => void }).gc;
 
-/** Per run: when the engine started, its first API request began, and it finished. */
-let phase = { started: 0, firstRequest: Infinity, lastResponse: 0 };
+/** Per run: when the engine started, its first API request began, and it finished; its requests by method and operation. */
+const freshPhase = (started: number) => ({
+  started,
+  firstRequest: Infinity,
+  lastResponse: 0,
+  requests: 0,
+  gets: 0,
+  operations: {} as Record<string, number>,
+  stages: {} as Record<string, number>,
+});
+let phase = freshPhase(0);
 const observe = {
   emit: (event: EngineEvent) => {
     const now = performance.now();
-    if (event.type === 'reconcile.started') phase = { started: now, firstRequest: Infinity, lastResponse: 0 };
+    if (event.type === 'reconcile.started') phase = freshPhase(now);
+    if (event.type === 'stage.done') {
+      const name = `${event.stage}${event.underLease ? '*' : ''}`;
+      phase.stages[name] = Math.round((phase.stages[name] ?? 0) + event.durationMs);
+    }
     if (event.type === 'request') {
       phase.firstRequest = Math.min(phase.firstRequest, now - event.durationMs);
       phase.lastResponse = now;
+      phase.requests += 1;
+      if (event.method === 'GET') phase.gets += 1;
+      const operation = `${event.method} ${event.operation.replace(/`[^`]*`/g, '`…`').replace(/ [a-z0-9-]+-\d{5}\b/g, ' …')}`;
+      phase.operations[operation] = (phase.operations[operation] ?? 0) + 1;
     }
   },
 };
@@ -65,8 +82,20 @@ let seen = 1;
 
 if (scenario === 'change') {
   const changes = numberOption('--changes') ?? 20;
-  const samples: { wallMs: number; runMs: number; loadMs: number; apiSpanMs: number; updates: number }[] = [];
-  for (let n = 1; n <= changes; n += 1) {
+  const samples: {
+    wallMs: number;
+    runMs: number;
+    loadMs: number;
+    apiSpanMs: number;
+    updates: number;
+    requests: number;
+    gets: number;
+    operations: Record<string, number>;
+    stages: Record<string, number>;
+    readPath?: string;
+  }[] = [];
+  /** Changes service `n`'s title and times it until its run is recorded. */
+  const change = async (n: number): Promise<(typeof samples)[number]> => {
     const file = join(dir, '.cortex', 'catalog', `svc-${String(n).padStart(5, '0')}.yaml`);
     const text = await readFile(file, 'utf8');
     const started = performance.now();
@@ -75,29 +104,44 @@ if (scenario === 'change') {
     const wallMs = performance.now() - started;
     seen = Number(record.runId.slice(4));
     const apiSpanMs = phase.lastResponse > 0 ? phase.lastResponse - phase.firstRequest : 0;
-    samples.push({
+    const read = record.read;
+    return {
       wallMs,
       runMs: record.durationMs,
       loadMs: Number.isFinite(phase.firstRequest) ? phase.firstRequest - phase.started : 0,
       apiSpanMs,
       updates: record.summary?.update ?? 0,
-    });
+      requests: phase.requests,
+      gets: phase.gets,
+      operations: phase.operations,
+      stages: phase.stages,
+      ...(read ? { readPath: `${read.path}${read.reason ? ` (${read.reason})` : ''}` } : {}),
+    };
+  };
+  for (let n = 1; n <= changes; n += 1) {
+    samples.push(await change(n));
     await sleep(100);
   }
   await sleep(1000);
   const cpu = process.cpuUsage();
   const idleStarted = performance.now();
-  await sleep((numberOption('--idle-seconds') ?? 10) * 1000);
+  const idleMs = (numberOption('--idle-seconds') ?? 10) * 1000;
+  await sleep(idleMs);
   const used = process.cpuUsage(cpu);
   const idleWallMs = performance.now() - idleStarted;
+  const runsDuringIdle = Number(watcher.history.runs()[0]?.runId.slice(4)) - seen;
+  // Once the lease kept after the last apply has been let go: a change pays for taking it again.
+  await sleep(Math.max(0, DEFAULT_LEASE_LINGER_MS - idleMs) + 2000);
+  const afterLinger = await change(changes + 1);
   await watcher.stop(5000);
   report({
     firstSyncMs: first.durationMs,
     firstSummary: first.summary,
     samples,
+    afterLinger,
     idleCpuShare: (used.user + used.system) / 1000 / idleWallMs,
     idleWallMs,
-    runsDuringIdle: Number(watcher.history.runs()[0]?.runId.slice(4)) - seen,
+    runsDuringIdle,
   });
 } else {
   const cycles = numberOption('--cycles') ?? 500;

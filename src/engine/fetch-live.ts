@@ -7,7 +7,14 @@
  * requests. No kind is named here: what differs is what the kinds declare.
  */
 import type { ApiClient } from '../api/types.js';
-import { type DesiredObject, type Diagnostic, type KindName, type LiveObject, objectKey } from '../core/model.js';
+import {
+  type DesiredObject,
+  type Diagnostic,
+  type KindName,
+  type LiveObject,
+  type ObjectKey,
+  objectKey,
+} from '../core/model.js';
 import type { AnyKindHandler, AnyReadOnlyKind, FetchContext } from '../kinds/types.js';
 import { OWNERSHIP_STORE } from '../kinds/ownership.js';
 import type { OwnershipIndex, OwnershipSnapshot, OwnershipStore } from '../ownership/store.js';
@@ -27,6 +34,13 @@ export interface LiveState {
    */
   unreadable: Set<KindName>;
   diagnostics: Diagnostic[];
+  /** What the ownership store was handed to read the records with: the objects of its `uses`, its own included. */
+  seen?: readonly LiveObject[];
+  /**
+   * Only these objects were read live (by identity); everything else is as an earlier read found
+   * it. The plan covers these objects alone. Absent: the whole workspace was read.
+   */
+  scope?: ReadonlySet<ObjectKey>;
 }
 
 /**
@@ -39,9 +53,7 @@ const readReferenced = async (
   readOnly: readonly AnyReadOnlyKind[],
   desired: readonly DesiredObject[],
 ): Promise<{ live: LiveObject[]; unreadable: Set<KindName>; diagnostics: Diagnostic[] }> => {
-  const byKind = new Map(handlers.map((h) => [h.kind, h]));
-  const named = new Set<KindName>();
-  for (const obj of desired) for (const ref of byKind.get(obj.kind)?.references(obj) ?? []) named.add(ref.kind);
+  const named = referencedReadOnlyKinds(handlers, readOnly, desired);
   const reads = await Promise.all(
     readOnly.filter((k) => named.has(k.kind)).map(async (k) => ({ k, read: await k.readLive({ client }) })),
   );
@@ -108,7 +120,7 @@ export const readKinds = async (input: {
   recordKinds?: ReadonlySet<KindName>;
   /** Told when a kind's read says this key may not read its objects (`FetchContext.unreadable`). */
   onUnreadable?: (kind: KindName, warning: Diagnostic) => void;
-}): Promise<{ live: LiveObject[]; ownership: OwnershipSnapshot }> => {
+}): Promise<{ live: LiveObject[]; ownership: OwnershipSnapshot; seen: LiveObject[] }> => {
   const { client, handlers, store, desired, sourceId, onUnreadable } = input;
   const desiredOf = (kind: KindName) => desired.filter((o) => o.kind === kind);
   const unreadableOf = (kind: KindName): Pick<FetchContext, 'unreadable'> =>
@@ -159,14 +171,40 @@ export const readKinds = async (input: {
   );
   const live = [...readBefore, ...rest.flat()];
 
+  setRecordedOwners(live, handlers, ownership.index);
+  return { live, ownership, seen };
+};
+
+/**
+ * Owners of the objects of kinds without an own marker, from the records (removed when the
+ * records do not list them).
+ */
+export const setRecordedOwners = (
+  live: readonly LiveObject[],
+  handlers: readonly AnyKindHandler[],
+  index: OwnershipIndex,
+): void => {
   const ownershipOnObject = new Set(handlers.filter((h) => h.ownershipOnObject).map((h) => h.kind));
   for (const object of live) {
     if (ownershipOnObject.has(object.kind)) continue;
-    const owner = ownership.index.ownerOf.get(objectKey(object.kind, object.id));
+    const owner = index.ownerOf.get(objectKey(object.kind, object.id));
     if (owner !== undefined) object.owner = owner;
     else delete object.owner;
   }
-  return { live, ownership };
+};
+
+/** The kinds only read that some desired object references. */
+export const referencedReadOnlyKinds = (
+  handlers: readonly AnyKindHandler[],
+  readOnly: readonly AnyReadOnlyKind[],
+  desired: readonly DesiredObject[],
+): Set<KindName> => {
+  const byKind = new Map(handlers.map((h) => [h.kind, h]));
+  const readable = new Set(readOnly.map((k) => k.kind));
+  const named = new Set<KindName>();
+  for (const obj of desired)
+    for (const ref of byKind.get(obj.kind)?.references(obj) ?? []) if (readable.has(ref.kind)) named.add(ref.kind);
+  return named;
 };
 
 export const fetchLiveState = async (input: {
@@ -194,7 +232,7 @@ export const fetchLiveState = async (input: {
     if (!unreadable.has(kind)) unreadableWarnings.push(warning);
     unreadable.add(kind);
   };
-  const [{ live, ownership }, referenced] = await Promise.all([
+  const [{ live, ownership, seen }, referenced] = await Promise.all([
     readKinds({
       ...input,
       store: input.store ?? OWNERSHIP_STORE,
@@ -214,5 +252,6 @@ export const fetchLiveState = async (input: {
     referenced: referenced.live,
     unreadable,
     diagnostics: [...ownership.diagnostics, ...unreadableWarnings, ...referenced.diagnostics],
+    seen,
   };
 };

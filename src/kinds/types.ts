@@ -134,6 +134,15 @@ export interface KindIO<S = unknown, L = unknown> {
   /** Reads every live object of this kind with bulk, paged reads (never one GET per object when a list exists). */
   fetchLive(ctx: FetchContext<S>): Promise<LiveObject<L>[]>;
   /**
+   * Optional: the live objects of this kind with these ids, read by identity (one GET per object,
+   * or one for several where the API answers so: a caller's dependency edges), for a run that
+   * reads only what it will write or what a change touched. Each object read is what `fetchLive`
+   * returns for that id; an id with no live object is left out (a 404 is an answer, not an
+   * error). `ctx.desired` holds the desired objects of those ids, `ctx.readBefore` what a bulk
+   * read would have read before this kind. A kind without it is read in full. Only GETs.
+   */
+  fetchByIds?(ids: readonly string[], ctx: FetchContext<S>): Promise<LiveObject<L>[]>;
+  /**
    * Optional: how `export` reads this kind, when not as a plan does (`fetchLive` with no
    * manifests): the dependency edges of every entity, archived entities when asked. Only GETs.
    */

@@ -31,7 +31,7 @@ import { ListenError } from './server.js';
 import type { Source } from './source.js';
 import { dirSourceFolder, gitSourceFolder } from './source-folder.js';
 import { acquireSourceLock, describeHolder, type LockRecord } from './source-lock.js';
-import { DEFAULT_PRUNE_SETTLE_MS, startWatcher } from './watcher.js';
+import { DEFAULT_LEASE_LINGER_MS, DEFAULT_PRUNE_SETTLE_MS, startWatcher } from './watcher.js';
 
 export interface WatchFlags {
   repo?: string;
@@ -45,6 +45,7 @@ export interface WatchFlags {
   shutdownTimeout: number;
   backoff: number;
   pruneSettle?: number;
+  leaseLinger?: number;
   cacheDir?: string;
   planLog?: string;
   prune?: boolean;
@@ -207,6 +208,7 @@ export const runWatch = async (o: WatchFlags, io: CliIo): Promise<number> => {
         port: listen.port,
         healIntervalMs: o.healInterval,
         pruneSettleMs: o.pruneSettle ?? DEFAULT_PRUNE_SETTLE_MS,
+        leaseLingerMs: o.leaseLinger ?? DEFAULT_LEASE_LINGER_MS,
         ...(webhookSecret ? { webhookSecret } : {}),
         ...(o.branch ? { branch: o.branch } : {}),
         planLogFile: resolve(io.cwd, o.planLog ?? join(folder, 'plan-log.jsonl')),
@@ -288,6 +290,14 @@ export const registerWatchCommand = (program: Command, io: CliIo, done: (code: n
       )
         .argParser(duration)
         .default(DEFAULT_PRUNE_SETTLE_MS, formatDuration(DEFAULT_PRUNE_SETTLE_MS)),
+    )
+    .addOption(
+      new Option(
+        '--lease-linger <duration>',
+        "keep the source's apply lease this long after an apply, so that a change that follows is applied without taking it again; another apply of the source waits meanwhile (0 = release after each apply)",
+      )
+        .argParser(duration)
+        .default(DEFAULT_LEASE_LINGER_MS, formatDuration(DEFAULT_LEASE_LINGER_MS)),
     )
     .option(
       '--cache-dir <dir>',
