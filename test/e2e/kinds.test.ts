@@ -182,4 +182,43 @@ describe('partial failure', () => {
     expect((await cli(['apply', '--dir', '.'], { emulator, cwd: dir })).code).toBe(0);
     expect((await cli(['plan', '--dir', '.', '--detailed-exitcode'], { emulator, cwd: dir })).code).toBe(0);
   });
+
+  it('when the ownership record cannot be written first, no change starts, and the report, the counts and the plan log say so', async () => {
+    const dir = await copyExamples();
+    dirs.push(dir);
+    emulator.setFaults({
+      reject: [
+        {
+          method: 'POST',
+          path: '/api/v1/open-api',
+          bodyIncludes: 'x-cortex-tag: cortex-sync-inventory-',
+          status: 403,
+          message: 'Your key cannot write this entity',
+        },
+      ],
+    });
+    const run = await cli(['apply', '--dir', '.', '--plan-log', 'log.jsonl'], { emulator, cwd: dir });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('Your key cannot write this entity');
+    expect(run.stdout).toContain('Apply finished with problems: 0 created');
+    expect(run.stdout).toMatch(/22 not done/);
+    expect(run.stdout).toMatch(/Plan log: .*log\.jsonl/);
+    const log = (await readFile(join(dir, 'log.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { kind: string; outcome: string; error?: string });
+    expect(log.filter((e) => e.kind !== 'inventory').every((e) => e.outcome === 'skipped')).toBe(true);
+    expect(log.find((e) => e.kind === 'entity')?.error).toContain(
+      'the ownership record must be written before any change',
+    );
+    expect(
+      emulator.requests.filter(
+        (r) => r.method !== 'GET' && r.path !== '/api/v1/open-api' && !r.path.startsWith('/api/v1/catalog/definitions'),
+      ),
+    ).toEqual([]);
+
+    emulator.setFaults({});
+    expect((await cli(['apply', '--dir', '.'], { emulator, cwd: dir })).code).toBe(0);
+    expect((await cli(['plan', '--dir', '.', '--detailed-exitcode'], { emulator, cwd: dir })).code).toBe(0);
+  });
 });
