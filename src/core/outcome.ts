@@ -73,7 +73,7 @@ export type FullReadReason =
  * objects (`removals`: decided on a whole read only), or a kind it writes cannot be read by
  * identity (`no-single-read`).
  */
-export type RecheckFallback = 'changed' | 'removals' | 'no-single-read';
+export type RecheckFallback = 'changed' | 'removals' | 'no-single-read' | 'many-changes';
 
 /** How a run read the live workspace (for the run report; absent when the run read nothing). */
 export interface ReadReport {

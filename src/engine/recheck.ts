@@ -139,6 +139,11 @@ export const recheckWrites = async (
     handlers: readonly AnyKindHandler[];
     lookup: (kind: KindName) => AnyKindHandler;
     store: OwnershipStore;
+    /**
+     * The GET requests the plan's read of the whole workspace took (undefined when it read only
+     * what a change touched): a re-check that would cost more than that reads everything again.
+     */
+    fullReadGets?: number;
   },
 ): Promise<Rechecked> => {
   const { plan, sourceId } = planned;
@@ -146,6 +151,10 @@ export const recheckWrites = async (
   if (writes.some((c) => c.action === 'delete' || c.action === 'archive') || (plan.handOvers ?? []).length > 0)
     return { same: false, fallback: 'removals' };
   if (kindsWithoutSingleRead(writes, input.lookup).length > 0) return { same: false, fallback: 'no-single-read' };
+  // Up to two GETs per object (an entity: its details and its descriptor): a large apply (the first
+  // apply of a repository) re-reads in bulk, as cheap as the plan's own read, not one by one.
+  if (input.fullReadGets !== undefined && writes.length * 2 > input.fullReadGets)
+    return { same: false, fallback: 'many-changes' };
 
   const state = planned.state;
   const ownership = await input.store.read(input.client, {

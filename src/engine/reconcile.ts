@@ -297,7 +297,9 @@ const stagesOf = async (
     return { status: 'applied', plan, diagnostics, report };
   };
 
+  const getsBefore = ctx.client.stats().requestsByMethod.GET;
   const first = await pass(ctx, cache?.readLive ?? readEverything);
+  const firstReadGets = ctx.client.stats().requestsByMethod.GET - getsBefore;
   if (first.status !== 'planned') return { result: first };
   const { plan, diagnostics } = first;
   if (input.mode === 'plan') return { result: { status: 'planned', plan, diagnostics } };
@@ -325,6 +327,7 @@ const stagesOf = async (
           handlers,
           lookup: lookupIn(handlers),
           store,
+          ...((cache?.read()?.path ?? 'full') === 'full' ? { fullReadGets: firstReadGets } : {}),
         }),
       );
       if (checked.same) {

@@ -92,6 +92,19 @@ describe('no double read under the apply lease', () => {
     expect(received.filter((r) => r.method === 'GET' && r.path.includes(`beta-${n}`))).toHaveLength(0);
   });
 
+  it('a plan that writes more objects than a whole read costs re-reads in bulk, not one by one', async () => {
+    const files: Record<string, string> = {};
+    for (let i = 0; i < 40; i++) files[`.cortex/catalog-pages/p${i}.yaml`] = page(`many-${n}-${i}`);
+    await writeFiles(dir, files);
+    const { result, received } = await apply();
+    expect(result.run.outcome).toBe('applied');
+    expect(result.run.read).toEqual({ path: 'full', underLease: 'full', fallback: 'many-changes' });
+    // No page is read by its slug: the lists are read twice (the plan, then under the lease).
+    expect(received.filter((r) => r.method === 'GET' && r.path.startsWith(`/api/v1/catalog-pages/many-`))).toEqual([]);
+    const gets = received.filter((r) => r.method === 'GET').length;
+    expect(gets).toBeLessThan(40);
+  });
+
   it('an object deleted between the plan and the lease: everything is read again and the plan made again', async () => {
     await writeFiles(dir, { '.cortex/catalog-pages/alpha.yaml': page(`alpha-${n}`) });
     expect((await apply()).result.run.outcome).toBe('applied');
