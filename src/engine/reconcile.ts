@@ -10,6 +10,7 @@
  * entrypoint to render.
  */
 import { CortexSyncError, InterruptedError } from '../core/errors.js';
+import { countOf } from '../core/plural.js';
 import { type DesiredObject, type Diagnostic, hasErrors, type Plan, type ReconcileResult } from '../core/model.js';
 import {
   type FailureReason,
@@ -200,11 +201,19 @@ export const reconcile = async (input: ReconcileInput, ctx: EngineContext): Prom
   } catch (error) {
     cache?.fail();
     reason = failureReason(error, ctx.signal.aborted);
-    if (ctx.signal.aborted && !(error instanceof InterruptedError)) {
+    if (ctx.signal.aborted || error instanceof InterruptedError) {
       status = 'interrupted';
-      throw new InterruptedError(undefined, { cause: error });
+      // Stopped before any change of the plan: say whether cortex-sync's own records (the lease,
+      // the record's entity type) were written on the way, rather than "nothing was written".
+      const now = ctx.client.stats();
+      const wrote = now.requestsSent - now.requestsByMethod.GET - (before.requestsSent - before.requestsByMethod.GET);
+      throw new InterruptedError(
+        wrote > 0
+          ? `interrupted before any change was made (${countOf(wrote, 'write request')} went to cortex-sync's own records, such as its lease)`
+          : undefined,
+        { cause: error },
+      );
     }
-    if (error instanceof InterruptedError) status = 'interrupted';
     throw error;
   } finally {
     ctx.events.emit({ type: 'reconcile.done', status, reason, durationMs: ctx.clock.now() - started });

@@ -105,6 +105,31 @@ describe('no double read under the apply lease', () => {
     expect(gets).toBeLessThan(40);
   });
 
+  it('stopped once the lease is taken: the error says the lease was written, not that nothing was', async () => {
+    await writeFiles(dir, { '.cortex/catalog-pages/alpha.yaml': page(`alpha-${n}`) });
+    const stop = new AbortController();
+    const run = reconcile(
+      { config: syncConfig({ dir, sourceId: source, baseUrl: emulator.url }), mode: 'apply' },
+      createEngineContext(client, {
+        signal: stop.signal,
+        events: { emit: (e) => e.type === 'stage.done' && e.stage === 'lease' && stop.abort() },
+      }),
+    );
+    await expect(run).rejects.toThrow(
+      /^interrupted before any change was made \(\d+ write requests? went to cortex-sync's own records, such as its lease\)$/,
+    );
+    expect((await api('GET', `/api/v1/catalog-pages/alpha-${n}`)).status).toBe(404);
+
+    const early = new AbortController();
+    early.abort();
+    await expect(
+      reconcile(
+        { config: syncConfig({ dir, sourceId: source, baseUrl: emulator.url }), mode: 'apply' },
+        createEngineContext(client, { signal: early.signal }),
+      ),
+    ).rejects.toThrow(/^interrupted before anything was written$/);
+  });
+
   it('an object deleted between the plan and the lease: everything is read again and the plan made again', async () => {
     await writeFiles(dir, { '.cortex/catalog-pages/alpha.yaml': page(`alpha-${n}`) });
     expect((await apply()).result.run.outcome).toBe('applied');
