@@ -255,7 +255,12 @@ export const runCli = async (argv: readonly string[], processIo: CliIo): Promise
       if (!report || json) return exitCode;
       writeLine(
         io.stdout,
-        renderApplyReport(report, { color: colorOut, summaryLine: run.summaryLine, outcome: run.outcome }),
+        renderApplyReport(report, {
+          color: colorOut,
+          summaryLine: run.summaryLine,
+          outcome: run.outcome,
+          runWrites: run.requests.writes,
+        }),
       );
       return exitCode;
     } finally {
