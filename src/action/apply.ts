@@ -144,6 +144,9 @@ export const applyReviewedPlan = async (scope: RunScope): Promise<number> => {
   } finally {
     await planLog.close();
   }
+  // The output names the plan log only when this run wrote lines to it (a run that wrote nothing
+  // leaves no file: a workflow uploading it finds nothing rather than a path that is not there).
+  const keptLog = planLog.kept() ? planLogFile : undefined;
   const diagnostics = scope.rooted(result.diagnostics);
   annotate(runtime, diagnostics, scope.redact);
   if (result.run.outcome === 'not-approved' && result.status === 'planned') {
@@ -154,11 +157,11 @@ export const applyReviewedPlan = async (scope: RunScope): Promise<number> => {
     await scope.summary(
       `### ${title}: ❌ not applied\n\n${message}\n\n${renderPlanComment(result.plan, diagnostics, { title: `${title} (not applied)`, ...summaryOptions(scope) })}`,
     );
-    return scope.finish(outputsOf(result.run), { planLog: planLogFile });
+    return scope.finish(outputsOf(result.run), { planLog: keptLog });
   }
   if (result.status !== 'applied') {
     await scope.summary(`### ${title}: ❌ not applied\n\n${diagnosticsSection('Problems', diagnostics)}`);
-    return scope.finish(outputsOf(result.run), { planLog: planLogFile });
+    return scope.finish(outputsOf(result.run), { planLog: keptLog });
   }
   // With drift accepted, a change between the check and the writes is only reported.
   const raced = basis.kind !== 'drifted' && planDigest(result.plan) !== currentDigest;
@@ -182,5 +185,5 @@ export const applyReviewedPlan = async (scope: RunScope): Promise<number> => {
   await scope.summary(
     `${resultBody}\n${renderPlanComment(result.plan, diagnostics, { title, ...summaryOptions(scope) })}`,
   );
-  return scope.finish(outputsOf(result.run), { planJson, planLog: planLogFile });
+  return scope.finish(outputsOf(result.run), { planJson, planLog: keptLog });
 };

@@ -23,6 +23,8 @@ export interface ActionInputs {
   onPlanDrift: PlanDriftPolicy;
   allowMassDelete: boolean;
   forceEntityTypeSchema: boolean;
+  /** Apply as a source id bound to another origin (a renamed repository), rebinding it here. */
+  allowTakeover: boolean;
   /** The login whose plan comment counts on merge; empty: the identity of `github-token`. */
   planCommentAuthor: string;
 }
@@ -67,5 +69,6 @@ export const readInputs = (get: (name: string) => string): ActionInputs => ({
   onPlanDrift: oneOf('on-plan-drift', get('on-plan-drift'), DRIFT_POLICIES, 'fail'),
   allowMassDelete: bool('allow-mass-delete', get('allow-mass-delete'), false),
   forceEntityTypeSchema: bool('force-entity-type-schema', get('force-entity-type-schema'), false),
+  allowTakeover: bool('allow-takeover', get('allow-takeover'), false),
   planCommentAuthor: login('plan-comment-author', get('plan-comment-author')),
 });

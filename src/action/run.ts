@@ -17,6 +17,7 @@ import { fingerprints, planDigest } from './digest.js';
 import { decideRun, describeRun, EventError } from './event.js';
 import { GitHubError, redactingGitHub } from './github.js';
 import { InputError, readInputs } from './inputs.js';
+import { checkDirStaysInWorkspace } from './workspace-dir.js';
 import { diagnosticsSection, stickyCommentBody } from './messages.js';
 import { planCommentAuthor, upsertPlanComment } from './plan-comments.js';
 import {
@@ -48,6 +49,7 @@ export const runAction = async (deps: ActionDeps): Promise<number> => {
     const run = describeRun(env, deps.event);
     const decision = decideRun(inputs, run);
     const workspace = resolve(deps.cwd, env.GITHUB_WORKSPACE ?? '.');
+    await checkDirStaysInWorkspace(resolve(workspace, inputs.dir), workspace, inputs.dir);
     const resolved = await configureRun(
       {
         said: {
@@ -58,6 +60,7 @@ export const runAction = async (deps: ActionDeps): Promise<number> => {
           prune: inputs.prune,
           allowMassDelete: inputs.allowMassDelete,
           forceEntityTypeSchema: inputs.forceEntityTypeSchema,
+          allowTakeover: inputs.allowTakeover,
         },
         // The plan's header names these as Action inputs.
         from: 'input',

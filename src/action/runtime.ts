@@ -12,7 +12,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import * as core from '@actions/core';
-import { isPrintable, printable } from '../core/printable.js';
+import { printable, printableOnce } from '../core/printable.js';
 import type { EventSink } from '../engine/context.js';
 import { leaseEventLine } from '../engine/lease-events.js';
 
@@ -39,7 +39,7 @@ export interface ActionRuntime {
 }
 
 /** `line` made printable, unless it already is (a backslash alone is printable text: no double escaping). */
-const printableLine = (line: string): string => (isPrintable(line.replaceAll('\\', '')) ? line : printable(line));
+const printableLine = printableOnce;
 const printableLines = (text: string): string => text.split(/\r?\n/).map(printableLine).join('\n');
 
 const LOOKS_LIKE_A_COMMAND = /^\s*(::|##\[)/m;

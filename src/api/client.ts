@@ -10,7 +10,13 @@ import type { Clock } from '../core/clock.js';
 import type { EngineEvent, EventSink } from '../core/events.js';
 import { VERSION } from '../version.js';
 import { type AttemptOutcome, sendAttempt } from './attempt.js';
-import { extractApiMessage, MAX_REQUEST_BODY_BYTES, RequestTooLargeError } from './errors.js';
+import {
+  DotSegmentPathError,
+  extractApiMessage,
+  hasDotSegment,
+  MAX_REQUEST_BODY_BYTES,
+  RequestTooLargeError,
+} from './errors.js';
 import { paginateWith } from './paginate.js';
 import { RateLimiter } from './rate-limiter.js';
 import { createRedactor, redactDeep } from './redact.js';
@@ -275,6 +281,7 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
     const rawPath = pathWithQuery(req.path, req.query);
     const path = redact(rawPath);
     const url = `${baseUrl}${rawPath}`;
+    if (hasDotSegment(req.path)) throw new DotSegmentPathError({ operation, method, path });
     const body = serializeBody(req);
     if (body && body.bytes > MAX_REQUEST_BODY_BYTES) {
       throw new RequestTooLargeError({ operation, method, path }, body.bytes, MAX_REQUEST_BODY_BYTES);

@@ -118,3 +118,22 @@ export class RequestTooLargeError extends ApiError {
     this.limitBytes = limitBytes;
   }
 }
+
+/**
+ * A path with a `.` or `..` segment (an id such as `..` put into a path): a URL resolves those
+ * segments away, so the request would reach another endpoint than the one its operation names
+ * (`DELETE /api/v1/catalog-pages/..` is `DELETE /api/v1/`). Refused before anything is sent.
+ */
+export class DotSegmentPathError extends ApiError {
+  constructor(details: Omit<ApiErrorDetails, 'attempts' | 'durationMs' | 'status'>) {
+    const apiMessage =
+      'the path has a `.` or `..` segment (an id of dots only?), which would send the request to another endpoint; nothing was sent';
+    super('API', { ...details, apiMessage, attempts: 0, durationMs: 0 });
+    this.name = 'DotSegmentPathError';
+    this.message = `${details.operation} failed: ${details.method} ${details.path} → ${apiMessage}`;
+  }
+}
+
+/** Whether a path (without its query) has a segment a URL would resolve away: `.`, `..`, or them percent-encoded. */
+export const hasDotSegment = (path: string): boolean =>
+  path.split('/').some((segment) => /^(?:\.|%2e){1,2}$/i.test(segment));

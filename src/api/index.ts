@@ -5,6 +5,7 @@ export {
   type ExtractedApiMessage,
   extractApiMessage,
   MAX_REQUEST_BODY_BYTES,
+  DotSegmentPathError,
   RequestTooLargeError,
   redactText,
   redactValue,

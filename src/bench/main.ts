@@ -8,7 +8,8 @@
  *
  * Options: `--sizes 1000,10000`, `--repeats 3`, `--startup-runs 15`, `--apply-entities 2000`,
  * `--memory-entities 1000`, `--memory-runs 10`, `--adaptive-entities 500`, `--watch-changes 100`,
- * `--out FILE` (default bench/results.json), `--keep` (keep the temp dir).
+ * `--scorecards 200` (the scorecard round trip: that many scorecards and Initiatives), `--out FILE`
+ * (default bench/results.json), `--keep` (keep the temp dir).
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -30,6 +31,7 @@ import {
   type NoopPlanResult,
 } from './scenarios.js';
 import { runWatchBenchmark } from './watch.js';
+import { runScorecardBenchmark } from './scorecards.js';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 
@@ -46,6 +48,7 @@ const memoryRuns = Number(option('--memory-runs', '10'));
 const adaptiveEntities = Number(option('--adaptive-entities', '500'));
 const startupRuns = Number(option('--startup-runs', '15'));
 const watchChanges = Number(option('--watch-changes', '100'));
+const scorecards = Number(option('--scorecards', '200'));
 const out = resolve(option('--out', join(ROOT, 'bench', 'results.json')));
 const APPLY_BUDGET = { perMinute: 6000, burst: 100 };
 const APPLY_CONCURRENCY = 8;
@@ -126,6 +129,7 @@ try {
           memoryRuns,
           startupRuns,
           watchChanges,
+          scorecards,
         },
         figures: all,
         goals,
@@ -147,8 +151,9 @@ try {
   });
   figures.push(...watch.figures);
   await writeFile(out, results(figures));
-  process.stdout.write(`\n## Each figure beside its floor\n\n${renderFigures(figures)}\n`);
   log(`wrote ${out}`);
+  await runScorecardBenchmark(ctx, scorecards, join(dirname(out), 'scorecard-results.json'));
+  process.stdout.write(`\n## Each figure beside its floor\n\n${renderFigures(figures)}\n`);
 } finally {
   if (!process.argv.includes('--keep')) await rm(workDir, { recursive: true, force: true });
 }

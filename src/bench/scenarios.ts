@@ -3,9 +3,10 @@
  * parse floor and the naive baseline), apply throughput under a rate limit, and memory across
  * repeated plans.
  */
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type ApplyLogFigures, applyLogFigures, median, naiveRequests, requestBudget, requestsOf } from './analysis.js';
-import { generateRepository, type RepositoryShape, retitleService } from './generate.js';
+import { generateRepository, type RepositoryShape } from './generate.js';
 import { type EmulatorProcess, runChild, startEmulatorProcess } from './processes.js';
 
 export interface BenchContext {
@@ -126,9 +127,52 @@ export interface NoopPlanResult {
   budget: ReturnType<typeof requestBudget>;
   naive: { requests: number; minutes: number };
   emulatorLogMs: { medianDurationMs: number; maxDurationMs: number };
-  /** An apply after one entity's file changed (the repository has a source id: the lease is taken). */
-  oneChange: { requests: number; requestsInEmulatorLog: number; writes: number; byOperation: Record<string, number> };
+  /**
+   * `cortex-sync apply` after one entity's title changed: its requests (the emulator's log: reads,
+   * the lease, the re-check under it, the write) beside the no-op plan's, and their ratio.
+   */
+  oneChange: {
+    requests: number;
+    gets: number;
+    writes: number;
+    wallMs: number;
+    noopPlanRequests: number;
+    ratioToNoopPlan: number;
+    byOperation: Record<string, number>;
+  };
 }
+
+/** One entity's title changed, then `cortex-sync apply`: what it sends (see `NoopPlanResult.oneChange`). */
+const measureOneChange = async (
+  ctx: BenchContext,
+  emulator: EmulatorProcess,
+  dir: string,
+  noopPlanRequests: number,
+): Promise<NoopPlanResult['oneChange']> => {
+  const file = join(dir, '.cortex', 'catalog', 'svc-00050.yaml');
+  const text = await readFile(file, 'utf8');
+  await writeFile(file, text.replace(/^ {2}title: .*$/m, '  title: Service 50 (one change)'));
+  const before = (await emulator.requests()).length;
+  const applied = await runChild<ApplyChild>({
+    script: 'run-apply.js',
+    args: ['--dir', dir, '--rpm', '10000000', '--concurrency', '16'],
+    emulator,
+    apiKey: ctx.apiKey,
+  });
+  const log = (await emulator.requests()).slice(before);
+  if (applied.status !== 'applied' || applied.summary?.update !== 1 || applied.outcomes.failed > 0)
+    throw new Error(`the one-change apply did not update one entity: ${JSON.stringify(applied.summary)}`);
+  const gets = log.filter((r) => r.method === 'GET').length;
+  return {
+    requests: log.length,
+    gets,
+    writes: log.length - gets,
+    wallMs: applied.wallMs,
+    noopPlanRequests,
+    ratioToNoopPlan: log.length / noopPlanRequests,
+    byOperation: applied.byOperation,
+  };
+};
 
 /** Generates N entities, brings the emulator in sync, then measures no-op plans and the floor. */
 export const measureNoopPlan = async (
@@ -188,21 +232,9 @@ export const measureNoopPlan = async (
         apiKey: ctx.apiKey,
       }),
     );
+    ctx.log(`apply of one changed entity among ${entities}`);
+    const oneChange = await measureOneChange(ctx, emulator, dir, Math.max(...logCounts));
     if (after) await after(emulator, dir);
-
-    ctx.log(`apply of one changed entity, ${entities} entities`);
-    await retitleService(dir, 1, 'Service 1 (changed once)');
-    const logBefore = (await emulator.requests()).length;
-    const one = await runChild<ApplyChild>({
-      script: 'run-apply.js',
-      args: ['--dir', dir, '--rpm', '10000000'],
-      emulator,
-      apiKey: ctx.apiKey,
-    });
-    const oneLog = (await emulator.requests()).length - logBefore;
-    if (one.status !== 'applied' || changesOf(one.summary) !== 1 || one.outcomes.failed > 0) {
-      throw new Error(`the one-change apply did not apply one change: ${one.status} ${JSON.stringify(one.summary)}`);
-    }
 
     const first = plans[0] as PlanChild;
     const naive = naiveRequests(shape);
@@ -224,12 +256,7 @@ export const measureNoopPlan = async (
       budget: requestBudget(shape),
       naive: { requests: naive, minutes: naive / 1000 },
       emulatorLogMs: { medianDurationMs: median(durations), maxDurationMs: Math.max(...durations) },
-      oneChange: {
-        requests: one.stats.requestsSent,
-        requestsInEmulatorLog: oneLog,
-        writes: one.writeRequests,
-        byOperation: one.byOperation,
-      },
+      oneChange,
     };
   } finally {
     await emulator.stop();

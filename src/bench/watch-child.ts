@@ -19,7 +19,7 @@ import type { EngineEvent } from '../engine/context.js';
 import { createDirSource } from '../watch/dir-source.js';
 import type { RunRecord } from '../watch/history.js';
 import { createLogger } from '../watch/log.js';
-import { startWatcher } from '../watch/watcher.js';
+import { DEFAULT_LEASE_LINGER_MS, startWatcher } from '../watch/watcher.js';
 import { numberOption, option, report } from './child-common.js';
 import { retitleService } from './generate.js';
 
@@ -29,18 +29,32 @@ const apiKey = process.env.CORTEX_API_KEY ?? '';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const gc = (globalThis as { gc?: () => void }).gc;
 
-/** Per run: when the engine started, its first API request began, and it finished; its requests and writes. */
-let phase = { started: 0, firstRequest: Infinity, lastResponse: 0, requests: 0, writes: 0 };
+/** Per run: when the engine started, its first API request began, and it finished; its requests by method and operation. */
+const freshPhase = (started: number) => ({
+  started,
+  firstRequest: Infinity,
+  lastResponse: 0,
+  requests: 0,
+  gets: 0,
+  operations: {} as Record<string, number>,
+  stages: {} as Record<string, number>,
+});
+let phase = freshPhase(0);
 const observe = {
   emit: (event: EngineEvent) => {
     const now = performance.now();
-    if (event.type === 'reconcile.started')
-      phase = { started: now, firstRequest: Infinity, lastResponse: 0, requests: 0, writes: 0 };
+    if (event.type === 'reconcile.started') phase = freshPhase(now);
+    if (event.type === 'stage.done') {
+      const name = `${event.stage}${event.underLease ? '*' : ''}`;
+      phase.stages[name] = Math.round((phase.stages[name] ?? 0) + event.durationMs);
+    }
     if (event.type === 'request') {
       phase.firstRequest = Math.min(phase.firstRequest, now - event.durationMs);
       phase.lastResponse = now;
       phase.requests += 1;
-      if (event.method !== 'GET') phase.writes += 1;
+      if (event.method === 'GET') phase.gets += 1;
+      const operation = `${event.method} ${event.operation.replace(/`[^`]*`/g, '`…`').replace(/ [a-z0-9-]+-\d{5}\b/g, ' …')}`;
+      phase.operations[operation] = (phase.operations[operation] ?? 0) + 1;
     }
   },
 };
@@ -107,30 +121,41 @@ if (scenario === 'change') {
     apiSpanMs: number;
     updates: number;
     requests: number;
-    writes: number;
+    gets: number;
+    operations: Record<string, number>;
+    stages: Record<string, number>;
+    readPath?: string;
     /** RSS right after the change was stored. */
     rssMb: number;
   }[] = [];
   const memoryAfter: ({ changes: number } & ReturnType<typeof memory>)[] = [{ changes: 0, ...memory(true) }];
   snapshot('after-first-sync');
   const sampleEvery = numberOption('--memory-every') ?? 10;
-  for (let n = 1; n <= changes; n += 1) {
+  /** Changes service `n`'s title and times it until its run is recorded. */
+  const change = async (n: number): Promise<(typeof samples)[number]> => {
     const started = performance.now();
     await retitleService(dir, n, `Service ${n} (edit ${Date.now()})`);
     const record = await nextRecord(seen);
     const wallMs = performance.now() - started;
     seen = Number(record.runId.slice(4));
     const apiSpanMs = phase.lastResponse > 0 ? phase.lastResponse - phase.firstRequest : 0;
-    samples.push({
+    const read = record.read;
+    return {
       wallMs,
       runMs: record.durationMs,
       loadMs: Number.isFinite(phase.firstRequest) ? phase.firstRequest - phase.started : 0,
       apiSpanMs,
       updates: record.summary?.update ?? 0,
       requests: phase.requests,
-      writes: phase.writes,
+      gets: phase.gets,
+      operations: phase.operations,
+      stages: phase.stages,
+      ...(read ? { readPath: `${read.path}${read.reason ? ` (${read.reason})` : ''}` } : {}),
       rssMb: Number((process.memoryUsage.rss() / 2 ** 20).toFixed(1)),
-    });
+    };
+  };
+  for (let n = 1; n <= changes; n += 1) {
+    samples.push(await change(n));
     if (n % sampleEvery === 0 || n === changes) memoryAfter.push({ changes: n, ...memory(n === changes) });
     await sleep(100);
   }
@@ -138,18 +163,24 @@ if (scenario === 'change') {
   await sleep(1000);
   const cpu = process.cpuUsage();
   const idleStarted = performance.now();
-  await sleep((numberOption('--idle-seconds') ?? 10) * 1000);
+  const idleMs = (numberOption('--idle-seconds') ?? 10) * 1000;
+  await sleep(idleMs);
   const used = process.cpuUsage(cpu);
   const idleWallMs = performance.now() - idleStarted;
+  const runsDuringIdle = Number(watcher.history.runs()[0]?.runId.slice(4)) - seen;
+  // Once the lease kept after the last apply has been let go: a change pays for taking it again.
+  await sleep(Math.max(0, DEFAULT_LEASE_LINGER_MS - idleMs) + 2000);
+  const afterLinger = await change(changes + 1);
   await watcher.stop(5000);
   report({
     firstSyncMs: first.durationMs,
     firstSummary: first.summary,
     samples,
     memoryAfter,
+    afterLinger,
     idleCpuShare: (used.user + used.system) / 1000 / idleWallMs,
     idleWallMs,
-    runsDuringIdle: Number(watcher.history.runs()[0]?.runId.slice(4)) - seen,
+    runsDuringIdle,
   });
 } else {
   const cycles = numberOption('--cycles') ?? 500;

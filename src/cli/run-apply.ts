@@ -114,7 +114,12 @@ export const runApply = async (
     if (!report || json) return exitCode;
     writeLine(
       io.stdout,
-      renderApplyReport(report, { color: colorOut, summaryLine: run.summaryLine, outcome: run.outcome }),
+      renderApplyReport(report, {
+        color: colorOut,
+        summaryLine: run.summaryLine,
+        outcome: run.outcome,
+        runWrites: run.requests.writes,
+      }),
     );
     return exitCode;
   } finally {

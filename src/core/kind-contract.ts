@@ -98,7 +98,7 @@ export interface KindMeta {
 /**
  * A kind cortex-sync reads but does not manage (yet): manifests name its objects and those
  * references are checked against what the workspace has, whenever it could be read. It has no
- * manifests, no plan and no apply (an Initiative's scorecard, until scorecards are managed).
+ * manifests, no plan and no apply (objects manifests name before cortex-sync manages their kind).
  */
 export interface ReadOnlyKindModel extends KindMeta {
   readonly managed: false;

@@ -11,10 +11,22 @@ import { countOf } from './plural.js';
 /**
  * The named stages of `reconcile`, in the order they run: read and parse the manifests, read the
  * live workspace, check references and the source's binding, plan, take the apply lease (an apply
- * with work: `load` … `plan` then run again under it), ask the caller, write (the ownership record
- * grows, the changes), and record what was done (the record shrinks).
+ * with work), re-check under it what the plan writes (the objects, read one by one, and the
+ * ownership records; when they changed, `load` … `plan` run again under the lease), ask the
+ * caller, write (the ownership record grows, the changes), and record what was done (the record
+ * shrinks).
  */
-export const STAGES = ['load', 'read-live', 'validate', 'plan', 'lease', 'approve', 'apply', 'record'] as const;
+export const STAGES = [
+  'load',
+  'read-live',
+  'validate',
+  'plan',
+  'lease',
+  'recheck',
+  'approve',
+  'apply',
+  'record',
+] as const;
 export type StageName = (typeof STAGES)[number];
 
 /** How long one stage took. A stage run again under the apply lease is listed again. */
@@ -25,6 +37,59 @@ export interface StageTiming {
   underLease?: true;
   /** The stage threw (the run ended there). */
   failed?: true;
+}
+
+/**
+ * Why a run that keeps the live state between runs (the watcher) read the whole workspace rather
+ * than only what a change touched: there was nothing kept yet (`no-cache`: the first run, or one
+ * after a failed, interrupted, deferred or refused run, or after removals were applied), the heal
+ * interval asked for it (`heal`), what was kept is older than that (`cache-expired`), the
+ * settings changed (`config-changed`), a manifest or an object in one was removed
+ * (`manifest-removed`: removals are planned on a whole read only), an object other objects have
+ * as their type changed (`type-changed`), a changed object's kind cannot be read by identity
+ * (`no-single-read`), more objects changed than reading them one by one is worth
+ * (`many-changes`), a manifest now names a kind only read that was not read (`reference-kinds`),
+ * another source's ownership record or this source's own changed since (`ownership-changed`), a
+ * changed object exists live but is not in this source's record or carries another source's
+ * marker (`not-in-record`), or one this source manages is gone live (`gone-live`).
+ */
+export type FullReadReason =
+  | 'no-cache'
+  | 'heal'
+  | 'cache-expired'
+  | 'config-changed'
+  | 'manifest-removed'
+  | 'type-changed'
+  | 'no-single-read'
+  | 'many-changes'
+  | 'reference-kinds'
+  | 'ownership-changed'
+  | 'not-in-record'
+  | 'gone-live';
+
+/**
+ * Why an apply whose plan was re-checked under the lease read everything again: the objects it
+ * writes or the ownership records differ from what the plan read (`changed`), the plan removes
+ * objects (`removals`: decided on a whole read only), or a kind it writes cannot be read by
+ * identity (`no-single-read`).
+ */
+export type RecheckFallback = 'changed' | 'removals' | 'no-single-read' | 'many-changes';
+
+/** How a run read the live workspace (for the run report; absent when the run read nothing). */
+export interface ReadReport {
+  /** The read the plan was made on: the whole workspace, or only the objects a change touched. */
+  path: 'full' | 'incremental';
+  /** A run that keeps the live state between runs and read everything: why. */
+  reason?: FullReadReason;
+  /** `incremental`: the objects read by identity (the plan covers these). */
+  objects?: number;
+  /**
+   * An apply with work, once it held the apply lease: `held` (planned while this process already
+   * held it: nothing to re-check), `recheck` (what the plan writes was read again and had not
+   * changed), `full` (read again in full and planned again; `fallback` says why).
+   */
+  underLease?: 'held' | 'recheck' | 'full';
+  fallback?: RecheckFallback;
 }
 
 /** Objects per action (`noop`: unchanged). */
@@ -100,6 +165,8 @@ export interface RunReport extends PlanWork {
   /** API requests of the whole run (reads, the lease, writes; retries included). */
   requests: { sent: number; writes: number };
   durationMs: number;
+  /** How the live workspace was read (absent when nothing was: invalid manifests). */
+  read?: ReadReport;
 }
 
 /** What the engine measured of a run, beside its result. */
@@ -108,6 +175,7 @@ export interface RunFacts {
   stages?: readonly StageTiming[];
   requests?: { sent: number; writes: number };
   durationMs?: number;
+  read?: ReadReport;
 }
 
 const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
@@ -274,6 +342,7 @@ export const runReportOf = (result: ReconcileResult, facts: RunFacts): RunReport
     stages: [...(facts.stages ?? [])],
     requests: facts.requests ?? { sent: 0, writes: 0 },
     durationMs: facts.durationMs ?? 0,
+    ...(facts.read !== undefined ? { read: { ...facts.read } } : {}),
   };
 };
 

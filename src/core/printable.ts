@@ -28,3 +28,11 @@ export const printable = (s: string): string => (UNPRINTABLE.test(s) ? s.replace
 
 /** Whether `s` prints as itself. */
 export const isPrintable = (s: string): boolean => !new RegExp(UNPRINTABLE.source).test(s);
+
+/**
+ * `s` made printable unless it already is, backslashes aside: a message that quotes a string
+ * already passed through `printable()` (`\n` written as two characters) prints as it is, not as
+ * `\\n`, which would say the string holds a backslash. A message holding any control or invisible
+ * character is escaped whole.
+ */
+export const printableOnce = (s: string): string => (isPrintable(s.replaceAll('\\', '')) ? s : printable(s));

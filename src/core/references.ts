@@ -29,7 +29,10 @@ export interface ReferenceCheckInput {
    * checked only against the live objects, and only when they could be read).
    */
   handlers: readonly (KindModel | ReadOnlyKindModel)[];
-  /** Kinds only read whose objects could not be read (permission, feature): references to them are not checked. */
+  /**
+   * Kinds whose objects could not be read (permission, feature): references to them are not
+   * checked. Kinds only read, and managed kinds whose read said so.
+   */
   unreadable?: ReadonlySet<KindName>;
 }
 
@@ -77,8 +80,11 @@ export function checkReferences(input: ReferenceCheckInput): Diagnostic[] {
   };
 
   const offline = input.live === undefined;
-  /** A reference to a kind only read is judged against what was read, so never offline nor when unreadable. */
-  const judged = (kind: KindName): boolean => !readOnly.has(kind) || (!offline && !input.unreadable?.has(kind));
+  /**
+   * A reference to a kind whose objects could not be read is not judged; one to a kind only read
+   * is judged against what was read, so never offline.
+   */
+  const judged = (kind: KindName): boolean => !input.unreadable?.has(kind) && (!readOnly.has(kind) || !offline);
   const context: CheckContext = { targets, handlers, titleOf, builtInOf, candidatesFor, offline };
   const diagnostics: Diagnostic[] = [];
   const edges = new Map<ObjectKey, { to: ObjectKey; ref: ObjectReference }[]>();

@@ -7,6 +7,7 @@
  * See docs/adr-0003-trust-model.md.
  */
 import type { BindingState, Diagnostic } from './model.js';
+import { countOf } from './plural.js';
 import { printable } from './printable.js';
 
 export interface SourceBindingInput {
@@ -52,7 +53,7 @@ export const bindingDiagnostics = (binding: SourceBinding | undefined, withheld:
   if (binding === undefined) return [];
   const id = quoted(binding.sourceId);
   const here = quoted(binding.origin);
-  const removals = withheld > 0 ? ` (${withheld} removal(s) left out of this plan)` : '';
+  const removals = withheld > 0 ? ` (${countOf(withheld, 'removal')} left out of this plan)` : '';
   switch (binding.state) {
     case 'claimed':
       return [

@@ -1,6 +1,7 @@
 /**
  * The control endpoints under `/_emulator/`: what the API has no endpoint for (custom webhook
- * integrations, SCIM users and toggles, custom roles, keys with given roles, GitOps logs) and the
+ * integrations, SCIM users and toggles, custom roles, keys with given roles, GitOps logs, scorecard
+ * evaluations in progress) and the
  * emulator's own observability (request log, state, faults, reset). No key is needed, so a browser
  * page on another origin must not reach them: a request whose `Host` is a DNS name other than
  * `localhost` (DNS rebinding), whose `Origin` is not the emulator's own, whose `Sec-Fetch-Site` is
@@ -18,6 +19,7 @@ import { integrationView } from './resources/custom-integrations.js';
 import { addGitopsLog, gitopsLogInput } from './resources/gitops-logs.js';
 import type { EmulatorState } from './resources/index.js';
 import { putScimUser } from './resources/scim.js';
+import { startEvaluation } from './resources/scorecards.js';
 import { own, putOwn, uuidFrom } from './util.js';
 import { describeIssues } from './resources/initiatives-body.js';
 
@@ -87,6 +89,14 @@ const roleInput = z.strictObject({
 const keyInput = z.strictObject({
   roles: z.array(z.unknown()).min(1),
   name: z.string().min(1).optional(),
+});
+
+const evaluationInput = z.strictObject({
+  tag: z.string().trim().min(1),
+  /** How many writes of the scorecard the evaluation refuses (0 ends it). */
+  failWrites: z.int().min(0).max(1000),
+  /** The status those writes answer: a 5xx (default 500, what the vendor's API was seen to answer). */
+  status: z.int().min(500).max(599).default(500),
 });
 
 const ok = (body: unknown): EmulatorResponse => ({ status: 200, body });
@@ -187,6 +197,13 @@ const HANDLERS: Record<string, Handler> = {
       now: ctx.now(),
     });
     return ok({ apiKey: value, cid, roles, permissions: permissionsOfRoles(roles, ctx.state.customRoles) });
+  },
+  'GET /_emulator/scorecard-evaluations': (_req, ctx) => ok({ evaluations: ctx.state.scorecards.evaluations ?? [] }),
+  'POST /_emulator/scorecard-evaluations': (req, ctx) => {
+    const input = parse(req.body, evaluationInput);
+    if (!input.ok) return input.response;
+    startEvaluation(ctx.state, input.value);
+    return ok({ evaluations: ctx.state.scorecards.evaluations ?? [] });
   },
   'POST /_emulator/gitops-logs': (req, ctx) => {
     const input = parse(req.body, gitopsLogInput);

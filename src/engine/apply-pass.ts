@@ -82,9 +82,20 @@ export const applyPass = async (input: ApplyInput, ctx: EngineContext, stage: St
     const before = steps ? beforeWrite(steps) : undefined;
     /** The record holds `grown` (written now, or already): the shrink after the changes may follow. */
     let grownRecorded = before === undefined;
+    /** Why no change may start: the record could not grow first (nothing created may go untracked). */
+    let notStarted: string | undefined;
     if (before) {
       if (ctx.signal.aborted) inventory.push({ write: before, outcome: 'skipped', error: 'interrupted' });
-      else grownRecorded = await writeRecord(before, grown, ctx.signal);
+      else {
+        try {
+          grownRecorded = await writeRecord(before, grown, ctx.signal);
+        } catch {
+          // Reported as the failed first step of the apply (its error is on that step), every
+          // change after it skipped: not thrown, so the report, the counts and the plan log still
+          // reach the user.
+          notStarted = 'not started: the ownership record must be written before any change, and that write failed';
+        }
+      }
     }
     const report = await executePlan(
       {
@@ -97,6 +108,7 @@ export const applyPass = async (input: ApplyInput, ctx: EngineContext, stage: St
         },
         concurrency: input.concurrency,
         log,
+        ...(notStarted !== undefined ? { notStarted } : {}),
       },
       ctx,
     );

@@ -14,10 +14,11 @@ import { join } from 'node:path';
 import { z } from 'zod';
 import type { Diagnostic } from '../core/model.js';
 import { readRegularFile } from '../source/regular-file.js';
+import { SETTINGS_FILE } from '../source/unowned.js';
 import { DEFAULT_PARSE_LIMITS, parseManifestFile } from '../source/yaml.js';
 import { zodIssuesToDiagnostics } from '../source/zod-diagnostics.js';
 
-export const CONFIG_FILE = 'cortex-sync.yaml';
+export const CONFIG_FILE = SETTINGS_FILE;
 
 export const configFileSchema = z.strictObject({
   /** Identifies this repository in the workspace's ownership records. */

@@ -166,7 +166,8 @@ const isLoopback = (hostname: string): boolean =>
 
 /**
  * Where the key may go: `https`, or plain `http` only to a loopback host (an emulator, a local
- * proxy); no credentials in the URL. `origin` names the setting for the message.
+ * proxy); no credentials, query or fragment in the URL, and no `/api/v1` the client adds itself.
+ * `origin` names the setting for the message.
  */
 export const checkBaseUrl = (value: string, origin: string): Diagnostic | undefined => {
   const fail = (why: string): Diagnostic => ({ severity: 'error', code: 'config', message: `${origin}: ${why}` });
@@ -177,15 +178,19 @@ export const checkBaseUrl = (value: string, origin: string): Diagnostic | undefi
     return fail('not a valid URL');
   }
   if (url.username !== '' || url.password !== '') return fail('a base URL must not hold credentials');
-  if (url.protocol === 'https:') return undefined;
-  if (url.protocol === 'http:') {
-    return isLoopback(url.hostname)
-      ? undefined
-      : fail(
-          `plain http sends the API key unencrypted; use https (http is allowed only to 127.0.0.1, localhost or [::1])`,
-        );
-  }
-  return fail(`expected an https URL, got the scheme ${url.protocol.replace(/:$/, '')}`);
+  if (url.protocol === 'http:' && !isLoopback(url.hostname))
+    return fail(
+      `plain http sends the API key unencrypted; use https (http is allowed only to 127.0.0.1, localhost or [::1])`,
+    );
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    return fail(`expected an https URL, got the scheme ${url.protocol.replace(/:$/, '')}`);
+  if (url.search !== '' || url.hash !== '') return fail('a base URL must not hold a query string or a fragment');
+  const path = url.pathname.replace(/\/+$/, '');
+  if (/\/api\/v1$/i.test(path))
+    return fail(
+      `it ends in /api/v1, which cortex-sync adds to every request itself (each would go to …/api/v1/api/v1/… and fail with 404): use ${url.origin}${path.replace(/\/api\/v1$/i, '')}`,
+    );
+  return undefined;
 };
 
 /** The environment's settings, each checked like its file counterpart; a bad value is an error naming the variable. */
@@ -292,7 +297,11 @@ export const resolveConfig = async (
   );
   const baseUrlProblem = checkBaseUrl(
     baseUrl.value,
-    baseUrl.source.origin === 'default' ? 'the default base URL' : baseUrl.source.name,
+    baseUrl.source.origin === 'default'
+      ? 'the default base URL'
+      : baseUrl.source.origin === 'flag' && flags.from === 'input'
+        ? 'input `base-url`'
+        : baseUrl.source.name,
   );
   if (baseUrlProblem) envErrors.push(baseUrlProblem);
 

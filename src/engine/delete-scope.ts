@@ -9,6 +9,7 @@
  */
 import type { DeleteScope, ScopeSettingName, SettingFrom, WidenedSetting } from '../core/model.js';
 import { DEFAULT_MAX_DELETE_SHARE } from '../core/plan.js';
+import { countOf } from '../core/plural.js';
 import type { SourceBinding } from '../core/source-binding.js';
 import type { SyncConfig } from './config.js';
 import type { RecordMeta } from '../ownership/store.js';
@@ -80,7 +81,7 @@ export const deleteScopeOf = (
       'protect',
       // A record is anyone's to edit: a header never lists more than a screenful of its patterns.
       removedPatterns.slice(0, MAX_PATTERNS_SHOWN),
-      `no longer protected: ${removedPatterns.length} pattern(s) the ownership record has from an earlier apply`,
+      `no longer protected: ${countOf(removedPatterns.length, 'pattern')} the ownership record has from an earlier apply`,
       from('protect') === 'default' ? 'file' : from('protect'),
     );
   if (config.allowMassDelete) add('allowMassDelete', true, 'the share, count and whole-kind guards of prune are off');

@@ -27,6 +27,8 @@ export interface ExecuteInput {
   /** Steps in flight at once (the client has its own request cap and rate limit). */
   concurrency: number;
   log: PlanLogSink;
+  /** Start no change: each is `skipped` with this reason (what had to happen first failed). */
+  notStarted?: string;
 }
 
 export const INTERRUPTED = 'interrupted: the run was stopped before this change started';
@@ -250,7 +252,7 @@ export const executePlan = async (input: ExecuteInput, ctx: EngineContext): Prom
   const inFlight = new Map<Step, Promise<void>>();
   for (;;) {
     for (const step of steps) {
-      if (ctx.signal.aborted) break;
+      if (ctx.signal.aborted || input.notStarted !== undefined) break;
       if (inFlight.size >= Math.max(1, input.concurrency)) break;
       if (started_.has(step) || !stepReady(step)) continue;
       started_.add(step);
@@ -271,7 +273,8 @@ export const executePlan = async (input: ExecuteInput, ctx: EngineContext): Prom
   for (const step of steps) {
     if (started_.has(step)) continue;
     for (const change of step.changes) {
-      if (interrupted) skip(change, undefined, INTERRUPTED);
+      if (input.notStarted !== undefined) skip(change, undefined, input.notStarted);
+      else if (interrupted) skip(change, undefined, INTERRUPTED);
       else skip(change, change.waitsFor[0] ?? objectKey(change.kind, change.id), 'skipped: dependency cycle');
     }
   }

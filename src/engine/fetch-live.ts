@@ -7,7 +7,14 @@
  * requests. No kind is named here: what differs is what the kinds declare.
  */
 import type { ApiClient } from '../api/types.js';
-import { type DesiredObject, type Diagnostic, type KindName, type LiveObject, objectKey } from '../core/model.js';
+import {
+  type DesiredObject,
+  type Diagnostic,
+  type KindName,
+  type LiveObject,
+  type ObjectKey,
+  objectKey,
+} from '../core/model.js';
 import type { AnyKindHandler, AnyReadOnlyKind, FetchContext } from '../kinds/types.js';
 import { OWNERSHIP_STORE } from '../kinds/ownership.js';
 import type { OwnershipIndex, OwnershipSnapshot, OwnershipStore } from '../ownership/store.js';
@@ -21,9 +28,19 @@ export interface LiveState {
   inventories: OwnershipIndex;
   /** Live objects of the kinds only read that a manifest references (for reference checks only). */
   referenced: LiveObject[];
-  /** Kinds only read that a manifest references but that could not be read (a warning says so). */
+  /**
+   * Kinds whose objects could not be read (a warning says so): kinds only read that a manifest
+   * references, and managed kinds whose read said so (`FetchContext.unreadable`).
+   */
   unreadable: Set<KindName>;
   diagnostics: Diagnostic[];
+  /** What the ownership store was handed to read the records with: the objects of its `uses`, its own included. */
+  seen?: readonly LiveObject[];
+  /**
+   * Only these objects were read live (by identity); everything else is as an earlier read found
+   * it. The plan covers these objects alone. Absent: the whole workspace was read.
+   */
+  scope?: ReadonlySet<ObjectKey>;
 }
 
 /**
@@ -36,9 +53,7 @@ const readReferenced = async (
   readOnly: readonly AnyReadOnlyKind[],
   desired: readonly DesiredObject[],
 ): Promise<{ live: LiveObject[]; unreadable: Set<KindName>; diagnostics: Diagnostic[] }> => {
-  const byKind = new Map(handlers.map((h) => [h.kind, h]));
-  const named = new Set<KindName>();
-  for (const obj of desired) for (const ref of byKind.get(obj.kind)?.references(obj) ?? []) named.add(ref.kind);
+  const named = referencedReadOnlyKinds(handlers, readOnly, desired);
   const reads = await Promise.all(
     readOnly.filter((k) => named.has(k.kind)).map(async (k) => ({ k, read: await k.readLive({ client }) })),
   );
@@ -103,9 +118,13 @@ export const readKinds = async (input: {
   read: ReadKind;
   /** The kinds whose entries of the records count (default: those of `handlers`). */
   recordKinds?: ReadonlySet<KindName>;
-}): Promise<{ live: LiveObject[]; ownership: OwnershipSnapshot }> => {
-  const { client, handlers, store, desired, sourceId } = input;
+  /** Told when a kind's read says this key may not read its objects (`FetchContext.unreadable`). */
+  onUnreadable?: (kind: KindName, warning: Diagnostic) => void;
+}): Promise<{ live: LiveObject[]; ownership: OwnershipSnapshot; seen: LiveObject[] }> => {
+  const { client, handlers, store, desired, sourceId, onUnreadable } = input;
   const desiredOf = (kind: KindName) => desired.filter((o) => o.kind === kind);
+  const unreadableOf = (kind: KindName): Pick<FetchContext, 'unreadable'> =>
+    onUnreadable ? { unreadable: (warning) => onUnreadable(kind, warning) } : {};
   const used = new Set<KindName>([...store.uses, ...handlers.flatMap(input.usesOf)]);
 
   // 1. What other reads use, each after what it uses itself (entity types before entities).
@@ -120,7 +139,9 @@ export const readKinds = async (input: {
     const wave = ready.length > 0 ? ready : first.filter((h) => !done.has(h.kind));
     const readBefore = seen.filter((o) => !store.isOwn(o));
     const found = await Promise.all(
-      wave.map((h) => input.read(h, { client, desired: desiredOf(h.kind), managedIds: [], readBefore })),
+      wave.map((h) =>
+        input.read(h, { client, desired: desiredOf(h.kind), managedIds: [], readBefore, ...unreadableOf(h.kind) }),
+      ),
     );
     for (const h of wave) done.add(h.kind);
     seen.push(...found.flat());
@@ -138,18 +159,52 @@ export const readKinds = async (input: {
   const rest = await Promise.all(
     handlers
       .filter((h) => !used.has(h.kind))
-      .map((h) => input.read(h, { client, desired: desiredOf(h.kind), managedIds: managedIdsOf(h.kind), readBefore })),
+      .map((h) =>
+        input.read(h, {
+          client,
+          desired: desiredOf(h.kind),
+          managedIds: managedIdsOf(h.kind),
+          readBefore,
+          ...unreadableOf(h.kind),
+        }),
+      ),
   );
   const live = [...readBefore, ...rest.flat()];
 
+  setRecordedOwners(live, handlers, ownership.index);
+  return { live, ownership, seen };
+};
+
+/**
+ * Owners of the objects of kinds without an own marker, from the records (removed when the
+ * records do not list them).
+ */
+export const setRecordedOwners = (
+  live: readonly LiveObject[],
+  handlers: readonly AnyKindHandler[],
+  index: OwnershipIndex,
+): void => {
   const ownershipOnObject = new Set(handlers.filter((h) => h.ownershipOnObject).map((h) => h.kind));
   for (const object of live) {
     if (ownershipOnObject.has(object.kind)) continue;
-    const owner = ownership.index.ownerOf.get(objectKey(object.kind, object.id));
+    const owner = index.ownerOf.get(objectKey(object.kind, object.id));
     if (owner !== undefined) object.owner = owner;
     else delete object.owner;
   }
-  return { live, ownership };
+};
+
+/** The kinds only read that some desired object references. */
+export const referencedReadOnlyKinds = (
+  handlers: readonly AnyKindHandler[],
+  readOnly: readonly AnyReadOnlyKind[],
+  desired: readonly DesiredObject[],
+): Set<KindName> => {
+  const byKind = new Map(handlers.map((h) => [h.kind, h]));
+  const readable = new Set(readOnly.map((k) => k.kind));
+  const named = new Set<KindName>();
+  for (const obj of desired)
+    for (const ref of byKind.get(obj.kind)?.references(obj) ?? []) if (readable.has(ref.kind)) named.add(ref.kind);
+  return named;
 };
 
 export const fetchLiveState = async (input: {
@@ -171,10 +226,23 @@ export const fetchLiveState = async (input: {
   holders?: boolean;
 }): Promise<LiveState> => {
   const { client, handlers, desired, sourceId } = input;
-  const [{ live, ownership }, referenced] = await Promise.all([
-    readKinds({ ...input, store: input.store ?? OWNERSHIP_STORE, usesOf: (h) => h.fetchUses ?? [], read: planRead }),
+  const unreadable = new Set<KindName>();
+  const unreadableWarnings: Diagnostic[] = [];
+  const onUnreadable = (kind: KindName, warning: Diagnostic): void => {
+    if (!unreadable.has(kind)) unreadableWarnings.push(warning);
+    unreadable.add(kind);
+  };
+  const [{ live, ownership, seen }, referenced] = await Promise.all([
+    readKinds({
+      ...input,
+      store: input.store ?? OWNERSHIP_STORE,
+      usesOf: (h) => h.fetchUses ?? [],
+      read: planRead,
+      onUnreadable,
+    }),
     readReferenced(client, handlers, input.readOnlyKinds ?? [], desired),
   ]);
+  for (const kind of referenced.unreadable) unreadable.add(kind);
   if (input.holders && sourceId !== undefined)
     live.push(...(await readHolders(client, handlers, desired, live, sourceId, ownership.index)));
   return {
@@ -182,7 +250,8 @@ export const fetchLiveState = async (input: {
     ownership,
     inventories: ownership.index,
     referenced: referenced.live,
-    unreadable: referenced.unreadable,
-    diagnostics: [...ownership.diagnostics, ...referenced.diagnostics],
+    unreadable,
+    diagnostics: [...ownership.diagnostics, ...unreadableWarnings, ...referenced.diagnostics],
+    seen,
   };
 };

@@ -118,6 +118,11 @@ export interface HeldLease {
   lost: AbortSignal;
   /** Who took it, once `lost` is aborted. */
   lostTo(): string | undefined;
+  /**
+   * Is it still this holder's? Reads the record: `false` when another apply took it (`lost` is
+   * then aborted); a read that fails throws. For a lease kept between runs (`lease-keeper.ts`).
+   */
+  stillHeld(): Promise<boolean>;
   /** Stops renewing and releases the lease (unless it was lost), keeping the creates still pending for the next run. */
   release(): Promise<void>;
 }
@@ -129,13 +134,16 @@ type LeaseContext = Pick<EngineContext, 'client' | 'clock' | 'signal'> & Partial
  * Takes the source's lease: waits while another holder's lease is live (up to `waitMs`; see
  * `lease-judge.ts` for what "live" means), saying at once who holds it and then every
  * `tellEveryMs`; with `breakLease`, takes it at once whoever holds it. Then claims it and
- * confirms the claim, and renews it every third of `ttlMs` until released.
+ * confirms the claim, and renews it every third of `ttlMs` until released, or until `hold` (by
+ * default the context's signal) aborts: a lease kept between runs is held by its keeper's signal,
+ * not one run's.
  */
 export const acquireLease = async (
   ctx: LeaseContext,
   sourceId: string,
   settings: LeaseSettings,
   store: LeaseStore = OWNERSHIP_STORE.lease,
+  hold: AbortSignal = ctx.signal,
 ): Promise<HeldLease> => {
   const { client, clock, signal } = ctx;
   const events = ctx.events ?? NO_EVENTS;
@@ -213,7 +221,7 @@ export const acquireLease = async (
   const waitedMs = mono() - started;
   if (taken !== undefined || toldAt !== undefined)
     events.emit({ type: 'lease.taken', sourceId, waitedMs, ...(taken ? { from: taken } : {}) });
-  return holdLease(ctx, record, settings, server, store);
+  return holdLease({ ...ctx, signal: hold }, record, settings, server, store);
 };
 
 const holdLease = (
@@ -245,6 +253,9 @@ const holdLease = (
   const stillOurs = async (): Promise<boolean> => {
     const read = await store.read(client, record.source).catch(() => undefined);
     if (read === undefined) return false;
+    return judgeHolder(read);
+  };
+  const judgeHolder = (read: Awaited<ReturnType<LeaseStore['read']>>): boolean => {
     server.observe(read.date);
     const holder = read.seen?.holder;
     if (holder === undefined || holder === settings.holder) return true;
@@ -290,6 +301,10 @@ const holdLease = (
     },
     lost: lost.signal,
     lostTo: () => lostTo,
+    stillHeld: async () => {
+      if (lost.signal.aborted) return false;
+      return judgeHolder(await store.read(client, record.source));
+    },
     release: async () => {
       stop.abort();
       await renewing;

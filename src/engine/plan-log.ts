@@ -4,7 +4,7 @@
  */
 import { createWriteStream, existsSync, mkdirSync, openSync, rmdirSync, rmSync, type WriteStream } from 'node:fs';
 import { dirname } from 'node:path';
-import { ConfigError } from '../core/errors.js';
+import { ConfigError, CortexSyncError } from '../core/errors.js';
 import type { PlanLogEntry } from '../core/model.js';
 
 export interface PlanLogSink {
@@ -22,6 +22,14 @@ export interface FilePlanLog extends PlanLogSink {
 }
 
 const isRead = (entry: PlanLogEntry): boolean => entry.method === 'GET';
+
+/** A plan log that could not be written (a full disk, a removed mount): by the time it shows, the run's requests were sent. */
+const writeFailure = (file: string, error: Error): CortexSyncError =>
+  new CortexSyncError(
+    'APPLY_FAILED',
+    `could not write the plan log ${file} (${error.message}): the requests of this run were sent, but its log of them is incomplete`,
+    { cause: error },
+  );
 
 /**
  * Appends entries to `file` (created with its directory). The file is opened at once, so a path
@@ -77,9 +85,9 @@ export const openPlanLog = (file: string): FilePlanLog => {
     kept: () => kept,
     close: () =>
       (closing ??= new Promise<void>((resolve, reject) => {
-        if (failure) return reject(failure);
+        if (failure) return reject(writeFailure(file, failure));
         stream.end((err?: Error | null) => {
-          if (err) return reject(err);
+          if (err) return reject(writeFailure(file, err));
           kept = recorded;
           if (!recorded && !existed) {
             rmSync(file, { force: true });

@@ -3,15 +3,18 @@
  *
  * - `load`: the manifests read, parsed and checked per file (strict schemas, duplicates, layout);
  *   any error ends the run as `invalid` before anything is read from the API;
- * - `read-live`: the live workspace, through a `LiveReader` (today the full bulk read of every
- *   kind, `fetchLiveState`);
+ * - `read-live`: the live workspace, through a `LiveReader`: the full bulk read of every kind
+ *   (`fetchLiveState`), or, for a caller that keeps the last read (the watcher, `live-cache.ts`),
+ *   only the objects a change touched, read by identity (the state then says so: `scope`);
  * - `validate`: references against the repository and the workspace, and the source id's binding
  *   to its origin;
  * - `plan`: the pure plan, its header (the settings that widen removals), the ownership-record
- *   writes, and the managed objects left without a manifest.
+ *   writes, and the managed objects left without a manifest. A read with a `scope` plans the
+ *   objects in it alone (references, the ownership record's writes and the leftovers are still
+ *   judged over every manifest).
  *
- * An apply with work runs the pass twice: once to learn that it needs the apply lease, once under
- * it (so the plan applied is read while no other apply of the source runs). Only GET requests.
+ * An apply with work re-checks under the apply lease what the plan writes (`recheck.ts`) and runs
+ * the pass again in full only when that changed. Only GET requests.
  */
 import { InterruptedError } from '../core/errors.js';
 import { type DesiredObject, type Diagnostic, hasErrors, type ObjectKey, objectKey, type Plan } from '../core/model.js';
@@ -38,8 +41,8 @@ import { withSignal } from './recording-client.js';
 export type StageRunner = <T>(stage: StageName, work: () => Promise<T>) => Promise<T>;
 
 /**
- * How the `read-live` stage reads the workspace for a set of desired objects. The full read is the
- * only one today; a reader that keeps the last read and re-reads what a change touches fits here.
+ * How the `read-live` stage reads the workspace for a set of desired objects: the full read, or
+ * the watcher's, which keeps the last read and re-reads what a change touches (`live-cache.ts`).
  */
 export type LiveReader = (request: {
   client: EngineContext['client'];
@@ -74,6 +77,9 @@ export interface PlannedPass {
   sourceId: string | undefined;
   /** The records as read, which write this source's record. */
   ownership: OwnershipSnapshot;
+  /** What the plan was made on: every manifest, and the live state as read. */
+  desired: readonly DesiredObject[];
+  state: LiveState;
 }
 
 export type PassResult =
@@ -137,9 +143,12 @@ export const planPass = async (input: PassInput, ctx: EngineContext, stage: Stag
 
   return stage('plan', async () => {
     const { recordedMeta, binding } = checked;
+    // A read of some objects only (by identity) plans those objects alone.
+    const scope = state.scope;
+    const inScope = (o: { kind: string; id: string }) => scope === undefined || scope.has(objectKey(o.kind, o.id));
     const plan = buildPlan({
-      desired,
-      live: state.live,
+      desired: scope === undefined ? desired : desired.filter(inScope),
+      live: scope === undefined ? state.live : state.live.filter(inScope),
       handlers,
       options: {
         ...(sourceId !== undefined ? { sourceId, ownInventory: ownInventoryOf(state.inventories, sourceId) } : {}),
@@ -201,6 +210,8 @@ export const planPass = async (input: PassInput, ctx: EngineContext, stage: Stag
       steps,
       sourceId,
       ownership: state.ownership,
+      desired,
+      state,
     };
   });
 };

@@ -1,17 +1,22 @@
 /**
  * The one engine every runtime calls, as named stages (`core/outcome.ts` `STAGES`, each a
  * `stage.done` event with its duration): load → read-live → validate → plan (`plan-pass.ts`), then
- * for an apply: lease → (load → read-live → validate → plan again, under the lease) → approve →
- * apply → record (`apply-pass.ts`). It ends in one run report (`RunReport`: outcome, reason,
- * whether there is work, counts, stages, requests) that every runtime only presents. Expected
- * outcomes (invalid manifests, a refused plan) are results; unexpected failures (the API refusing
- * a read, another apply holding the lease) are thrown as typed errors for the entrypoint to render.
+ * for an apply with work: lease → recheck (what the plan writes, read again by identity; when it
+ * changed, load → read-live → validate → plan again in full, under the lease) → approve → apply →
+ * record (`apply-pass.ts`). It ends in one run report (`RunReport`: outcome, reason, whether there
+ * is work, counts, stages, requests, how the workspace was read) that every runtime only
+ * presents. Expected outcomes (invalid manifests, a refused plan) are results; unexpected failures
+ * (the API refusing a read, another apply holding the lease) are thrown as typed errors for the
+ * entrypoint to render.
  */
 import { CortexSyncError, InterruptedError } from '../core/errors.js';
+import { countOf } from '../core/plural.js';
 import { type DesiredObject, type Diagnostic, hasErrors, type Plan, type ReconcileResult } from '../core/model.js';
 import {
   type FailureReason,
+  type FullReadReason,
   type PlanWork,
+  type ReadReport,
   type RunReport,
   runReportOf,
   type StageName,
@@ -29,17 +34,13 @@ import { applyPass } from './apply-pass.js';
 import type { SyncConfig } from './config.js';
 import type { EngineContext } from './context.js';
 import { fetchLiveState } from './fetch-live.js';
-import {
-  acquireLease,
-  LeaseHeldError,
-  LeaseLostError,
-  leaseSettingsFor,
-  newHolderName,
-  withLoggedLease,
-} from './lease.js';
+import { LeaseHeldError, LeaseLostError, leaseSettingsFor, newHolderName, withLoggedLease } from './lease.js';
+import { type LeaseKeeper, releaseEachRun } from './lease-keeper.js';
+import type { LiveCache, LiveCacheRun } from './live-cache.js';
 import { type LiveReader, type PassInput, type PlannedPass, planPass, type StageRunner } from './plan-pass.js';
 import type { PlanLogSink } from './plan-log.js';
-import { boundAfterStop } from './recording-client.js';
+import { recheckWrites } from './recheck.js';
+import { boundAfterStop, withSignal } from './recording-client.js';
 
 /** How long a write made after a stop (without the run's signal) may wait for the client. */
 export const STOP_GRACE_MS = 300;
@@ -88,6 +89,15 @@ export interface ReconcileInput {
   approve?: (plan: Plan, diagnostics: readonly Diagnostic[], work: PlanWork) => Promise<boolean>;
   /** Parse results kept between runs by a long-lived caller (the watcher): unchanged files are not read again. */
   manifestCache?: ManifestCache;
+  /**
+   * The live state kept between runs by a long-lived caller (the watcher): a run after a change
+   * reads only what it touched (`live-cache.ts`); without it every run reads everything.
+   */
+  liveCache?: LiveCache;
+  /** With `liveCache`: read everything this run, for this reason (the heal interval). */
+  fullRead?: FullReadReason;
+  /** Who takes and gives back the apply lease (default: taken for the apply, released after it). */
+  leases?: LeaseKeeper;
 }
 
 const NO_LOG: PlanLogSink = { write: () => {}, close: async () => {} };
@@ -160,26 +170,50 @@ export const reconcile = async (input: ReconcileInput, ctx: EngineContext): Prom
   // Once stopped, writes without the run's signal (the record's shrink, the lease's release) get a
   // short grace to start, never a long Retry-After pause.
   const runCtx: EngineContext = { ...ctx, client: boundAfterStop(ctx, STOP_GRACE_MS) };
+  const cache = input.liveCache?.begin({
+    config,
+    now: ctx.clock.now(),
+    mode: input.mode,
+    ...(input.fullRead !== undefined ? { full: input.fullRead } : {}),
+  });
   try {
-    const result = await stagesOf(input, runCtx, timer);
+    const staged = await stagesOf(input, runCtx, timer, cache);
+    const { result } = staged;
+    cache?.settle(result, staged.applied);
     const after = ctx.client.stats();
     const writesOf = (s: typeof before) => s.requestsSent - s.requestsByMethod.GET;
+    const firstRead = cache?.read() ?? (result.status === 'invalid' ? undefined : { path: 'full' as const });
+    const read: ReadReport | undefined = firstRead && {
+      ...firstRead,
+      ...(staged.underLease !== undefined ? { underLease: staged.underLease } : {}),
+      ...(staged.fallback !== undefined ? { fallback: staged.fallback } : {}),
+    };
     const run = runReportOf(result, {
       mode: input.mode,
       stages: timer.timings,
       requests: { sent: after.requestsSent - before.requestsSent, writes: writesOf(after) - writesOf(before) },
       durationMs: Math.max(0, ctx.clock.now() - started),
+      ...(read !== undefined ? { read } : {}),
     });
     status = run.outcome === 'interrupted' ? 'interrupted' : result.status;
     reason = run.reason;
     return { ...result, run };
   } catch (error) {
+    cache?.fail();
     reason = failureReason(error, ctx.signal.aborted);
-    if (ctx.signal.aborted && !(error instanceof InterruptedError)) {
+    if (ctx.signal.aborted || error instanceof InterruptedError) {
       status = 'interrupted';
-      throw new InterruptedError(undefined, { cause: error });
+      // Stopped before any change of the plan: say whether cortex-sync's own records (the lease,
+      // the record's entity type) were written on the way, rather than "nothing was written".
+      const now = ctx.client.stats();
+      const wrote = now.requestsSent - now.requestsByMethod.GET - (before.requestsSent - before.requestsByMethod.GET);
+      throw new InterruptedError(
+        wrote > 0
+          ? `interrupted before any change was made (${countOf(wrote, 'write request')} went to cortex-sync's own records, such as its lease)`
+          : undefined,
+        { cause: error },
+      );
     }
-    if (error instanceof InterruptedError) status = 'interrupted';
     throw error;
   } finally {
     ctx.events.emit({ type: 'reconcile.done', status, reason, durationMs: ctx.clock.now() - started });
@@ -199,21 +233,40 @@ const lookupIn =
     return handler;
   };
 
+/** What the stages came to: the result, the pass whose plan was applied, and what happened under the lease. */
+interface Staged {
+  result: ReconcileResult;
+  applied?: PlannedPass;
+  underLease?: ReadReport['underLease'];
+  fallback?: ReadReport['fallback'];
+}
+
+/** Did an apply go through without a problem (a kept lease may stay kept after it)? */
+const appliedCleanly = (result: ReconcileResult): boolean =>
+  result.status === 'applied' &&
+  !result.report.interrupted &&
+  result.report.results.every((r) => r.outcome === 'ok') &&
+  (result.report.inventory ?? []).every((r) => r.outcome === 'ok');
+
 /**
  * The stages in order. A plan, an apply without a source id or without work runs the reading
- * stages once, without the lease. An apply with work takes the source's lease and plans again
- * under it (the plan applied is the one read while no other apply of the source runs), with the
- * lease's pending creates; a holder whose lease another apply broke (`--break-lease`) starts no
- * further change and fails naming it.
+ * stages once, without the lease. An apply with work takes the source's lease (or keeps the one
+ * its keeper still holds: the plan was then read under it) and re-checks what the plan writes
+ * under it (`recheck.ts`): the objects, read by identity, and the ownership records. When they are
+ * as the plan read them the plan is applied; otherwise (or when the plan removes objects, or
+ * writes a kind with no read by identity) the reading stages run again in full under the lease
+ * and that plan is applied, with the lease's pending creates. A holder whose lease another apply
+ * broke (`--break-lease`) starts no further change and fails naming it.
  */
 const stagesOf = async (
   input: ReconcileInput,
   ctx: EngineContext,
   timer: ReturnType<typeof stageTimer>,
-): Promise<ReconcileResult> => {
+  cache: LiveCacheRun | undefined,
+): Promise<Staged> => {
   const { config } = input;
   const store = input.ownership ?? OWNERSHIP_STORE;
-  const pass = (passCtx: EngineContext): ReturnType<typeof planPass> => {
+  const pass = (passCtx: EngineContext, readLive: LiveReader): ReturnType<typeof planPass> => {
     const handlers = handlersOf(input);
     const passInput: PassInput = {
       config,
@@ -221,7 +274,7 @@ const stagesOf = async (
       readOnlyKinds: input.readOnlyKinds ?? READ_ONLY_KINDS,
       store,
       lookup: lookupIn(handlers),
-      readLive: readEverything,
+      readLive,
       ...(input.manifestCache ? { manifestCache: input.manifestCache } : {}),
     };
     return planPass(passInput, passCtx, timer.run);
@@ -253,32 +306,65 @@ const stagesOf = async (
     return { status: 'applied', plan, diagnostics, report };
   };
 
-  const first = await pass(ctx);
-  if (first.status !== 'planned') return first;
+  const getsBefore = ctx.client.stats().requestsByMethod.GET;
+  const first = await pass(ctx, cache?.readLive ?? readEverything);
+  const firstReadGets = ctx.client.stats().requestsByMethod.GET - getsBefore;
+  if (first.status !== 'planned') return { result: first };
   const { plan, diagnostics } = first;
-  if (input.mode === 'plan') return { status: 'planned', plan, diagnostics };
+  if (input.mode === 'plan') return { result: { status: 'planned', plan, diagnostics } };
   const sourceId = first.sourceId;
-  if (sourceId === undefined || !first.work.hasWork) return write(first, ctx, undefined);
+  if (sourceId === undefined || !first.work.hasWork)
+    return { result: await write(first, ctx, undefined), applied: first };
 
+  const keeper = input.leases ?? releaseEachRun;
   const leaseCtx = withLoggedLease(ctx, sourceId, input.planLog, store.lease);
   const settings = leaseSettingsFor(config, newHolderName());
-  const lease = await timer.run('lease', () => acquireLease(leaseCtx, sourceId, settings, store.lease));
+  const { lease, kept } = await timer.run('lease', () => keeper.take(leaseCtx, sourceId, settings, store.lease));
   timer.leased();
-  let result: ReconcileResult;
+  let staged: Staged;
   try {
     // Once another apply takes the lease (--break-lease), no further change starts.
     const leased: EngineContext = { ...ctx, signal: AbortSignal.any([ctx.signal, lease.lost]) };
-    const second = await pass(leased);
-    result = second.status === 'planned' ? await write(second, leased, lease.pending) : second;
+    let planned: Awaited<ReturnType<typeof pass>> = first;
+    let underLease: Staged['underLease'] = 'held';
+    let fallback: Staged['fallback'];
+    if (!kept) {
+      const handlers = handlersOf(input);
+      const checked = await timer.run('recheck', () =>
+        recheckWrites(first, {
+          client: withSignal(leased.client, leased.signal),
+          handlers,
+          lookup: lookupIn(handlers),
+          store,
+          ...((cache?.read()?.path ?? 'full') === 'full' ? { fullReadGets: firstReadGets } : {}),
+        }),
+      );
+      if (checked.same) {
+        // The records as read now write this source's record.
+        planned = { ...first, ownership: checked.ownership };
+        underLease = 'recheck';
+      } else {
+        underLease = 'full';
+        fallback = checked.fallback;
+        planned = await pass(leased, cache?.readFull ?? readEverything);
+      }
+    }
+    const result = planned.status === 'planned' ? await write(planned, leased, lease.pending) : planned;
+    staged = {
+      result,
+      ...(planned.status === 'planned' ? { applied: planned } : {}),
+      underLease,
+      ...(fallback !== undefined ? { fallback } : {}),
+    };
   } catch (error) {
+    await keeper.done(lease, false).catch(() => {});
     const lostTo = lease.lostTo();
     throw lostTo !== undefined ? new LeaseLostError(sourceId, lostTo, { cause: error }) : error;
-  } finally {
-    await lease.release().catch(() => {});
   }
+  await keeper.done(lease, appliedCleanly(staged.result)).catch(() => {});
   // Another apply broke this one's lease: what was written is in the plan log and the record; the
   // run fails rather than report a complete apply.
   const lostTo = lease.lostTo();
   if (lostTo !== undefined) throw new LeaseLostError(sourceId, lostTo);
-  return result;
+  return staged;
 };

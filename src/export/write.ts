@@ -143,9 +143,10 @@ export const writeExportFiles = async (
   });
   const checked = await eachConcurrently(files, (file) => checkTarget(before, file.path));
   const refused = checked.flatMap((c) => (c.problem !== undefined ? [c.problem] : []));
+  // Files under one symlinked or FIFO folder share its reason: each reason is said once.
   if (refused.length > 0)
     throw new ConfigError(
-      `${countOf(refused.length, 'file')} to export would not stay inside ${printable(outDir)}: ${listed(refused)}. Nothing was written`,
+      `${countOf(refused.length, 'file')} to export cannot be written safely into ${printable(outDir)}: ${listed([...new Set(refused)])}. Nothing was written`,
     );
   const existing = files.filter((_, i) => checked[i]?.existing === true).map((f) => f.path);
   if (!force && existing.length > 0)

@@ -42,6 +42,13 @@ export interface FetchContext<S = unknown> {
    * `KindIO.fetchUses`; entity lists filter by entity type name), never cortex-sync's own records.
    */
   readBefore: readonly LiveObject[];
+  /**
+   * Says that this key may not read the objects of this kind (permission, a feature the workspace
+   * lacks), for a kind of which nothing is declared or managed here, whose read then answers no
+   * objects: references to the kind are not judged (an unknown one would be a false error), and
+   * `warning` says so. Absent where nobody judges references (export).
+   */
+  unreadable?(warning: Diagnostic): void;
 }
 
 /** What `export` gives a kind's `exportLive`, besides what a plan's read has. */
@@ -126,6 +133,15 @@ export interface KindIO<S = unknown, L = unknown> {
   readonly fetchUses?: readonly KindName[];
   /** Reads every live object of this kind with bulk, paged reads (never one GET per object when a list exists). */
   fetchLive(ctx: FetchContext<S>): Promise<LiveObject<L>[]>;
+  /**
+   * Optional: the live objects of this kind with these ids, read by identity (one GET per object,
+   * or one for several where the API answers so: a caller's dependency edges), for a run that
+   * reads only what it will write or what a change touched. Each object read is what `fetchLive`
+   * returns for that id; an id with no live object is left out (a 404 is an answer, not an
+   * error). `ctx.desired` holds the desired objects of those ids, `ctx.readBefore` what a bulk
+   * read would have read before this kind. A kind without it is read in full. Only GETs.
+   */
+  fetchByIds?(ids: readonly string[], ctx: FetchContext<S>): Promise<LiveObject<L>[]>;
   /**
    * Optional: how `export` reads this kind, when not as a plan does (`fetchLive` with no
    * manifests): the dependency edges of every entity, archived entities when asked. Only GETs.

@@ -79,3 +79,27 @@ export const sharedRecordWith = (
 
 export const sameKeys = (a: ReadonlySet<ObjectKey>, b: ReadonlySet<ObjectKey>): boolean =>
   a.size === b.size && [...a].every((k) => b.has(k));
+
+/**
+ * What every source but `sourceId` records, in a form two reads can be compared by (sorted; the
+ * ignored records and the conflicts included): equal when no other source's record changed.
+ */
+export const othersFingerprint = (index: OwnershipIndex, sourceId: string): string => {
+  const sources = [...index.bySource.keys()].filter((s) => s !== sourceId).sort();
+  return JSON.stringify({
+    sources: sources.map((s) => ({
+      source: s,
+      keys: [...(index.bySource.get(s) ?? [])].sort(),
+      meta: sortedMeta(index.meta.get(s)),
+    })),
+    ignored: index.ignored.map((i) => `${i.tag} ${i.source}`).sort(),
+    conflicts: index.conflicts.map((c) => `${c.key} ${[...c.sources].sort().join(',')}`).sort(),
+  });
+};
+
+/** A record's meta in a fixed key order (for comparisons). */
+export const sortedMeta = (meta: RecordMeta | undefined): RecordMeta => ({
+  ...(meta?.origin !== undefined ? { origin: meta.origin } : {}),
+  ...(meta?.protect !== undefined ? { protect: [...meta.protect] } : {}),
+  ...(meta?.maxDeleteCount !== undefined ? { maxDeleteCount: meta.maxDeleteCount } : {}),
+});

@@ -51,6 +51,8 @@ export function renderApplyReport(
     summaryLine?: string;
     /** The run report's outcome: green only when `applied`. */
     outcome?: RunOutcomeName;
+    /** Write requests of the whole run (the apply lease's included), when known. */
+    runWrites?: number;
   },
 ): string {
   const paint = painter(options.color);
@@ -70,7 +72,8 @@ export function renderApplyReport(
       ? options.outcome === 'applied'
       : failed + skipped === 0 && inventory.every((r) => r.outcome === 'ok') && !report.interrupted;
   const head = report.interrupted ? 'Apply interrupted' : clean ? 'Apply complete' : 'Apply finished with problems';
-  const sent = `${countOf(report.writeRequests, 'write request')} in ${(report.durationMs / 1000).toFixed(1)} s`;
+  const leaseWrites = Math.max(0, (options.runWrites ?? report.writeRequests) - report.writeRequests);
+  const sent = `${countOf(report.writeRequests, 'write request')} in ${(report.durationMs / 1000).toFixed(1)} s${leaseWrites > 0 ? `, and ${leaseWrites} to hold the apply lease` : ''}`;
   if (options.summaryLine !== undefined) {
     lines.push(paint(['bold', clean ? 'green' : 'red'], options.summaryLine));
     lines.push(paint('dim', `Sent ${sent}.`));

@@ -1,6 +1,6 @@
 /** Diagnostics for a terminal: `file:line:col: error: message [code]`, sorted by file and position. */
 import type { Diagnostic } from '../core/model.js';
-import { printable } from '../core/printable.js';
+import { printable, printableOnce } from '../core/printable.js';
 import { codeFrame, firstSyntaxErrors } from './code-frame.js';
 import { painter } from './style.js';
 
@@ -47,7 +47,7 @@ export function renderDiagnostics(
       const severity = paint([d.severity === 'error' ? 'red' : 'yellow', 'bold'], `${d.severity}:`);
       const prefix = where === '' ? '' : `${paint('bold', where)}: `;
       const frame = source && d.code === 'yaml-syntax' ? codeFrame(d, source).map((l) => `${paint('dim', l)}\n`) : [];
-      return `${prefix}${severity} ${printable(d.message)} ${paint('dim', `[${printable(d.code)}]`)}\n${frame.join('')}`;
+      return `${prefix}${severity} ${printableOnce(d.message)} ${paint('dim', `[${printable(d.code)}]`)}\n${frame.join('')}`;
     })
     .join('');
 }

@@ -12,6 +12,9 @@ import type { KindModel } from '../core/kind-contract.js';
 import type { Diagnostic } from '../core/model.js';
 import { countOf, pluralOf } from '../core/plural.js';
 
+/** The settings file at the manifest root (`engine/config-file.ts` reads it): no manifest, and no stray YAML either. */
+export const SETTINGS_FILE = 'cortex-sync.yaml';
+
 /** What the layout messages need of a kind: the files and folders it reads, and its name. */
 export type LayoutOf = Pick<KindModel, 'kind' | 'title' | 'ownsFile' | 'layoutFolders'>;
 
@@ -67,6 +70,7 @@ export const unownedYamlDiagnostics = (
   };
   const NOTHING_APPLIED = '(nothing is applied or pruned until it is renamed, moved or removed)';
   for (const file of unowned) {
+    if (file === SETTINGS_FILE) continue;
     const name = baseName(file);
     if (DESCRIPTOR_NAME.test(name)) {
       notRead(
@@ -75,7 +79,7 @@ export const unownedYamlDiagnostics = (
       );
       continue;
     }
-    const inCortex = /^(?:.*\/)?\.cortex\/(.*)$/.exec(file);
+    const inCortex = /^(.*\/)?\.cortex\/(.*)$/.exec(file);
     if (!inCortex) {
       const undottedFolder = /^((?:.*\/)?cortex\/([^/]+)\/)/.exec(file);
       if (undottedFolder?.[1] !== undefined && folders.includes(undottedFolder[2] ?? ''))
@@ -83,7 +87,15 @@ export const unownedYamlDiagnostics = (
       else elsewhere.push(file);
       continue;
     }
-    const rest = inCortex[1] ?? '';
+    const below = inCortex[1];
+    if (below !== undefined) {
+      notRead(
+        file,
+        `${file} is in a .cortex/ folder below the manifest root, and only the root’s .cortex/ is read (is ${below.slice(0, -1)} the manifest root, for --dir?) (nothing is applied or pruned until it is moved or removed)`,
+      );
+      continue;
+    }
+    const rest = inCortex[2] ?? '';
     const folder = rest.includes('/') ? rest.slice(0, rest.indexOf('/')) : undefined;
     const guess = folder !== undefined && folders.length > 0 ? closest(folder, folders) : undefined;
     const hint =
@@ -118,6 +130,8 @@ export const unownedYamlDiagnostics = (
       file: folder.replace(/\/$/, ''),
     });
   }
+  // A path that could not be read may hold the manifests: "no manifests found" would say more than is known.
+  if (context.unreadable) return diagnostics;
   if (manifestsFound === 0 && elsewhere.length > 0) {
     const named = elsewhere.slice(0, NAMED).join(', ');
     const more = elsewhere.length > NAMED ? ` and ${elsewhere.length - NAMED} more` : '';
@@ -126,7 +140,7 @@ export const unownedYamlDiagnostics = (
       code: 'no-manifests',
       message: `no manifests found, but ${countOf(elsewhere.length, 'YAML file')} no kind reads: ${named}${more}. ${descriptorsText(descriptorKind)}other kinds from their .cortex/ folders (see the repository layout in the README)`,
     });
-  } else if (manifestsFound === 0 && diagnostics.length === 0 && !context.unreadable) {
+  } else if (manifestsFound === 0 && diagnostics.length === 0) {
     diagnostics.push({
       severity: 'warning',
       code: 'no-manifests',

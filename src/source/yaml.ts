@@ -17,6 +17,7 @@ import {
   type YAMLError,
 } from 'yaml';
 import type { Diagnostic, ParsedDocument } from '../core/model.js';
+import { refusePrototypeKeys } from './prototype-keys.js';
 import { fastLocator, lineStarts, parseFast, positionOf } from './yaml-fast.js';
 
 import { DEFAULT_PARSE_LIMITS, type ParseLimits } from './parse-limits.js';
@@ -129,6 +130,7 @@ const MAX_DEPTH = 100;
 /**
  * Parses `text` (the content of `file`, relative to the manifest root) into its non-empty YAML
  * documents. A document with YAML errors is left out and its errors are reported; warnings keep it.
+ * So is a document holding a key named `__proto__` (`prototype-keys.ts`).
  */
 export const parseManifestFile = (file: string, text: string, limits: Partial<ParseLimits> = {}): ParsedFile => {
   const { maxFileBytes } = { ...DEFAULT_PARSE_LIMITS, ...limits };
@@ -141,7 +143,7 @@ export const parseManifestFile = (file: string, text: string, limits: Partial<Pa
     const { line, column } = positionOf(starts, start);
     return { file, index, line, column, value, locate: fastLocator(text, index, start, shallowKeys) };
   });
-  return { documents, diagnostics: [] };
+  return refusePrototypeKeys(text, { documents, diagnostics: [] });
 };
 
 /** The full parser: every YAML error and warning with its position; alias expansion bounded. */
@@ -205,7 +207,7 @@ export const parseManifestFileFully = (file: string, text: string, limits: Parti
       line: last?.line ?? 1,
       column: last?.column ?? 1,
     });
-    return { documents, diagnostics: kept };
+    return refusePrototypeKeys(text, { documents, diagnostics: kept });
   }
   if (documents.length === 0 && diagnostics.length === 0) {
     diagnostics.push({
@@ -217,5 +219,5 @@ export const parseManifestFileFully = (file: string, text: string, limits: Parti
       column: 1,
     });
   }
-  return { documents, diagnostics };
+  return refusePrototypeKeys(text, { documents, diagnostics });
 };

@@ -38,12 +38,20 @@ export const valueAt = (root: unknown, path: readonly PropertyKey[]): { found: b
   return { found: true, value: node };
 };
 
-/** `'team'`, `3`, `null`, `a list`, `a mapping`: how a received value is shown. */
+/**
+ * `'team'`, `3`, `null`, `a list`, `a mapping`: how a received value is shown. The values of the
+ * YAML 1.1 tags the parser still resolves when written explicitly are named by their tag (they are
+ * objects, but no mapping the author wrote).
+ */
 export const describeValue = (value: unknown): string => {
   if (value === null || value === undefined) return 'nothing (an empty value)';
   if (typeof value === 'string') return `'${excerpt(value)}'`;
   if (typeof value === 'number' || typeof value === 'boolean') return `${typeof value} ${String(value)}`;
   if (Array.isArray(value)) return 'a list';
+  if (value instanceof Date) return 'a `!!timestamp` value';
+  if (value instanceof Uint8Array) return 'binary data (`!!binary`)';
+  if (value instanceof Set) return 'a `!!set`';
+  if (value instanceof Map) return 'an ordered map (`!!omap`)';
   return 'a mapping';
 };
 

@@ -7,7 +7,7 @@ import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { CliIo } from '../runtime-io/io.js';
 import { DurationError, formatDuration, parseDuration } from './duration.js';
 import { DEFAULT_LISTEN, ListenSyntaxError, parseListen } from './listen.js';
-import { DEFAULT_PRUNE_SETTLE_MS } from './removal-settle.js';
+import { DEFAULT_LEASE_LINGER_MS, DEFAULT_PRUNE_SETTLE_MS } from './defaults.js';
 
 export interface WatchFlags {
   repo?: string;
@@ -21,6 +21,7 @@ export interface WatchFlags {
   shutdownTimeout: number;
   backoff: number;
   pruneSettle?: number;
+  leaseLinger?: number;
   cacheDir?: string;
   planLog?: string;
   prune?: boolean;
@@ -95,6 +96,14 @@ export const defineWatchCommand = (command: Command, io: CliIo, done: (code: num
       )
         .argParser(duration)
         .default(DEFAULT_PRUNE_SETTLE_MS, formatDuration(DEFAULT_PRUNE_SETTLE_MS)),
+    )
+    .addOption(
+      new Option(
+        '--lease-linger <duration>',
+        "keep the source's apply lease this long after an apply, so that a change that follows is applied without taking it again; another apply of the source waits meanwhile (0 = release after each apply)",
+      )
+        .argParser(duration)
+        .default(DEFAULT_LEASE_LINGER_MS, formatDuration(DEFAULT_LEASE_LINGER_MS)),
     )
     .option(
       '--cache-dir <dir>',

@@ -6,8 +6,11 @@
 import { apiClientFor } from '../engine/api-client.js';
 import type { ApiClient } from '../api/types.js';
 import type { Plan } from '../core/model.js';
+import type { FullReadReason } from '../core/outcome.js';
 import type { SyncConfig } from '../engine/config.js';
 import type { Clock, EngineContext, EventSink } from '../engine/context.js';
+import type { LeaseKeeper } from '../engine/lease-keeper.js';
+import type { LiveCache } from '../engine/live-cache.js';
 import type { PlanLogSink } from '../engine/plan-log.js';
 import { type ReconciledRun, reconcile } from '../engine/reconcile.js';
 import type { ManifestCache } from '../source/manifest-cache.js';
@@ -18,14 +21,22 @@ export const createWatchClient = (config: SyncConfig, apiKey: string, events: Ev
 
 /**
  * One apply; `manifestCache` keeps parse results between runs so that unchanged files are not read
- * again; `approve` sees the plan before anything is written (`false`: nothing is, the run is
+ * again; `liveCache` keeps the live state, so that a run after a change reads only what it touched
+ * (`fullRead`: this run reads everything, and why); `leases` keeps the apply lease a while after
+ * an apply; `approve` sees the plan before anything is written (`false`: nothing is, the run is
  * `not-approved`).
  */
 export const applyOnce = (
   config: SyncConfig,
   planLog: PlanLogSink,
   ctx: EngineContext,
-  options: { manifestCache?: ManifestCache; approve?: (plan: Plan) => Promise<boolean> } = {},
+  options: {
+    manifestCache?: ManifestCache;
+    liveCache?: LiveCache;
+    fullRead?: FullReadReason;
+    leases?: LeaseKeeper;
+    approve?: (plan: Plan) => Promise<boolean>;
+  } = {},
 ): Promise<ReconciledRun> =>
   reconcile(
     {
@@ -33,6 +44,9 @@ export const applyOnce = (
       mode: 'apply',
       planLog,
       ...(options.manifestCache ? { manifestCache: options.manifestCache } : {}),
+      ...(options.liveCache ? { liveCache: options.liveCache } : {}),
+      ...(options.fullRead !== undefined ? { fullRead: options.fullRead } : {}),
+      ...(options.leases ? { leases: options.leases } : {}),
       ...(options.approve ? { approve: options.approve } : {}),
     },
     ctx,

@@ -6,8 +6,9 @@
  * `.git/config`), so they appear in no process list, no error and no log. Every git command runs
  * in a process group of its own that is killed when the run stops or the source closes.
  */
-import { mkdir, stat } from 'node:fs/promises';
+import { mkdir, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { isInsideFolder } from '../source/regular-file.js';
 import { credentialFreeUrl } from './source-folder.js';
 import { GitCommandError, killGroupsNow, runGit } from './git-process.js';
 import { jittered, type Source, type SourceSnapshot, type SourceTrigger } from './source.js';
@@ -128,6 +129,21 @@ const exists = (path: string): Promise<boolean> =>
     () => false,
   );
 
+/**
+ * `--path` names the folder; the repository decides what it is. Once its symlinks are followed it
+ * must be inside the checkout: a commit that makes it (or a folder on the way) a symlink pointing
+ * out would have the watcher read manifests from anywhere on its host. A path that does not exist
+ * is the loader's to report.
+ */
+const checkInsideCheckout = async (dir: string, checkout: string, said: string): Promise<void> => {
+  const realDir = await realpath(dir).catch(() => undefined);
+  if (realDir === undefined) return;
+  if (isInsideFolder(await realpath(checkout), realDir)) return;
+  throw new Error(
+    `--path ${said} is outside the checkout once its symlinks are followed (the repository made a folder on the way a symlink that points out of it); manifests are read only from inside the repository`,
+  );
+};
+
 export interface GitSource extends Source {
   remoteRevision(): Promise<string>;
   /** Kills every git command still running, at once (the process is exiting and cannot wait). */
@@ -196,7 +212,9 @@ export const createGitSource = (options: GitSourceOptions): GitSource => {
     await git(['checkout', '--quiet', '--force', '--detach', `refs/remotes/origin/${name}`], signal);
     const revision = (await git(['rev-parse', 'HEAD'], signal)).trim();
     lastSeen = revision;
-    return { dir: options.path ? join(checkout, options.path) : checkout, revision };
+    const dir = options.path ? join(checkout, options.path) : checkout;
+    if (options.path) await checkInsideCheckout(dir, checkout, options.path);
+    return { dir, revision };
   };
 
   return {

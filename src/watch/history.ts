@@ -5,7 +5,7 @@
  * which would stop the webhook of the fixing push from reaching it.
  */
 import type { PlanSummary } from '../core/model.js';
-import type { RunReason } from '../core/outcome.js';
+import type { ReadReport, RunReason } from '../core/outcome.js';
 import type { RunnerState, Trigger } from './runner.js';
 
 /** `deferred`: removals wait for a second look after the settle time; nothing was written. */
@@ -37,6 +37,12 @@ export interface RunRecord {
   /** A deferred run: the removals waiting for their second look (`kind/id`), and when it looks again. */
   waitingRemovals?: string[];
   retryInMs?: number;
+  /**
+   * How the run read the live workspace (the run report's `read`): `incremental` (only the objects
+   * a change touched, `objects` of them) or `full` with the `reason`; for an apply with work, what
+   * happened under the lease (`underLease`: `held`, `recheck`, `full` with a `fallback`).
+   */
+  read?: ReadReport;
 }
 
 export const MAX_RECORDED_RUNS = 10;

@@ -24,9 +24,15 @@ export class WatchMetrics {
   });
   private readonly stageDuration = new Histogram({
     name: 'cortex_sync_reconcile_stage_duration_seconds',
-    help: 'Wall time of a stage of a reconcile run (load, read-live, validate, plan, lease, approve, apply, record; the reading stages again under the apply lease).',
+    help: 'Wall time of a stage of a reconcile run (load, read-live, validate, plan, lease, recheck, approve, apply, record; the reading stages again under the apply lease when the re-check found a change).',
     labelNames: ['stage'],
     buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120, 300],
+    registers: [this.registry],
+  });
+  private readonly reads = new Counter({
+    name: 'cortex_sync_reconcile_reads_total',
+    help: 'How runs read the live workspace: path "incremental" (only the objects a change touched) or "full" with the reason (no-cache, heal, cache-expired, config-changed, manifest-removed, type-changed, no-single-read, many-changes, reference-kinds, ownership-changed, not-in-record, gone-live).',
+    labelNames: ['path', 'reason'],
     registers: [this.registry],
   });
   private readonly lastSuccess = new Gauge({
@@ -101,6 +107,7 @@ export class WatchMetrics {
         for (const [action, n] of Object.entries(tally ?? {})) if (n > 0) this.planObjects.set({ kind, action }, n);
     }
     for (const s of report?.stages ?? []) this.stageDuration.observe({ stage: s.stage }, s.durationMs / 1000);
+    if (report?.read) this.reads.inc({ path: report.read.path, reason: report.read.reason ?? '' });
     if (drift > 0) this.drift.inc(drift);
     this.lastRunOk.set(record.result === 'applied' || record.result === 'deferred' ? 1 : 0);
     if (record.result === 'applied') {

@@ -10,9 +10,6 @@
  */
 import { objectKey, type ObjectKey, type Plan } from '../core/model.js';
 
-/** How long a removed manifest must stay missing before its object is removed (default). */
-export const DEFAULT_PRUNE_SETTLE_MS = 10_000;
-
 export interface RemovalCheck {
   approved: boolean;
   /** Removals not yet confirmed, with when they were first seen missing (monotonic ms). */

@@ -31,7 +31,7 @@ import type { Source } from './source.js';
 import { dirSourceFolder, gitSourceFolder } from './source-folder.js';
 import { acquireSourceLock, describeHolder, type LockRecord } from './source-lock.js';
 import type { WatchFlags } from './command.js';
-import { DEFAULT_PRUNE_SETTLE_MS } from './removal-settle.js';
+import { DEFAULT_LEASE_LINGER_MS, DEFAULT_PRUNE_SETTLE_MS } from './defaults.js';
 import { startWatcher } from './watcher.js';
 
 /** What the flags say for every run, by the names every runtime uses (`engine/config.ts`). */
@@ -162,6 +162,7 @@ export const runWatch = async (o: WatchFlags, io: CliIo): Promise<number> => {
         port: listen.port,
         healIntervalMs: o.healInterval,
         pruneSettleMs: o.pruneSettle ?? DEFAULT_PRUNE_SETTLE_MS,
+        leaseLingerMs: o.leaseLinger ?? DEFAULT_LEASE_LINGER_MS,
         ...(webhookSecret ? { webhookSecret } : {}),
         ...(o.branch ? { branch: o.branch } : {}),
         planLogFile: resolve(io.cwd, o.planLog ?? join(folder, 'plan-log.jsonl')),

@@ -3,6 +3,11 @@
  * port, metrics and logs, wired around the engine's `reconcile`. Every run re-reads
  * `cortex-sync.yaml` (a commit may change it) and applies; nothing here throws out of the loop.
  * What a run records passes the secret redaction before it is kept, and the port redacts again.
+ *
+ * Between runs it keeps the parse results (`ManifestCache`), the live state of its source
+ * (`LiveCache`: a run after a change reads only the objects it touched; a heal run, and any run
+ * after one that was not a clean apply, reads everything) and, for a while after an apply, the
+ * apply lease (`LingeringLease`).
  */
 import { performance } from 'node:perf_hooks';
 import type { ApiClient } from '../api/types.js';
@@ -12,18 +17,26 @@ import { printable } from '../core/printable.js';
 import type { SyncConfig } from '../engine/config.js';
 import { type Clock, createEngineContext, fanOut, systemClock, type EventSink } from '../engine/context.js';
 import { leaseEventLine } from '../engine/lease-events.js';
+import { LingeringLease } from '../engine/lease-keeper.js';
+import { LiveCache } from '../engine/live-cache.js';
 import { openPlanLog } from '../engine/plan-log.js';
 import { ManifestCache, type ManifestCacheOptions } from '../source/manifest-cache.js';
 import { applyOnce, createWatchClient } from './engine-adapter.js';
 import { RunHistory, type RunRecord } from './history.js';
 import { type Logger, secretRedactor } from './log.js';
 import { WatchMetrics } from './metrics.js';
-import { DEFAULT_PRUNE_SETTLE_MS, type RemovalCheck, RemovalSettle } from './removal-settle.js';
+import { DEFAULT_LEASE_LINGER_MS, DEFAULT_PRUNE_SETTLE_MS } from './defaults.js';
+import { type RemovalCheck, RemovalSettle } from './removal-settle.js';
 import { type Judged, judgeDeferred, judgeError, judgeInvalidConfig, judgeResult } from './run-record.js';
 import { type BackoffOptions, SerialRunner, type StopResult, type Trigger } from './runner.js';
 import { startServer } from './server.js';
 import type { Source, SourceSnapshot } from './source.js';
 import { RecentDeliveries, RejectionBurst } from './webhook.js';
+
+export { DEFAULT_LEASE_LINGER_MS, DEFAULT_PRUNE_SETTLE_MS } from './defaults.js';
+
+/** How old the kept live state may get before a run reads everything, when the heal interval is off. */
+export const LIVE_STATE_MAX_AGE_MS = 600_000;
 
 export interface WatcherOptions {
   source: Source;
@@ -45,6 +58,8 @@ export interface WatcherOptions {
   backoff?: Partial<BackoffOptions>;
   /** A delete or archive needs its manifest missing on two looks this far apart; 0 = one look. */
   pruneSettleMs?: number;
+  /** How long the apply lease is kept after a clean apply; 0 = released after each (default 20 s). */
+  leaseLingerMs?: number;
   clock?: Clock;
   /** A clock that never jumps, for the settle time (default `performance.now`). */
   monotonicNow?: () => number;
@@ -65,6 +80,8 @@ export interface RunningWatcher {
   runner: SerialRunner;
   /** The parse results kept between runs (none before the first run). */
   manifestCache(): ManifestCache | undefined;
+  /** The live state kept between runs (none before the first run). */
+  liveCache(): LiveCache | undefined;
   /** Stops triggers, aborts the current run (in-flight work finishes) within `timeoutMs`, closes the port. */
   stop(timeoutMs: number): Promise<StopResult>;
 }
@@ -88,31 +105,49 @@ export const startWatcher = async (options: WatcherOptions): Promise<RunningWatc
   };
   const events = fanOut(metrics.events, leaseLog, ...(options.events ? [options.events] : []));
   const makeClient = options.createClient ?? createWatchClient;
-  let client: { key: string; client: ApiClient } | undefined;
+  /** Aborted at stop: a lease kept between runs is renewed no more. */
+  const lifetime = new AbortController();
+  let client: { key: string; client: ApiClient; leases: LingeringLease } | undefined;
   /** What was parsed, kept for the life of the watcher: a run re-reads only the files that changed. */
   let parsed: { dir: string; cache: ManifestCache } | undefined;
+  /** The live state of the source as the last clean apply left it: a run reads only what changed. */
+  let live: { key: string; cache: LiveCache } | undefined;
+  const liveMaxAgeMs = options.healIntervalMs > 0 ? options.healIntervalMs : LIVE_STATE_MAX_AGE_MS;
   let runs = 0;
   let stopping = false;
   let healTimer: NodeJS.Timeout | undefined;
   let settleTimer: NodeJS.Timeout | undefined;
 
-  const clientFor = async (config: SyncConfig): Promise<ApiClient> => {
+  const clientFor = async (config: SyncConfig): Promise<NonNullable<typeof client>> => {
     const key = `${config.baseUrl} ${config.requestsPerMinute} ${config.concurrency}`;
-    if (client?.key === key) return client.client;
+    if (client?.key === key) return client;
+    await client?.leases.close();
     await client?.client.close();
-    client = { key, client: makeClient(config, options.apiKey, events, clock) };
-    return client.client;
+    const made = makeClient(config, options.apiKey, events, clock);
+    const leases = new LingeringLease({
+      lingerMs: options.leaseLingerMs ?? DEFAULT_LEASE_LINGER_MS,
+      client: made,
+      clock,
+      events,
+      signal: lifetime.signal,
+    });
+    client = { key, client: made, leases };
+    return client;
   };
 
   const reconcileSnapshot = async (
     snapshot: SourceSnapshot,
     signal: AbortSignal,
     observedFrom: number,
+    trigger: Trigger,
   ): Promise<Judged> => {
     const { config, diagnostics } = await options.resolveConfig(snapshot.dir);
     if (hasErrors(diagnostics)) return judgeInvalidConfig(diagnostics);
     // A new manifest root (another checkout path) starts an empty cache.
     if (parsed?.dir !== config.dir) parsed = { dir: config.dir, cache: new ManifestCache(options.manifestCache) };
+    // Another root, source id or API starts with nothing kept of the live state.
+    const liveKey = JSON.stringify([config.dir, config.sourceId ?? '', config.baseUrl]);
+    if (live?.key !== liveKey) live = { key: liveKey, cache: new LiveCache({ maxAgeMs: liveMaxAgeMs }) };
     let deferred: RemovalCheck | undefined;
     const approve = async (plan: Plan): Promise<boolean> => {
       const check = settle.check(plan, observedFrom, monotonic());
@@ -121,8 +156,16 @@ export const startWatcher = async (options: WatcherOptions): Promise<RunningWatc
     };
     const planLog = openPlanLog(options.planLogFile);
     try {
-      const ctx = createEngineContext(await clientFor(config), { clock, signal, events });
-      const result = await applyOnce(config, planLog, ctx, { manifestCache: parsed.cache, approve });
+      const held = await clientFor(config);
+      const ctx = createEngineContext(held.client, { clock, signal, events });
+      const result = await applyOnce(config, planLog, ctx, {
+        manifestCache: parsed.cache,
+        liveCache: live.cache,
+        // The heal interval's run reads everything (drift anywhere, not only where files changed).
+        ...(trigger === 'heal' ? { fullRead: 'heal' as const } : {}),
+        leases: held.leases,
+        approve,
+      });
       return deferred && result.run.outcome === 'not-approved' ? judgeDeferred(result, deferred) : judgeResult(result);
     } finally {
       await planLog.close().catch(() => {});
@@ -144,10 +187,12 @@ export const startWatcher = async (options: WatcherOptions): Promise<RunningWatc
       sourceChanged = (snapshot.changedFiles?.length ?? 0) > 0;
       log.info('run started', { runId, revision, trigger });
       where = 'engine';
-      judged = await reconcileSnapshot(snapshot, signal, observedFrom);
+      judged = await reconcileSnapshot(snapshot, signal, observedFrom, trigger);
     } catch (error) {
       judged = judgeError(error, signal, where);
     }
+    // A run that did not apply cleanly leaves nothing kept: the next one reads everything.
+    if (judged.result !== 'applied') live?.cache.invalidate();
     const { waitingRemovals, ...fields } = judged.fields;
     const record: RunRecord = {
       runId,
@@ -160,6 +205,7 @@ export const startWatcher = async (options: WatcherOptions): Promise<RunningWatc
       ...fields,
       ...(waitingRemovals ? { waitingRemovals: waitingRemovals.map(shown) } : {}),
       errors: judged.errors.map(shown),
+      ...(judged.report?.read ? { read: judged.report.read } : {}),
     };
     const previous = history.lastApplied();
     // Drift: a heal run found changes though the repository did not change since the last apply.
@@ -181,6 +227,8 @@ export const startWatcher = async (options: WatcherOptions): Promise<RunningWatc
       durationMs: record.durationMs,
       ...(record.summary ? { summary: record.summary } : {}),
       ...(record.writes !== undefined ? { writes: record.writes } : {}),
+      ...(judged.report ? { requests: judged.report.requests.sent } : {}),
+      ...(record.read ? { read: record.read } : {}),
       ...(record.waitingRemovals ? { waitingRemovals: record.waitingRemovals, retryInMs: record.retryInMs } : {}),
       ...(record.errors.length ? { errors: record.errors } : {}),
     };
@@ -240,6 +288,7 @@ export const startWatcher = async (options: WatcherOptions): Promise<RunningWatc
     metrics,
     runner,
     manifestCache: () => parsed?.cache,
+    liveCache: () => live?.cache,
     stop: async (timeoutMs) => {
       stopping = true;
       clearInterval(healTimer);
@@ -250,6 +299,9 @@ export const startWatcher = async (options: WatcherOptions): Promise<RunningWatc
       if (running) log.info('stopping: letting the current run finish its in-flight work', { timeoutMs });
       const result = await runner.stop(timeoutMs);
       if (result === 'timed-out') log.warn('stopping: the current run did not finish in time', { timeoutMs });
+      // A lease kept after the last apply is given back, so that another apply need not wait for it.
+      await client?.leases.close();
+      lifetime.abort();
       await client?.client.close();
       await server.close();
       log.info('stopped', { result });

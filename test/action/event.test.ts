@@ -64,6 +64,7 @@ describe('readInputs', () => {
       onPlanDrift: 'fail',
       allowMassDelete: false,
       forceEntityTypeSchema: false,
+      allowTakeover: false,
       planCommentAuthor: '',
     });
   });

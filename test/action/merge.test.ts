@@ -2,7 +2,7 @@
  * The Action on a merge, in-process: `on-plan-drift: apply` applies a drifted or unreviewed plan
  * and says so loudly; a merge with nothing to apply passes quietly; a GitHub failure is named.
  */
-import { cp, mkdir, readFile } from 'node:fs/promises';
+import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { planDigest } from '../../src/action/digest.js';
@@ -101,6 +101,32 @@ describe('on merge', () => {
       expect.objectContaining({ severity: 'error', title: 'cortex-sync: plan drift' }),
     );
     expect(prComments().at(-1)?.body).toContain('nothing was applied');
+    // Nothing was written, so there is no plan log: the output names none rather than a missing file.
+    // The lease was taken and given back: the plan log holds those writes and the output names it.
+    const log = await readFile(merge.runtime.outputs.get('plan-log') ?? '', 'utf8');
+    expect(log).toContain('"method":"POST"');
+  });
+
+  it('names no plan log when the apply wrote nothing (the manifests turned invalid before the engine read them)', async () => {
+    expect((await run('pull_request')).code).toBe(0);
+    const merge = await runInProcess({
+      eventName: 'push',
+      payload: pushPayload(),
+      workspace,
+      emulator,
+      github,
+      inputs: { dir: 'catalog' },
+      wrapEngine: (engine) => ({
+        ...engine,
+        apply: async (config, planLog, approve) => {
+          await writeFile(join(workspace, 'catalog', 'cortex.yaml'), 'openapi: [unclosed\n');
+          return engine.apply(config, planLog, approve);
+        },
+      }),
+    });
+    expect(merge.code).toBe(1);
+    expect(writes()).toEqual([]);
+    expect(merge.runtime.outputs.get('plan-log')).toBe('');
   });
 
   it('with no reviewed plan and on-plan-drift: apply, applies and says no plan was reviewed', async () => {

@@ -1,7 +1,7 @@
 import { Agent } from 'undici';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/client.js';
-import { MAX_REQUEST_BODY_BYTES, RequestTooLargeError } from '../../src/api/errors.js';
+import { DotSegmentPathError, MAX_REQUEST_BODY_BYTES, RequestTooLargeError } from '../../src/api/errors.js';
 import type { RequestEvent } from '../../src/api/types.js';
 import { ApiError } from '../../src/core/errors.js';
 import { VERSION } from '../../src/version.js';
@@ -118,6 +118,19 @@ describe('createApiClient: requests and responses', () => {
       /^upsert entity big failed: POST \/api\/v1\/open-api → request body is 2\.00 MB .*over the API's limit of 2\.00 MB; nothing was sent$/,
     );
     expect(received).toHaveLength(0);
+  });
+
+  it('refuses a path with a dot segment (an id of dots only) before sending anything', async () => {
+    const { client, received } = await setup((_req, res) => sendJson(res, 200, {}));
+    for (const id of ['..', '.', '%2e%2E', '.%2e']) {
+      const path = `/api/v1/catalog-pages/${id === '..' || id === '.' ? encodeURIComponent(id) : id}`;
+      const error = await rejection(client.request({ operation: `delete catalog page ${id}`, method: 'DELETE', path }));
+      expect(error, id).toBeInstanceOf(DotSegmentPathError);
+      expect(error.message).toContain(`delete catalog page ${id} failed: DELETE ${path} → the path has a`);
+    }
+    // Dots inside a segment are an ordinary id.
+    await client.request({ operation: 'read page', method: 'GET', path: '/api/v1/catalog-pages/v1..2' });
+    expect(received.map((r) => r.url)).toEqual(['/api/v1/catalog-pages/v1..2']);
   });
 });
 

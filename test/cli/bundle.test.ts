@@ -104,10 +104,10 @@ describe('the bundled CLI', () => {
     ['plan', '--detailed-exitcode'],
     ['apply', '--break-lease'],
     ['emulator', '--missing-definition <mode>'],
-    ['export', 'scaffolder-template)'],
+    ['export', '--kinds <kinds>'],
     ['watch', '--heal-interval <duration>'],
     ['webhook-route', '--payload <file>'],
-  ])('%s --help and help %s show its flags', async (command, flag) => {
+  ])('%s --help and `help` of it show its flags (%s)', async (command, flag) => {
     const asFlag = await run([command, '--help']);
     expect(asFlag.code).toBe(0);
     expect(asFlag.stdout).toContain(`Usage: cortex-sync ${command} [options]`);

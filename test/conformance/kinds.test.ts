@@ -21,8 +21,10 @@ import { memoryPlanLog } from '../../src/engine/plan-log.js';
 import { reconcile } from '../../src/engine/reconcile.js';
 import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
 import { manifestText } from '../../src/export/render.js';
+import { OWNERSHIP_STORE } from '../../src/kinds/ownership.js';
 import { KIND_HANDLERS, READ_ONLY_KINDS } from '../../src/kinds/registry.js';
 import type { AnyKindHandler } from '../../src/kinds/types.js';
+import { loadManifests } from '../../src/source/load.js';
 import { parseManifestFile } from '../../src/source/yaml.js';
 import { writeFiles } from '../engine/helpers.js';
 
@@ -32,13 +34,17 @@ const NOW = Date.now();
 
 const fixturesDir = (handler: AnyKindHandler): string => join(KINDS_DIR, handler.kind, 'fixtures');
 
-/** Every file under `dir`, relative, with `/` separators (dot folders such as `.cortex` included). */
+/**
+ * Every file under `dir`, relative, with `/` separators (dot folders such as `.cortex` included),
+ * but the fixture folder's own `readme.md`, which says what the fixture is for.
+ */
 const filesUnder = async (dir: string): Promise<string[]> => {
   if (!existsSync(dir)) return [];
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
   return entries
     .filter((e) => e.isFile())
     .map((e) => relative(dir, join(e.parentPath, e.name)).split(sep).join('/'))
+    .filter((file) => file !== 'readme.md')
     .sort();
 };
 
@@ -169,6 +175,37 @@ describe.each(KIND_HANDLERS.map((handler) => [handler.kind, handler] as const))(
     expect(actions.length).toBeGreaterThan(0);
     expect(actions.filter((a) => !a.startsWith('noop '))).toEqual([]);
   });
+
+  it.skipIf(!handler.fetchByIds)(
+    'reads by identity what the bulk read reads, and nothing for an id with no object',
+    async () => {
+      const loaded = await loadManifests(repo, KIND_HANDLERS, { now: NOW });
+      const state = await fetchLiveState({
+        client,
+        handlers: KIND_HANDLERS,
+        desired: loaded.objects,
+        sourceId: SOURCE,
+      });
+      const desired = loaded.objects.filter((o) => o.kind === handler.kind);
+      const ids = desired.map((o) => o.id);
+      expect(ids.length).toBeGreaterThan(0);
+      // Owners of kinds without a marker of their own are the engine's to set, from the records.
+      const comparable = (o: LiveObject) => (handler.ownershipOnObject ? o : { ...o, owner: undefined });
+      const byKey = (a: LiveObject, b: LiveObject) => a.id.localeCompare(b.id);
+      const bulk = state.live.filter((o) => o.kind === handler.kind && ids.includes(o.id) && !OWNERSHIP_STORE.isOwn(o));
+      expect(bulk.length).toBe(new Set(ids).size);
+      const missing = `${ids[0] ?? ''}-not-there`;
+      const from = emulator.requests.length;
+      const read = await handler.fetchByIds?.([...ids, missing], {
+        client,
+        desired,
+        managedIds: [],
+        readBefore: state.live.filter((o) => (handler.fetchUses ?? []).includes(o.kind) && !OWNERSHIP_STORE.isOwn(o)),
+      });
+      expect(emulator.requests.slice(from).every((r) => r.method === 'GET')).toBe(true);
+      expect((read ?? []).map(comparable).sort(byKey)).toEqual(bulk.map(comparable).sort(byKey));
+    },
+  );
 
   it.skipIf(!handler.toManifestFiles)('round trip: live → toManifestFiles → load → the plan has nothing to do', () => {
     expect(exportPlan.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);

@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { checkReferences, suggest } from '../../src/core/references.js';
-import { READ_ONLY_KINDS } from '../../src/kinds/registry.js';
+import type { ReadOnlyKindModel } from '../../src/core/kind-contract.js';
 import { allHandlers, desired, live, ref } from './fakes.js';
 
 const handlers = allHandlers();
+/** A kind only read (a test's: which kinds the registry reads only changes as kinds become managed). */
+const ONLY_READ: ReadOnlyKindModel = { kind: 'badge', title: 'badge', managed: false };
 
 describe('checkReferences', () => {
   it('accepts references to desired objects and built-in entity types', () => {
@@ -145,14 +147,34 @@ describe('checkReferences', () => {
     ]);
   });
 
-  it('checks scorecard references only when the scorecards are known', () => {
-    const d = [desired('initiative', 'q3', { state: {}, refs: [ref('scorecard', 'prod-readyness', 'scorecardTag')] })];
-    const withScorecards = [...handlers, ...READ_ONLY_KINDS];
-    expect(checkReferences({ desired: d, handlers: withScorecards })).toEqual([]);
-    const scorecards = [live('scorecard', 'prod-readiness', {}), live('scorecard', 'dora', {})];
-    expect(checkReferences({ desired: d, handlers: withScorecards, live: scorecards })[0]?.message).toBe(
-      'unknown scorecard `prod-readyness` (did you mean `prod-readiness`?)',
+  it('checks references to a kind only read only when its objects are known', () => {
+    const d = [desired('initiative', 'q3', { state: {}, refs: [ref('badge', 'prod-readyness', 'badgeTag')] })];
+    const withBadges = [...handlers, ONLY_READ];
+    expect(checkReferences({ desired: d, handlers: withBadges })).toEqual([]);
+    const badges = [live('badge', 'prod-readiness', {}), live('badge', 'dora', {})];
+    expect(checkReferences({ desired: d, handlers: withBadges, live: badges })[0]?.message).toBe(
+      'unknown badge `prod-readyness` (did you mean `prod-readiness`?)',
     );
+    const unreadable = new Set(['badge']);
+    expect(checkReferences({ desired: d, handlers: withBadges, live: [], unreadable })).toEqual([]);
+  });
+
+  it('does not judge references to a managed kind whose objects this key could not read', () => {
+    const d = [desired('initiative', 'q3', { state: {}, refs: [ref('catalog-page', 'hidden', 'page')] })];
+    // Read: an unknown target is an error.
+    expect(checkReferences({ desired: d, handlers, live: [] })).toEqual([
+      expect.objectContaining({ code: 'unknown-reference', severity: 'error' }),
+    ]);
+    // The kind's read said this key may not read its objects: nothing is judged (a warning said why).
+    expect(checkReferences({ desired: d, handlers, live: [], unreadable: new Set(['catalog-page']) })).toEqual([]);
+    // A target the repository declares still resolves, and other kinds are still judged.
+    const other = [
+      ...d,
+      desired('initiative', 'q4', { state: {}, refs: [ref('entity-type', 'nope', 'filter.types.include[0]')] }),
+    ];
+    expect(
+      checkReferences({ desired: other, handlers, live: [], unreadable: new Set(['catalog-page']) }).map((x) => x.id),
+    ).toEqual(['q4']);
   });
 
   it('names a whole ordering cycle once, at its first object', () => {

@@ -110,7 +110,7 @@ describe('a source id bound to another origin removes nothing', () => {
     const message = plan.diagnostics[0]?.message ?? '';
     expect(message).toContain('github.com/acme/repo-b');
     expect(message).toContain('github.com/acme/repo-a');
-    expect(message).toContain('3 removal(s) left out');
+    expect(message).toContain('3 removals left out');
     expect(message).toContain('--allow-takeover');
   });
 

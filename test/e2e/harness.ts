@@ -49,7 +49,7 @@ export const startTestEmulator = (options: Parameters<typeof startEmulator>[0] =
 /** A fresh temporary directory, removed by the returned cleanup. */
 export const tempDir = async (prefix = 'cortex-sync-e2e-'): Promise<string> => mkdtemp(join(tmpdir(), prefix));
 
-/** A temporary copy of examples/ (a complete repository of all six kinds). */
+/** A temporary copy of examples/ (a complete repository of every kind). */
 export const copyExamples = async (): Promise<string> => {
   const dir = await tempDir();
   await cp(EXAMPLES, dir, { recursive: true });

@@ -1,5 +1,5 @@
 /**
- * Issue 4's promises: all six kinds in dependency order, reference checks before any write, and
+ * Issue 4's promises: every kind in dependency order, reference checks before any write, and
  * partial failure that skips only what depends on the failure.
  */
 import { readFile } from 'node:fs/promises';
@@ -33,7 +33,7 @@ interface JsonPlan {
   changes: { kind: string; id: string; action: string; waitsFor?: string[] }[];
 }
 
-describe('all six kinds', () => {
+describe('every kind', () => {
   it('apply from empty creates every kind, types before entities before what names them', async () => {
     const dir = await copyExamples();
     dirs.push(dir);
@@ -43,7 +43,16 @@ describe('all six kinds', () => {
     const kinds = new Set(parsed.changes.filter((c) => c.action === 'create').map((c) => c.kind));
     // Every kind, and the ownership record (its own step, `inventory`), which is created first.
     expect([...kinds].sort()).toEqual(
-      ['catalog-page', 'dependency', 'entity', 'entity-type', 'initiative', 'inventory', 'scaffolder-template'].sort(),
+      [
+        'catalog-page',
+        'dependency',
+        'entity',
+        'entity-type',
+        'initiative',
+        'inventory',
+        'scaffolder-template',
+        'scorecard',
+      ].sort(),
     );
     expect(parsed.changes[0]).toMatchObject({ kind: 'inventory', action: 'create', phase: 'before' });
     const orders = parsed.changes.find((c) => c.kind === 'entity' && c.id === 'orders-db');
@@ -59,6 +68,10 @@ describe('all six kinds', () => {
     expect(firstWrite('entity-type', 'database')).toBeLessThan(firstWrite('entity', 'orders-db'));
     expect(firstWrite('entity', 'payments-team')).toBeLessThan(firstWrite('entity', 'payments-api'));
     expect(firstWrite('entity', 'payments-domain')).toBeLessThan(firstWrite('entity', 'payments-api'));
+    expect(firstWrite('scorecard', 'payments-readiness')).toBeGreaterThanOrEqual(0);
+    expect(firstWrite('scorecard', 'payments-readiness')).toBeLessThan(
+      firstWrite('initiative', 'Payments production readiness'),
+    );
 
     // dependencies went through the bulk endpoint, one request for all edges
     const depWrites = log.filter((e) => e.kind === 'dependency' && e.method !== 'GET');
@@ -164,6 +177,45 @@ describe('partial failure', () => {
     expect(outcome('entity', 'ledger-db')).toBe('skipped');
     expect(outcome('entity', 'payments-api')).toBe('ok');
     expect(outcome('scaffolder-template', 'go-service')).toBe('ok');
+
+    emulator.setFaults({});
+    expect((await cli(['apply', '--dir', '.'], { emulator, cwd: dir })).code).toBe(0);
+    expect((await cli(['plan', '--dir', '.', '--detailed-exitcode'], { emulator, cwd: dir })).code).toBe(0);
+  });
+
+  it('when the ownership record cannot be written first, no change starts, and the report, the counts and the plan log say so', async () => {
+    const dir = await copyExamples();
+    dirs.push(dir);
+    emulator.setFaults({
+      reject: [
+        {
+          method: 'POST',
+          path: '/api/v1/open-api',
+          bodyIncludes: 'x-cortex-tag: cortex-sync-inventory-',
+          status: 403,
+          message: 'Your key cannot write this entity',
+        },
+      ],
+    });
+    const run = await cli(['apply', '--dir', '.', '--plan-log', 'log.jsonl'], { emulator, cwd: dir });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('Your key cannot write this entity');
+    expect(run.stdout).toContain('Apply finished with problems: 0 created');
+    expect(run.stdout).toMatch(/22 not done/);
+    expect(run.stdout).toMatch(/Plan log: .*log\.jsonl/);
+    const log = (await readFile(join(dir, 'log.jsonl'), 'utf8'))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { kind: string; outcome: string; error?: string });
+    expect(log.filter((e) => e.kind !== 'inventory').every((e) => e.outcome === 'skipped')).toBe(true);
+    expect(log.find((e) => e.kind === 'entity')?.error).toContain(
+      'the ownership record must be written before any change',
+    );
+    expect(
+      emulator.requests.filter(
+        (r) => r.method !== 'GET' && r.path !== '/api/v1/open-api' && !r.path.startsWith('/api/v1/catalog/definitions'),
+      ),
+    ).toEqual([]);
 
     emulator.setFaults({});
     expect((await cli(['apply', '--dir', '.'], { emulator, cwd: dir })).code).toBe(0);

@@ -343,6 +343,14 @@ const CASES: Case[] = [
     status: 400,
   },
   {
+    // The filter the vendor's own notes say 400s with "Invalid scorecard yaml" and no detail.
+    op: 'POST /api/v1/scorecards/descriptor',
+    path: () => '/api/v1/scorecards/descriptor',
+    body: 'tag: contract-sc\nname: Contract\nfilter: {entityType: service}\n',
+    contentType: 'application/yaml;charset=UTF-8',
+    status: 400,
+  },
+  {
     op: 'GET /api/v1/scorecards/{tag}/descriptor',
     path: () => '/api/v1/scorecards/production-readiness/descriptor',
     status: 200,
@@ -662,6 +670,18 @@ describe('emulator contract with the vendor OpenAPI', () => {
     const schema = responseSchemaRef('GET', '/api/v1/initiatives', 429);
     expect(schema).toBeDefined();
     expect(schemaErrors(validatorFor(schema ?? ''), reply.json)).toEqual([]);
+  });
+
+  it('answers a scorecard write during an evaluation with a 5xx in the vendor ErrorResponse shape', async () => {
+    const control = await call(emu, 'POST', '/_emulator/scorecard-evaluations', {
+      body: { tag: 'production-readiness', failWrites: 1 },
+      key: null,
+    });
+    expect(control.status).toBe(200);
+    const reply = await call(emu, 'DELETE', '/api/v1/scorecards/production-readiness');
+    expect(reply.status).toBe(500);
+    expect(schemaErrors(validatorFor(ERROR_RESPONSE), reply.json)).toEqual([]);
+    expect((await call(emu, 'DELETE', '/api/v1/scorecards/production-readiness')).status).toBe(200);
   });
 
   it('answers 403 for a missing permission in the vendor ErrorResponse shape', async () => {

@@ -59,4 +59,18 @@ describe('prototype-named keys are plain keys', () => {
     expect((await call(emu, 'GET', '/api/v1/catalog/__proto__')).json).toMatchObject({ tag: '__proto__' });
     expect(Object.keys(Object.prototype)).toEqual([]);
   });
+
+  it('an entity type named constructor is created, read, changed and deleted; unknown such types are 404', async () => {
+    const emu = await start();
+    for (const key of PROTO_KEYS)
+      expect((await call(emu, 'GET', `/api/v1/catalog/definitions/${key}`)).status, key).toBe(404);
+    const body = { type: 'constructor', name: 'Constructor', schema: {} };
+    expect((await call(emu, 'POST', '/api/v1/catalog/definitions', { body })).status).toBe(200);
+    expect((await call(emu, 'GET', '/api/v1/catalog/definitions/constructor')).json).toMatchObject(body);
+    const renamed = { ...body, name: 'Renamed' };
+    expect((await call(emu, 'PUT', '/api/v1/catalog/definitions/constructor', { body: renamed })).status).toBe(200);
+    expect((await call(emu, 'DELETE', '/api/v1/catalog/definitions/constructor')).status).toBe(200);
+    expect((await call(emu, 'GET', '/api/v1/catalog/definitions/constructor')).status).toBe(404);
+    expect((await call(emu, 'DELETE', '/api/v1/catalog/definitions/tostring')).status).toBe(404);
+  });
 });

@@ -1,7 +1,8 @@
 /**
- * Every operation of api.md's endpoint tables answers on the emulator: each one is sent with a
- * minimal valid request against a small workspace, and its status is the one the emulator's
- * readme table says (the table and this list must name the same operations).
+ * Every operation of api.md's endpoint tables (and the vendor's scorecard operations cortex-sync
+ * uses) answers on the emulator: each one is sent with a minimal valid request against a small
+ * workspace, and its status is the one the emulator's readme table says (the table and this list
+ * must name the same operations).
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
@@ -150,6 +151,16 @@ const OPERATIONS = (ids: Record<string, string>): Operation[] => [
     body: { service: 'svc' },
     noKey: true,
   },
+  { op: 'GET /api/v1/scorecards', path: '/api/v1/scorecards' },
+  { op: 'GET /api/v1/scorecards/{tag}', path: '/api/v1/scorecards/production-readiness' },
+  { op: 'GET /api/v1/scorecards/{tag}/descriptor', path: '/api/v1/scorecards/production-readiness/descriptor' },
+  {
+    op: 'POST /api/v1/scorecards/descriptor',
+    path: '/api/v1/scorecards/descriptor',
+    body: 'tag: ops\nname: Ops\nrules:\n  - expression: git != null\n',
+    contentType: 'application/yaml;charset=UTF-8',
+  },
+  { op: 'DELETE /api/v1/scorecards/{tag}', path: '/api/v1/scorecards/ops' },
 ];
 
 /** A workspace every operation has something to act on. */

@@ -232,6 +232,9 @@ describe('where the API key may go', () => {
     ['ftp://api.example.com', /scheme ftp/],
     ['https://user:pw@api.example.com', /credentials/],
     ['not a url', /not a valid URL/],
+    ['https://api.example.com/?token=x', /query string or a fragment/],
+    ['https://api.example.com/#x', /query string or a fragment/],
+    ['https://api.example.com/api/v1/', /ends in \/api\/v1.*use https:\/\/api\.example\.com$/],
   ])('refuses the base URL %s from the flag or the environment', async (url, why) => {
     for (const [flags, env, origin] of [
       [{ baseUrl: url }, {}, '--base-url'],
@@ -242,6 +245,11 @@ describe('where the API key may go', () => {
       expect(diagnostics[0]?.message).toMatch(why);
       expect(diagnostics[0]?.message.startsWith(origin)).toBe(true);
     }
+  });
+
+  it('names the Action input, not a flag of the command line, when the Action said the base URL', async () => {
+    const { diagnostics } = await resolveConfig({ baseUrl: 'ftp://api.example.com', from: 'input' }, {}, dir);
+    expect(diagnostics.map((d) => d.message)).toEqual(['input `base-url`: expected an https URL, got the scheme ftp']);
   });
 
   it.each(['http://127.0.0.1:4010', 'http://localhost:4010/', 'http://[::1]:4010', 'https://cortex.internal.example'])(

@@ -4,13 +4,15 @@ import { ApiError } from '../../src/core/errors.js';
 import type { KindName, LiveObject } from '../../src/core/model.js';
 import { fetchLiveState } from '../../src/engine/fetch-live.js';
 import { INVENTORY_ENTITY_TYPE, inventoryTag } from '../../src/kinds/entity/records/inventory.js';
-import type { AnyKindHandler, FetchContext } from '../../src/kinds/types.js';
-import { READ_ONLY_KINDS } from '../../src/kinds/registry.js';
+import type { AnyKindHandler, AnyReadOnlyKind, FetchContext } from '../../src/kinds/types.js';
+import { isApiError } from '../../src/core/errors.js';
 import { desired } from '../core/fakes.js';
 import { tracedKind, newTrace } from './fakes.js';
 
-/** A client answering list reads: inventories, and scorecards (a list, or an HTTP error status). */
-const listClient = (inventories: unknown[], scorecards: string[] | number): ApiClient & { paged: string[] } => {
+const BADGES_PATH = '/api/v1/badges';
+
+/** A client answering list reads: inventories, and badges (a list, or an HTTP error status). */
+const listClient = (inventories: unknown[], badges: string[] | number): ApiClient & { paged: string[] } => {
   const paged: string[] = [];
   return {
     paged,
@@ -22,18 +24,18 @@ const listClient = (inventories: unknown[], scorecards: string[] | number): ApiC
     paginate: async <T>(req: ApiRequest): Promise<T[]> => {
       paged.push(req.path);
       if (req.path === '/api/v1/catalog/descriptors') return inventories as T[];
-      if (req.path === '/api/v1/scorecards') {
-        if (typeof scorecards === 'number') {
+      if (req.path === BADGES_PATH) {
+        if (typeof badges === 'number') {
           throw new ApiError('API', {
-            operation: 'list scorecards',
+            operation: 'list badges',
             method: 'GET',
             path: req.path,
-            status: scorecards,
+            status: badges,
             attempts: 1,
             durationMs: 1,
           });
         }
-        return scorecards.map((tag) => ({ tag })) as T[];
+        return badges.map((tag) => ({ tag })) as T[];
       }
       throw new Error(`unexpected list ${req.path}`);
     },
@@ -43,6 +45,27 @@ const listClient = (inventories: unknown[], scorecards: string[] | number): ApiC
 const inventory = (source: string, objects: Record<string, string[]>, tag = inventoryTag(source)) => ({
   info: { 'x-cortex-tag': tag, 'x-cortex-type': INVENTORY_ENTITY_TYPE, 'x-cortex-definition': { source, objects } },
 });
+
+/** A kind only read (a test's own): the list of badges; a 403 or 404 is a warning. */
+const BADGES: AnyReadOnlyKind = {
+  kind: 'badge',
+  title: 'badge',
+  managed: false,
+  readLive: async ({ client }) => {
+    try {
+      const items = await client.paginate<{ tag: string }>(
+        { operation: 'list badges', method: 'GET', path: BADGES_PATH },
+        'badges',
+      );
+      return { live: items.map((b): LiveObject => ({ kind: 'badge', id: b.tag, state: b })) };
+    } catch (error) {
+      if (isApiError(error) && (error.status === 403 || error.status === 404)) {
+        return { unreadable: { severity: 'warning', code: 'badges-unreadable', message: 'badges not read' } };
+      }
+      throw error;
+    }
+  },
+};
 
 /** A kind whose live objects are `ids` (each claiming `owner` when given) and which keeps what it was asked. */
 const liveKind = (
@@ -102,7 +125,7 @@ describe('fetchLiveState', () => {
         message: expect.stringContaining('catalog-page/shared'),
       }),
     ]);
-    expect(client.paged).not.toContain('/api/v1/scorecards');
+    expect(client.paged).not.toContain(BADGES_PATH);
   });
 
   it('reads no inventories when the inventory type does not exist yet: nothing is owned', async () => {
@@ -135,27 +158,57 @@ describe('fetchLiveState', () => {
     expect(seen['pages']?.readBefore.map((o) => o.id).sort()).toEqual(['g1', 'w1']);
   });
 
-  it('scorecards: listed when needed; a 403 is a warning, any other failure stops the plan', async () => {
-    // An Initiative that names a scorecard: the kind only read is read because of it.
+  it('a kind only read is listed when a manifest names it; a 403 is a warning, any other failure stops the plan', async () => {
+    // An Initiative that names a badge: the kind only read is read because of it.
     const naming = {
-      references: () => [{ kind: 'scorecard', id: 'dora', field: 'scorecardTag', path: [], ordering: false }],
+      references: () => [{ kind: 'badge', id: 'dora', field: 'badgeTag', path: [], ordering: false }],
     };
     const handlers = (seen: Partial<Record<KindName, FetchContext>> = {}) => [
       liveKind('entity-type', [], seen),
       liveKind('initiative', [], seen, naming),
     ];
-    const read = (scorecards: string[] | number) =>
+    const read = (badges: string[] | number) =>
       fetchLiveState({
-        client: listClient([], scorecards),
+        client: listClient([], badges),
         handlers: handlers(),
-        readOnlyKinds: READ_ONLY_KINDS,
+        readOnlyKinds: [BADGES],
         desired: [desired('initiative', 'q3', { state: {} })],
         sourceId: 'repo-a',
       });
     expect((await read(['dora', 'security'])).referenced.map((o) => o.id)).toEqual(['dora', 'security']);
     const forbidden = await read(403);
-    expect(forbidden.unreadable).toEqual(new Set(['scorecard']));
-    expect(forbidden.diagnostics).toEqual([expect.objectContaining({ code: 'scorecards-unreadable' })]);
+    expect(forbidden.unreadable).toEqual(new Set(['badge']));
+    expect(forbidden.diagnostics).toEqual([expect.objectContaining({ code: 'badges-unreadable' })]);
     await expect(read(500)).rejects.toThrow(/HTTP 500/);
+    // Nothing names a badge: the list is not read.
+    const unnamed = listClient([], ['dora']);
+    await fetchLiveState({
+      client: unnamed,
+      handlers: [liveKind('entity-type', [], {})],
+      readOnlyKinds: [BADGES],
+      desired: [],
+      sourceId: 'repo-a',
+    });
+    expect(unnamed.paged).not.toContain(BADGES_PATH);
+  });
+
+  it('a managed kind whose read says this key may not read it is unreadable, with its warning once', async () => {
+    const warning = { severity: 'warning' as const, code: 'pages-unreadable', message: 'no permission' };
+    const shy: Partial<AnyKindHandler> = {
+      fetchLive: async (ctx) => {
+        ctx.unreadable?.(warning);
+        ctx.unreadable?.(warning);
+        return [];
+      },
+    };
+    const state = await fetchLiveState({
+      client: listClient([], []),
+      handlers: [liveKind('entity-type', ['database'], {}), { ...liveKind('catalog-page', [], {}), ...shy }],
+      desired: [],
+      sourceId: 'repo-a',
+    });
+    expect(state.unreadable).toEqual(new Set(['catalog-page']));
+    expect(state.diagnostics).toEqual([warning]);
+    expect(state.live.map((o) => o.id)).toEqual(['database']);
   });
 });

@@ -96,7 +96,7 @@ describe('indexInventories', () => {
         { info: {} },
         { info: { 'x-cortex-definition': { objects: { 'catalog-page': ['no-source'] } } } },
         { info: { 'x-cortex-definition': { source: 42 } } },
-        inventoryRecord('repo-a', { 'catalog-page': ['home'], scorecard: ['not-a-kind'] }),
+        inventoryRecord('repo-a', { 'catalog-page': ['home'], widget: ['not-a-kind'] }),
       ],
       'repo-a',
     );
@@ -156,10 +156,16 @@ describe('inventory round trip through the emulator', () => {
     const before = emulator.requests.length;
     await writeInventory(client, 'github.com/acme/catalog', keys, false);
     const writes = emulator.requests.slice(before).map((r) => `${r.method} ${r.path} ${r.status}`);
+    // The type is looked for first (the apply lease, or another apply, may have made it since the run read).
     expect(writes).toEqual([
+      expect.stringMatching(/^GET \/api\/v1\/catalog\/definitions\/cortex-sync-inventory 404$/),
       expect.stringMatching(/^POST \/api\/v1\/catalog\/definitions 2\d\d$/),
       expect.stringMatching(/^POST \/api\/v1\/open-api 2\d\d$/),
     ]);
+    // Made meanwhile: written without trying to create it again.
+    const again = emulator.requests.length;
+    await writeInventory(client, 'github.com/acme/catalog', keys, false);
+    expect(emulator.requests.slice(again).map((r) => `${r.method} ${r.status}`)).toEqual(['GET 200', 'POST 200']);
 
     const index = await readInventories(client, 'github.com/acme/catalog');
     expect(index.bySource.get('github.com/acme/catalog')).toEqual(keys);

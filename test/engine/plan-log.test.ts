@@ -1,7 +1,8 @@
+import { existsSync } from 'node:fs';
 import { mkdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConfigError } from '../../src/core/errors.js';
+import { ConfigError, CortexSyncError } from '../../src/core/errors.js';
 import type { PlanLogEntry } from '../../src/core/model.js';
 import { openPlanLog } from '../../src/engine/plan-log.js';
 import { removeDir, tempDir } from './helpers.js';
@@ -46,4 +47,17 @@ describe('openPlanLog', () => {
     expect(() => openPlanLog(asDirectory)).toThrow(ConfigError);
     expect(() => openPlanLog(asDirectory)).toThrow(/cannot open the plan log .*is-a-directory/);
   });
+
+  it.skipIf(!existsSync('/dev/full'))(
+    'a log that fills the disk fails on close naming the file and what it means, as an error of the run',
+    async () => {
+      const log = openPlanLog('/dev/full');
+      log.write(entry('a'));
+      const closed = log.close();
+      await expect(closed).rejects.toThrow(CortexSyncError);
+      await expect(closed).rejects.toThrow(
+        /^could not write the plan log \/dev\/full \(ENOSPC: no space left on device, write\): the requests of this run were sent, but its log of them is incomplete$/,
+      );
+    },
+  );
 });

@@ -1,6 +1,6 @@
 /**
  * `reconcile` as named stages, ending in one run report: each stage is an event with its
- * duration and a line of the report, an apply with work plans again under the lease, an apply
+ * duration and a line of the report, an apply with work re-checks under the lease what it writes, an apply
  * with nothing to write reads once and takes no lease, the report counts the requests the API
  * received, and a plan whose only write is the ownership record has work.
  */
@@ -66,7 +66,7 @@ describe('reconcile as named stages', () => {
     expect(events.at(-1)).toMatchObject({ type: 'reconcile.done', status: 'planned', reason: 'changes-planned' });
   });
 
-  it('an apply with work plans again under the lease, then approve, apply, record; the report counts every request', async () => {
+  it('an apply with work re-checks what it writes under the lease, then approve, apply, record; the report counts every request', async () => {
     await writeFiles(dir, { [`.cortex/catalog-pages/alpha.yaml`]: page(`alpha-${n}`) });
     const { result, events, received } = await run('apply', { approve: () => Promise.resolve(true) });
     expect(result.run).toMatchObject({ outcome: 'applied', reason: 'changes-applied', changes: true });
@@ -76,14 +76,12 @@ describe('reconcile as named stages', () => {
       'validate',
       'plan',
       'lease',
-      'load*',
-      'read-live*',
-      'validate*',
-      'plan*',
+      'recheck*',
       'approve*',
       'apply*',
       'record*',
     ]);
+    expect(result.run.read).toEqual({ path: 'full', underLease: 'recheck' });
     expect(result.run.requests.sent).toBe(received.length);
     expect(result.run.requests.writes).toBe(received.filter((r) => r.method !== 'GET').length);
     expect(result.run.requests.writes).toBeGreaterThan(result.run.steps.ok);

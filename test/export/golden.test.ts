@@ -17,6 +17,8 @@ let out: string;
 
 beforeEach(async () => {
   emulator = await startTestEmulator();
+  // The workspace holds only what examples/ applies: not the emulator's sample scorecards.
+  emulator.state.scorecards.items = [];
   examples = await copyExamples();
   out = await tempDir('cortex-sync-export-golden-');
 });

@@ -103,7 +103,8 @@ describe('export leaves out', () => {
     const run = await exportTo(out, ['--only', 'unmanaged']);
     expect(run.code).toBe(0);
     expect(await listFiles(out)).toEqual(['.cortex/catalog/ledger.yaml']);
-    expect(run.stdout).toMatch(/Left out 11 objects a repository manages/);
+    // Every object of the workspace but the ledger, the emulator's two sample scorecards included.
+    expect(run.stdout).toMatch(/Left out 13 objects a repository manages/);
   });
 
   it('archived entities unless --include-archived', async () => {

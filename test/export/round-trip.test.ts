@@ -50,6 +50,9 @@ describe('export round trip', () => {
         '.cortex/entity-types/ai-agent.yaml',
         `.cortex/initiatives/${manifestBaseName('Agents ready')}.yaml`,
         '.cortex/scaffolders/agent-template.yaml',
+        // The emulator's sample scorecards: nobody manages them, and an export writes every kind.
+        '.cortex/scorecards/production-readiness.yaml',
+        '.cortex/scorecards/security-baseline.yaml',
         '.cortex/teams/platform-team.yaml',
         'cortex-sync.yaml',
       ].sort(),
@@ -75,7 +78,7 @@ describe('export round trip', () => {
     const plan = await planJson(out);
     expect(plan.summary).toMatchObject({ create: 0, delete: 0, archive: 0 });
     const objects = plan.changes.filter((c) => c.kind !== 'inventory');
-    expect(objects.length).toBe(12);
+    expect(objects.length).toBe(14);
     for (const change of objects) {
       expect(change.diff, `${change.kind} ${change.id}`).toEqual([]);
       expect(change.action === 'noop' || change.adopt === true, `${change.kind} ${change.id}`).toBe(true);
@@ -90,7 +93,7 @@ describe('export round trip', () => {
     expect(writes.filter((w) => w.method === 'DELETE')).toEqual([]);
     expect(writes.some((w) => w.path === '/api/v1/initiatives')).toBe(false);
     const after = await planJson(out, ['--detailed-exitcode']);
-    expect(after.summary).toMatchObject({ create: 0, update: 0, delete: 0, archive: 0, noop: 12 });
+    expect(after.summary).toMatchObject({ create: 0, update: 0, delete: 0, archive: 0, noop: 14 });
     expect(after.changes.filter((c) => c.action !== 'noop')).toEqual([]);
 
     // Deleting one exported entity file and pruning archives exactly that entity.

@@ -3,6 +3,7 @@
  * file is refused before anything is written, with `--force` too. And `--only all` writes only
  * what no repository manages and what this source id manages, unless asked for more.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -34,9 +35,24 @@ describe('export never writes outside --out', () => {
     await symlink(elsewhere, join(out, '.cortex'));
     const run = await exportTo(out, ['--source-id', 'repo-a']);
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/would not stay inside .*\.cortex is a symlink.*Nothing was written/s);
+    expect(run.stderr).toMatch(
+      /cannot be written safely into .*: \.cortex is a symlink; export writes only into real folders\. Nothing was written/s,
+    );
     expect(await listFiles(elsewhere)).toEqual([]);
     expect(await listFiles(out)).toEqual([]);
+  });
+
+  it('a reason shared by many files is said once, and a FIFO in the way is not called a way out of --out', async () => {
+    const out = await newDir();
+    await mkdir(join(out, '.cortex'));
+    execFileSync('mkfifo', [join(out, '.cortex/catalog')]);
+    const run = await exportTo(out, ['--source-id', 'repo-a']);
+    expect(run.code).toBe(1);
+    const line = run.stderr.trim().split('\n').pop() ?? '';
+    expect(line).toMatch(
+      /^error: \d+ files to export cannot be written safely into .*: \.cortex\/catalog is a FIFO \(named pipe\), not a folder\. Nothing was written$/,
+    );
+    expect(line.split('FIFO')).toHaveLength(2);
   });
 
   it('a symlinked subfolder (.cortex/catalog) is refused, with --force too', async () => {

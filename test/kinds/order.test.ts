@@ -12,14 +12,15 @@ const kind = (name: string, refersTo: string[] = []): KindMeta => ({ kind: name,
 const names = (kinds: readonly KindMeta[]) => kinds.map((k) => k.kind);
 
 describe('applyOrder', () => {
-  it('the registry: entity types, entities, then what references them; the names follow the same order', () => {
+  it('the registry: entity types, entities, then what references them (Initiatives after scorecards); the names follow the same order', () => {
     expect(names(KIND_HANDLERS)).toEqual([
       'entity-type',
       'entity',
       'dependency',
       'catalog-page',
-      'initiative',
       'scaffolder-template',
+      'scorecard',
+      'initiative',
     ]);
     expect(KIND_NAMES).toEqual(names(KIND_HANDLERS));
   });

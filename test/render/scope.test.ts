@@ -112,7 +112,7 @@ describe('the delete-scope header', () => {
     const plan: Plan = { ...EMPTY, scope: deleteScopeOf(defaults, { protect: many }, undefined) };
     const protect = plan.scope?.widened.find((w) => w.setting === 'protect');
     expect(protect?.value).toHaveLength(20);
-    expect(protect?.effect).toContain('10000 pattern(s)');
+    expect(protect?.effect).toContain('10000 patterns');
     expect(renderPlanText(plan, { color: false }).length).toBeLessThan(2_000);
   });
 

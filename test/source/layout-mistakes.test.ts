@@ -3,7 +3,7 @@
  * `.json` where the layout reads YAML, a `cortex/` folder without the dot, a root with nothing in
  * it; and tags a reader cannot tell apart (case only, Unicode look-alikes) are warned.
  */
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -69,6 +69,40 @@ describe('layout mistakes', () => {
       `no manifests found in ${root}: looked for cortex.yaml / cortex.yml files`,
     );
     expect(diagnostics[0]?.message).toContain('.cortex/catalog/');
+  });
+
+  it('a root holding only cortex-sync.yaml does not call the settings file a YAML file no kind reads', async () => {
+    await put('cortex-sync.yaml', 'sourceId: mine\n');
+    await put('docs/notes.yaml', 'a: 1\n');
+    const { diagnostics } = await load();
+    expect(diagnostics).toMatchObject([{ severity: 'warning', code: 'no-manifests' }]);
+    expect(diagnostics[0]?.message).toContain('1 YAML file no kind reads: docs/notes.yaml.');
+    expect(diagnostics[0]?.message).not.toContain('cortex-sync.yaml');
+  });
+
+  it('a cortex-sync.yaml below the root is not the settings file: it is named', async () => {
+    await put('team/cortex-sync.yaml', 'sourceId: mine\n');
+    const { diagnostics } = await load();
+    expect(diagnostics[0]?.message).toContain('1 YAML file no kind reads: team/cortex-sync.yaml.');
+  });
+
+  it('a .cortex/ folder below the root says that only the root’s is read, not "did you mean" the folder it is in', async () => {
+    await put('c/cortex.yaml', descriptor('c'));
+    await put('teams/a/.cortex/catalog/ledger.yaml', descriptor('ledger'));
+    const { diagnostics } = await load();
+    expect(diagnostics).toMatchObject([
+      { severity: 'error', code: 'unowned-manifest', file: 'teams/a/.cortex/catalog/ledger.yaml' },
+    ]);
+    expect(diagnostics[0]?.message).toBe(
+      'teams/a/.cortex/catalog/ledger.yaml is in a .cortex/ folder below the manifest root, and only the root’s .cortex/ is read (is teams/a the manifest root, for --dir?) (nothing is applied or pruned until it is moved or removed)',
+    );
+  });
+
+  it('a folder that cannot be read is the error; "no manifests found" is not claimed beside it', async () => {
+    await put('cortex-sync.yaml', 'sourceId: mine\n');
+    await put('docs/notes.yaml', 'a: 1\n');
+    await symlink(path.join(root, 'loop'), path.join(root, 'loop'));
+    expect(await summary()).toEqual([['error', 'unreadable-manifest', 'loop']]);
   });
 });
 

@@ -45,9 +45,13 @@ export const BUILT_IN_DEFINITIONS: readonly StoredDefinition[] = [
   source: 'CORTEX' as const,
 }));
 
+/** The custom definition of a type key, or undefined (own keys only: `constructor` is a type like any other). */
+export const customDefinition = (state: EntityTypesState, type: string): StoredDefinition | undefined =>
+  Object.hasOwn(state.byType, type) ? state.byType[type] : undefined;
+
 /** A custom or built-in definition by type key, or undefined. */
 export const findDefinition = (state: EntityTypesState, type: string): StoredDefinition | undefined =>
-  state.byType[type] ?? BUILT_IN_DEFINITIONS.find((d) => d.type === type);
+  customDefinition(state, type) ?? BUILT_IN_DEFINITIONS.find((d) => d.type === type);
 
 /** `Cortex-builtin::Name` icons are kept; anything else becomes the default icon (as the vendor does). */
 export const normalizeIconTag = (iconTag: unknown): string =>

@@ -3,6 +3,7 @@ import { type EmulatorResponse, errorResponse, pagedResponse, type RouteDef } fr
 import { hashOrder, isObject, type JsonObject, parseJsonBody, queryFlag } from '../util.js';
 import { type EntitiesState, infoOf } from './entity-store.js';
 import {
+  customDefinition,
   BUILT_IN_DEFINITIONS,
   CORE_TYPES,
   type EntityTypesState,
@@ -89,7 +90,7 @@ const update: RouteDef<EntityTypesSlices> = {
   permission: PERMISSION,
   handle(req, state) {
     const type = req.params.type ?? '';
-    const def = state.entityTypes.byType[type];
+    const def = customDefinition(state.entityTypes, type);
     if (!def) {
       return findDefinition(state.entityTypes, type)
         ? errorResponse(400, 'BAD_REQUEST', `Built-in entity type ${type} cannot be changed`)
@@ -126,7 +127,7 @@ const remove: RouteDef<EntityTypesSlices> = {
   permission: PERMISSION,
   handle(req, state) {
     const type = req.params.type ?? '';
-    if (!state.entityTypes.byType[type]) {
+    if (!customDefinition(state.entityTypes, type)) {
       return findDefinition(state.entityTypes, type)
         ? errorResponse(400, 'BAD_REQUEST', `Built-in entity type ${type} cannot be deleted`)
         : notFound(type);

@@ -48,11 +48,39 @@ export const scorecardDescriptorSchema = z.looseObject({
     )
     .default([]),
   filter: z.unknown().optional(),
+  notifications: z
+    .looseObject({ enabled: z.boolean().optional(), scoreDropNotificationsEnabled: z.boolean().optional() })
+    .nullish(),
+  exemptions: z.looseObject({ enabled: z.boolean().optional(), autoApprove: z.boolean().optional() }).nullish(),
+  evaluation: z.looseObject({ window: z.number().int().min(1).optional() }).nullish(),
 });
 export type ScorecardDescriptor = z.infer<typeof scorecardDescriptorSchema>;
 
+/** The answer to a scorecard `filter` the vendor refuses: "Invalid scorecard yaml", with no detail (wire-notes §14, S4). */
+export const INVALID_SCORECARD_YAML = 'Invalid scorecard yaml';
+
+const FILTER_PARTS = ['types', 'groups', 'query'] as const;
+
+/**
+ * Is the scorecard's own `filter` one the vendor refuses? Its maintainers' notes (confirmed live):
+ * `{entityType: <tag>}` 400s with "Invalid scorecard yaml" and no detail; a filter takes `types`,
+ * `groups` or `query`, at least one of the three (`kind: GENERIC` and the vendor test data's
+ * `category` beside them). Rule filters are not judged (the vendor's test data has `{category}` alone).
+ */
+export const filterRefused = (filter: unknown): boolean => {
+  if (filter === undefined || filter === null) return false;
+  if (typeof filter !== 'object' || Array.isArray(filter)) return true;
+  if (Object.hasOwn(filter, 'entityType')) return true;
+  const present = (key: string): boolean => {
+    const value = (filter as Record<string, unknown>)[key];
+    return value !== undefined && value !== null && value !== '';
+  };
+  return !FILTER_PARTS.some(present);
+};
+
 /** A problem that makes the descriptor invalid beyond its shape (the vendor answers 400). */
 export const descriptorProblem = (d: ScorecardDescriptor): string | undefined => {
+  if (filterRefused(d.filter)) return `filter: ${INVALID_SCORECARD_YAML}`;
   const levels = d.ladder?.levels ?? [];
   const ranks = new Set(levels.map((l) => l.rank));
   if (ranks.size !== levels.length) return 'ladder.levels: two levels share a rank';
@@ -92,17 +120,44 @@ export const scorecardFromDescriptor = (d: ScorecardDescriptor, now: number): St
     levels,
     rules,
     ...(d.filter !== undefined ? { filter: d.filter } : {}),
+    ...(d.notifications != null ? { notifications: d.notifications } : {}),
+    ...(d.exemptions != null ? { exemptions: d.exemptions } : {}),
+    ...(d.evaluation != null ? { evaluation: d.evaluation } : {}),
     lastUpdated: isoSeconds(now),
   };
 };
 
-/** The descriptor YAML of a stored scorecard (`GET /api/v1/scorecards/{tag}/descriptor`). */
+/**
+ * The settings of a scorecard that states none, as the vendor's OpenAPI documents them
+ * (`ExemptionsSettings`, `EvaluationDetails`, `Notifications`: notifications are on unless the
+ * scorecard is a draft).
+ */
+export const SCORECARD_DEFAULTS = {
+  exemptions: { enabled: true, autoApprove: false },
+  evaluation: { window: 4 },
+  notifications: (draft: boolean) => ({ enabled: !draft, scoreDropNotificationsEnabled: false }),
+} as const;
+
+/** A stored setting with the defaults under what was given (the answer always holds every setting). */
+const withDefaults = (given: Record<string, unknown> | undefined, defaults: Record<string, unknown>) => ({
+  ...defaults,
+  ...given,
+});
+
+/**
+ * The descriptor YAML of a stored scorecard (`GET /api/v1/scorecards/{tag}/descriptor`): every
+ * setting filled in (draft, the ladder's name, level colours, rule weights, notifications,
+ * exemptions, evaluation), keys in an order of its own, as a server that rewrites what it stores.
+ */
 export const scorecardDescriptorYaml = (s: StoredScorecard): string =>
   toYaml({
     tag: s.tag,
     name: s.name,
     ...(s.description !== undefined ? { description: s.description } : {}),
     draft: s.isDraft,
+    notifications: withDefaults(s.notifications, SCORECARD_DEFAULTS.notifications(s.isDraft)),
+    exemptions: withDefaults(s.exemptions, SCORECARD_DEFAULTS.exemptions),
+    evaluation: withDefaults(s.evaluation, SCORECARD_DEFAULTS.evaluation),
     ...(s.levels.length > 0
       ? {
           ladder: {

@@ -13,6 +13,9 @@ import { fnv1a, hashOrder, isoSeconds } from '../util.js';
 import { booleanQuery, readBody } from './initiatives-body.js';
 import {
   descriptorProblem,
+  filterRefused,
+  INVALID_SCORECARD_YAML,
+  SCORECARD_DEFAULTS,
   scorecardDescriptorSchema,
   scorecardDescriptorYaml,
   scorecardFromDescriptor,
@@ -51,8 +54,23 @@ export interface StoredScorecard {
   rules: ScorecardRule[];
   /** The scorecard's entity filter, as the descriptor gave it (kept for the descriptor only). */
   filter?: unknown;
+  /** Settings as the descriptor gave them; the answers fill in the rest (`SCORECARD_DEFAULTS`). */
+  notifications?: Record<string, unknown>;
+  exemptions?: Record<string, unknown>;
+  evaluation?: Record<string, unknown>;
   /** ISO 8601 timestamp. */
   lastUpdated: string;
+}
+
+/**
+ * A scorecard being evaluated: its next `failWrites` writes (descriptor POSTs and DELETEs) answer
+ * `status` without effect, as the vendor's API answers a write that meets an evaluation in
+ * progress (a 500, wire-notes §14). Set with `POST /_emulator/scorecard-evaluations`.
+ */
+export interface ScorecardEvaluation {
+  tag: string;
+  failWrites: number;
+  status: number;
 }
 
 /** What `seedScorecards` takes: a stored scorecard whose `isDraft` and `lastUpdated` may be omitted. */
@@ -61,10 +79,33 @@ export type ScorecardSeed = Omit<StoredScorecard, 'isDraft' | 'lastUpdated'> & {
   lastUpdated?: string;
 };
 
-/** The scorecards slice of the emulator state (an array: JSON-serializable, no prototype keys). */
+/** The scorecards slice of the emulator state (arrays: JSON-serializable, no prototype keys). */
 export interface ScorecardsState {
   items: StoredScorecard[];
+  /** Evaluations in progress (not kept in a data file). */
+  evaluations?: ScorecardEvaluation[];
 }
+
+/** Starts (or restarts) an evaluation of `tag` that refuses its next `failWrites` writes with `status`. */
+export const startEvaluation = (state: ScorecardsSlice, evaluation: ScorecardEvaluation): void => {
+  const rest = (state.scorecards.evaluations ?? []).filter((e) => e.tag !== evaluation.tag);
+  state.scorecards.evaluations = evaluation.failWrites > 0 ? [...rest, { ...evaluation }] : rest;
+};
+
+/** The answer to a write of `tag` while it is being evaluated (counting the write down), if it is. */
+const evaluationRefusal = (state: ScorecardsSlice, tag: string): EmulatorResponse | undefined => {
+  const running = state.scorecards.evaluations?.find((e) => e.tag === tag && e.failWrites > 0);
+  if (running === undefined) return undefined;
+  running.failWrites -= 1;
+  if (running.failWrites === 0) {
+    state.scorecards.evaluations = (state.scorecards.evaluations ?? []).filter((e) => e !== running);
+  }
+  return errorResponse(
+    running.status,
+    'UNHANDLED_EXCEPTION',
+    `Scorecard '${tag}' is being evaluated; it cannot be changed until the evaluation ends`,
+  );
+};
 
 /** The part of the emulator state the scorecard routes read. */
 export interface ScorecardsSlice {
@@ -153,8 +194,9 @@ export const renderScorecard = (scorecard: StoredScorecard): Record<string, unkn
     ...rule,
     identifier: ruleIdentifier(scorecard.tag, rule.expression),
   })),
-  exemptions: { enabled: true, autoApprove: false },
-  notifications: { enabled: !scorecard.isDraft, scoreDropNotificationsEnabled: false },
+  exemptions: { ...SCORECARD_DEFAULTS.exemptions, ...scorecard.exemptions },
+  notifications: { ...SCORECARD_DEFAULTS.notifications(scorecard.isDraft), ...scorecard.notifications },
+  ...(scorecard.evaluation !== undefined ? { evaluation: scorecard.evaluation } : {}),
 });
 
 const listScorecards = (req: { query: URLSearchParams }, state: ScorecardsSlice): EmulatorResponse => {
@@ -174,10 +216,13 @@ const writeDescriptor: RouteDef<ScorecardsSlice>['handle'] = (req, state, env) =
   if (dryRun === null) return errorResponse(400, 'BAD_REQUEST', 'dryRun must be true or false');
   const body = readBody(req, scorecardDescriptorSchema, { allowYaml: true });
   if (!body.ok) return body.response;
+  if (filterRefused(body.value.filter)) return errorResponse(400, 'BAD_REQUEST', INVALID_SCORECARD_YAML);
   const problem = descriptorProblem(body.value);
-  if (problem !== undefined) return errorResponse(400, 'BAD_REQUEST', `Invalid scorecard yaml: ${problem}`);
+  if (problem !== undefined) return errorResponse(400, 'BAD_REQUEST', `${INVALID_SCORECARD_YAML}: ${problem}`);
   const stored = scorecardFromDescriptor(body.value, env.now());
   if (!dryRun) {
+    const evaluating = evaluationRefusal(state, stored.tag);
+    if (evaluating !== undefined) return evaluating;
     const index = state.scorecards.items.findIndex((s) => s.tag === stored.tag);
     if (index >= 0) state.scorecards.items[index] = stored;
     else state.scorecards.items.push(stored);
@@ -214,6 +259,8 @@ export const scorecardRoutes: RouteDef<ScorecardsSlice>[] = [
     handle: (req, state) => {
       const index = state.scorecards.items.findIndex((s) => s.tag === req.params.tag);
       if (index < 0) return notFound(req.params.tag);
+      const evaluating = evaluationRefusal(state, req.params.tag ?? '');
+      if (evaluating !== undefined) return evaluating;
       state.scorecards.items.splice(index, 1);
       return { status: 200 };
     },

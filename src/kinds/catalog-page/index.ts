@@ -42,25 +42,44 @@ const readAllPages = async (client: ApiClient, pageSize: number): Promise<unknow
   }
 };
 
-/** Reads every catalog page; those Cortex manages are marked protected (never changed, never pruned). */
+/** One page as read; those Cortex manages are marked protected (never changed, never pruned). */
+const liveOf = (item: unknown, what: string): LiveObject<LiveCatalogPage> => {
+  const parsed = liveCatalogPageSchema.safeParse(item);
+  if (!parsed.success) {
+    throw new CortexSyncError('API', `${what} is not a catalog page (${parsed.error.issues[0]?.message ?? 'invalid'})`);
+  }
+  const page = parsed.data;
+  return {
+    kind: KIND,
+    id: page.slug,
+    ...(page.isCortexManaged === true ? { protected: true } : {}),
+    state: { page },
+  };
+};
+
+/** Reads every catalog page. */
 const fetchLiveWith = async (ctx: FetchContext, pageSize: number): Promise<LiveObject<LiveCatalogPage>[]> => {
   const items = await readAllPages(ctx.client, pageSize);
-  return items.map((item, index) => {
-    const parsed = liveCatalogPageSchema.safeParse(item);
-    if (!parsed.success) {
-      throw new CortexSyncError(
-        'API',
-        `list catalog pages: item ${index} of the response is not a catalog page (${parsed.error.issues[0]?.message ?? 'invalid'})`,
-      );
-    }
-    const page = parsed.data;
-    return {
-      kind: KIND,
-      id: page.slug,
-      ...(page.isCortexManaged === true ? { protected: true } : {}),
-      state: { page },
-    };
-  });
+  return items.map((item, index) => liveOf(item, `list catalog pages: item ${index} of the response`));
+};
+
+/** The pages with these slugs, one `GET /catalog-pages/{slug}` each (404: none). */
+const fetchByIds = async (ids: readonly string[], ctx: FetchContext): Promise<LiveObject<LiveCatalogPage>[]> => {
+  const found = await Promise.all(
+    [...new Set(ids)].map(async (slug) => {
+      const operation = `read catalog page \`${slug}\``;
+      const res = await ctx.client.request<unknown>({
+        operation,
+        method: 'GET',
+        path: `${PAGES_PATH}/${encodePathSegment(slug)}`,
+        acceptStatus: [404],
+      });
+      if (res.status === 404) return undefined;
+      const live = liveOf(res.body, `${operation}: the response`);
+      return live.id === slug ? live : undefined;
+    }),
+  );
+  return found.filter((o): o is LiveObject<LiveCatalogPage> => o !== undefined);
 };
 
 const apply = async (change: KindChange<CatalogPageManifest, LiveCatalogPage>, ctx: ApplyContext): Promise<void> => {
@@ -105,6 +124,7 @@ export const createCatalogPageKind = (
 ): KindHandler<CatalogPageManifest, LiveCatalogPage> => ({
   ...catalogPageModel,
   fetchLive: (ctx) => fetchLiveWith(ctx, options.pageSize ?? PAGE_SIZE),
+  fetchByIds,
   apply,
 });
 

@@ -93,6 +93,25 @@ const fetchLive = async (ctx: FetchContext<DependencySpec>): Promise<LiveObject<
   return readEdgesOf(ctx, [...callers].sort());
 };
 
+/**
+ * The edges with these ids: the outgoing edges of each of their callers (one paged read per
+ * caller, as `fetchLive` reads them), kept when asked for.
+ */
+const fetchByIds = async (
+  ids: readonly string[],
+  ctx: FetchContext<DependencySpec>,
+): Promise<LiveObject<LiveDependency>[]> => {
+  const wanted = new Set(ids);
+  const callers = new Set<string>();
+  for (const obj of ctx.desired) if (wanted.has(obj.id)) callers.add(obj.spec.callerTag);
+  for (const id of ids) {
+    const key = parseDependencyId(id);
+    if (key && !ctx.desired.some((obj) => obj.id === id)) callers.add(key.callerTag);
+  }
+  const edges = await readEdgesOf(ctx, [...callers].sort());
+  return edges.filter((edge) => wanted.has(edge.id));
+};
+
 /** The edge a change writes (create/update) or removes (delete), in the bulk body's shape. */
 const bulkEntryOf = (change: DependencyChange): BulkEntry => {
   if (change.desired === undefined) {
@@ -157,6 +176,7 @@ export const createDependencyKind = (
   return {
     ...dependencyModel,
     fetchLive,
+    fetchByIds,
     // Export reads the edges of every entity (its callers), which it reads first.
     exportLive: exportEdges(readEdgesOf),
     exportUses: ['entity'],

@@ -104,29 +104,51 @@ const applyChange = async (
   }
 };
 
+/** One entity type as read (`what`: the read and the item, for the message when it is not one). */
+const liveOf = (item: unknown, what: string): LiveObject<LiveEntityType> => {
+  const parsed = liveDefinitionSchema.safeParse(item);
+  if (!parsed.success) {
+    throw new CortexSyncError('API', `${what} is not an entity type (${parsed.error.issues[0]?.message ?? 'invalid'})`);
+  }
+  const definition = parsed.data;
+  return {
+    kind: KIND,
+    id: definition.type,
+    // Cortex's own types (source CORTEX) are visible for reference checks but never pruned.
+    ...(definition.source === 'CORTEX' ? { protected: true } : {}),
+    state: { definition },
+  };
+};
+
 /** Reads every entity type, built-ins included so references to `rds`, `s3`, … resolve. */
 const fetchLive = async (ctx: FetchContext<EntityTypeManifest>): Promise<LiveObject<LiveEntityType>[]> => {
   const items = await ctx.client.paginate<unknown>(
     { operation: 'list entity types', method: 'GET', path: DEFINITIONS_PATH, query: { includeBuiltIn: true } },
     'definitions',
   );
-  return items.map((item, index) => {
-    const parsed = liveDefinitionSchema.safeParse(item);
-    if (!parsed.success) {
-      throw new CortexSyncError(
-        'API',
-        `list entity types: item ${index} of the response is not an entity type (${parsed.error.issues[0]?.message ?? 'invalid'})`,
-      );
-    }
-    const definition = parsed.data;
-    return {
-      kind: KIND,
-      id: definition.type,
-      // Cortex's own types (source CORTEX) are visible for reference checks but never pruned.
-      ...(definition.source === 'CORTEX' ? { protected: true } : {}),
-      state: { definition },
-    };
-  });
+  return items.map((item, index) => liveOf(item, `list entity types: item ${index} of the response`));
+};
+
+/** The entity types with these names, one `GET /catalog/definitions/{type}` each (404: none). */
+const fetchByIds = async (
+  ids: readonly string[],
+  ctx: FetchContext<EntityTypeManifest>,
+): Promise<LiveObject<LiveEntityType>[]> => {
+  const found = await Promise.all(
+    [...new Set(ids)].map(async (type) => {
+      const operation = `read entity type \`${type}\``;
+      const res = await ctx.client.request<unknown>({
+        operation,
+        method: 'GET',
+        path: `${DEFINITIONS_PATH}/${encodePathSegment(type)}`,
+        acceptStatus: [404],
+      });
+      if (res.status === 404) return undefined;
+      const live = liveOf(res.body, `${operation}: the response`);
+      return live.id === type ? live : undefined;
+    }),
+  );
+  return found.filter((o): o is LiveObject<LiveEntityType> => o !== undefined);
 };
 
 /** Builds the `entity-type` kind with its settings. */
@@ -137,6 +159,7 @@ export const createEntityTypeKind = (
   return {
     ...entityTypeModel,
     fetchLive,
+    fetchByIds,
     apply: (change, ctx) => applyChange(change, ctx, resolved),
   };
 };

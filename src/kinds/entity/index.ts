@@ -7,7 +7,7 @@ import type { Diagnostic } from '../../core/model.js';
 import type { ConfigurableKind, KindHandler } from '../types.js';
 import { applyEntityChange, descriptorTextFor } from './apply.js';
 import { exportEntities } from './export.js';
-import { type EntityLive, fetchArchivedHolders, fetchEntityLive } from './live.js';
+import { type EntityLive, fetchArchivedHolders, fetchEntitiesByTag, fetchEntityLive } from './live.js';
 import type { PruneAction } from '../../core/kind-contract.js';
 import { createEntityModel, type EntitySettings } from './model.js';
 import type { EntityDescriptor } from './schema.js';
@@ -26,6 +26,7 @@ export const createEntityKind = (settings: Partial<EntitySettings> = {}): Entity
   // Entity lists filter by type name: entity types are read first.
   fetchUses: ['entity-type'],
   fetchLive: fetchEntityLive,
+  fetchByIds: fetchEntitiesByTag,
   exportLive: exportEntities,
   fetchHolders: fetchArchivedHolders,
   apply: applyEntityChange,

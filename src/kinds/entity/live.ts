@@ -213,6 +213,30 @@ export const fetchArchivedHolders = async (
   return archived;
 };
 
+/**
+ * The live entities with these tags, one by one: the details (`GET /catalog/{tag}`: whether it
+ * exists, and whether it is archived, which its descriptor does not say), then the descriptor of
+ * an active one. Each is what `fetchEntityLive` reads for it; a tag with no entity (404) is left
+ * out. Two GETs per active entity, one per archived or missing one.
+ */
+export const fetchEntitiesByTag = async (
+  tags: readonly string[],
+  ctx: Pick<FetchContext<EntityDescriptor>, 'client'>,
+): Promise<LiveObject<EntityLive>[]> => {
+  const found = await Promise.all(
+    [...new Set(tags)]
+      .filter((tag) => tag !== '')
+      .map(async (tag): Promise<LiveObject<EntityLive> | undefined> => {
+        const [details] = await probeEach(ctx.client, [tag]);
+        if (details === undefined || details.tag !== tag) return undefined;
+        if (details.isArchived === true) return liveFromArchivedSummary(details);
+        const descriptor = await readDescriptor(ctx.client, tag);
+        return descriptor ? liveFromDescriptor(tag, descriptor) : undefined;
+      }),
+  );
+  return found.filter((o): o is LiveObject<EntityLive> => o !== undefined);
+};
+
 /** Reads every live entity (see the module comment). */
 export const fetchEntityLive = async (ctx: FetchContext<EntityDescriptor>): Promise<LiveObject<EntityLive>[]> => {
   // Every entity type read before (built-in, custom), and the desired entities' own types too.

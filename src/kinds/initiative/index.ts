@@ -37,9 +37,28 @@ const FIELD_HINTS: readonly [RegExp, string][] = [
  * this repository declares or manages stop the plan with a `PLAN` error naming both cids;
  * duplicates it has nothing to do with are left out (they are not its to change or prune).
  */
-const fetchLive = async (ctx: FetchContext<InitiativeManifest>): Promise<LiveObject<LiveInitiative>[]> => {
+const fetchLive = (ctx: FetchContext<InitiativeManifest>): Promise<LiveObject<LiveInitiative>[]> =>
+  liveInitiatives(ctx, new Set([...ctx.desired.map((d) => d.id), ...ctx.managedIds]));
+
+/**
+ * The Initiatives with these names. An Initiative is known by its name, which the API cannot look
+ * up: the list is read (one request for any number of names) and the names kept, as `fetchLive`
+ * would read them.
+ */
+const fetchByIds = async (
+  ids: readonly string[],
+  ctx: FetchContext<InitiativeManifest>,
+): Promise<LiveObject<LiveInitiative>[]> => {
+  const wanted = new Set(ids);
+  return (await liveInitiatives(ctx, wanted)).filter((o) => wanted.has(o.id));
+};
+
+/** Every Initiative but those sharing a name; `ours` sharing one stops the plan (see `fetchLive`). */
+const liveInitiatives = async (
+  ctx: FetchContext<InitiativeManifest>,
+  ours: ReadonlySet<string>,
+): Promise<LiveObject<LiveInitiative>[]> => {
   const live = await listInitiatives(ctx.client);
-  const ours = new Set([...ctx.desired.map((d) => d.id), ...ctx.managedIds]);
   const byName = new Map<string, LiveInitiative[]>();
   for (const i of live) byName.set(i.name, [...(byName.get(i.name) ?? []), i]);
   const objects: LiveObject<LiveInitiative>[] = [];
@@ -106,6 +125,7 @@ const explainFailure = (change: InitiativeChange, error: Error): Diagnostic[] =>
 export const initiativeKind: KindHandler<InitiativeManifest, LiveInitiative> = {
   ...initiativeModel,
   fetchLive,
+  fetchByIds,
   apply,
   explainFailure,
 };

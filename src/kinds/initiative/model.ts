@@ -54,10 +54,13 @@ const parse = (doc: ParsedDocument, ctx: ParseContext): ParseResult<InitiativeMa
   return { objects: [object], diagnostics: [] };
 };
 
-/** The scorecard (existence only) and the custom entity types of `filter.types` (applied first). */
+/**
+ * The scorecard and the custom entity types of `filter.types`, each written before the Initiative
+ * when the repository declares it (Cortex refuses an Initiative whose scorecard or types it lacks).
+ */
 const references = (obj: DesiredObject<InitiativeManifest>): ObjectReference[] => {
   const refs: ObjectReference[] = [
-    { kind: 'scorecard', id: obj.spec.scorecardTag, field: 'scorecardTag', path: ['scorecardTag'], ordering: false },
+    { kind: 'scorecard', id: obj.spec.scorecardTag, field: 'scorecardTag', path: ['scorecardTag'], ordering: true },
   ];
   const types = obj.spec.filter?.types;
   for (const side of ['include', 'exclude'] as const) {

@@ -109,6 +109,46 @@ export const scaffolderTemplateKind: KindHandler<ScaffolderTemplateManifest, Liv
     });
   },
 
+  /** The templates with these tags, one `GET /scaffolders/{tag}` each (404: none). */
+  async fetchByIds(
+    ids: readonly string[],
+    ctx: FetchContext<ScaffolderTemplateManifest>,
+  ): Promise<LiveObject<LiveScaffolderTemplate>[]> {
+    const found = await Promise.all(
+      [...new Set(ids)].map(async (tag) => {
+        const operation = `read Scaffolder template ${tag}`;
+        const res = await ctx.client
+          .request<unknown>({
+            operation,
+            method: 'GET',
+            path: `${SCAFFOLDERS_PATH}/${encodePathSegment(tag)}`,
+            acceptStatus: [404],
+          })
+          .catch((error: unknown) => {
+            throw explainForbidden(error);
+          });
+        if (res.status === 404) return undefined;
+        const parsed = liveScaffolderTemplateSchema.safeParse(res.body);
+        if (!parsed.success)
+          throw new CortexSyncError(
+            'API',
+            `${operation}: the response is not a template (${parsed.error.issues[0]?.message ?? 'invalid'})`,
+          );
+        const t = parsed.data;
+        if (t.tag !== tag) return undefined;
+        const serverId = t.id ?? t.cid;
+        const live: LiveObject<LiveScaffolderTemplate> = {
+          kind: 'scaffolder-template',
+          id: t.tag,
+          ...(serverId ? { serverId } : {}),
+          state: t,
+        };
+        return live;
+      }),
+    );
+    return found.filter((o): o is LiveObject<LiveScaffolderTemplate> => o !== undefined);
+  },
+
   async apply(change: TemplateChange, ctx: ApplyContext): Promise<void> {
     try {
       switch (change.action) {

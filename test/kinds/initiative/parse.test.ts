@@ -4,6 +4,8 @@ import type { DesiredObject, LiveObject } from '../../../src/core/model.js';
 import { initiativeKind as kind } from '../../../src/kinds/initiative/index.js';
 import type { InitiativeManifest, LiveInitiative } from '../../../src/kinds/initiative/schema.js';
 import { liveInitiativeSchema } from '../../../src/kinds/initiative/schema.js';
+import { buildPlan } from '../../../src/core/plan.js';
+import { fakeHandler } from '../../core/fakes.js';
 import { yamlDoc } from './yaml-doc.js';
 
 const NOW = Date.parse('2026-03-01T12:00:00Z');
@@ -117,10 +119,10 @@ describe('initiative manifests', () => {
     expect(earlier.objects).toHaveLength(1);
   });
 
-  it('references the scorecard (existence only) and custom filter types (ordering), not built-in types', () => {
+  it('references the scorecard and custom filter types (both ordering), not built-in types', () => {
     const refs = kind.references(parseOne(MANIFEST));
     expect(refs).toEqual([
-      { kind: 'scorecard', id: 'production-readiness', field: 'scorecardTag', path: ['scorecardTag'], ordering: false },
+      { kind: 'scorecard', id: 'production-readiness', field: 'scorecardTag', path: ['scorecardTag'], ordering: true },
       {
         kind: 'entity-type',
         id: 'database',
@@ -129,6 +131,33 @@ describe('initiative manifests', () => {
         ordering: true,
       },
     ]);
+  });
+
+  it('is written after the scorecard it names when the plan writes both', () => {
+    const initiative = parseOne(MANIFEST);
+    const scorecard: DesiredObject = {
+      kind: 'scorecard',
+      id: 'production-readiness',
+      source: { file: '.cortex/scorecards/p.yaml', line: 1, column: 1 },
+      spec: { state: { levels: 3 } },
+      doc: yamlDoc('tag: production-readiness\n'),
+    };
+    const plan = buildPlan({
+      desired: [initiative, scorecard],
+      live: [],
+      handlers: [fakeHandler('scorecard'), kind],
+      options: {
+        sourceId: 'repo',
+        prune: false,
+        allowTakeover: false,
+        allowMassDelete: false,
+        protect: [],
+        manifestsComplete: true,
+      },
+    });
+    const create = plan.changes.find((c) => c.kind === 'initiative');
+    expect(create?.action).toBe('create');
+    expect(create?.waitsFor).toEqual(['scorecard/production-readiness']);
   });
 
   it('exports its manifest schema as JSON Schema for editors', () => {

@@ -336,7 +336,21 @@ export const createInventoryType = async (client: ApiClient): Promise<void> => {
   });
 };
 
-/** Writes this source's inventory, creating the inventory entity type first when it is missing. */
+/** Does the entity type that holds ownership records exist? */
+export const recordTypeExists = async (client: ApiClient): Promise<boolean> => {
+  const res = await client.request({
+    operation: `read entity type \`${INVENTORY_ENTITY_TYPE}\``,
+    method: 'GET',
+    path: `/api/v1/catalog/definitions/${INVENTORY_ENTITY_TYPE}`,
+    acceptStatus: [404],
+  });
+  return res.status !== 404;
+};
+
+/**
+ * Writes this source's inventory, creating the inventory entity type first when it was missing
+ * from what the run read (it may exist by now: the apply lease, or another apply, made it).
+ */
 export const writeInventory = async (
   client: ApiClient,
   sourceId: string,
@@ -346,7 +360,10 @@ export const writeInventory = async (
   declared: ReadonlyMap<ObjectKey, Declaration> = new Map(),
   kept: ReadonlyMap<string, readonly string[]> = new Map(),
 ): Promise<void> => {
-  if (!typeExists) await createInventoryType(client);
+  if (!typeExists && !(await recordTypeExists(client)))
+    await createInventoryType(client).catch(async (error: unknown) => {
+      if (!(await recordTypeExists(client))) throw error;
+    });
   const tag = inventoryTag(sourceId);
   await client.request({
     operation: `write ownership inventory \`${tag}\``,

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import type { ApiClient } from '../../../api/types.js';
 import { encodePathSegment } from '../../../api/types.js';
 import type { LeaseRead, LeaseRecord } from '../../../ownership/store.js';
-import { createInventoryType, INVENTORY_ENTITY_TYPE, inventoryTag } from './inventory.js';
+import { createInventoryType, INVENTORY_ENTITY_TYPE, inventoryTag, recordTypeExists } from './inventory.js';
 
 export type { LeaseRead, LeaseRecord, PendingCreate } from '../../../ownership/store.js';
 
@@ -104,19 +104,10 @@ export const writeLease = async (client: ApiClient, record: LeaseRecord): Promis
 
 /** Makes sure the record type exists (a first apply creates it; two first applies may race). */
 export const ensureRecordType = async (client: ApiClient): Promise<void> => {
-  const exists = async (): Promise<boolean> => {
-    const res = await client.request({
-      operation: `read entity type \`${INVENTORY_ENTITY_TYPE}\``,
-      method: 'GET',
-      path: `/api/v1/catalog/definitions/${INVENTORY_ENTITY_TYPE}`,
-      acceptStatus: [404],
-    });
-    return res.status !== 404;
-  };
-  if (await exists()) return;
+  if (await recordTypeExists(client)) return;
   try {
     await createInventoryType(client);
   } catch (error) {
-    if (!(await exists())) throw error;
+    if (!(await recordTypeExists(client))) throw error;
   }
 };
