@@ -4,10 +4,12 @@
 # The image listens on every interface at 8080 through CORTEX_SYNC_LISTEN; change the address with
 # that variable (-e CORTEX_SYNC_LISTEN=0.0.0.0:9090), not --listen, so that the HEALTHCHECK follows.
 
-# Stage 1: install with the lockfile (this builds dist/ through `prepare`), then drop dev dependencies.
+# Stage 1: install with the lockfile (this builds dist/, the CLI's bundle included, through
+# `prepare`), then drop dev dependencies.
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
+COPY scripts/build-cli.mjs ./scripts/
 COPY bin ./bin
 COPY src ./src
 COPY schemas ./schemas

@@ -35,16 +35,13 @@ export const PUBLIC = {
 
 /** Files that may import named files of a folder their layer does not list. */
 export const EXCEPTIONS = {
-  // The CLI registers the other commands (export, watch, webhook-route, the emulator).
-  'cli/main.ts': [
-    'export/command.ts',
-    'watch/command.ts',
-    'webhook-route/command.ts',
-    'emulator/cli.ts',
-    'emulator/contract.ts',
-  ],
+  // The CLI defines the other commands (export, watch, webhook-route) when named.
+  'cli/main.ts': ['export/command.ts', 'watch/command.ts', 'webhook-route/command.ts'],
+  // The emulator's flags, and the emulator it starts.
+  'cli/commands.ts': ['emulator/contract.ts'],
+  'cli/run-emulator.ts': ['emulator/cli.ts'],
   // The same jq as the emulator's inbound webhook.
-  'webhook-route/command.ts': ['emulator/jq.ts'],
+  'webhook-route/run-command.ts': ['emulator/jq.ts'],
 };
 
 const toPosix = (p) => p.split(sep).join('/');

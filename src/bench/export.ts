@@ -94,6 +94,9 @@ export const measureExportRoundTrip = async (ctx: BenchContext, entities: number
   const shape = await generateRepository(dir, { entities });
   const emulator = await startEmulatorProcess({ apiKey: ctx.apiKey, rateLimit: 0 });
   const figures: RoundTripFigure[] = [];
+  // The source folder and the exported one stand for one repository: one origin for both, as the
+  // git remote would be (the source id is bound to the origin of its first apply).
+  const origin = { CORTEX_SYNC_ORIGIN: 'bench:export-round-trip' };
   const served = async <T>(fn: () => Promise<T>): Promise<{ value: T; requests: number }> => {
     const before = (await emulator.requests()).length;
     const value = await fn();
@@ -102,7 +105,13 @@ export const measureExportRoundTrip = async (ctx: BenchContext, entities: number
   const plan = async (label: string, planDir: string): Promise<void> => {
     ctx.log(`export round trip, ${entities} entities: ${label}`);
     const { value, requests } = await served(() =>
-      runChild<PlanChild>({ script: 'run-plan.js', args: ['plan', '--dir', planDir], emulator, apiKey: ctx.apiKey }),
+      runChild<PlanChild>({
+        script: 'run-plan.js',
+        args: ['plan', '--dir', planDir],
+        emulator,
+        apiKey: ctx.apiKey,
+        env: origin,
+      }),
     );
     if (value.status !== 'planned') throw new Error(`${label}: ${value.status} ${value.errors.join('; ')}`);
     figures.push({
@@ -131,6 +140,7 @@ export const measureExportRoundTrip = async (ctx: BenchContext, entities: number
       args: ['--dir', dir, '--rpm', '10000000', '--concurrency', '16'],
       emulator,
       apiKey: ctx.apiKey,
+      env: origin,
     });
     if (setup.status !== 'applied') throw new Error(`the set-up apply did not succeed: ${setup.errors.join('; ')}`);
 

@@ -4,7 +4,7 @@
  * dependency edges from N/50 callers, and a few of every other kind. Deterministic: the same N
  * and revision always give the same files.
  */
-import { mkdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 
 /** What a generated repository holds, for the naive baseline and the request budget. */
@@ -277,4 +277,11 @@ export const generateRepository = async (dir: string, options: GenerateOptions):
     await Promise.all(entries.slice(i, i + 256).map(([path, text]) => writeFile(join(dir, path), text)));
   }
   return shape;
+};
+
+/** Gives service `i` of a generated repository a new title: a one-file change of one entity. */
+export const retitleService = async (dir: string, i: number, title: string): Promise<void> => {
+  const file = join(dir, '.cortex', 'catalog', `${serviceTag(i)}.yaml`);
+  const text = await readFile(file, 'utf8');
+  await writeFile(file, text.replace(/^ {2}title: .*$/m, `  title: ${title}`));
 };

@@ -70,12 +70,14 @@ export interface ChildRun {
   nodeFlags?: string[];
   emulator: EmulatorProcess;
   apiKey: string;
+  /** More environment for the child (`CORTEX_SYNC_ORIGIN`, say). */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** Runs a measuring child and returns the JSON line it printed. */
 export const runChild = async <T>(run: ChildRun): Promise<T> => {
   const child = spawn(process.execPath, [...(run.nodeFlags ?? []), join(HERE, run.script), ...run.args], {
-    env: { ...cleanEnvironment(), CORTEX_BASE_URL: run.emulator.url, CORTEX_API_KEY: run.apiKey },
+    env: { ...cleanEnvironment(), CORTEX_BASE_URL: run.emulator.url, CORTEX_API_KEY: run.apiKey, ...run.env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const out: Buffer[] = [];

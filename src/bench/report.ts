@@ -2,6 +2,7 @@
  * The benchmark's verdicts and its report: the goals the README states, each met or missed, and
  * the markdown tables printed to stdout.
  */
+import type { Figure } from './figures.js';
 import type { ApplyResult, MemoryResult, NoopPlanResult } from './scenarios.js';
 
 export interface Goal {
@@ -99,6 +100,16 @@ export const judgeGoals = (
   );
   return goals;
 };
+
+/** Requests of an apply of one changed entity beside the no-op plan's (`NoopPlanResult.oneChange`). */
+export const oneChangeFigure = (p: NoopPlanResult): Figure => ({
+  id: 'apply-one-change-requests',
+  figure: `apply of one changed entity among ${int(p.entities)}: requests (${p.oneChange.gets} GET, ${p.oneChange.writes} writes)`,
+  value: p.oneChange.requests,
+  unit: 'requests',
+  floor: { value: p.oneChange.noopPlanRequests, what: "the no-op plan's" },
+  target: { timesFloor: 2 },
+});
 
 const table = (header: readonly string[], rows: readonly (readonly string[])[]): string =>
   [

@@ -3,14 +3,17 @@
  * mode, the real client) against the emulator process and prints one JSON line.
  *
  * `--scenario change`: after the first sync, changes one file `--changes` times and times each
- * change from the write until its run is recorded (debounce, load, read, plan, apply), then
- * measures the process's CPU while idle for `--idle-seconds`.
+ * change from the write until its run is recorded (debounce, load, read, plan, apply), with the
+ * requests it sent and the RSS right after; memory in detail after the first sync and every
+ * `--memory-every` changes (heap snapshots at both ends with `--snapshot-dir DIR`); then measures
+ * the process's CPU while idle for `--idle-seconds`.
  * `--scenario cycles`: `--cycles` reconcile runs back to back (heal trigger), heap after a full GC
  * sampled along the way (needs `--expose-gc`).
  */
-import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { writeHeapSnapshot } from 'node:v8';
 import { resolveConfig } from '../engine/config.js';
 import type { EngineEvent } from '../engine/context.js';
 import { createDirSource } from '../watch/dir-source.js';
@@ -18,6 +21,7 @@ import type { RunRecord } from '../watch/history.js';
 import { createLogger } from '../watch/log.js';
 import { DEFAULT_LEASE_LINGER_MS, startWatcher } from '../watch/watcher.js';
 import { numberOption, option, report } from './child-common.js';
+import { retitleService } from './generate.js';
 
 const dir = resolve(option('--dir') ?? '.');
 const scenario = option('--scenario') ?? 'change';
@@ -80,6 +84,34 @@ const first = await nextRecord(0);
 if (first.result !== 'applied') throw new Error(`the first sync did not apply: ${first.errors.join('; ')}`);
 let seen = 1;
 
+/**
+ * Memory as the process has it, MB: RSS as sampled (no collection forced: what an operator sees),
+ * then, at the first and last sample only, the heap after a full collection (needs `--expose-gc`);
+ * collections forced between them would hide growth from RSS.
+ */
+const memory = (collect: boolean) => {
+  const mb = (n: number) => Number((n / 2 ** 20).toFixed(1));
+  const rssMb = mb(process.memoryUsage.rss());
+  if (collect) {
+    gc?.();
+    gc?.();
+  }
+  const used = process.memoryUsage();
+  return {
+    rssMb,
+    heapUsedMb: mb(used.heapUsed),
+    heapTotalMb: mb(used.heapTotal),
+    externalMb: mb(used.external),
+    arrayBuffersMb: mb(used.arrayBuffers),
+    rssAfterGcMb: mb(used.rss),
+    collected: collect && gc !== undefined,
+  };
+};
+const snapshotDir = option('--snapshot-dir');
+const snapshot = (name: string): void => {
+  if (snapshotDir) writeHeapSnapshot(join(snapshotDir, `${name}.heapsnapshot`));
+};
+
 if (scenario === 'change') {
   const changes = numberOption('--changes') ?? 20;
   const samples: {
@@ -93,13 +125,16 @@ if (scenario === 'change') {
     operations: Record<string, number>;
     stages: Record<string, number>;
     readPath?: string;
+    /** RSS right after the change was stored. */
+    rssMb: number;
   }[] = [];
+  const memoryAfter: ({ changes: number } & ReturnType<typeof memory>)[] = [{ changes: 0, ...memory(true) }];
+  snapshot('after-first-sync');
+  const sampleEvery = numberOption('--memory-every') ?? 10;
   /** Changes service `n`'s title and times it until its run is recorded. */
   const change = async (n: number): Promise<(typeof samples)[number]> => {
-    const file = join(dir, '.cortex', 'catalog', `svc-${String(n).padStart(5, '0')}.yaml`);
-    const text = await readFile(file, 'utf8');
     const started = performance.now();
-    await writeFile(file, text.replace(/^ {2}title: .*$/m, `  title: Service ${n} (edit ${Date.now()})`));
+    await retitleService(dir, n, `Service ${n} (edit ${Date.now()})`);
     const record = await nextRecord(seen);
     const wallMs = performance.now() - started;
     seen = Number(record.runId.slice(4));
@@ -116,12 +151,15 @@ if (scenario === 'change') {
       operations: phase.operations,
       stages: phase.stages,
       ...(read ? { readPath: `${read.path}${read.reason ? ` (${read.reason})` : ''}` } : {}),
+      rssMb: Number((process.memoryUsage.rss() / 2 ** 20).toFixed(1)),
     };
   };
   for (let n = 1; n <= changes; n += 1) {
     samples.push(await change(n));
+    if (n % sampleEvery === 0 || n === changes) memoryAfter.push({ changes: n, ...memory(n === changes) });
     await sleep(100);
   }
+  snapshot(`after-${changes}-changes`);
   await sleep(1000);
   const cpu = process.cpuUsage();
   const idleStarted = performance.now();
@@ -138,6 +176,7 @@ if (scenario === 'change') {
     firstSyncMs: first.durationMs,
     firstSummary: first.summary,
     samples,
+    memoryAfter,
     afterLinger,
     idleCpuShare: (used.user + used.system) / 1000 / idleWallMs,
     idleWallMs,

@@ -1,6 +1,8 @@
 /**
- * The watch benchmark alone: `node dist/bench/watch-main.js [--entities 10000] [--changes 20]
- * [--cycles 500] [--out FILE]` (default `bench/watch-results.json`). `npm run bench` runs it too.
+ * The watch benchmark alone: `node dist/bench/watch-main.js [--entities 10000] [--changes 100]
+ * [--cycles 500] [--out FILE] [--snapshot-dir DIR]` (default `bench/watch-results.json`). `npm run
+ * bench` runs it too. `--snapshot-dir` keeps heap snapshots of the watcher after the first sync and
+ * after the last change, for `heap-diff.js`.
  */
 import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
@@ -28,7 +30,11 @@ try {
     },
     Number(option('--entities', '10000')),
     out,
-    { changes: Number(option('--changes', '20')), cycles: Number(option('--cycles', '500')) },
+    {
+      changes: Number(option('--changes', '100')),
+      cycles: Number(option('--cycles', '500')),
+      ...(process.argv.includes('--snapshot-dir') ? { snapshotDir: resolve(option('--snapshot-dir', '.')) } : {}),
+    },
   );
 } finally {
   await rm(workDir, { recursive: true, force: true });

@@ -2,9 +2,11 @@
  * The watcher's benchmark (`npm run bench`, after the others): local-directory mode on a
  * generated repository, against the emulator in its own process.
  *
- * - one file changed → applied, median of 20, on N entities (goals: ≤ 2 s plus API time, i.e. the
+ * - one file changed → applied, median of 100, on N entities (goals: ≤ 2 s plus API time, i.e. the
  *   time outside the run's API span; a median ≤ 1.0 s and ≤ 5 requests), with how each run read
- *   the workspace, and one more change once the lease kept after an apply was let go;
+ *   the workspace, and one more change once the lease kept after an apply was let go; memory after
+ *   the first sync and every 10 changes (RSS, and the heap after a full collection at both ends:
+ *   after 100 changes within 1.2× of after the first sync);
  * - 500 reconcile cycles in one process → heap growth after GC from cycle 10 to 500 (goal < 5 MB;
  *   on a repository of 200 entities: a leak per cycle shows at any size, and 500 cycles of 10,000
  *   would take an hour);
@@ -14,9 +16,22 @@ import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { median } from './analysis.js';
+import type { Figure } from './figures.js';
 import { generateRepository } from './generate.js';
 import { startEmulatorProcess } from './processes.js';
 import type { BenchContext } from './scenarios.js';
+
+/** The watcher process's memory, MB: RSS as sampled; the rest after a full collection when `collected`. */
+export interface MemorySample {
+  changes: number;
+  rssMb: number;
+  heapUsedMb: number;
+  heapTotalMb: number;
+  externalMb: number;
+  arrayBuffersMb: number;
+  rssAfterGcMb: number;
+  collected: boolean;
+}
 
 interface ChangeChild {
   firstSyncMs: number;
@@ -34,7 +49,11 @@ interface ChangeChild {
     stages: Record<string, number>;
     /** How the run read the workspace (`incremental`, or `full` and why). */
     readPath?: string;
+    /** RSS right after the change was stored. */
+    rssMb: number;
   }[];
+  /** After the first sync (`changes: 0`), then every 10 changes. */
+  memoryAfter: MemorySample[];
   /** One more change once the lease kept after the last apply was let go (it is taken again). */
   afterLinger: ChangeChild['samples'][number];
   idleCpuShare: number;
@@ -83,6 +102,8 @@ export interface WatchBenchResult {
     afterLinger: ChangeChild['samples'][number];
     allApplied: boolean;
   };
+  /** After the first sync (`changes: 0`), then every 10 changes. */
+  memory: MemorySample[];
   firstSyncMs: number;
   idleCpuPercent: number;
   cycles: {
@@ -93,13 +114,15 @@ export interface WatchBenchResult {
     growthMb: number;
   };
   goals: { id: string; target: string; value: string; met: boolean }[];
+  /** This benchmark's rows of the figures table (`figures.ts`). */
+  figures: Figure[];
 }
 
 export const runWatchBenchmark = async (
   ctx: BenchContext,
   entities: number,
   outFile: string,
-  options: { changes?: number; cycles?: number; cycleEntities?: number } = {},
+  options: { changes?: number; cycles?: number; cycleEntities?: number; snapshotDir?: string } = {},
 ): Promise<WatchBenchResult> => {
   const cycleEntities = options.cycleEntities ?? 200;
   /** Each scenario gets a fresh emulator: the two repositories share tags under different source ids. */
@@ -118,11 +141,17 @@ export const runWatchBenchmark = async (
   };
   const bigDir = join(ctx.workDir, `watch-${entities}`);
   await generateRepository(bigDir, { entities, sourceId: 'bench-watch' });
-  ctx.log(`watch: ${entities} entities, first sync, then ${options.changes ?? 20} one-file changes and 10 s idle`);
+  const changes = options.changes ?? 100;
+  ctx.log(`watch: ${entities} entities, first sync, then ${changes} one-file changes and 10 s idle`);
   const change = await withEmulator((env) =>
     runWatchChild<ChangeChild>(
-      ['--dir', bigDir, '--scenario', 'change', '--changes', String(options.changes ?? 20)],
+      [
+        ...['--dir', bigDir, '--scenario', 'change', '--changes', String(changes), '--memory-every', '10'],
+        ...(options.snapshotDir ? ['--snapshot-dir', options.snapshotDir] : []),
+      ],
       env,
+      // For the heap after a full collection at both ends; RSS is sampled before it.
+      ['--expose-gc'],
     ),
   );
   const smallDir = join(ctx.workDir, `watch-${cycleEntities}`);
@@ -141,6 +170,12 @@ export const runWatchBenchmark = async (
   const firstHeap = cycles.samples[0]?.heapMb ?? 0;
   const lastHeap = cycles.samples[cycles.samples.length - 1]?.heapMb ?? 0;
   const idle = change.idleCpuShare * 100;
+  const n = entities.toLocaleString('en-US');
+  const firstMemory = change.memoryAfter[0];
+  const lastMemory = change.memoryAfter[change.memoryAfter.length - 1];
+  // RSS right after a run depends on whether the collector has run since: the last ten, as a median.
+  const lastTen = change.samples.map((sample, i) => ({ changes: i + 1, rssMb: sample.rssMb })).slice(-10);
+  const rssLastTen = median(lastTen.map((sample) => sample.rssMb));
   const result: WatchBenchResult = {
     entities,
     change: {
@@ -155,6 +190,7 @@ export const runWatchBenchmark = async (
       runs: change.samples,
       allApplied: change.samples.every((s) => s.updates === 1),
     },
+    memory: change.memoryAfter,
     firstSyncMs: change.firstSyncMs,
     idleCpuPercent: idle,
     cycles: {
@@ -190,6 +226,43 @@ export const runWatchBenchmark = async (
         met: median(change.samples.map((s) => s.requests)) <= 5,
       },
       { id: 'watch-idle-cpu', target: '< 1 % of a core', value: `${idle.toFixed(2)} %`, met: idle < 1 },
+    ],
+    figures: [
+      {
+        id: 'watch-change-wall',
+        figure: `watcher, ${n} entities: one file changed → stored, wall (median of ${change.samples.length})`,
+        value: wall / 1000,
+        unit: 's',
+        target: { atMost: 1 },
+      },
+      {
+        id: 'watch-change-requests',
+        figure: `watcher, ${n} entities: requests of a one-file change (median)`,
+        value: median(change.samples.map((s) => s.requests)),
+        unit: 'requests',
+        floor: { value: 2, what: '1 read + 1 write' },
+        target: { atMost: 5 },
+      },
+      ...(firstMemory && lastMemory && lastMemory.changes > 0
+        ? ([
+            {
+              id: 'watch-rss-growth',
+              figure: `watcher, ${n} entities: RSS after changes ${lastTen[0]?.changes}–${lastMemory.changes} (median) ÷ after the first sync (${firstMemory.rssMb.toFixed(0)} → ${rssLastTen.toFixed(0)} MB)`,
+              value: rssLastTen / firstMemory.rssMb,
+              unit: '×',
+              floor: { value: 1, what: 'no growth' },
+              target: { atMost: 1.2 },
+            },
+            {
+              id: 'watch-heap-growth',
+              figure: `watcher, ${n} entities: heap used after a full GC, after ${lastMemory.changes} changes ÷ after the first sync (${firstMemory.heapUsedMb.toFixed(1)} → ${lastMemory.heapUsedMb.toFixed(1)} MB)`,
+              value: lastMemory.heapUsedMb / firstMemory.heapUsedMb,
+              unit: '×',
+              floor: { value: 1, what: 'no growth' },
+              target: { atMost: 1.2 },
+            },
+          ] satisfies Figure[])
+        : []),
     ],
   };
   for (const goal of result.goals)

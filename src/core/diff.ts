@@ -44,14 +44,21 @@ export function deepEqual(a: JsonValue | undefined, b: JsonValue | undefined): b
   if (a === undefined || b === undefined || a === null || b === null) return false;
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false;
-    return a.every((item, i) => deepEqual(item, b[i]));
+    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i])) return false;
+    return true;
   }
   if (isRecord(a)) {
     if (!isRecord(b)) return false;
-    const aKeys = Object.keys(a).filter((k) => a[k] !== undefined);
-    const bKeys = Object.keys(b).filter((k) => b[k] !== undefined);
-    if (aKeys.length !== bKeys.length) return false;
-    return aKeys.every((k) => Object.hasOwn(b, k) && deepEqual(a[k], b[k]));
+    // Counted in place rather than by filtered key lists: a plan compares every object it reads.
+    let defined = 0;
+    for (const key of Object.keys(a)) {
+      const value = a[key];
+      if (value === undefined) continue;
+      defined += 1;
+      if (!Object.hasOwn(b, key) || !deepEqual(value, b[key])) return false;
+    }
+    for (const key of Object.keys(b)) if (b[key] !== undefined) defined -= 1;
+    return defined === 0;
   }
   // Numbers: treat -0 and 0 alike, NaN never occurs in JSON.
   return typeof a === 'number' && typeof b === 'number' && a === b;

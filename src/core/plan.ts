@@ -9,7 +9,7 @@
  * plan removes is an error.
  */
 import type { KindModel } from './kind-contract.js';
-import { deepEqual, diffValues } from './diff.js';
+import { diffValues } from './diff.js';
 import {
   type Action,
   type Change,
@@ -278,12 +278,7 @@ function planDesired(
     // A run without a source id marks, records and prunes nothing: an object another source
     // manages that its manifest matches is left alone (nothing to write, so nothing to refuse);
     // `buildPlan` says which sources manage such objects.
-    if (
-      options.sourceId === undefined &&
-      !options.allowTakeover &&
-      liveObj.archived !== true &&
-      deepEqual(liveState, desiredState)
-    )
+    if (options.sourceId === undefined && !options.allowTakeover && liveObj.archived !== true && diff.length === 0)
       return { ...base, action: 'noop', diff: [], waitsFor: [], live: liveObj };
     adopt = true;
     if (options.allowTakeover) {
@@ -305,7 +300,8 @@ function planDesired(
   const unarchive = liveObj.archived === true;
   if (unarchive) reasons.unshift('archived live; the manifest is back');
 
-  if (!adopt && !unarchive && deepEqual(liveState, desiredState)) {
+  // No field differs ⇔ the states are equal (`diffValues` compares them first).
+  if (!adopt && !unarchive && diff.length === 0) {
     return { ...base, action: 'noop', diff: [], waitsFor: [], live: liveObj };
   }
   const change: Change = { ...base, action: 'update', diff, waitsFor: [], live: liveObj };

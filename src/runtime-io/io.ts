@@ -4,7 +4,7 @@ import { isAbsolute, join, normalize } from 'node:path';
 import type { ApiError } from '../core/errors.js';
 import type { Diagnostic } from '../core/model.js';
 import type { Clock } from '../core/clock.js';
-import { DEFAULT_PARSE_LIMITS } from '../source/yaml.js';
+import { DEFAULT_PARSE_LIMITS } from '../source/parse-limits.js';
 import { readRegularFile } from '../source/regular-file.js';
 
 /**

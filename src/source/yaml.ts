@@ -20,15 +20,9 @@ import type { Diagnostic, ParsedDocument } from '../core/model.js';
 import { refusePrototypeKeys } from './prototype-keys.js';
 import { fastLocator, lineStarts, parseFast, positionOf } from './yaml-fast.js';
 
-/** Guards against hostile or accidental huge inputs. */
-export interface ParseLimits {
-  /** Files larger than this many bytes are rejected unread by the parser. Default 1 MiB. */
-  maxFileBytes: number;
-  /** Upper bound of alias expansion (the `yaml` package's `maxAliasCount`); stops "billion laughs". Default 100. */
-  maxAliasCount: number;
-}
+import { DEFAULT_PARSE_LIMITS, type ParseLimits } from './parse-limits.js';
 
-export const DEFAULT_PARSE_LIMITS: ParseLimits = { maxFileBytes: 1024 * 1024, maxAliasCount: 100 };
+export { DEFAULT_PARSE_LIMITS, type ParseLimits } from './parse-limits.js';
 
 export interface ParsedFile {
   documents: ParsedDocument[];

@@ -25,6 +25,7 @@ import { applyOnce, createWatchClient } from './engine-adapter.js';
 import { RunHistory, type RunRecord } from './history.js';
 import { type Logger, secretRedactor } from './log.js';
 import { WatchMetrics } from './metrics.js';
+import { DEFAULT_LEASE_LINGER_MS, DEFAULT_PRUNE_SETTLE_MS } from './defaults.js';
 import { type RemovalCheck, RemovalSettle } from './removal-settle.js';
 import { type Judged, judgeDeferred, judgeError, judgeInvalidConfig, judgeResult } from './run-record.js';
 import { type BackoffOptions, SerialRunner, type StopResult, type Trigger } from './runner.js';
@@ -32,11 +33,7 @@ import { startServer } from './server.js';
 import type { Source, SourceSnapshot } from './source.js';
 import { RecentDeliveries, RejectionBurst } from './webhook.js';
 
-/** How long a removed manifest must stay missing before its object is removed (default). */
-export const DEFAULT_PRUNE_SETTLE_MS = 10_000;
-
-/** How long the apply lease is kept after a clean apply, for a change that follows (default). */
-export const DEFAULT_LEASE_LINGER_MS = 20_000;
+export { DEFAULT_LEASE_LINGER_MS, DEFAULT_PRUNE_SETTLE_MS } from './defaults.js';
 
 /** How old the kept live state may get before a run reads everything, when the heal interval is off. */
 export const LIVE_STATE_MAX_AGE_MS = 600_000;

@@ -7,7 +7,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { applyLogFigures, insideRetryAfter, naiveRequests, requestBudget } from '../../src/bench/analysis.js';
+import { judgeFigure, renderFigures } from '../../src/bench/figures.js';
 import { generateRepository } from '../../src/bench/generate.js';
+import { diffGroups, groupSnapshot } from '../../src/bench/heap-diff.js';
 import type { RequestLogEntry } from '../../src/emulator/server.js';
 import { validateManifests } from '../../src/engine/reconcile.js';
 
@@ -77,5 +79,84 @@ describe('Retry-After windows in the emulator log', () => {
     expect(figures.writes).toBe(101);
     expect(figures.writeSpanMs).toBe(1000);
     expect(figures.writesPerMinute).toBeCloseTo(6000, 5);
+  });
+});
+
+describe('figures beside their floors', () => {
+  it('judges a target in the unit, or as a multiple of the floor, and says how far above the floor', () => {
+    const help = judgeFigure({
+      id: 'cli-help',
+      figure: '--help',
+      value: 150,
+      unit: 'ms',
+      floor: { value: 50, what: '`node -e 0`' },
+      target: { timesFloor: 4 },
+    });
+    expect(help).toMatchObject({ limit: 200, met: true, ofFloor: 3 });
+    expect(judgeFigure({ ...help, value: 201 })).toMatchObject({ met: false });
+    expect(judgeFigure({ id: 'v', figure: 'validate', value: 0.5, unit: 's', target: { atMost: 0.4 } })).toMatchObject({
+      limit: 0.4,
+      met: false,
+    });
+    // A figure without a target is shown, never judged.
+    expect(judgeFigure({ id: 'x', figure: 'x', value: 3, unit: 'requests' }).met).toBeUndefined();
+  });
+
+  it('renders one row per figure with its floor, the ratio, the target and the verdict', () => {
+    const table = renderFigures([
+      {
+        id: 'watch-change-requests',
+        figure: 'requests of a one-file change',
+        value: 83,
+        unit: 'requests',
+        floor: { value: 2, what: '1 read + 1 write' },
+        target: { atMost: 5 },
+      },
+      {
+        id: 'rss',
+        figure: 'RSS ratio',
+        value: 1.05,
+        unit: '×',
+        floor: { value: 1, what: 'no growth' },
+        target: { atMost: 1.2 },
+      },
+    ]);
+    const [, , first, second] = table.split('\n');
+    expect(first).toBe(
+      '| requests of a one-file change | 83 requests | 2 requests (1 read + 1 write) | 41.50× | ≤ 5 requests | **MISSED** |',
+    );
+    expect(second).toBe('| RSS ratio | 1.05× | 1.00× (no growth) | 1.05× | ≤ 1.20× | met |');
+  });
+});
+
+describe('heap snapshot diff', () => {
+  /** A snapshot in V8's format with nodes given as [type, name, self size]. */
+  const snapshot = (nodes: [string, string, number][]) => {
+    const types = ['hidden', 'array', 'string', 'object', 'code', 'closure'];
+    const strings = [...new Set(nodes.map(([, name]) => name))];
+    return {
+      snapshot: { meta: { node_fields: ['type', 'name', 'id', 'self_size'], node_types: [types] as [string[]] } },
+      nodes: nodes.flatMap(([type, name, size], id) => [types.indexOf(type), strings.indexOf(name), id, size]),
+      strings,
+    };
+  };
+
+  it('groups by constructor (strings and code by type) and lists the largest change first', () => {
+    const before = groupSnapshot(
+      snapshot([
+        ['object', 'ManifestEntry', 100],
+        ['string', 'a', 10],
+      ]),
+    );
+    const after = groupSnapshot(
+      snapshot([
+        ['object', 'ManifestEntry', 100],
+        ['object', 'ManifestEntry', 100],
+        ['string', 'b', 30],
+        ['code', 'f', 5],
+      ]),
+    );
+    expect(after.get('object:ManifestEntry')).toEqual({ count: 2, bytes: 200 });
+    expect(diffGroups(before, after).map((c) => c.key)).toEqual(['object:ManifestEntry', 'string', 'code']);
   });
 });

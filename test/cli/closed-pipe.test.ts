@@ -3,7 +3,6 @@
  * CLI must neither crash with a stack trace nor change its exit code because of it.
  */
 import { spawn } from 'node:child_process';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeDir, tempDir } from '../e2e/harness.js';
 import { bundleCli } from '../support/cli-bundle.js';
@@ -13,7 +12,7 @@ let entry: string;
 
 beforeAll(async () => {
   dir = await tempDir('cortex-sync-pipe-');
-  entry = await bundleCli(join(dir, 'cortex-sync.mjs'));
+  entry = await bundleCli(dir);
 });
 afterAll(async () => removeDir(dir));
 

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { canonicalJson, deepEqual, diffValues } from '../../src/core/diff.js';
+import type { JsonValue } from '../../src/core/model.js';
 
 describe('deepEqual / canonicalJson', () => {
   it('ignores object key order at every level but not array order', () => {
@@ -50,5 +51,19 @@ describe('diffValues', () => {
     expect(diffValues({ meta: {} }, { meta: { 'a.b': 1 } })).toEqual([{ path: 'meta["a.b"]', after: 1 }]);
     expect(diffValues({}, { meta: {} })).toEqual([{ path: 'meta', after: {} }]);
     expect(diffValues({ x: { a: 1 } }, { x: 'flat' })).toEqual([{ path: 'x', before: { a: 1 }, after: 'flat' }]);
+  });
+});
+
+describe('deepEqual with missing and undefined members', () => {
+  it('treats an undefined member as absent, on either side, and still compares the rest', () => {
+    // Parsed values may hold undefined members (an optional field zod left out); JSON cannot.
+    const withUndefined = { a: 1, b: undefined } as unknown as JsonValue;
+    expect(deepEqual(withUndefined, { a: 1 })).toBe(true);
+    expect(deepEqual({ a: 1 }, withUndefined)).toBe(true);
+    expect(deepEqual(withUndefined, { a: 1, c: 2 })).toBe(false);
+    expect(deepEqual({ a: 1, c: 2 }, withUndefined)).toBe(false);
+    expect(deepEqual({ a: [1, { x: 2 }] }, { a: [1, { x: 2 }] })).toBe(true);
+    expect(deepEqual({ a: [1, { x: 2 }] }, { a: [1, { x: 3 }] })).toBe(false);
+    expect(diffValues(withUndefined, { a: 1 })).toEqual([]);
   });
 });

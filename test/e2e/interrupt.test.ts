@@ -1,5 +1,5 @@
 /**
- * SIGINT / SIGTERM in the middle of an apply, in a real child process (the binary's own entry,
+ * SIGINT / SIGTERM in the middle of an apply, in a real child process (the binary as it ships,
  * bundled from the sources) against the emulator slowed down so the apply is mid-flight.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
@@ -19,8 +19,7 @@ let entry: string;
 beforeAll(async () => {
   emulator = await startTestEmulator();
   bundleDir = await tempDir('cortex-sync-bin-');
-  entry = join(bundleDir, 'cortex-sync.mjs');
-  await bundleCli(entry);
+  entry = await bundleCli(bundleDir);
 });
 afterAll(async () => {
   await emulator.stop();

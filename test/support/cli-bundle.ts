@@ -1,27 +1,24 @@
 /**
- * The binary's own entry (`src/cli/process.ts`, what `bin/cortex-sync.js` runs), bundled from
- * the sources into one file, so a test can run the CLI as a real child process without a build.
+ * The binary as it ships, built fresh from the sources: `scripts/build-cli.mjs` (what `npm run
+ * build` runs) writes the bundle into a folder laid out as the installed package is
+ * (`bin/cortex-sync.js`, `dist/bundle/`, `node_modules` beside them), so a test runs the real
+ * entrypoint as a child process, with the same bundle options, without a build of the checkout.
  */
+import { execFile } from 'node:child_process';
+import { copyFile, mkdir, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { build } from 'esbuild';
+import { promisify } from 'node:util';
 
-const ROOT = join(import.meta.dirname, '..', '..');
+export const ROOT = join(import.meta.dirname, '..', '..');
 
-/** Writes the bundle to `outfile` (an `.mjs` path) and returns it. */
-export const bundleCli = async (outfile: string): Promise<string> => {
-  await build({
-    stdin: {
-      contents: "import { runProcess } from './src/cli/process.ts';\nprocess.exitCode = await runProcess();\n",
-      resolveDir: ROOT,
-      loader: 'ts',
-    },
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    target: 'node20',
-    outfile,
-    logLevel: 'silent',
-    banner: { js: "import { createRequire } from 'node:module'; const require = createRequire(import.meta.url);" },
-  });
-  return outfile;
+/** Builds the package layout under `dir`; returns the path of its `bin/cortex-sync.js`. */
+export const bundleCli = async (dir: string, options: { metafile?: string } = {}): Promise<string> => {
+  await mkdir(join(dir, 'bin'), { recursive: true });
+  await copyFile(join(ROOT, 'bin', 'cortex-sync.js'), join(dir, 'bin', 'cortex-sync.js'));
+  // Dependencies the bundle leaves to run time (jq-wasm and its .wasm) resolve from here, as from an install.
+  await symlink(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
+  const args = [join(ROOT, 'scripts', 'build-cli.mjs'), '--outdir', join(dir, 'dist', 'bundle')];
+  if (options.metafile) args.push('--metafile', options.metafile);
+  await promisify(execFile)(process.execPath, args, { cwd: ROOT });
+  return join(dir, 'bin', 'cortex-sync.js');
 };

@@ -54,6 +54,19 @@ it('sets the listen address for every interface in one place, and exposes its po
   expect(lines).toContain('CMD ["watch"]');
 });
 
+it('the build stage copies every file `npm run build` runs (it builds the bundle the entrypoint runs)', async () => {
+  const pkg = JSON.parse(await readFile(join(REPO, 'package.json'), 'utf8')) as { scripts: Record<string, string> };
+  const needed = [...(pkg.scripts.build ?? '').matchAll(/\b(?:scripts\/\S+\.mjs|tsconfig[\w.]*\.json)/g)].map(
+    (m) => m[0],
+  );
+  expect(needed).toContain('scripts/build-cli.mjs');
+  const copied = (await dockerfile())
+    .filter((l) => l.startsWith('COPY ') && !l.includes('--from='))
+    .flatMap((l) => l.slice('COPY '.length).split(/\s+/).slice(0, -1));
+  for (const file of needed)
+    expect(copied.some((c) => file === c || file.startsWith(`${c.replace(/\/$/, '')}/`))).toBe(true);
+});
+
 it('the entrypoint listens where CORTEX_SYNC_LISTEN says and the HEALTHCHECK finds it there', async () => {
   await writeFiles(join(root, 'manifests'), { 'cortex-sync.yaml': CONFIG_YAML });
   const proc = spawn(process.execPath, [BIN, 'watch', '--dir', 'manifests'], {

@@ -8,7 +8,8 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Writable } from 'node:stream';
 import { startEmulator } from '../../src/emulator/server.js';
-import { runWatch, type WatchFlags } from '../../src/watch/command.js';
+import type { WatchFlags } from '../../src/watch/command.js';
+import { runWatch } from '../../src/watch/run-command.js';
 
 export const API_KEY = 'watch-test-key-0123456789abcdef';
 export const WEBHOOK_SECRET = 'watch-test-webhook-secret';

@@ -9,7 +9,7 @@ import { PassThrough } from 'node:stream';
 import { Command } from 'commander';
 import { expect, it } from 'vitest';
 import { parseAllDocuments } from 'yaml';
-import { registerWatchCommand, type WatchFlags } from '../../src/watch/command.js';
+import { defineWatchCommand, type WatchFlags } from '../../src/watch/command.js';
 
 const DIR = join(import.meta.dirname, '..', '..', 'examples', 'kubernetes');
 
@@ -70,12 +70,11 @@ it('describes one non-root, read-only replica with probes, resources and a git c
   let parsed: WatchFlags | undefined;
   const sink = new PassThrough();
   const program = new Command('cortex-sync').exitOverride();
-  registerWatchCommand(program, { stdout: sink, stderr: sink, env: {}, cwd: DIR }, () => {});
-  program.commands
-    .find((c) => c.name() === 'watch')
-    ?.action((o: WatchFlags) => {
-      parsed = o;
-    });
+  const watch = program.command('watch');
+  defineWatchCommand(watch, { stdout: sink, stderr: sink, env: {}, cwd: DIR }, () => {});
+  watch.action((o: WatchFlags) => {
+    parsed = o;
+  });
   await program.parseAsync(container.args, { from: 'user' });
   expect(parsed).toMatchObject({ listen: '0.0.0.0:8080', branch: 'main' });
   expect(pod.terminationGracePeriodSeconds * 1000).toBeGreaterThan(parsed?.shutdownTimeout ?? Infinity);

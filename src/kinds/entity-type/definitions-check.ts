@@ -4,24 +4,21 @@
  * (validate) and before any write (plan), so a schema change that breaks the repository's own
  * manifests of that type is caught in review, not halfway through an apply.
  */
-import { Ajv, type ValidateFunction } from 'ajv';
+import type { ValidateFunction } from 'ajv';
 import type { DesiredObject, Diagnostic } from '../../core/model.js';
 import { formatFieldPath } from '../../source/zod-diagnostics.js';
 import type { EntityDescriptor } from '../entity/schema.js';
+import { schemaValidator } from './json-schema-ajv.js';
 import { pointerToPath } from './json-schema-check.js';
 import type { EntityTypeManifest } from './schema.js';
 
-const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false });
-
-/** Compiles each declared type's schema once; a schema that does not compile is reported elsewhere (json-schema-check). */
+/** Each declared type's validator (compiled once per process and schema); a schema that does not compile is reported elsewhere (json-schema-check). */
 const validatorsOf = (types: readonly DesiredObject<EntityTypeManifest>[]) => {
   const validators = new Map<string, { validate: ValidateFunction; type: DesiredObject<EntityTypeManifest> }>();
   for (const type of types) {
-    try {
-      validators.set(type.id, { validate: ajv.compile(type.spec.schema as object), type });
-    } catch {
-      // Not a valid JSON Schema: the entity type's own check names the field.
-    }
+    const validate = schemaValidator(type.spec.schema as object);
+    // Undefined: not a valid JSON Schema, which the entity type's own check names.
+    if (validate) validators.set(type.id, { validate, type });
   }
   return validators;
 };

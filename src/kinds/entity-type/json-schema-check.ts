@@ -4,11 +4,10 @@
  * entity of the type then fails or passes arbitrarily. Checked offline against the JSON Schema
  * meta-schema (draft-07) and by compiling every `pattern`, each problem located at its field.
  */
-import { Ajv, type ErrorObject } from 'ajv';
+import type { ErrorObject } from 'ajv';
 import type { Diagnostic, ParsedDocument } from '../../core/model.js';
 import { formatFieldPath } from '../../source/zod-diagnostics.js';
-
-const ajv = new Ajv({ strict: false, allErrors: true, validateFormats: false });
+import { jsonSchemaErrors } from './json-schema-ajv.js';
 
 /** `/properties/model/type` → `['properties', 'model', 'type']` (JSON Pointer, RFC 6901). */
 export const pointerToPath = (pointer: string): (string | number)[] =>
@@ -82,10 +81,8 @@ export const jsonSchemaDiagnostics = (
   id: string,
 ): Diagnostic[] => {
   const problems: { path: (string | number)[]; message: string }[] = [];
-  if (!ajv.validateSchema(schema)) {
-    for (const [pointer, message] of describe(ajv.errors ?? []))
-      problems.push({ path: pointerToPath(pointer), message });
-  }
+  for (const [pointer, message] of describe(jsonSchemaErrors(schema)))
+    problems.push({ path: pointerToPath(pointer), message });
   badPatterns(schema, [], problems);
   const seen = new Set<string>();
   const diagnostics: Diagnostic[] = [];

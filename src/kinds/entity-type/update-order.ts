@@ -13,29 +13,17 @@
  * A type create always goes first (it has no entities yet). Decided offline from the manifests
  * and the live definitions (ajv, as the offline check of definitions does); nothing guessed.
  */
-import { Ajv, type ValidateFunction } from 'ajv';
-import { sortKeys } from '../../core/diff.js';
 import type { UpdateOrder } from '../../core/kind-contract.js';
 import type { DesiredObject, LiveObject } from '../../core/model.js';
 import type { EntityLive } from '../entity/live-state.js';
 import { DEFAULT_ENTITY_TYPE } from '../entity/normalize.js';
 import type { EntityDescriptor } from '../entity/schema.js';
+import { schemaValidator } from './json-schema-ajv.js';
 import type { EntityTypeManifest, LiveEntityType } from './schema.js';
-
-const ajv = new Ajv({ strict: false, allErrors: false, validateFormats: false });
-const compiled = new Map<string, ValidateFunction | undefined>();
 
 /** Does `definition` satisfy `schema`? `undefined` when the schema does not compile (then nothing is decided). */
 const satisfies = (schema: unknown, definition: unknown): boolean | undefined => {
-  const key = JSON.stringify(sortKeys(schema ?? {}));
-  if (!compiled.has(key)) {
-    try {
-      compiled.set(key, ajv.compile((schema ?? {}) as object));
-    } catch {
-      compiled.set(key, undefined);
-    }
-  }
-  const validate = compiled.get(key);
+  const validate = schemaValidator((schema ?? {}) as object);
   return validate === undefined ? undefined : validate(definition ?? {});
 };
 

@@ -10,8 +10,8 @@ export const YAML_FILE = /\.ya?ml$/i;
 /** `.yaml`, `.yml` and `.json`, in any case. */
 export const YAML_OR_JSON_FILE = /\.(ya?ml|json)$/i;
 
-/** `ownsFile` of a kind whose manifests live in `folders` of `.cortex/`. */
-export const ownsFilesIn =
-  (folders: readonly string[], extension: RegExp) =>
-  (relPath: string): boolean =>
-    folders.some((folder) => relPath.startsWith(`.cortex/${folder}/`)) && extension.test(relPath);
+/** `ownsFile` of a kind whose manifests live in `folders` of `.cortex/` (asked of every file, every run). */
+export const ownsFilesIn = (folders: readonly string[], extension: RegExp) => {
+  const prefixes = folders.map((folder) => `.cortex/${folder}/`);
+  return (relPath: string): boolean => prefixes.some((prefix) => relPath.startsWith(prefix)) && extension.test(relPath);
+};

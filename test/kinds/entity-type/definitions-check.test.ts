@@ -2,15 +2,22 @@
  * An entity type's schema change that breaks the repository's own entities of that type is caught
  * before anything is written: validate (offline) and plan both name the entity's file and line.
  */
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { Ajv } from 'ajv';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { RunningEmulator } from '../../../src/emulator/server.js';
+import {
+  compiledSchemaCount,
+  MAX_COMPILED_SCHEMAS,
+  schemaValidator,
+} from '../../../src/kinds/entity-type/json-schema-ajv.js';
 import { cli, removeDir, startTestEmulator, tempDir, writeFiles } from '../../cli/run.js';
 
-const typeYaml = (engines: string[]) =>
+const typeYaml = (engines: string[], schemaId?: string) =>
   [
     'type: database',
     'name: Database',
     'schema:',
+    ...(schemaId ? [`  $id: ${schemaId}`] : []),
     '  type: object',
     '  required: [engine]',
     '  properties:',
@@ -72,5 +79,42 @@ describe('entities against the entity types the repository declares', () => {
 
   it('entities that satisfy the schema pass', async () => {
     expect((await cli(['validate'], { cwd: dir })).code).toBe(0);
+  });
+});
+
+describe('in a long-lived process (the watcher), run after run', () => {
+  it('compiles a schema parsed afresh each run once, not once per run', async () => {
+    const compile = vi.spyOn(Ajv.prototype, 'compile');
+    try {
+      for (let run = 0; run < 20; run++) expect((await cli(['validate'], { cwd: dir })).code).toBe(0);
+      const ofTheType = compile.mock.calls.filter(([schema]) => JSON.stringify(schema).includes('"engine"'));
+      expect(ofTheType.length).toBeLessThanOrEqual(1);
+    } finally {
+      compile.mockRestore();
+    }
+  });
+
+  it('checks an edited entity type whose schema has an $id against its new schema', async () => {
+    await writeFiles(dir, {
+      '.cortex/entity-types/database.yaml': typeYaml(['postgres', 'mysql'], 'https://example.com/database'),
+    });
+    expect((await cli(['validate'], { cwd: dir })).code).toBe(0);
+    await writeFiles(dir, {
+      '.cortex/entity-types/database.yaml': typeYaml(['postgres'], 'https://example.com/database'),
+    });
+    const edited = await cli(['validate'], { cwd: dir });
+    expect(edited.code).toBe(1);
+    expect(edited.stderr).toContain('users-db.yaml:7');
+  });
+
+  it('keeps at most a bounded number of compiled schemas, and still checks after starting afresh', () => {
+    for (let i = 0; i < MAX_COMPILED_SCHEMAS + 10; i++) {
+      schemaValidator({ type: 'object', properties: { [`field${i}`]: { type: 'string' } } });
+      expect(compiledSchemaCount()).toBeLessThanOrEqual(MAX_COMPILED_SCHEMAS);
+    }
+    const validate = schemaValidator({ type: 'object', required: ['engine'] });
+    expect(validate?.({ engine: 'postgres' })).toBe(true);
+    expect(validate?.({})).toBe(false);
+    expect(schemaValidator({ type: 'objekt' })).toBeUndefined();
   });
 });

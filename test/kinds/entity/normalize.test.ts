@@ -344,3 +344,18 @@ describe('toJsonValue / canonicalDescriptor', () => {
     expect(JSON.stringify(a)).toBe(JSON.stringify(b));
   });
 });
+
+describe('entity canonical form, run after run', () => {
+  it('is built once per parsed manifest: the same spec gives the very same form, an edited one its own', () => {
+    const manifest = 'openapi: 3.0.1\ninfo:\n  title: Payments\n  x-cortex-tag: payments\n  x-cortex-groups: [b, a]\n';
+    const kept = entity(manifest);
+    const first = entityKind.desiredState(kept);
+    // The watcher's parse cache hands the plan the same object again: nothing is rebuilt.
+    expect(entityKind.desiredState(kept)).toBe(first);
+    const edited = entity(manifest.replace('Payments', 'Payments API'));
+    const form = entityKind.desiredState(edited) as { info: JsonObject };
+    expect(form.info.title).toBe('Payments API');
+    expect((first as { info: JsonObject }).info.title).toBe('Payments');
+    expect(form.info['x-cortex-groups']).toEqual(['a', 'b']);
+  });
+});

@@ -1,0 +1,113 @@
+/**
+ * The flags of `validate`, `plan`, `apply` and `emulator`, defined when one of them is named
+ * (`main.ts`). Each action imports the module that runs the command, so `<command> --help` and a
+ * refused flag load nothing but this file.
+ */
+import { type Command, InvalidArgumentError, Option } from 'commander';
+import { MISSING_DEFINITION_MODES, type MissingDefinitionMode } from '../emulator/contract.js';
+import type { CommonOptions } from './run-common.js';
+import type { CliSession } from './session.js';
+
+const positiveInt = (value: string): number => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a whole number ≥ 1');
+  return n;
+};
+const nonNegativeInt = (value: string): number => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('expected a whole number ≥ 0');
+  return n;
+};
+/** The same bound as `concurrency` in cortex-sync.yaml and CORTEX_SYNC_CONCURRENCY. */
+const concurrency = (value: string): number => {
+  const n = positiveInt(value);
+  if (n > 64) throw new InvalidArgumentError('expected at most 64');
+  return n;
+};
+const port = (value: string): number => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('expected a port number 0–65535');
+  return n;
+};
+
+/** The options of `cortex-sync emulator`. */
+export interface EmulatorFlags {
+  port: number;
+  host: string;
+  data?: string;
+  rateLimit?: number;
+  missingDefinition: MissingDefinitionMode;
+}
+
+const dirOption = () => new Option('--dir <dir>', 'manifest root (default: the current directory)');
+const sharedSyncOptions = (cmd: Command) =>
+  cmd
+    .addOption(dirOption())
+    .option('--prune', 'remove objects this repository manages whose manifests are gone')
+    .option('--no-prune', 'never prune in this run, whatever cortex-sync.yaml or CORTEX_SYNC_PRUNE says')
+    .option('--allow-mass-delete', 'allow a prune above the configured share or count of managed objects')
+    .option('--allow-takeover', 'take over objects another source id manages')
+    .option('--source-id <id>', 'identifies this repository in the ownership records')
+    .option('--base-url <url>', 'API base address (env CORTEX_BASE_URL)');
+
+export const defineValidate = (command: Command, session: CliSession): void => {
+  command
+    .addOption(dirOption())
+    .addOption(new Option('--output <format>', 'output format').choices(['text', 'json']).default('text'))
+    .action(async (o: CommonOptions) => {
+      const { runValidate } = await import('./run-validate.js');
+      session.exit(await runValidate(o, session));
+    });
+};
+
+export const definePlan = (command: Command, session: CliSession): void => {
+  sharedSyncOptions(
+    command
+      .addOption(new Option('--output <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
+      .option('--detailed-exitcode', 'exit 2 when there are changes to apply'),
+  ).action(async (o: CommonOptions & { detailedExitcode?: boolean }) => {
+    const { runPlan } = await import('./run-plan.js');
+    session.exit(await runPlan(o, session));
+  });
+};
+
+export const defineApply = (command: Command, session: CliSession): void => {
+  sharedSyncOptions(
+    command
+      .option('--dry-run', 'only plan (sends GET requests only)')
+      .option('--auto-approve', 'apply without asking for confirmation (asked only on a terminal)')
+      .option('--plan-log <file>', 'JSON Lines log of every API operation (default .cortex-sync/plan-log-<time>.jsonl)')
+      .option('--concurrency <n>', 'changes applied at once (1–64)', concurrency)
+      .option('--force-entity-type-schema', 'allow entity type schema changes that break existing entities')
+      .option(
+        '--break-lease',
+        "take this source's apply lease even if another apply holds it (prints whose lease it broke; that apply stops starting changes)",
+      )
+      .addOption(
+        new Option('--output <format>', 'plan output format').choices(['text', 'json', 'markdown']).default('text'),
+      ),
+  ).action(async (o: CommonOptions & { dryRun?: boolean; planLog?: string; autoApprove?: boolean }) => {
+    const { runApply } = await import('./run-apply.js');
+    session.exit(await runApply(o, session));
+  });
+};
+
+export const defineEmulator = (command: Command, session: CliSession): void => {
+  command
+    .option('--port <n>', 'port (0 = any free port)', port, 0)
+    .option('--host <host>', 'address to bind', '127.0.0.1')
+    .option('--data <file>', 'load state from and save it to this JSON file')
+    .option('--rate-limit <n>', 'requests per minute before 429 (default 1000; 0 = no limit)', nonNegativeInt)
+    .addOption(
+      new Option(
+        '--missing-definition <mode>',
+        "a custom-type entity without x-cortex-definition: accept it only when its type's schema is {} (empty-schema), always refuse it ('Definition is required'), or allow it whenever its type's schema accepts {}",
+      )
+        .choices(MISSING_DEFINITION_MODES)
+        .default('empty-schema'),
+    )
+    .action(async (o: EmulatorFlags) => {
+      const { runEmulator } = await import('./run-emulator.js');
+      await runEmulator(o, session);
+    });
+};

@@ -1,0 +1,57 @@
+/**
+ * What `validate`, `plan` and `apply` share once they run: the manifest root's check and the run's
+ * configuration from the flags (`engine/config.ts` `configureRun`). The engine context, with its
+ * HTTP client, is `engine-context.ts`: `validate` never loads it.
+ */
+import { resolve } from 'node:path';
+import { hasErrors } from '../core/model.js';
+import { configureRun, type OperatorSettings, type SyncConfig } from '../engine/config.js';
+import { renderDiagnostics } from '../render/index.js';
+import { manifestRootProblems, writeLine } from '../runtime-io/io.js';
+import type { CliSession } from './session.js';
+
+export interface CommonOptions {
+  dir?: string;
+  debug?: boolean;
+  sourceId?: string;
+  baseUrl?: string;
+  prune?: boolean;
+  allowMassDelete?: boolean;
+  allowTakeover?: boolean;
+  concurrency?: number;
+  forceEntityTypeSchema?: boolean;
+  breakLease?: boolean;
+  output?: 'text' | 'json' | 'markdown';
+}
+
+/** What the flags of a command say, by the names every runtime uses (`engine/config.ts`). */
+export const settingsOf = (o: CommonOptions): OperatorSettings => ({
+  dir: o.dir,
+  sourceId: o.sourceId,
+  baseUrl: o.baseUrl,
+  prune: o.prune,
+  allowMassDelete: o.allowMassDelete,
+  allowTakeover: o.allowTakeover,
+  concurrency: o.concurrency,
+  forceEntityTypeSchema: o.forceEntityTypeSchema,
+  breakLease: o.breakLease,
+});
+
+/** A manifest root (flag, CORTEX_SYNC_DIR or the current directory) that is missing or a file: said, true. */
+export const rootMissing = async (o: CommonOptions, session: CliSession): Promise<boolean> => {
+  const { io } = session;
+  const root = resolve(io.cwd, o.dir ?? io.env.CORTEX_SYNC_DIR ?? '.');
+  const problems = await manifestRootProblems(root, o.dir !== undefined ? '--dir' : 'the manifest root');
+  if (problems.length) writeLine(io.stderr, renderDiagnostics(problems, { color: session.colorErr }));
+  return problems.length > 0;
+};
+
+/** The run's configuration, its key added to the redaction; undefined (said) when it has errors. */
+export const configFor = async (o: CommonOptions, session: CliSession): Promise<SyncConfig | undefined> => {
+  if (await rootMissing(o, session)) return undefined;
+  const { io } = session;
+  const { config, diagnostics } = await configureRun({ said: settingsOf(o) }, io.env, io.cwd);
+  session.redaction.add(config.apiKey);
+  if (diagnostics.length) writeLine(io.stderr, renderDiagnostics(diagnostics, { color: session.colorErr }));
+  return hasErrors(diagnostics) ? undefined : config;
+};

@@ -1,0 +1,38 @@
+/** `cortex-sync validate`: offline, every manifest parsed and checked; no key, no request. */
+import { countOf } from '../core/plural.js';
+import { hasErrors } from '../core/model.js';
+import { configureRun } from '../engine/config.js';
+import { validateManifests } from '../engine/reconcile.js';
+import { renderDiagnostics } from '../render/index.js';
+import { manifestText, writeLine } from '../runtime-io/io.js';
+import { type CommonOptions, rootMissing, settingsOf } from './run-common.js';
+import type { CliSession } from './session.js';
+
+export const runValidate = async (o: CommonOptions, session: CliSession): Promise<number> => {
+  const { io } = session;
+  if (await rootMissing(o, session)) return 1;
+  const { config: c, diagnostics: configDiagnostics } = await configureRun({ said: settingsOf(o) }, io.env, io.cwd);
+  const result = await validateManifests(c.dir, { signal: session.stop });
+  const diagnostics = [...configDiagnostics, ...result.diagnostics];
+  const failed = hasErrors(diagnostics);
+  if (o.output === 'json') {
+    writeLine(
+      io.stdout,
+      JSON.stringify(
+        { valid: !failed, files: result.files.length, objects: result.objects.length, diagnostics },
+        null,
+        2,
+      ),
+    );
+  } else {
+    if (diagnostics.length)
+      writeLine(io.stderr, renderDiagnostics(diagnostics, { color: session.colorErr, source: manifestText(c.dir) }));
+    writeLine(
+      failed ? io.stderr : io.stdout,
+      failed
+        ? `${countOf(diagnostics.filter((d) => d.severity === 'error').length, 'error')} in ${countOf(result.files.length, 'file')}.`
+        : `OK: ${countOf(result.objects.length, 'object')} in ${countOf(result.files.length, 'file')}.`,
+    );
+  }
+  return failed ? 1 : 0;
+};
