@@ -29,7 +29,7 @@ const IO_MODULES = [
 ];
 
 export default tseslint.config(
-  { ignores: ['dist/', 'dist-action/', 'node_modules/', 'coverage/', 'schemas/', 'bench/tmp/'] },
+  { ignores: ['dist/', 'dist-action/', 'node_modules/', 'coverage/', 'schemas/', 'bench/tmp/', '**/*.generated.ts'] },
   { linterOptions: { reportUnusedDisableDirectives: 'error' } },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked.map((config) => ({ ...config, files: ['**/*.ts'] })),

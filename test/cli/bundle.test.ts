@@ -10,6 +10,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { removeDir, tempDir } from '../e2e/harness.js';
 import { bundleCli, ROOT } from '../support/cli-bundle.js';
+import { cli, writeFiles } from './run.js';
 
 let dir: string;
 let bin: string;
@@ -137,6 +138,21 @@ describe('the bundled CLI', () => {
       code: 0,
       stdout: expect.stringMatching(/^OK: \d+ objects in \d+ files\.\n$/) as string,
     });
+  });
+
+  it('says what is wrong with bad manifests exactly as the sources do (the bundle keeps zod’s English messages)', async () => {
+    const repo = join(dir, 'bad-repo');
+    await writeFiles(repo, {
+      'cortex.yaml':
+        'openapi: 3.0.1\ninfo:\n  title: [a, list]\n  x-cortex-tag: "bad tag!"\n  x-cortex-groups: {a: 1}\n  x-cortex-owners:\n    - type: email\n      email: not-an-email\n',
+      '.cortex/catalog-pages/empty.yaml': 'slug: empty\nname: ""\niconTag: ""\nisDraft: maybe\ntype: FILTER\n',
+      '.cortex/dependencies/x.yaml': 'callerTag: ""\ndependencies:\n  - tag: x\n    path: ""\n    method: FETCH\n',
+    });
+    const bundled = await run(['validate', '--dir', repo]);
+    const sources = await cli(['validate', '--dir', repo], { cwd: dir, env: { NO_COLOR: '1' } });
+    expect(bundled.code).toBe(1);
+    expect(bundled.stderr).toMatch(/error: /);
+    expect({ code: bundled.code, stdout: bundled.stdout, stderr: bundled.stderr }).toEqual(sources);
   });
 
   it('the emulator it starts evaluates a webhook’s Entity tag JQ with jq’s WebAssembly found from the bundle', async () => {

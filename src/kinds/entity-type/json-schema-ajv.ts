@@ -1,7 +1,7 @@
 /**
- * The one ajv the entity types' JSON Schema checks share (the offline check of a type's schema,
- * of entities' definitions against it, and the order of a type's update), made on first use: a
- * command that checks no entity type never builds it. Its validators are kept by the schema's
+ * The JSON Schema checks of entity types (the offline check of a type's schema, of entities'
+ * definitions against it, and the order of a type's update): one ajv, made on first use (a
+ * command that checks no entity type never builds it), whose validators are kept by the schema's
  * canonical text, a schema that does not compile too.
  *
  * ajv keeps every function it compiles for the life of its instance (the generated code stays in
@@ -9,14 +9,20 @@
  * run's freshly parsed schemas grew by every compile, run after run. Here a schema compiled before
  * is never compiled again, and once `MAX_COMPILED_SCHEMAS` distinct schemas were compiled the
  * instance is dropped with everything it held and a new one starts.
+ *
+ * Whether a schema is a valid JSON Schema (draft-07) is checked by ajv's validator of the
+ * meta-schema, compiled ahead (`draft-07-check.generated.ts`, `scripts/build-json-schema-check.mjs`)
+ * rather than on every start: the same check and the same errors as `ajv.validateSchema`.
  */
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import { canonicalJson } from '../../core/diff.js';
 import type { JsonValue } from '../../core/model.js';
+import { validate as draft07 } from './draft-07-check.generated.js';
 
 /** Distinct schemas one instance compiles before it is replaced (a repository declares a few). */
 export const MAX_COMPILED_SCHEMAS = 256;
 
+/** The ahead-compiled check's options are these too (`scripts/build-json-schema-check.mjs`). */
 const OPTIONS = { strict: false, allErrors: true, validateFormats: false } as const;
 
 interface Held {
@@ -25,7 +31,25 @@ interface Held {
   validators: Map<string, ValidateFunction | undefined>;
 }
 let current: Held | undefined;
-const instance = (): Held => (current ??= { ajv: new Ajv(OPTIONS), validators: new Map() });
+// Schemas are checked against the meta-schema before they are compiled (`jsonSchemaErrors`).
+const instance = (): Held =>
+  (current ??= { ajv: new Ajv({ ...OPTIONS, validateSchema: false }), validators: new Map() });
+
+const DRAFT_07 = new Set(['http://json-schema.org/draft-07/schema', 'http://json-schema.org/draft-07/schema#']);
+const draft07Check = draft07 as unknown as ValidateFunction;
+
+/**
+ * ajv's errors when `schema` is not a valid JSON Schema (draft-07); none when it is. A schema that
+ * names another `$schema` goes to ajv itself, which knows only draft-07 and says so (it throws).
+ */
+export const jsonSchemaErrors = (schema: object): readonly ErrorObject[] => {
+  const declared = (schema as { $schema?: unknown }).$schema;
+  if (declared !== undefined && !(typeof declared === 'string' && DRAFT_07.has(declared))) {
+    const { ajv } = instance();
+    return ajv.validateSchema(schema) ? [] : [...(ajv.errors ?? [])];
+  }
+  return draft07Check(schema) ? [] : [...(draft07Check.errors ?? [])];
+};
 
 /** The validator of `schema`, compiled once per distinct schema; undefined when it does not compile. */
 export const schemaValidator = (schema: object): ValidateFunction | undefined => {
@@ -41,18 +65,12 @@ export const schemaValidator = (schema: object): ValidateFunction | undefined =>
   if (typeof id === 'string') held.ajv.removeSchema(id);
   let validate: ValidateFunction | undefined;
   try {
-    validate = held.ajv.compile(schema);
+    validate = jsonSchemaErrors(schema).length === 0 ? held.ajv.compile(schema) : undefined;
   } catch {
     validate = undefined;
   }
   held.validators.set(text, validate);
   return validate;
-};
-
-/** ajv's errors when `schema` is not a valid JSON Schema (draft-07); none when it is. */
-export const jsonSchemaErrors = (schema: object): readonly ErrorObject[] => {
-  const { ajv } = instance();
-  return ajv.validateSchema(schema) ? [] : [...(ajv.errors ?? [])];
 };
 
 /** How many schemas the current instance holds. */
