@@ -6,13 +6,14 @@
  * is reported), a gone one has the watchers under it closed. Symlinks are not followed: their own
  * path is reported, the loader judges what they point at.
  *
- * Nothing is dropped silently: an event without a file name, or anything that could not be
+ * Nothing is dropped silently: an event without a file name, a burst of events near what the
+ * system's event queue holds (it drops what overflows, unseen), or anything that could not be
  * watched or examined (an inotify watch limit, a folder that cannot be read), reports `.` (all may
  * have changed), and failures go to `onError`. Directories that could not be watched are tried
  * again by `retry()`; one that comes back reports `.` (what changed meanwhile is unknown).
  */
 import { type Dirent, type FSWatcher, type Stats, watch } from 'node:fs';
-import { lstat, readdir } from 'node:fs/promises';
+import { lstat, readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 
 export interface TreeWatcherOptions {
@@ -24,6 +25,16 @@ export interface TreeWatcherOptions {
   onChange: (relPaths: readonly string[]) => void;
   onError: (error: Error) => void;
 }
+
+/**
+ * Linux's queue of file events per watching process (`fs.inotify.max_queued_events`): events
+ * beyond it are dropped, and Node does not say so (libuv ignores the overflow notice).
+ */
+const eventQueueLimit = async (): Promise<number> => {
+  const text = await readFile('/proc/sys/fs/inotify/max_queued_events', 'utf8').catch(() => '');
+  const limit = Number.parseInt(text, 10);
+  return Number.isSafeInteger(limit) && limit > 0 ? limit : 16384;
+};
 
 export interface TreeWatcher {
   /** Tries again the directories that could not be watched or read. */
@@ -59,6 +70,11 @@ export const watchTree = async (options: TreeWatcherOptions): Promise<TreeWatche
   const pending = new Set<string>();
   let draining: Promise<void> | undefined;
   let closed = false;
+  // The queue is read whole in one turn of the event loop: a turn that brings about as many events
+  // as it holds may have lost some (half of it, to be safe), so everything may have changed.
+  const burstLimit = Math.max(1, Math.floor((await eventQueueLimit()) / 2));
+  let burst = 0;
+  let burstEnd: NodeJS.Immediate | undefined;
 
   const abs = (rel: string) => (rel === '' ? root : join(root, rel));
   const childOf = (dirRel: string, name: string) => (dirRel === '' ? name : `${dirRel}/${name}`);
@@ -99,6 +115,12 @@ export const watchTree = async (options: TreeWatcherOptions): Promise<TreeWatche
 
   const onEvent = (dirRel: string, event: string, name: string | null) => {
     if (closed) return;
+    burst += 1;
+    burstEnd ??= setImmediate(() => {
+      burstEnd = undefined;
+      burst = 0;
+    });
+    if (burst === burstLimit) report([EVERYTHING]);
     // No name, or one that did not decode: which entry changed is unknown.
     if (!name || name.includes('\uFFFD')) return report([EVERYTHING]);
     if (skipped.has(name)) return;
@@ -203,6 +225,7 @@ export const watchTree = async (options: TreeWatcherOptions): Promise<TreeWatche
     },
     close: () => {
       closed = true;
+      clearImmediate(burstEnd);
       pending.clear();
       for (const watcher of watchers.values()) watcher.close();
       watchers.clear();
