@@ -91,7 +91,7 @@ export const watchTree = async (options: TreeWatcherOptions): Promise<TreeWatche
     const more = failures.length > 1 ? ` (and ${failures.length - 1} more folders)` : '';
     onError(
       new Error(
-        `cannot watch ${where(first.rel)} under ${root}${more}: ${reasonOf(first.error)}; changes there are seen at the next full read`,
+        `cannot watch ${where(first.rel)} under ${root}${more}: ${reasonOf(first.error)}; the next run reads everything, and the folder is tried again`,
       ),
     );
     report([EVERYTHING]);
@@ -195,9 +195,12 @@ export const watchTree = async (options: TreeWatcherOptions): Promise<TreeWatche
     if (!stats.isDirectory()) return report([rel]);
     const found = [rel];
     const failures: Failure[] = [];
+    const before = known.get(rel);
     await walk(rel, found, known, failures);
-    const recovered = known.has(rel) && !unwatched.has(rel);
-    report(recovered ? [EVERYTHING] : found);
+    const now = unwatched.get(rel);
+    // Back after a failure: what changed meanwhile is unknown. The same failure again: nothing new.
+    if (before !== undefined && now === undefined) report([EVERYTHING]);
+    else if (before === undefined || now !== before) report(found);
     reportFailures(failures);
   };
 
