@@ -92,7 +92,7 @@ export function checkReferences(input: ReferenceCheckInput): Diagnostic[] {
     const handler = handlers.get(obj.kind);
     if (!handler) continue;
     const from = objectKey(obj.kind, obj.id);
-    for (const ref of handler.references(obj)) {
+    for (const ref of referencesOf(handler, obj)) {
       const problem = judged(ref.kind) ? checkOne(ref, context) : undefined;
       if (problem) diagnostics.push(locate(obj, ref, problem));
       if (ref.ordering) {
@@ -110,6 +110,22 @@ export function checkReferences(input: ReferenceCheckInput): Diagnostic[] {
   for (const handler of handlers.values()) diagnostics.push(...(handler.checkDesiredSet?.(input.desired) ?? []));
   return diagnostics;
 }
+
+/**
+ * What an object references, kept per object: a long-lived caller (the watcher) hands the same
+ * unchanged objects to every check, and their references are the same for as long as they live.
+ */
+const referencesKept = new WeakMap<DesiredObject, { by: KindModel['references']; refs: readonly ObjectReference[] }>();
+const referencesOf = (handler: KindModel, obj: DesiredObject): readonly ObjectReference[] => {
+  const kept = referencesKept.get(obj);
+  // Kept for the function that found them (a kind configured per run shares its kind's function).
+  if (kept !== undefined && kept.by === handler.references) return kept.refs;
+  const refs = handler.references(obj);
+  // Only a frozen object (the manifest cache's) cannot change under its kept references.
+  // eslint-disable-next-line @typescript-eslint/unbound-method -- kept to be compared, never called
+  if (Object.isFrozen(obj) && Object.isFrozen(obj.spec)) referencesKept.set(obj, { by: handler.references, refs });
+  return refs;
+};
 
 interface CheckContext {
   targets: ReadonlyMap<ObjectKey, Target>;
@@ -204,7 +220,15 @@ type CompareKeys = (a: ObjectKey, b: ObjectKey) => number;
 
 /** Kind order (the handlers' order), then id. */
 const compareKeysBy = (rank: ReadonlyMap<KindName, number>): CompareKeys => {
-  const kindRank = (key: ObjectKey): number => rank.get(key.slice(0, key.indexOf('/'))) ?? rank.size;
+  const ranks = new Map<ObjectKey, number>();
+  const kindRank = (key: ObjectKey): number => {
+    let found = ranks.get(key);
+    if (found === undefined) {
+      found = rank.get(key.slice(0, key.indexOf('/'))) ?? rank.size;
+      ranks.set(key, found);
+    }
+    return found;
+  };
   return (a, b) => kindRank(a) - kindRank(b) || (a < b ? -1 : a > b ? 1 : 0);
 };
 
@@ -220,8 +244,18 @@ function findCycles(
 ): Diagnostic[] {
   const objects = new Map<ObjectKey, DesiredObject>();
   for (const d of desired) if (!objects.has(objectKey(d.kind, d.id))) objects.set(objectKey(d.kind, d.id), d);
-  const nodes = [...objects.keys()].sort(compareKeys);
-  const next = (k: ObjectKey): ObjectKey[] => (edges.get(k) ?? []).map((e) => e.to).sort(compareKeys);
+  // Only an object with an ordering edge can be on a cycle (the components are sorted below, so
+  // where the walk starts does not change what is found or said).
+  const nodes = [...edges.keys()].filter((k) => objects.has(k)).sort(compareKeys);
+  const sortedNext = new Map<ObjectKey, ObjectKey[]>();
+  const next = (k: ObjectKey): ObjectKey[] => {
+    let found = sortedNext.get(k);
+    if (found === undefined) {
+      found = (edges.get(k) ?? []).map((e) => e.to).sort(compareKeys);
+      sortedNext.set(k, found);
+    }
+    return found;
+  };
 
   // Iterative Tarjan.
   const index = new Map<ObjectKey, number>();

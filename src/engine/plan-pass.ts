@@ -64,6 +64,8 @@ export interface PassInput {
   lookup: (kind: AnyKindHandler['kind']) => AnyKindHandler;
   readLive: LiveReader;
   manifestCache?: ManifestCache;
+  /** Load only what was noted to `manifestCache` as changed (`LoadOptions.onlyNotedChanges`). */
+  onlyNotedChanges?: boolean;
 }
 
 /** A plan that may be applied, with what the writing stages need. */
@@ -106,6 +108,7 @@ export const planPass = async (input: PassInput, ctx: EngineContext, stage: Stag
     loadManifests(config.dir, handlers, {
       now: ctx.clock.now(),
       ...(input.manifestCache ? { cache: input.manifestCache } : {}),
+      ...(input.onlyNotedChanges === true ? { onlyNotedChanges: true } : {}),
     }),
   );
   if (hasErrors(loaded.diagnostics)) return { status: 'invalid', diagnostics: loaded.diagnostics };

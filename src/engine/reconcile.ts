@@ -90,6 +90,11 @@ export interface ReconcileInput {
   /** Parse results kept between runs by a long-lived caller (the watcher): unchanged files are not read again. */
   manifestCache?: ManifestCache;
   /**
+   * With `manifestCache`: the first load reads only the files noted to it as changed (the
+   * watcher's file events; `source/noted-changes.ts`). A pass again under the lease looks at every file.
+   */
+  onlyNotedChanges?: boolean;
+  /**
    * The live state kept between runs by a long-lived caller (the watcher): a run after a change
    * reads only what it touched (`live-cache.ts`); without it every run reads everything.
    */
@@ -266,7 +271,11 @@ const stagesOf = async (
 ): Promise<Staged> => {
   const { config } = input;
   const store = input.ownership ?? OWNERSHIP_STORE;
-  const pass = (passCtx: EngineContext, readLive: LiveReader): ReturnType<typeof planPass> => {
+  const pass = (
+    passCtx: EngineContext,
+    readLive: LiveReader,
+    onlyNotedChanges = false,
+  ): ReturnType<typeof planPass> => {
     const handlers = handlersOf(input);
     const passInput: PassInput = {
       config,
@@ -276,6 +285,7 @@ const stagesOf = async (
       lookup: lookupIn(handlers),
       readLive,
       ...(input.manifestCache ? { manifestCache: input.manifestCache } : {}),
+      ...(onlyNotedChanges ? { onlyNotedChanges } : {}),
     };
     return planPass(passInput, passCtx, timer.run);
   };
@@ -307,7 +317,7 @@ const stagesOf = async (
   };
 
   const getsBefore = ctx.client.stats().requestsByMethod.GET;
-  const first = await pass(ctx, cache?.readLive ?? readEverything);
+  const first = await pass(ctx, cache?.readLive ?? readEverything, input.onlyNotedChanges === true);
   const firstReadGets = ctx.client.stats().requestsByMethod.GET - getsBefore;
   if (first.status !== 'planned') return { result: first };
   const { plan, diagnostics } = first;

@@ -36,10 +36,10 @@ export interface Discovery {
   unownedJson: string[];
 }
 
-const isYamlName = (name: string): boolean => /\.ya?ml$/i.test(name);
+export const isYamlName = (name: string): boolean => /\.ya?ml$/i.test(name);
 
 /** A JSON file where a manifest would be: `cortex.json` anywhere, or under a `.cortex/` folder. */
-const isManifestLikeJson = (relPath: string): boolean =>
+export const isManifestLikeJson = (relPath: string): boolean =>
   /\.json$/i.test(relPath) && (/(^|\/)cortex\.json$/i.test(relPath) || /(^|\/)\.cortex\//.test(relPath));
 
 /**

@@ -4,6 +4,7 @@
  * Never throws for bad input: every problem becomes a diagnostic, and callers fail closed on errors.
  */
 import { promises as fs } from 'node:fs';
+import path from 'node:path';
 import { type DesiredObject, type Diagnostic, hasErrors } from '../core/model.js';
 import type { AnyKindModel, ParseContext } from '../core/kind-contract.js';
 import { type DiscoveredFile, discoverManifests } from './discover.js';
@@ -12,6 +13,7 @@ import { folderHint, unownedYamlDiagnostics } from './unowned.js';
 import { capQuotedValues } from './excerpt.js';
 import { readRegularFile } from './regular-file.js';
 import type { FileLoadResult, ManifestCache } from './manifest-cache.js';
+import { listingAfterNotedChanges } from './noted-changes.js';
 import { DEFAULT_PARSE_LIMITS, fileTooLarge, type ParseLimits, parseManifestFile } from './yaml.js';
 
 export interface LoadOptions {
@@ -24,6 +26,11 @@ export interface LoadOptions {
    * unchanged since are not read again, and files gone are forgotten. See `manifest-cache.ts`.
    */
   cache?: ManifestCache;
+  /**
+   * With `cache`: trust the changes noted to it (`ManifestCache.noteChanges`): the root is not
+   * walked and files not named are not looked at, unless only a walk can tell (`noted-changes.ts`).
+   */
+  onlyNotedChanges?: boolean;
 }
 
 export interface LoadResult {
@@ -176,6 +183,8 @@ export const loadManifests = async (
 ): Promise<LoadResult> => {
   const limits: ParseLimits = { ...DEFAULT_PARSE_LIMITS, ...options.limits };
   const parseContext: ParseContext = { now: options.now ?? Date.now() };
+  // Before anything is awaited: a change noted from here on is for the next load.
+  options.cache?.beginLoad();
   const rootError = (message: string): LoadResult => ({
     objects: [],
     files: [],
@@ -186,31 +195,45 @@ export const loadManifests = async (
   if (!stat.isDirectory()) return rootError(`manifest directory ${root} is not a directory`);
 
   const ownersOf = (file: string): AnyKindModel[] => handlers.filter((h) => h.ownsFile(file));
+  const owns = (file: string): boolean => handlers.some((h) => h.ownsFile(file));
+  const listingKey = `${handlers.map((h) => h.kind).join(',')} ${limits.maxFileBytes} ${limits.maxAliasCount}`;
+  const cache = options.cache;
+  // A caller told of every change (the watcher) starts from the last listing: see `noted-changes.ts`.
+  const since = options.onlyNotedChanges ? cache?.changesSinceListing(listingKey) : undefined;
+  const noted = since && (await listingAfterNotedChanges(since.listing, since.changed, root, owns));
   let discovered: DiscoveredFile[];
   let realRoot: string;
+  let unownedYaml: string[];
+  let unownedJson: string[];
+  let walkProblems = 0;
   const unreadable: Diagnostic[] = [];
-  try {
-    const discovery = await discoverManifests(root, (file) => ownersOf(file).length > 0);
-    discovered = discovery.files;
-    realRoot = discovery.realRoot;
-    unreadable.push(
-      ...unownedYamlDiagnostics(discovery.unownedYaml, discovery.files.length, handlers, {
-        root,
-        json: discovery.unownedJson,
-        unreadable: discovery.problems.length > 0,
-      }),
-    );
-    for (const problem of discovery.problems) {
-      unreadable.push({
-        severity: 'error',
-        code: 'unreadable-manifest',
-        message: `${problem.message}; fix or remove it (a manifest that cannot be read must never look deleted)`,
-        ...(problem.relPath !== '' ? { file: problem.relPath, line: 1, column: 1 } : {}),
-      });
+  if (since !== undefined && noted !== undefined) {
+    ({ files: discovered, unownedYaml, unownedJson } = noted);
+    realRoot = since.listing.realRoot;
+  } else {
+    try {
+      const discovery = await discoverManifests(root, owns);
+      ({ files: discovered, realRoot, unownedYaml, unownedJson } = discovery);
+      walkProblems = discovery.problems.length;
+      for (const problem of discovery.problems) {
+        unreadable.push({
+          severity: 'error',
+          code: 'unreadable-manifest',
+          message: `${problem.message}; fix or remove it (a manifest that cannot be read must never look deleted)`,
+          ...(problem.relPath !== '' ? { file: problem.relPath, line: 1, column: 1 } : {}),
+        });
+      }
+    } catch (error) {
+      return rootError(`cannot list the manifests under ${root}: ${readFailure(error)}`);
     }
-  } catch (error) {
-    return rootError(`cannot list the manifests under ${root}: ${readFailure(error)}`);
   }
+  unreadable.unshift(
+    ...unownedYamlDiagnostics(unownedYaml, discovered.length, handlers, {
+      root,
+      json: unownedJson,
+      unreadable: walkProblems > 0,
+    }),
+  );
   const files = discovered.map((f) => f.relPath);
 
   const routeFile = (found: DiscoveredFile): FileLoadResult => {
@@ -226,14 +249,13 @@ export const loadManifests = async (
         ],
       };
     }
-    if (!options.cache) return loadFile(realRoot, found, handler, limits, parseContext);
+    if (!cache) return loadFile(realRoot, found, handler, limits, parseContext);
     const key = `${handler.kind} ${limits.maxFileBytes} ${limits.maxAliasCount}`;
-    return options.cache.resolve(file, found.realPath, key, parseContext, (ctx) =>
+    return cache.resolve(file, found.realPath, key, parseContext, (ctx) =>
       loadFile(realRoot, found, handler, limits, ctx),
     );
   };
 
-  options.cache?.beginLoad();
   /** A manifest of another kind in this kind's folder fails to load: say where it belongs. */
   const withKindHint = (found: DiscoveredFile, loaded: FileLoadResult): FileLoadResult => {
     const owners = ownersOf(found.relPath);
@@ -254,12 +276,31 @@ export const loadManifests = async (
     };
     return { ...loaded, diagnostics: [...loaded.diagnostics, hint] };
   };
+  /** A file the noted changes did not name, as the last load returned it (undefined: read it). */
+  const unchanged = (found: DiscoveredFile): FileLoadResult | undefined => {
+    if (since === undefined || noted === undefined || noted.reread.has(found.relPath)) return undefined;
+    const previous = since.listing.results.get(found.relPath);
+    // Only a result the cache keeps: one that read the clock, or too fresh to trust, is read again.
+    return previous !== undefined && cache?.keptResult(found.relPath) !== undefined ? previous : undefined;
+  };
   const results: FileLoadResult[] = [];
+  const byFile = new Map<string, FileLoadResult>();
   for (const [index, found] of discovered.entries()) {
     if (index > 0 && index % FILES_PER_TURN === 0) await nextTurn();
-    results.push(withKindHint(found, routeFile(found)));
+    const result = unchanged(found) ?? withKindHint(found, routeFile(found));
+    results.push(result);
+    byFile.set(found.relPath, result);
   }
-  options.cache?.retain(files);
+  cache?.retain(files);
+  // The next load may start from this listing when nothing was in the way of the walk and every
+  // file was read where it was found (a symlink's target can change without an event for its path).
+  const throughSymlink = discovered.some((f) => f.realPath !== path.join(realRoot, f.relPath));
+  cache?.endLoad(
+    walkProblems === 0 && !throughSymlink
+      ? { key: listingKey, realRoot, files: discovered, unownedYaml, unownedJson, results: byFile }
+      : undefined,
+    noted === undefined,
+  );
   const objects = results.flatMap((r) => r.objects);
   const { kept, diagnostics: duplicates } = checkDuplicateIds(objects);
   const lookalikes = await lookalikeIdWarnings(kept, handlers);

@@ -18,6 +18,7 @@
 import { statSync } from 'node:fs';
 import type { DesiredObject, Diagnostic } from '../core/model.js';
 import type { ParseContext } from '../core/kind-contract.js';
+import type { DiscoveredFile } from './discover.js';
 
 /** One file's load result: its valid objects and its problems. */
 export interface FileLoadResult {
@@ -43,6 +44,21 @@ export interface ManifestCacheOptions {
   settleMs?: number;
   /** Wall-clock time in milliseconds (file times are wall-clock); injectable for tests. */
   now?: () => number;
+}
+
+/**
+ * What the last complete load of the root found: every manifest file (sorted, each read from the
+ * path it was found at: a listing that went through a symlink is never kept), the YAML and JSON
+ * files no kind owns, and each file's result as that load returned it.
+ */
+export interface Listing {
+  /** The kinds and parse limits it was made with. */
+  key: string;
+  realRoot: string;
+  files: readonly DiscoveredFile[];
+  unownedYaml: readonly string[];
+  unownedJson: readonly string[];
+  results: ReadonlyMap<string, FileLoadResult>;
 }
 
 interface Identity {
@@ -94,6 +110,13 @@ export class ManifestCache {
   private readonly wallNow: () => number;
   private current: ManifestCacheStats = { reused: 0, loaded: 0, dropped: 0 };
   private readonly sum: ManifestCacheStats = { reused: 0, loaded: 0, dropped: 0 };
+  private listing: Listing | undefined;
+  /** Paths noted as changed since the last load began ('all': anything may have). */
+  private noted: Set<string> | 'all' = 'all';
+  /** Calls of `noteChanges` so far, and when the current load began. */
+  private notes = 0;
+  private notesAtBegin = 0;
+  private walked = true;
 
   constructor(options: ManifestCacheOptions = {}) {
     this.settleNs = BigInt(Math.round((options.settleMs ?? 2000) * 1e6));
@@ -110,6 +133,11 @@ export class ManifestCache {
     return { ...this.current };
   }
 
+  /** Did the most recent load walk the root (rather than start from the noted changes)? */
+  get lastLoadWalked(): boolean {
+    return this.walked;
+  }
+
   /** How every load since this cache was made used it. */
   get totals(): Readonly<ManifestCacheStats> {
     return { ...this.sum };
@@ -118,11 +146,60 @@ export class ManifestCache {
   /** Forgets everything (the next load reads every file). */
   clear(): void {
     this.entries.clear();
+    this.listing = undefined;
+    this.noted = 'all';
   }
 
-  /** The loader calls this at the start of each load. */
+  /**
+   * Paths (relative to the root, `/`-separated) that changed since the last load, as the caller's
+   * file events say; `.` means anything may have. Noted changes add up until a load reads them.
+   */
+  noteChanges(relPaths: readonly string[]): void {
+    this.notes += 1;
+    if (this.noted === 'all') return;
+    for (const relPath of relPaths) {
+      if (relPath === '.' || relPath === '') {
+        this.noted = 'all';
+        return;
+      }
+      this.noted.add(relPath);
+    }
+  }
+
+  /**
+   * For a load that trusts the noted changes: the last listing (when it was made with `key`) and
+   * the paths noted since; undefined when a full load is needed (nothing listed, or `.` noted).
+   */
+  changesSinceListing(key: string): { listing: Listing; changed: ReadonlySet<string> } | undefined {
+    const listing = this.listing;
+    if (listing === undefined || listing.key !== key || this.noted === 'all') return undefined;
+    return { listing, changed: new Set(this.noted) };
+  }
+
+  /** The result kept for a file taken as unchanged without a stat (undefined: it must be read). */
+  keptResult(relPath: string): FileLoadResult | undefined {
+    const kept = this.entries.get(relPath);
+    if (kept === undefined) return undefined;
+    this.current.reused += 1;
+    this.sum.reused += 1;
+    return kept.result;
+  }
+
+  /**
+   * The loader calls this when a load is complete: `listing` is what it found (undefined when the
+   * next load must walk again), and every change noted before it began has been read.
+   */
+  endLoad(listing: Listing | undefined, walked: boolean): void {
+    this.listing = listing;
+    this.walked = walked;
+    // A change noted while the load ran may or may not have been read: the next load walks.
+    this.noted = this.notes === this.notesAtBegin ? new Set() : 'all';
+  }
+
+  /** The loader calls this at the start of each load: changes noted from now on are for the next one. */
   beginLoad(): void {
     this.current = { reused: 0, loaded: 0, dropped: 0 };
+    this.notesAtBegin = this.notes;
   }
 
   /**

@@ -21,7 +21,7 @@ export const createWatchClient = (config: SyncConfig, apiKey: string, events: Ev
 
 /**
  * One apply; `manifestCache` keeps parse results between runs so that unchanged files are not read
- * again; `liveCache` keeps the live state, so that a run after a change reads only what it touched
+ * again (`onlyNotedChanges`: nor looked at, when not noted to it as changed); `liveCache` keeps the live state, so that a run after a change reads only what it touched
  * (`fullRead`: this run reads everything, and why); `leases` keeps the apply lease a while after
  * an apply; `approve` sees the plan before anything is written (`false`: nothing is, the run is
  * `not-approved`).
@@ -32,6 +32,7 @@ export const applyOnce = (
   ctx: EngineContext,
   options: {
     manifestCache?: ManifestCache;
+    onlyNotedChanges?: boolean;
     liveCache?: LiveCache;
     fullRead?: FullReadReason;
     leases?: LeaseKeeper;
@@ -44,6 +45,7 @@ export const applyOnce = (
       mode: 'apply',
       planLog,
       ...(options.manifestCache ? { manifestCache: options.manifestCache } : {}),
+      ...(options.onlyNotedChanges === true ? { onlyNotedChanges: true } : {}),
       ...(options.liveCache ? { liveCache: options.liveCache } : {}),
       ...(options.fullRead !== undefined ? { fullRead: options.fullRead } : {}),
       ...(options.leases ? { leases: options.leases } : {}),

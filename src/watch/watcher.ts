@@ -9,6 +9,7 @@
  * after one that was not a clean apply, reads everything) and, for a while after an apply, the
  * apply lease (`LingeringLease`).
  */
+import { resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { ApiClient } from '../api/types.js';
 import { hasErrors, type Plan } from '../core/model.js';
@@ -145,6 +146,10 @@ export const startWatcher = async (options: WatcherOptions): Promise<RunningWatc
     if (hasErrors(diagnostics)) return judgeInvalidConfig(diagnostics);
     // A new manifest root (another checkout path) starts an empty cache.
     if (parsed?.dir !== config.dir) parsed = { dir: config.dir, cache: new ManifestCache(options.manifestCache) };
+    // What the source says changed; a source that cannot say (a git checkout) makes the load walk.
+    // Its paths are relative to the snapshot's folder: for another manifest root, anything may have changed.
+    const sameRoot = resolve(config.dir) === resolve(snapshot.dir);
+    parsed.cache.noteChanges(sameRoot ? (snapshot.changedFiles ?? ['.']) : ['.']);
     // Another root, source id or API starts with nothing kept of the live state.
     const liveKey = JSON.stringify([config.dir, config.sourceId ?? '', config.baseUrl]);
     if (live?.key !== liveKey) live = { key: liveKey, cache: new LiveCache({ maxAgeMs: liveMaxAgeMs }) };
@@ -160,6 +165,9 @@ export const startWatcher = async (options: WatcherOptions): Promise<RunningWatc
       const ctx = createEngineContext(held.client, { clock, signal, events });
       const result = await applyOnce(config, planLog, ctx, {
         manifestCache: parsed.cache,
+        // A run for a file event looks only at what the events named; every other run (the first,
+        // the heal interval, the look that confirms a removal, a retry) walks every file.
+        onlyNotedChanges: trigger === 'file-change',
         liveCache: live.cache,
         // The heal interval's run reads everything (drift anywhere, not only where files changed).
         ...(trigger === 'heal' ? { fullRead: 'heal' as const } : {}),

@@ -112,4 +112,49 @@ describe('watch keeps what it parsed', () => {
     // Every file of the new root was read (none reused from the old one's results).
     expect(second?.totals.loaded).toBe(second?.size);
   });
+
+  it('a file-change run looks only at what the events named; the heal run walks and applies what they missed', async () => {
+    let changedFiles: string[] = [];
+    watcher = await watch({
+      description: 'events told by the test',
+      sync: async () => {
+        const files = changedFiles;
+        changedFiles = [];
+        return { dir, revision: 'local', changedFiles: files };
+      },
+      watch: async () => {},
+      close: async () => {},
+    });
+    expect((await runAfter(watcher, 0)).result).toBe('applied');
+    const cache = watcher.manifestCache();
+    if (!cache) throw new Error('no manifest cache after the first run');
+    expect(cache.lastLoadWalked).toBe(true);
+
+    const retitle = async (rel: string, title: string) => {
+      const file = join(dir, rel);
+      await writeFile(file, (await readFile(file, 'utf8')).replace(/^( {2}title: ).*$/m, `$1${title}`));
+    };
+    await retitle('.cortex/catalog/payments-api.yaml', 'Payments API (noted)');
+    changedFiles = ['.cortex/catalog/payments-api.yaml'];
+    watcher.runner.trigger('file-change');
+    expect(await runAfter(watcher, 1)).toMatchObject({ result: 'applied', summary: { update: 1 } });
+    expect(cache.lastLoadWalked).toBe(false);
+    expect(entityTitle(emulator, 'payments-api')).toBe('Payments API (noted)');
+
+    // An event lost (nothing named): the change waits, and nothing is removed meanwhile.
+    const live = Object.keys(emulator.state.entities.byId).length;
+    expect(live).toBeGreaterThan(5);
+    await retitle('.cortex/catalog/payments-api.yaml', 'Payments API (missed)');
+    watcher.runner.trigger('file-change');
+    const missed = await runAfter(watcher, 2);
+    expect(missed.result).toBe('applied');
+    expect(missed.summary).toMatchObject({ update: 0, delete: 0 });
+    expect(entityTitle(emulator, 'payments-api')).toBe('Payments API (noted)');
+    expect(Object.keys(emulator.state.entities.byId)).toHaveLength(live);
+
+    watcher.runner.trigger('heal');
+    expect(await runAfter(watcher, 3)).toMatchObject({ trigger: 'heal', result: 'applied', summary: { update: 1 } });
+    expect(cache.lastLoadWalked).toBe(true);
+    expect(entityTitle(emulator, 'payments-api')).toBe('Payments API (missed)');
+  });
 });
