@@ -1,6 +1,7 @@
 /**
  * A local directory as the source (development, or a git-sync sidecar writing into a shared
- * volume): chokidar reports changes, debounced so that a checkout touching many files is one run.
+ * volume): `tree-watcher.ts` reports which files changed (one `fs.watch` per folder), debounced so
+ * that a checkout touching many files is one run.
  *
  * The root itself is checked every `rootCheckMs`: a root moved away, deleted, or swapped for
  * another folder (a sidecar flipping a symlink) stops the file watcher, which cannot follow it;
@@ -9,9 +10,9 @@
  */
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { type FSWatcher, watch } from 'chokidar';
 import { SKIPPED_DIRECTORIES } from '../source/discover.js';
 import type { Source, SourceSnapshot, SourceTrigger } from './source.js';
+import { EVERYTHING, type TreeWatcher, watchTree } from './tree-watcher.js';
 
 export interface DirSourceOptions {
   dir: string;
@@ -20,12 +21,6 @@ export interface DirSourceOptions {
   /** How often the root's identity is checked; default 1 s. */
   rootCheckMs?: number;
 }
-
-const isSkipped = (root: string, path: string): boolean => {
-  if (path === root) return false;
-  const rel = path.slice(root.length + 1);
-  return rel.split(/[\\/]/).some((segment) => SKIPPED_DIRECTORIES.has(segment));
-};
 
 /** The folder now at `root` (device and inode, symlinks followed), or undefined when there is none. */
 const identityOf = async (root: string): Promise<string | undefined> => {
@@ -36,7 +31,7 @@ const identityOf = async (root: string): Promise<string | undefined> => {
 export const createDirSource = (options: DirSourceOptions): Source => {
   const root = resolve(options.dir);
   const debounceMs = options.debounceMs ?? 300;
-  let watcher: FSWatcher | undefined;
+  let watcher: TreeWatcher | undefined;
   let watched: string | undefined;
   let timer: NodeJS.Timeout | undefined;
   let rootTimer: NodeJS.Timeout | undefined;
@@ -58,29 +53,20 @@ export const createDirSource = (options: DirSourceOptions): Source => {
     },
     watch: async (onChange: (trigger: SourceTrigger) => void, onError: (error: Error) => void) => {
       if (watcher || rootTimer) return;
-      const noted = (path: string) => {
-        if (path.startsWith(`${root}/`))
-          changed.add(
-            path
-              .slice(root.length + 1)
-              .split('\\')
-              .join('/'),
-          );
+      const noted = (paths: readonly string[]) => {
+        for (const path of paths) changed.add(path);
         clearTimeout(timer);
         timer = setTimeout(() => onChange('file-change'), debounceMs);
       };
       /** (Re)starts the file watcher on the folder now at the root. */
       const arm = async (identity: string | undefined) => {
-        const previous = watcher;
+        watcher?.close();
         watcher = undefined;
         watched = identity;
-        await previous?.close();
         if (identity === undefined || closed) return;
-        const started = watch(root, { ignoreInitial: true, ignored: (path: string) => isSkipped(root, path) });
-        watcher = started;
-        started.on('add', noted).on('change', noted).on('unlink', noted).on('addDir', noted).on('unlinkDir', noted);
-        started.on('error', (error: unknown) => onError(error instanceof Error ? error : new Error(String(error))));
-        await new Promise<void>((ready) => started.once('ready', ready));
+        const started = await watchTree({ root, skipped: SKIPPED_DIRECTORIES, onChange: noted, onError });
+        if (closed) started.close();
+        else watcher = started;
       };
       let checking = false;
       const checkRoot = async () => {
@@ -88,13 +74,13 @@ export const createDirSource = (options: DirSourceOptions): Source => {
         checking = true;
         try {
           const identity = await identityOf(root);
-          if (identity === watched) return;
+          if (identity === watched) return await watcher?.retry();
           await arm(identity);
           if (identity === undefined) {
             onError(new Error(`the directory ${root} is gone; watching for it to come back`));
           } else {
             // Everything under the root may differ: the next run reads it all.
-            changed.add('.');
+            changed.add(EVERYTHING);
             clearTimeout(timer);
             onChange('file-change');
           }
@@ -108,14 +94,14 @@ export const createDirSource = (options: DirSourceOptions): Source => {
       }, options.rootCheckMs ?? 1000);
       rootTimer.unref?.();
     },
-    close: async () => {
+    close: () => {
       closed = true;
       clearTimeout(timer);
       clearInterval(rootTimer);
       rootTimer = undefined;
-      const current = watcher;
+      watcher?.close();
       watcher = undefined;
-      await current?.close();
+      return Promise.resolve();
     },
   };
 };

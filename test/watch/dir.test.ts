@@ -64,6 +64,20 @@ describe('watch --dir', () => {
     expect(sampleValue(metrics, 'cortex_sync_drift_changes_total')).toBe(0);
   });
 
+  it('applies a manifest in a new nested folder, then an edit of it (the load trusts the paths reported)', async () => {
+    watch = await startWatch({ dir: manifests }, { emulator, cwd: root });
+    await watch.waitForRun((r) => r.result === 'applied' && r.summary?.create === 2);
+
+    await writeFiles(manifests, { 'teams/new/svc-n/cortex.yaml': serviceYaml('svc-n') });
+    await watch.waitForRun((r) => r.trigger === 'file-change' && r.summary?.create === 1);
+    expect(entityTitle(emulator, 'svc-n')).toBe('svc-n');
+
+    await writeFiles(manifests, { 'teams/new/svc-n/cortex.yaml': serviceYaml('svc-n', 'Edited in a new folder') });
+    const edited = await watch.waitForRun((r) => r.trigger === 'file-change' && r.summary?.update === 1);
+    expect(edited.result).toBe('applied');
+    expect(entityTitle(emulator, 'svc-n')).toBe('Edited in a new folder');
+  });
+
   it('puts back an edit made in the UI at the next heal interval, and counts it as drift', async () => {
     watch = await startWatch({ dir: manifests, healInterval: 300 }, { emulator, cwd: root });
     await watch.waitForRun((r) => r.result === 'applied' && r.summary?.create === 2);
