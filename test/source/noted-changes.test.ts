@@ -4,6 +4,7 @@
  * random file operations (fast-check, a fixed seed), each noted as a watcher reports it. What the
  * events did not name waits for a load that walks, and is never a removal.
  */
+import { execFileSync } from 'node:child_process';
 import { mkdir, mkdtemp, rm, symlink, unlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -139,6 +140,33 @@ describe('a load that trusts the noted changes', () => {
       await noted(cache);
       expect(cache.lastLoadWalked, odd).toBe(false);
     }
+  });
+
+  it('walks for a manifest turned into a FIFO, a folder of listed files removed, a path with a trailing slash', async () => {
+    await put('.cortex/catalog/a.yaml', descriptor('a'));
+    await put('services/x/cortex.yaml', descriptor('x'));
+    const cache = new ManifestCache({ settleMs: 0 });
+    await loadManifests(root, KIND_HANDLERS, { cache });
+
+    await unlink(path.join(root, '.cortex/catalog/a.yaml'));
+    execFileSync('mkfifo', [path.join(root, '.cortex/catalog/a.yaml')]);
+    cache.noteChanges(['.cortex/catalog/a.yaml']);
+    const fifo = await noted(cache);
+    expect(cache.lastLoadWalked).toBe(true);
+    expect(fifo.diagnostics.map((d) => d.code)).toContain('unreadable-manifest');
+    await unlink(path.join(root, '.cortex/catalog/a.yaml'));
+    cache.noteChanges(['.cortex/catalog/a.yaml']);
+    await loadManifests(root, KIND_HANDLERS, { cache });
+
+    await rm(path.join(root, 'services'), { recursive: true });
+    cache.noteChanges(['services']);
+    expect((await noted(cache)).objects).toEqual([]);
+    expect(cache.lastLoadWalked).toBe(true);
+
+    await put('.cortex/catalog/b.yaml', descriptor('b'));
+    cache.noteChanges(['.cortex/catalog/']);
+    expect((await noted(cache)).objects.map((o) => o.id)).toEqual(['b']);
+    expect(cache.lastLoadWalked).toBe(true);
   });
 
   it("says a new stray YAML file out loud, and forgets it when it goes (its warning is the walk's)", async () => {
