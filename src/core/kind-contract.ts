@@ -143,7 +143,10 @@ export interface KindModel<S = unknown, L = unknown> extends KindMeta {
   ownsFile(relPath: string): boolean;
   /** Validates one YAML document; one document may declare several objects (dependency edges). */
   parse(doc: ParsedDocument, ctx: ParseContext): ParseResult<S>;
-  /** The objects this one names; the planner orders by them and checks that they exist. */
+  /**
+   * The objects this one names; the planner orders by them and checks that they exist. A function
+   * of the object alone (not of the run's settings): the reference check keeps it per object.
+   */
   references(obj: DesiredObject<S>): ObjectReference[];
   /** Objects of this kind have a type that is an object of another kind (entities); other kinds leave it out. */
   readonly typedBy?: TypedBy<S, L>;

@@ -115,15 +115,14 @@ export function checkReferences(input: ReferenceCheckInput): Diagnostic[] {
  * What an object references, kept per object: a long-lived caller (the watcher) hands the same
  * unchanged objects to every check, and their references are the same for as long as they live.
  */
-const referencesKept = new WeakMap<DesiredObject, { by: KindModel['references']; refs: readonly ObjectReference[] }>();
+const referencesKept = new WeakMap<DesiredObject, { kind: KindName; refs: readonly ObjectReference[] }>();
 const referencesOf = (handler: KindModel, obj: DesiredObject): readonly ObjectReference[] => {
   const kept = referencesKept.get(obj);
-  // Kept for the function that found them (a kind configured per run shares its kind's function).
-  if (kept !== undefined && kept.by === handler.references) return kept.refs;
+  // A function of the object alone (the kind contract), so a kind configured per run may share it.
+  if (kept !== undefined && kept.kind === handler.kind) return kept.refs;
   const refs = handler.references(obj);
   // Only a frozen object (the manifest cache's) cannot change under its kept references.
-  // eslint-disable-next-line @typescript-eslint/unbound-method -- kept to be compared, never called
-  if (Object.isFrozen(obj) && Object.isFrozen(obj.spec)) referencesKept.set(obj, { by: handler.references, refs });
+  if (Object.isFrozen(obj) && Object.isFrozen(obj.spec)) referencesKept.set(obj, { kind: handler.kind, refs });
   return refs;
 };
 

@@ -46,6 +46,14 @@ const runAfter = async (w: RunningWatcher, count: number, timeoutMs = 15_000): P
   }
 };
 
+/** One file-change run with nothing changed: the load after it starts from the noted changes. */
+const noteOnly = async (w: RunningWatcher, cache: { lastLoadWalked: boolean }): Promise<void> => {
+  const count = w.history.runs().length;
+  w.runner.trigger('file-change');
+  await runAfter(w, count);
+  expect(cache.lastLoadWalked).toBe(false);
+};
+
 const watch = (source: Source): Promise<RunningWatcher> => {
   // Both folders are checkouts of one repository: one origin (the operator's setting; a git
   // source gets it from its remote).
@@ -156,5 +164,11 @@ describe('watch keeps what it parsed', () => {
     expect(await runAfter(watcher, 3)).toMatchObject({ trigger: 'heal', result: 'applied', summary: { update: 1 } });
     expect(cache.lastLoadWalked).toBe(true);
     expect(entityTitle(emulator, 'payments-api')).toBe('Payments API (missed)');
+
+    // The look that confirms a removal walks too: a file is judged missing only on a walk.
+    await noteOnly(watcher, cache);
+    watcher.runner.trigger('settle');
+    expect(await runAfter(watcher, 5)).toMatchObject({ trigger: 'settle', result: 'applied' });
+    expect(cache.lastLoadWalked).toBe(true);
   });
 });
