@@ -7,7 +7,7 @@
  * in a process group of its own that is killed when the run stops or the source closes.
  */
 import { mkdir, realpath, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { join, posix } from 'node:path';
 import { isInsideFolder } from '../source/regular-file.js';
 import { credentialFreeUrl } from './source-folder.js';
 import { GitCommandError, killGroupsNow, runGit } from './git-process.js';
@@ -150,6 +150,13 @@ export interface GitSource extends Source {
   killNow(): void;
 }
 
+/** `--path` as a prefix of the paths git reports (`''` for the repository's root). */
+const manifestPrefix = (path: string | undefined): string => {
+  if (path === undefined) return '';
+  const normal = posix.normalize(path.split('\\').join('/')).replace(/^\.\//, '').replace(/\/+$/, '');
+  return normal === '.' ? '' : normal;
+};
+
 export const createGitSource = (options: GitSourceOptions): GitSource => {
   const checkout = options.checkoutDir;
   const remote = options.url.trim().replace(/^(https?:\/\/)[^@/?#]*@/i, '$1');
@@ -202,7 +209,32 @@ export const createGitSource = (options: GitSourceOptions): GitSource => {
     return sha;
   };
 
+  /**
+   * The files (relative to the manifest root) that differ between two commits of this checkout, as
+   * git says; undefined when it cannot say (an object gone, a name that is not UTF-8): the load walks.
+   */
+  const changedBetween = async (from: string, to: string, signal: AbortSignal): Promise<string[] | undefined> => {
+    if (from === to) return [];
+    const out = await git(['diff', '--name-only', '-z', '--no-renames', from, to, '--'], signal).catch(() => undefined);
+    if (out === undefined || out.includes('\uFFFD')) return undefined;
+    const prefix = manifestPrefix(options.path);
+    const changed: string[] = [];
+    for (const file of out.split('\0')) {
+      if (file === '') continue;
+      if (prefix === '') changed.push(file);
+      else if (file.startsWith(`${prefix}/`)) changed.push(file.slice(prefix.length + 1));
+      // The manifest root itself changed (a folder turned into a file or a link): anything may have.
+      else if (file === prefix || prefix.startsWith(`${file}/`)) return undefined;
+    }
+    return changed;
+  };
+
+  /** The commit the last complete sync checked out (a sync that failed midway may leave files between two). */
+  let checkedOut: string | undefined;
+
   const sync = async (signal: AbortSignal): Promise<SourceSnapshot> => {
+    const previous = checkedOut;
+    checkedOut = undefined;
     await open(signal);
     const name = await followed(signal);
     await git(
@@ -214,7 +246,9 @@ export const createGitSource = (options: GitSourceOptions): GitSource => {
     lastSeen = revision;
     const dir = options.path ? join(checkout, options.path) : checkout;
     if (options.path) await checkInsideCheckout(dir, checkout, options.path);
-    return { dir, revision };
+    const changedFiles = previous === undefined ? undefined : await changedBetween(previous, revision, signal);
+    checkedOut = revision;
+    return { dir, revision, ...(changedFiles !== undefined ? { changedFiles } : {}) };
   };
 
   return {

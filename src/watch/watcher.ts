@@ -87,6 +87,9 @@ export interface RunningWatcher {
   stop(timeoutMs: number): Promise<StopResult>;
 }
 
+/** The runs that load only the files their source said changed (`ManifestCache.noteChanges`). */
+const NOTED_TRIGGERS: ReadonlySet<Trigger> = new Set(['file-change', 'commit', 'webhook']);
+
 export const startWatcher = async (options: WatcherOptions): Promise<RunningWatcher> => {
   const clock = options.clock ?? systemClock;
   const monotonic = options.monotonicNow ?? (() => performance.now());
@@ -165,9 +168,10 @@ export const startWatcher = async (options: WatcherOptions): Promise<RunningWatc
       const ctx = createEngineContext(held.client, { clock, signal, events });
       const result = await applyOnce(config, planLog, ctx, {
         manifestCache: parsed.cache,
-        // A run for a file event looks only at what the events named; every other run (the first,
-        // the heal interval, the look that confirms a removal, a retry) walks every file.
-        onlyNotedChanges: trigger === 'file-change',
+        // A run for a change the source told of (a file event, a commit, a webhook) looks only at
+        // what it named; every other run (the first, the heal interval, the look that confirms a
+        // removal, a retry) walks every file.
+        onlyNotedChanges: NOTED_TRIGGERS.has(trigger),
         liveCache: live.cache,
         // The heal interval's run reads everything (drift anywhere, not only where files changed).
         ...(trigger === 'heal' ? { fullRead: 'heal' as const } : {}),

@@ -1,0 +1,78 @@
+/**
+ * A git source says which files a new commit changed (relative to the manifest root), so that the
+ * watcher's load looks only at those; it says nothing (the load walks) when it cannot tell.
+ */
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createGitSource } from '../../src/watch/git-source.js';
+import { createRemote, removeDir, serviceYaml, tempDir, type TestRemote } from './harness.js';
+
+let root: string;
+let remote: TestRemote;
+
+beforeEach(async () => {
+  root = await tempDir();
+  remote = await createRemote(root);
+});
+afterEach(async () => {
+  await removeDir(root);
+});
+
+const sourceOf = (path?: string) =>
+  createGitSource({
+    url: remote.url,
+    branch: 'main',
+    ...(path !== undefined ? { path } : {}),
+    checkoutDir: join(root, 'checkout'),
+    knownHostsFile: join(root, 'known_hosts'),
+    intervalMs: 0,
+    env: { PATH: process.env.PATH ?? '', HOME: root, GIT_CONFIG_NOSYSTEM: '1' },
+  });
+
+const sorted = (files: readonly string[] | undefined) => (files === undefined ? undefined : [...files].sort());
+
+describe('a git source names the files a commit changed', () => {
+  it('none on the first sync; then every path added, edited, removed or renamed, and nothing for the same commit', async () => {
+    await remote.push({
+      'cortex-sync.yaml': 'sourceId: git-changes\n',
+      '.cortex/catalog/a.yaml': serviceYaml('a'),
+      '.cortex/catalog/b.yaml': serviceYaml('b'),
+      '.cortex/catalog/c.yaml': serviceYaml('c'),
+    });
+    const source = sourceOf();
+    const signal = new AbortController().signal;
+    expect((await source.sync(signal)).changedFiles).toBeUndefined();
+
+    await remote.push({
+      '.cortex/catalog/a.yaml': serviceYaml('a', 'A, edited'),
+      '.cortex/catalog/b.yaml': null,
+      '.cortex/catalog/c.yaml': null,
+      '.cortex/catalog/d.yaml': serviceYaml('c'),
+      'services/new/cortex.yaml': serviceYaml('new'),
+    });
+    expect(sorted((await source.sync(signal)).changedFiles)).toEqual([
+      '.cortex/catalog/a.yaml',
+      '.cortex/catalog/b.yaml',
+      '.cortex/catalog/c.yaml',
+      '.cortex/catalog/d.yaml',
+      'services/new/cortex.yaml',
+    ]);
+    expect((await source.sync(signal)).changedFiles).toEqual([]);
+    await source.close();
+  });
+
+  it('with --path: only the files under it, relative to it', async () => {
+    await remote.push({
+      'catalog/cortex-sync.yaml': 'sourceId: git-changes\n',
+      'catalog/svc/cortex.yaml': serviceYaml('s'),
+    });
+    const source = sourceOf('./catalog/');
+    const signal = new AbortController().signal;
+    await source.sync(signal);
+
+    await remote.push({ 'catalog/svc/cortex.yaml': serviceYaml('s', 'edited'), 'README.md': 'outside' });
+    expect((await source.sync(signal)).changedFiles).toEqual(['svc/cortex.yaml']);
+
+    await source.close();
+  });
+});
