@@ -73,10 +73,18 @@ const isLive = (obj: DesiredObject<EntityDescriptor> | LiveObject<EntityLive>): 
  * The keys of a descriptor its manifest sets: each key of `info` as `info.<key>`, and each other
  * top-level key but the OpenAPI version (`paths`); sorted. The ownership marker is cortex-sync's.
  */
+const keysOfSpec = new WeakMap<EntityDescriptor, string[]>();
 const descriptorKeys = (obj: DesiredObject<EntityDescriptor>): string[] => {
+  const known = keysOfSpec.get(obj.spec);
+  if (known !== undefined) return known;
   const top = Object.keys(obj.spec).filter((k) => k !== 'info' && k !== 'openapi');
   const info = Object.keys(obj.spec.info).map((k) => `info.${k}`);
-  return [...top, ...info].sort();
+  const keys = [...top, ...info].sort();
+  // Kept per descriptor (a watcher's unchanged manifests are the same objects run after run) only
+  // when the descriptor cannot change under it; frozen, so no caller can change it either.
+  if (Object.isFrozen(obj.spec) && Object.isFrozen(obj.spec.info))
+    keysOfSpec.set(obj.spec, Object.freeze(keys) as string[]);
+  return keys;
 };
 
 /** The entity type of an entity, desired or live. */

@@ -191,16 +191,16 @@ export const readInventoriesKeeping = async (
   ownSource: string | undefined,
   kinds: ReadonlySet<KindName>,
 ): Promise<{ index: OwnershipIndex; kept: Map<string, string[]> }> => {
-  const descriptors = await readDescriptors(client);
+  // Each record parsed once (this source's own holds every object it manages).
+  const records = (await readDescriptors(client)).flatMap((raw) => parseRecord(raw) ?? []);
   const kept = new Map<string, string[]>();
   if (ownSource !== undefined) {
-    for (const raw of descriptors) {
-      const record = parseRecord(raw);
-      if (record?.source !== ownSource || record.id !== inventoryTag(ownSource)) continue;
+    for (const record of records) {
+      if (record.source !== ownSource || record.id !== inventoryTag(ownSource)) continue;
       for (const [kind, ids] of Object.entries(record.objects)) if (!kinds.has(kind)) kept.set(kind, [...ids]);
     }
   }
-  return { index: indexInventories(descriptors, ownSource, kinds), kept };
+  return { index: indexRecords(records, { ownSource, kinds, recordId: inventoryTag }), kept };
 };
 
 /** Kind → sorted ids, for the keys and the entries kept. */
