@@ -45,14 +45,19 @@ export class GitCommandError extends Error {
 
 const MAX_OUTPUT = 256 * 1024;
 
-/** The last few lines of git's stderr (progress lines dropped), for an error message. */
-const lastLines = (stderr: string): string =>
-  stderr
+/**
+ * What git said went wrong, for an error message: its `fatal:` and `error:` lines when it wrote
+ * any (a hint after them, such as the one after "Unable to create '….lock': File exists", would
+ * push them out of a tail), else its last few lines; progress lines dropped.
+ */
+const lastLines = (stderr: string): string => {
+  const lines = stderr
     .split(/\r?\n|\r/)
     .map((l) => l.trim())
-    .filter((l) => l !== '' && !/^(remote: )?(Counting|Compressing|Receiving|Resolving|Enumerating)/.test(l))
-    .slice(-3)
-    .join(' / ');
+    .filter((l) => l !== '' && !/^(remote: )?(Counting|Compressing|Receiving|Resolving|Enumerating)/.test(l));
+  const said = lines.filter((l) => /^(fatal|error):/.test(l));
+  return (said.length > 0 ? said : lines).slice(-3).join(' / ');
+};
 
 /** `git args…` → its stdout; rejects with `GitCommandError`. Its process group never outlives the call. */
 export const runGit = (args: readonly string[], options: GitRunOptions): Promise<string> =>

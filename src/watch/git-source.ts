@@ -11,6 +11,7 @@ import { join, posix } from 'node:path';
 import { isInsideFolder } from '../source/regular-file.js';
 import { credentialFreeUrl } from './source-folder.js';
 import { GitCommandError, killGroupsNow, runGit } from './git-process.js';
+import { clearGitLeftovers, type GitLeftovers } from './git-leftovers.js';
 import { jittered, type Source, type SourceSnapshot, type SourceTrigger } from './source.js';
 
 export interface GitAuth {
@@ -42,6 +43,8 @@ export interface GitSourceOptions {
   random?: () => number;
   /** The process environment git runs with (PATH, HOME); credentials are added to it. */
   env: NodeJS.ProcessEnv;
+  /** Told when a sync stopped git processes or removed lock files that a killed git left. */
+  onLeftovers?: (leftovers: GitLeftovers) => void;
 }
 
 /** The remote as it may be logged: `user:password@`, query and fragment removed. */
@@ -169,6 +172,12 @@ export const createGitSource = (options: GitSourceOptions): GitSource => {
   let pollTimer: NodeJS.Timeout | undefined;
   let lastSeen: string | undefined;
 
+  /**
+   * Whether the checkout may hold what a killed git left (`git-leftovers.ts`): at this process's
+   * first sync (the watcher before it may have been killed), after a git command of ours was
+   * stopped, and after git found a lock file in its way.
+   */
+  let leftoversPossible = true;
   const git = (args: string[], signal?: AbortSignal): Promise<string> =>
     runGit(args, {
       cwd: checkout,
@@ -176,7 +185,23 @@ export const createGitSource = (options: GitSourceOptions): GitSource => {
       signal: signal ? AbortSignal.any([signal, closing.signal]) : closing.signal,
       running,
       ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+    }).catch((error: unknown) => {
+      // Stopped mid-way, or refused by a lock file something left: the next sync clears what is left.
+      if (
+        error instanceof GitCommandError &&
+        (error.reason !== 'failed' || /\.lock'?: File exists/.test(error.message))
+      )
+        leftoversPossible = true;
+      throw error;
     });
+
+  const clearLeftovers = async (): Promise<void> => {
+    if (!leftoversPossible) return;
+    leftoversPossible = false;
+    const timeoutMs = options.timeoutMs ?? 120_000;
+    const cleared = await clearGitLeftovers(checkout, { ownGroups: running, staleLockMs: 2 * timeoutMs + 60_000 });
+    if (cleared.stopped.length > 0 || cleared.removed.length > 0) options.onLeftovers?.(cleared);
+  };
 
   const open = async (signal?: AbortSignal): Promise<void> => {
     if (opened) return;
@@ -236,6 +261,7 @@ export const createGitSource = (options: GitSourceOptions): GitSource => {
     const previous = checkedOut;
     checkedOut = undefined;
     await open(signal);
+    await clearLeftovers();
     const name = await followed(signal);
     await git(
       ['fetch', '--depth', '1', '--no-tags', 'origin', `+refs/heads/${name}:refs/remotes/origin/${name}`],

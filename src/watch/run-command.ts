@@ -144,6 +144,11 @@ export const runWatch = async (o: WatchFlags, io: CliIo): Promise<number> => {
           intervalMs: o.interval,
           auth,
           env: io.env,
+          onLeftovers: ({ stopped, removed }) =>
+            logger.warn('cleared what a killed git left in the checkout', {
+              ...(stopped.length > 0 ? { stoppedGitProcesses: stopped.length } : {}),
+              ...(removed.length > 0 ? { removedLockFiles: removed.join(', ') } : {}),
+            }),
         })
       : undefined;
     if (git) killGit = () => git.killNow();
