@@ -27,6 +27,7 @@ import type { AnyKindHandler, AnyReadOnlyKind } from '../kinds/types.js';
 import { ownInventoryOf, sharedRecordWith } from '../ownership/index-records.js';
 import type { OwnershipSnapshot, OwnershipStore, RecordMeta } from '../ownership/store.js';
 import { loadManifests } from '../source/load.js';
+import { lookalikeSourceIdWarnings } from '../source/lookalike-ids.js';
 import type { ManifestCache } from '../source/manifest-cache.js';
 import type { SyncConfig } from './config.js';
 import type { EngineContext } from './context.js';
@@ -141,6 +142,9 @@ export const planPass = async (input: PassInput, ctx: EngineContext, stage: Stag
       handlers: [...handlers, ...input.readOnlyKinds],
       unreadable: state.unreadable,
     });
+    // A new source id that reads as a recorded one: a reviewer would take this plan for that source's.
+    if (sourceId !== undefined && !state.inventories.bySource.has(sourceId))
+      diagnostics.push(...(await lookalikeSourceIdWarnings(sourceId, state.inventories.bySource.keys())));
     return { recordedMeta, binding, diagnostics };
   });
 

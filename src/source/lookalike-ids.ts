@@ -69,3 +69,37 @@ export const lookalikeIdWarnings = async (
   }
   return diagnostics;
 };
+
+/** Every character outside printable ASCII as its code point (`r\u{435}po-b`), so two look-alikes read apart. */
+const revealed = (s: string): string =>
+  Array.from(s)
+    .map((c) => (/^[\x20-\x7e]$/.test(c) ? c : `\\u{${(c.codePointAt(0) ?? 0).toString(16)}}`))
+    .join('');
+
+/**
+ * A warning when `sourceId` has no ownership record yet but looks like a source that has one
+ * (`Repo-B` beside `repo-b`, or a Cyrillic `е`): the plan header would print a name a reviewer
+ * reads as that other source, while the run makes a new source that manages nothing of it.
+ */
+export const lookalikeSourceIdWarnings = async (
+  sourceId: string,
+  recordedSources: Iterable<string>,
+): Promise<Diagnostic[]> => {
+  const others = [...recordedSources].filter((s) => s !== sourceId);
+  if (others.length === 0) return [];
+  const map = await loadConfusables();
+  const skeleton = skeletonOf(sourceId, map);
+  const twin = others.sort().find((s) => skeletonOf(s, map) === skeleton);
+  if (twin === undefined) return [];
+  const caseOnly = twin.toLowerCase() === sourceId.toLowerCase();
+  const how = caseOnly
+    ? `differs only in case from \`${revealed(twin)}\``
+    : `reads as \`${revealed(twin)}\` (Unicode look-alike or invisible characters)`;
+  return [
+    {
+      severity: 'warning',
+      code: 'lookalike-source-id',
+      message: `source id \`${revealed(sourceId)}\` is new to this workspace but ${how}, a source that already has an ownership record: this run makes a separate source that manages and removes nothing of \`${revealed(twin)}\`; if that is not meant, fix sourceId in cortex-sync.yaml`,
+    },
+  ];
+};
