@@ -47,11 +47,13 @@ export interface StageTiming {
  * settings changed (`config-changed`), a manifest or an object in one was removed
  * (`manifest-removed`: removals are planned on a whole read only), an object other objects have
  * as their type changed (`type-changed`), a changed object's kind cannot be read by identity
- * (`no-single-read`), more objects changed than reading them one by one is worth
- * (`many-changes`), a manifest now names a kind only read that was not read (`reference-kinds`),
- * another source's ownership record or this source's own changed since (`ownership-changed`), a
- * changed object exists live but is not in this source's record or carries another source's
- * marker (`not-in-record`), or one this source manages is gone live (`gone-live`).
+ * (`no-single-read`), a changed object's kind could not be read at the last full read, so that
+ * only a whole read judges it (`kind-unreadable`: a key that may not list scorecards), more
+ * objects changed than reading them one by one is worth (`many-changes`), a manifest now names a
+ * kind only read that was not read (`reference-kinds`), another source's ownership record or
+ * this source's own changed since (`ownership-changed`), a changed object exists live but is not
+ * in this source's record or carries another source's marker (`not-in-record`), or one this
+ * source manages is gone live (`gone-live`).
  */
 export type FullReadReason =
   | 'no-cache'
@@ -61,6 +63,7 @@ export type FullReadReason =
   | 'manifest-removed'
   | 'type-changed'
   | 'no-single-read'
+  | 'kind-unreadable'
   | 'many-changes'
   | 'reference-kinds'
   | 'ownership-changed'

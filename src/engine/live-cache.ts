@@ -12,7 +12,8 @@
  * the caller asks (the heal interval), it is older than `maxAgeMs`, the settings changed, an
  * object was removed from the manifests (a prune or a leftover is never judged on a partial read:
  * that run reads everything at once, so removals wait for no timer), an object other objects have
- * as their type changed (its schema judges them), a changed kind has no read by identity, more
+ * as their type changed (its schema judges them), a changed kind has no read by identity or could
+ * not be read at the last full read (a key that may not list it: only a whole read judges it), more
  * objects changed than reading them one by one is worth, a manifest now names a kind only read
  * that was not read, another source's record or this source's own changed since, a changed object
  * exists live outside this source's record or with another source's marker, or one it manages is
@@ -184,6 +185,9 @@ export class LiveCache {
       const types = new Set(request.handlers.flatMap((h) => (h.typedBy ? [h.typedBy.kind] : [])));
       if (touched.some((o) => types.has(o.kind))) return full('type-changed');
       if (kindsWithoutSingleRead(touched, lookup).length > 0) return full('no-single-read');
+      // A kind the last full read could not read (its list refused): a read by identity cannot
+      // tell what that read judges (a declared object of it fails the plan there).
+      if (touched.some((o) => kept.unreadable.has(o.kind))) return full('kind-unreadable');
       const most = this.maxObjects ?? Math.floor(kept.fullReadGets / (REQUESTS_PER_OBJECT * 2));
       if (touched.length > most) return full('many-changes');
       const named = referencedReadOnlyKinds(request.handlers, request.readOnlyKinds, request.desired);

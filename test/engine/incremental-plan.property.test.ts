@@ -1,13 +1,14 @@
 /**
  * The plan of an incremental run is the plan a full read makes for the objects it covers. A
  * property over random edits (fast-check, a fixed seed): manifests edited (titles, owners, team
- * members, dependency edges, pages, templates, Initiatives, new entities) and the workspace edited
- * behind the repository's back (a title changed, an entity archived, in the UI); after each, the
+ * members, dependency edges, pages, templates, Initiatives and the scorecard each names,
+ * scorecards, new entities and scorecards) and the workspace edited behind the repository's back
+ * (a title changed, an entity archived, a scorecard renamed, in the UI); after each, the
  * plan made on the kept live state (`LiveCache`) and a plan made on a full read are compared on
  * every object the incremental plan covers — and it must cover every object whose manifest
  * changed. Then the edit is applied incrementally, and the next edit starts from there.
  */
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -26,6 +27,16 @@ const API_KEY = 'incremental-property-key-0123456789';
 const SOURCE = 'incremental-property';
 const SERVICES = 48;
 const TEAMS = 4;
+/** Scorecards the repository declares, besides those only the workspace has. */
+const CARDS = 2;
+/** What an Initiative may name: a scorecard only listed (the emulator's own), or one declared here. */
+const CARD_TAGS = ['production-readiness', ...Array.from({ length: CARDS }, (_, i) => `prop-card-${i}`)];
+
+/** A scorecard with the ranks the generated Initiatives emphasize (1 to 3). */
+const scorecardYaml = (tag: string, description: string): string =>
+  `tag: ${tag}\nname: ${tag}\ndescription: ${description}\nladder:\n  levels:\n` +
+  [1, 2, 3].map((rank) => `    - { name: Level ${rank}, rank: ${rank} }\n`).join('') +
+  'rules:\n  - expression: git != null\n    level: Level 3\n';
 
 let emulator: RunningEmulator;
 let client: ApiClient;
@@ -38,6 +49,9 @@ beforeAll(async () => {
   client = createApiClient({ baseUrl: emulator.url, apiKey: API_KEY, maxAttempts: 1 });
   dir = await tempDir('cortex-sync-incremental-');
   await generateRepository(dir, { entities: 60, sourceId: SOURCE });
+  await mkdir(join(dir, '.cortex', 'scorecards'), { recursive: true });
+  for (const tag of CARD_TAGS.slice(1))
+    await writeFile(join(dir, '.cortex', 'scorecards', `${tag}.yaml`), scorecardYaml(tag, 'First.'));
   ({ config } = await resolveConfig(
     { dir },
     { CORTEX_BASE_URL: emulator.url, CORTEX_API_KEY: API_KEY, CORTEX_SYNC_ORIGIN: 'github.com/acme/property' },
@@ -64,6 +78,10 @@ type Edit =
   | { op: 'page'; page: number; text: string }
   | { op: 'template'; template: number; text: string }
   | { op: 'initiative'; initiative: number; text: string }
+  | { op: 'initiative-card'; initiative: number; card: number }
+  | { op: 'scorecard'; card: number; text: string }
+  | { op: 'new-scorecard'; text: string }
+  | { op: 'ui-scorecard'; card: number; text: string; touch: boolean }
   | { op: 'new-service'; text: string }
   | { op: 'ui-retitle'; service: number; text: string }
   | { op: 'ui-archive'; service: number; touch: boolean };
@@ -76,12 +94,26 @@ const edit: fc.Arbitrary<Edit> = fc.oneof(
   fc.record({ op: fc.constant('page' as const), page: fc.nat(2), text: words }),
   fc.record({ op: fc.constant('template' as const), template: fc.nat(2), text: words }),
   fc.record({ op: fc.constant('initiative' as const), initiative: fc.nat(2), text: words }),
+  fc.record({
+    op: fc.constant('initiative-card' as const),
+    initiative: fc.nat(2),
+    card: fc.nat(CARD_TAGS.length - 1),
+  }),
+  fc.record({ op: fc.constant('scorecard' as const), card: fc.nat(CARDS - 1), text: words }),
+  fc.record({ op: fc.constant('new-scorecard' as const), text: words }),
+  fc.record({
+    op: fc.constant('ui-scorecard' as const),
+    card: fc.nat(CARDS - 1),
+    text: words,
+    touch: fc.boolean(),
+  }),
   fc.record({ op: fc.constant('new-service' as const), text: words }),
   fc.record({ op: fc.constant('ui-retitle' as const), service: fc.nat(SERVICES - 1), text: words }),
   fc.record({ op: fc.constant('ui-archive' as const), service: fc.nat(SERVICES - 1), touch: fc.boolean() }),
 );
 
 let newServices = 0;
+let newScorecards = 0;
 
 /** Rewrites the first line matching `pattern`; whether the file changed. */
 const rewrite = async (file: string, pattern: RegExp, line: string): Promise<boolean> => {
@@ -99,6 +131,7 @@ const api = (method: string, path: string) =>
 /** Makes the edit; returns the keys of the objects whose manifests it changed. */
 const make = async (e: Edit): Promise<ObjectKey[]> => {
   const serviceFile = (i: number) => `.cortex/catalog/svc-${pad(i)}.yaml`;
+  const cardFile = (i: number) => `.cortex/scorecards/prop-card-${i}.yaml`;
   const ifChanged = (changed: boolean, key: ObjectKey) => (changed ? [key] : []);
   switch (e.op) {
     case 'retitle':
@@ -139,6 +172,35 @@ const make = async (e: Edit): Promise<ObjectKey[]> => {
         await rewrite(`.cortex/initiatives/bench-${e.initiative}.yaml`, /^description: .*$/m, `description: ${e.text}`),
         objectKey('initiative', `Bench initiative ${e.initiative}`),
       );
+    case 'initiative-card':
+      return ifChanged(
+        await rewrite(
+          `.cortex/initiatives/bench-${e.initiative}.yaml`,
+          /^scorecardTag: .*$/m,
+          `scorecardTag: ${CARD_TAGS[e.card] ?? ''}`,
+        ),
+        objectKey('initiative', `Bench initiative ${e.initiative}`),
+      );
+    case 'scorecard':
+      return ifChanged(
+        await rewrite(cardFile(e.card), /^description: .*$/m, `description: ${e.text}`),
+        objectKey('scorecard', `prop-card-${e.card}`),
+      );
+    case 'new-scorecard': {
+      newScorecards += 1;
+      const tag = `prop-added-${newScorecards}`;
+      await writeFile(join(dir, '.cortex', 'scorecards', `${tag}.yaml`), scorecardYaml(tag, e.text));
+      return [objectKey('scorecard', tag)];
+    }
+    case 'ui-scorecard': {
+      const card = emulator.state.scorecards.items.find((s) => s.tag === `prop-card-${e.card}`);
+      if (card) card.name = `${e.text} (UI)`;
+      if (!e.touch) return [];
+      return ifChanged(
+        await rewrite(cardFile(e.card), /^description: .*$/m, `description: Touched after a UI edit ${newScorecards}.`),
+        objectKey('scorecard', `prop-card-${e.card}`),
+      );
+    }
     case 'new-service': {
       newServices += 1;
       const tag = `added-${newServices}`;
@@ -193,6 +255,7 @@ describe('an incremental plan is the full plan of the objects it covers', () => 
   it('holds over random edits, and most edits are planned incrementally', async () => {
     const ctx = createEngineContext(client);
     let incremental = 0;
+    let scorecardsIncremental = 0;
     let runs = 0;
     await fc.assert(
       fc.asyncProperty(fc.array(edit, { minLength: 1, maxLength: 4 }), async (edits) => {
@@ -206,6 +269,7 @@ describe('an incremental plan is the full plan of the objects it covers', () => 
         expect(errorsOf(inc)).toEqual(errorsOf(full));
         if (inc.run.read?.path === 'incremental') {
           incremental += 1;
+          if ([...edited].some((key) => key.startsWith('scorecard/'))) scorecardsIncremental += 1;
           const planned = new Map(changesOf(inc).map((c) => [objectKey(c.kind, c.id), c]));
           const fully = new Map(changesOf(full).map((c) => [objectKey(c.kind, c.id), c]));
           // It covers every object whose manifest changed…
@@ -220,5 +284,7 @@ describe('an incremental plan is the full plan of the objects it covers', () => 
     );
     expect(runs).toBe(30);
     expect(incremental).toBeGreaterThanOrEqual(15);
+    // Changed scorecards are read by identity too (not in full).
+    expect(scorecardsIncremental).toBeGreaterThan(0);
   }, 240_000);
 });

@@ -347,13 +347,26 @@ describe('the watcher reads only what changed', () => {
     expect(entityTitle(emulator, tagOf(31))).toBe('Service 31, edited');
   });
 
-  it('a changed object of a kind with no read by identity: the run reads everything', async () => {
+  it('a changed scorecard: its descriptor is read by tag, not the whole workspace', async () => {
     const fixture = join(import.meta.dirname, '..', '..', 'src', 'kinds', 'scorecard', 'fixtures');
     const scorecard = join('.cortex', 'scorecards', 'fixture-readiness.yaml');
     const text = await readFile(join(fixture, scorecard), 'utf8');
     await writeFiles(dir, { [scorecard]: text });
     await start();
     await writeFiles(dir, { [scorecard]: text.replace(/^name: .*$/m, 'name: Readiness, edited') });
-    expect(await runOnce()).toMatchObject({ result: 'applied', read: { path: 'full', reason: 'no-single-read' } });
+    const from = emulator.requests.length;
+    const run = await runOnce();
+    const sent = requestsSince(from);
+    expect(run).toMatchObject({ result: 'applied', read: { path: 'incremental', objects: 1, underLease: 'held' } });
+    // The records, the scorecard's descriptor, the kept lease's check, the write.
+    expect(
+      sent.filter((r) => r.method === 'GET' && r.path === '/api/v1/scorecards/fixture-readiness/descriptor'),
+    ).toHaveLength(1);
+    expect(sent.filter((r) => r.path === '/api/v1/scorecards')).toEqual([]);
+    expect(sent.filter((r) => r.method !== 'GET').map((r) => `${r.method} ${r.path}`)).toEqual([
+      'POST /api/v1/scorecards/descriptor',
+    ]);
+    expect(sent.length).toBeLessThanOrEqual(4);
+    expect(emulator.state.scorecards.items.find((s) => s.tag === 'fixture-readiness')?.name).toBe('Readiness, edited');
   });
 });

@@ -1,8 +1,8 @@
 /**
  * The `scorecard` kind: the pure half (`model.ts`) and the IO half against `/api/v1/scorecards`
  * (`api.ts`). A plan lists every scorecard (so an Initiative's `scorecardTag` is checked against
- * the workspace) and reads the descriptor of each one this repository declares or manages; writes
- * are one upsert by tag, removals a DELETE.
+ * the workspace) and reads the descriptor of each one this repository declares or manages; a read
+ * by identity reads those descriptors alone. Writes are one upsert by tag, removals a DELETE.
  */
 import { CortexSyncError, InterruptedError, isApiError } from '../../core/errors.js';
 import type { Diagnostic, LiveObject } from '../../core/model.js';
@@ -74,6 +74,18 @@ const fetchLive = async (ctx: FetchContext<ScorecardManifest>): Promise<LiveObje
   }
   return byId([...(await readAll(ctx.client, ours)), ...listed.map(listedOnly)]);
 };
+
+/**
+ * The scorecards with these tags: the descriptor of each, one GET per tag, as `fetchLive` reads
+ * the ones declared or managed here (a tag with none, a 404, is left out). The list is not read:
+ * what it is for (the workspace's other scorecards an Initiative may name, whether this key may
+ * list scorecards at all) is the bulk read's, and a caller that keeps it reads in full whenever
+ * the list was not readable (`FetchContext.unreadable`).
+ */
+const fetchByIds = (
+  ids: readonly string[],
+  ctx: FetchContext<ScorecardManifest>,
+): Promise<LiveObject<LiveScorecard>[]> => readAll(ctx.client, [...new Set(ids)].sort());
 
 /** `export`: every scorecard's descriptor, in chunks between which the run may stop. */
 const exportLive = async (ctx: ExportFetchContext<ScorecardManifest>): Promise<LiveObject<LiveScorecard>[]> => {
@@ -157,6 +169,7 @@ const explainFailure = (change: ScorecardChange, error: Error): Diagnostic[] => 
 export const scorecardKind: KindHandler<ScorecardManifest, LiveScorecard> = {
   ...scorecardModel,
   fetchLive,
+  fetchByIds,
   exportLive,
   apply,
   explainFailure,

@@ -108,4 +108,16 @@ describe('reading scorecards', () => {
     await expect(kind.fetchLive(ctx(fakeClient(404, {}), { managedIds: ['ours'] }))).rejects.toThrow(/HTTP 404/);
     await expect(kind.fetchLive(ctx(fakeClient(500, {})))).rejects.toThrow(/HTTP 500/);
   });
+
+  it('reads by identity the descriptors of those tags alone, as the plan reads them, without the list', async () => {
+    const descriptors = { ours: 'tag: ours\nname: Ours\nrules: []\n', theirs: 'tag: theirs\nname: Theirs\n' };
+    // A list that would fail: a read by identity never asks for it.
+    const client = fakeClient(500, descriptors);
+    const read = await kind.fetchByIds?.(['ours', 'gone', 'ours'], ctx(client, { desired: [desired('ours')] }));
+    expect(client.reads.sort()).toEqual(['gone', 'ours']);
+    const planned = await kind.fetchLive(
+      ctx(fakeClient([{ tag: 'theirs' }], descriptors), { desired: [desired('ours')] }),
+    );
+    expect(read).toEqual(planned.filter((o) => o.id === 'ours'));
+  });
 });
