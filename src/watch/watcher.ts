@@ -157,8 +157,10 @@ export const startWatcher = async (options: WatcherOptions): Promise<RunningWatc
     const liveKey = JSON.stringify([config.dir, config.sourceId ?? '', config.baseUrl]);
     if (live?.key !== liveKey) live = { key: liveKey, cache: new LiveCache({ maxAgeMs: liveMaxAgeMs }) };
     let deferred: RemovalCheck | undefined;
+    const cache = parsed.cache;
     const approve = async (plan: Plan): Promise<boolean> => {
-      const check = settle.check(plan, observedFrom, monotonic());
+      // The plan follows this run's load: did it walk, or look only at the noted paths?
+      const check = settle.check(plan, observedFrom, monotonic(), cache.lastLoadWalked);
       if (!check.approved) deferred = check;
       return check.approved;
     };
