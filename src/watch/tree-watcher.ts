@@ -13,7 +13,7 @@
  * again by `retry()`; one that comes back reports `.` (what changed meanwhile is unknown).
  */
 import { type Dirent, type FSWatcher, type Stats, watch } from 'node:fs';
-import { lstat, readdir, readFile } from 'node:fs/promises';
+import { lstat, readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
 export interface TreeWatcherOptions {
@@ -182,7 +182,8 @@ export const watchTree = async (options: TreeWatcherOptions): Promise<TreeWatche
     const known = new Map([...unwatched].filter(([key]) => isUnder(key, rel)));
     let stats: Stats;
     try {
-      stats = await lstat(abs(rel));
+      // The root may be a symlink (a sidecar's checkout): it is the folder behind it that is watched.
+      stats = await (rel === '' ? stat : lstat)(abs(rel));
     } catch (error) {
       const code = codeOf(error);
       if (code !== 'ENOENT' && code !== 'ENOTDIR') return reportFailures([{ rel, error }]);

@@ -182,6 +182,28 @@ describe('watch --dir: a watcher that fails', () => {
   });
 });
 
+describe('watch --dir: a root reached through a symlink', () => {
+  it('a root watch that failed once is armed again on the folder the symlink points at', async () => {
+    const link = `${root}-link`;
+    await symlink(root, link);
+    try {
+      spy = spyOnFs();
+      let failures = 0;
+      spy.failWatch = (path) =>
+        path === link && failures++ === 0 ? systemError('EMFILE', 'EMFILE: too many open files') : undefined;
+      const watcher = await arm(link);
+      await watcher.changedUntil(has('.'));
+      // Tried again at the next root check: the root is the folder behind the link, not the link.
+      await expect.poll(() => spy?.calls.watch.filter((path) => path === link).length, { timeout: 2000 }).toBe(2);
+      await watcher.changedWithin(200);
+      await writeFile(join(root, '.cortex/catalog/a.yaml'), 'changed');
+      await watcher.changedUntil(has('.cortex/catalog/a.yaml'));
+    } finally {
+      await rm(link, { force: true });
+    }
+  });
+});
+
 describe('watch --dir: a burst of events', () => {
   it('more file events at once than the system queue holds: every file is reported, or everything', async () => {
     const watcher = await arm();
