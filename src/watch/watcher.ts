@@ -145,8 +145,17 @@ export const startWatcher = async (options: WatcherOptions): Promise<RunningWatc
     observedFrom: number,
     trigger: Trigger,
   ): Promise<Judged> => {
-    const { config, diagnostics } = await options.resolveConfig(snapshot.dir);
-    if (hasErrors(diagnostics)) return judgeInvalidConfig(diagnostics);
+    // A run that stops before its load would lose the changes its snapshot named (the source tells
+    // each change once): the next load reads everything instead.
+    const unread = () => parsed?.cache.noteChanges(['.']);
+    const { config, diagnostics } = await options.resolveConfig(snapshot.dir).catch((error: unknown) => {
+      unread();
+      throw error;
+    });
+    if (hasErrors(diagnostics)) {
+      unread();
+      return judgeInvalidConfig(diagnostics);
+    }
     // A new manifest root (another checkout path) starts an empty cache.
     if (parsed?.dir !== config.dir) parsed = { dir: config.dir, cache: new ManifestCache(options.manifestCache) };
     // What the source says changed; a source that cannot say (a git checkout) makes the load walk.
