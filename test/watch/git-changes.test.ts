@@ -2,6 +2,7 @@
  * A git source says which files a new commit changed (relative to the manifest root), so that the
  * watcher's load looks only at those; it says nothing (the load walks) when it cannot tell.
  */
+import { mkdir, symlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createGitSource } from '../../src/watch/git-source.js';
@@ -73,6 +74,22 @@ describe('a git source names the files a commit changed', () => {
     await remote.push({ 'catalog/svc/cortex.yaml': serviceYaml('s', 'edited'), 'README.md': 'outside' });
     expect((await source.sync(signal)).changedFiles).toEqual(['svc/cortex.yaml']);
 
+    await source.close();
+  });
+
+  it('with --path reached through a symlink the repository holds: nothing said (its changes are under another name)', async () => {
+    await mkdir(join(root, 'work'), { recursive: true });
+    await symlink('real', join(root, 'work', 'catalog'));
+    await remote.push({
+      'real/cortex-sync.yaml': 'sourceId: git-changes\n',
+      'real/svc/cortex.yaml': serviceYaml('s'),
+    });
+    const source = sourceOf('catalog');
+    const signal = new AbortController().signal;
+    await source.sync(signal);
+
+    await remote.push({ 'real/svc/cortex.yaml': serviceYaml('s', 'edited through the link') });
+    expect((await source.sync(signal)).changedFiles).toBeUndefined();
     await source.close();
   });
 });
