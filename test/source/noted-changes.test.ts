@@ -169,6 +169,21 @@ describe('a load that trusts the noted changes', () => {
     expect(cache.lastLoadWalked).toBe(true);
   });
 
+  it('walks when a folder of listed files is replaced by a file of the same name', async () => {
+    await put('.cortex/catalog/a.yaml', descriptor('a'));
+    await put('services/x/cortex.yaml', descriptor('x'));
+    const cache = new ManifestCache({ settleMs: 0 });
+    await loadManifests(root, KIND_HANDLERS, { cache });
+
+    await rm(path.join(root, 'services/x'), { recursive: true });
+    await put('services/x', 'a file now');
+    cache.noteChanges(['services/x']);
+    const result = await noted(cache);
+    expect(result.objects.map((o) => o.id)).toEqual(['a']);
+    expect(visible(result)).toEqual(visible(await loadManifests(root, KIND_HANDLERS)));
+    expect(cache.lastLoadWalked).toBe(true);
+  });
+
   it("says a new stray YAML file out loud, and forgets it when it goes (its warning is the walk's)", async () => {
     await put('.cortex/catalog/a.yaml', descriptor('a'));
     const cache = new ManifestCache({ settleMs: 0 });
