@@ -57,6 +57,8 @@ const reasonOf = (error: unknown): string => {
   return error instanceof Error ? error.message : String(error);
 };
 
+const notUtf8 = new Error('its name is not valid UTF-8 (events in it are not seen; a heal run reads it)');
+
 interface Failure {
   rel: string;
   error: unknown;
@@ -140,6 +142,18 @@ export const watchTree = async (options: TreeWatcherOptions): Promise<TreeWatche
     reportFailures(failures);
   };
 
+  /**
+   * A folder gone (or no longer a folder) while it was being watched or listed: a change like any
+   * other, looked at again (the next look reports it gone, or watches what is there now).
+   */
+  const vanished = (rel: string, error: unknown): boolean => {
+    const code = codeOf(error);
+    if (rel === '' || (code !== 'ENOENT' && code !== 'ENOTDIR')) return false;
+    pending.add(rel);
+    draining ??= drain();
+    return true;
+  };
+
   /** Watches `rel` and everything below it; collects the files found into `found`. */
   const walk = async (
     rel: string,
@@ -152,7 +166,7 @@ export const watchTree = async (options: TreeWatcherOptions): Promise<TreeWatche
     try {
       watcher = watch(abs(rel), { persistent: true }, (event, name) => onEvent(rel, event, name));
     } catch (error) {
-      failed(rel, error, known, failures);
+      if (!vanished(rel, error)) failed(rel, error, known, failures);
       return;
     }
     if (closed) {
@@ -166,13 +180,15 @@ export const watchTree = async (options: TreeWatcherOptions): Promise<TreeWatche
     try {
       entries = await readdir(abs(rel), { withFileTypes: true });
     } catch (error) {
-      failed(rel, error, known, failures);
+      if (!vanished(rel, error)) failed(rel, error, known, failures);
       return;
     }
     for (const entry of entries) {
       if (skipped.has(entry.name)) continue;
       const child = childOf(rel, entry.name);
-      if (entry.isDirectory()) await walk(child, found, known, failures);
+      // A name that is not UTF-8 reads with U+FFFD: no path of that spelling reaches the folder.
+      if (entry.isDirectory() && entry.name.includes('\uFFFD')) failed(child, notUtf8, known, failures);
+      else if (entry.isDirectory()) await walk(child, found, known, failures);
       else found.push(child);
     }
   };

@@ -4,7 +4,7 @@
  * again; new folders are watched, removed ones release their watchers; `.git` and `node_modules`
  * are not watched; a watcher that fails is an error and makes the next run read everything.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { mkdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -179,6 +179,74 @@ describe('watch --dir: a watcher that fails', () => {
     await watcher.changedUntil(has('.'));
     await writeFile(join(fresh, 'z.yaml'), 'z2');
     await watcher.changedUntil(has('fresh/z.yaml'));
+  });
+});
+
+/** File descriptors open in this process. */
+const openFds = () => readdirSync('/proc/self/fd').length;
+
+describe('watch --dir: churn', () => {
+  it('1,000 folders and files created and deleted at once leave no watcher or descriptor behind, and the end state is reported', async () => {
+    const watcher = await arm();
+    const armed = openWatchers();
+    const fds = openFds();
+    const churn = join(root, 'churn');
+    // Ten cycles a turn: the watcher looks at the folder while it comes and goes.
+    for (let i = 0; i < 1000; i++) {
+      mkdirSync(churn);
+      writeFileSync(join(churn, 'x.yaml'), `${i}`);
+      unlinkSync(join(churn, 'x.yaml'));
+      rmdirSync(churn);
+      writeFileSync(join(root, 'flip.yaml'), `${i}`);
+      unlinkSync(join(root, 'flip.yaml'));
+      if (i % 10 === 9) await new Promise((resolve) => setImmediate(resolve));
+    }
+    await watcher.changedUntil(has('churn'));
+    await expect.poll(openWatchers, { timeout: 3000 }).toBe(armed);
+    await expect.poll(openFds, { timeout: 3000 }).toBeLessThanOrEqual(fds);
+
+    await writeFiles(root, { 'churn/final/x.yaml': 'x' });
+    await watcher.changedUntil(has('churn/final/x.yaml'));
+    await expect.poll(openWatchers, { timeout: 3000 }).toBe(armed + 2);
+  });
+
+  it('a folder gone between its look and its watch is a change, not a failure', async () => {
+    spy = spyOnFs();
+    const watcher = await arm();
+    const churn = join(root, 'churn');
+    // The folder is removed at the moment the watcher arms a watch on it.
+    spy.failWatch = (path) => {
+      if (path === churn) rmSync(churn, { recursive: true, force: true });
+      return undefined;
+    };
+    await writeFiles(root, { 'churn/x.yaml': 'x' });
+    await watcher.changedUntil(has('churn'));
+    expect(await watcher.changedWithin(350)).toEqual(new Set());
+    expect(watcher.errors.map((e) => e.message)).toEqual([]);
+  });
+});
+
+describe('watch --dir: hostile names', () => {
+  it('a folder whose name is not UTF-8 is said once (it cannot be watched by that name), then left alone', async () => {
+    mkdirSync(Buffer.concat([Buffer.from(`${root}/teams-`), Buffer.from([0xff, 0xfe])]));
+    const watcher = await arm();
+    expect(watcher.errors.map((e) => e.message).join('\n')).toMatch(/not valid UTF-8/);
+    await watcher.changedUntil(has('.'));
+    // Tried again at the root checks: not reported as a failure or `.` again.
+    await watcher.changedWithin(350);
+    expect(await watcher.changedWithin(350)).toEqual(new Set());
+    expect(watcher.errors).toHaveLength(1);
+  });
+
+  it('names with a newline, a backslash, `..` inside, and 255 bytes are reported as they are', async () => {
+    const watcher = await arm();
+    const names = ['new\nline.yaml', 'back\\slash.yaml', 'a..b.yaml', '...yaml', `${'x'.repeat(250)}.yaml`];
+    await mkdir(join(root, 'odd'));
+    await watcher.changedUntil(has('odd'));
+    for (const name of names) await writeFile(join(root, 'odd', name), 'x');
+    const wanted = names.map((name) => `odd/${name}`);
+    const changed = await watcher.changedUntil((paths) => wanted.every((path) => paths.has(path)));
+    expect([...changed].filter((path) => !wanted.includes(path))).toEqual([]);
   });
 });
 
