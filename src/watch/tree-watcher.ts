@@ -57,6 +57,9 @@ const reasonOf = (error: unknown): string => {
   return error instanceof Error ? error.message : String(error);
 };
 
+/** Failures that say the system (not the folder) is out of something: inotify watches, descriptors. */
+const SYSTEM_LIMITS: ReadonlySet<string> = new Set(['ENOSPC', 'EMFILE', 'ENFILE']);
+
 const notUtf8 = new Error('its name is not valid UTF-8 (events in it are not seen; a heal run reads it)');
 
 interface Failure {
@@ -238,10 +241,16 @@ export const watchTree = async (options: TreeWatcherOptions): Promise<TreeWatche
 
   return {
     retry: async () => {
-      if (closed || unwatched.size === 0) return;
-      for (const rel of unwatched.keys()) pending.add(rel);
-      draining ??= drain();
-      await draining;
+      for (const [rel, code] of [...unwatched]) {
+        if (closed) return;
+        if (unwatched.get(rel) !== code) continue;
+        pending.add(rel);
+        draining ??= drain();
+        await draining;
+        // A limit of the whole system still reached: the other folders would fail alike, at a cost
+        // (a look, a watch, a scan of the watchers) each, every check; the next check tries again.
+        if (SYSTEM_LIMITS.has(code) && unwatched.get(rel) === code) return;
+      }
     },
     close: () => {
       closed = true;

@@ -9,6 +9,7 @@ import { mkdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createDirSource } from '../../src/watch/dir-source.js';
+import { watchTree } from '../../src/watch/tree-watcher.js';
 import type { Source } from '../../src/watch/source.js';
 import { type FsSpy, spyOnFs, systemError } from './fs-spy.js';
 import { removeDir, sleep, tempDir, writeFiles } from './harness.js';
@@ -268,6 +269,47 @@ describe('watch --dir: a root reached through a symlink', () => {
       await watcher.changedUntil(has('.cortex/catalog/a.yaml'));
     } finally {
       await rm(link, { force: true });
+    }
+  });
+});
+
+describe('watch --dir: the inotify limit reached with many folders', () => {
+  it('a retry stops at the first folder still over the limit, and brings every folder back once it can', async () => {
+    for (let i = 0; i < 2000; i++) mkdirSync(join(root, `f${i}`));
+    spy = spyOnFs();
+    let limited = true;
+    spy.failWatch = (path) =>
+      limited && /\/f1\d*$/.test(path) ? systemError('ENOSPC', 'ENOSPC: System limit reached') : undefined;
+    const reports: string[][] = [];
+    const errors: Error[] = [];
+    const tree = await watchTree({
+      root,
+      skipped: new Set(),
+      onChange: (paths) => reports.push([...paths]),
+      onError: (error) => errors.push(error),
+    });
+    try {
+      expect(errors).toHaveLength(1);
+      expect(reports).toEqual([['.']]);
+      const watched = openWatchers();
+      spy.reset();
+      const cpu = process.cpuUsage();
+      for (let i = 0; i < 5; i++) await tree.retry();
+      const used = process.cpuUsage(cpu);
+      // Before: every one of the 1,111 folders was looked at and tried, and every watcher scanned for
+      // each of them, every second: most of a core while the limit lasts.
+      expect(spy.calls.watch.length).toBeLessThanOrEqual(5);
+      expect((used.user + used.system) / 1000).toBeLessThan(100);
+      expect(reports).toHaveLength(1);
+      expect(errors).toHaveLength(1);
+
+      limited = false;
+      await tree.retry();
+      expect(openWatchers()).toBe(watched + 1111);
+      expect(reports.flat()).toContain('.');
+      expect(errors).toHaveLength(1);
+    } finally {
+      tree.close();
     }
   });
 });
