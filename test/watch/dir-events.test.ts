@@ -116,6 +116,32 @@ describe('watch --dir: what a change reports', () => {
     await expect.poll(openWatchers).toBe(armed);
   });
 
+  it('a folder moved within the root, then out and back: both names reported, and its files watched under the new one only', async () => {
+    const outside = await tempDir();
+    try {
+      await writeFiles(root, { 'teams/a/x.yaml': 'x' });
+      const watcher = await arm();
+      const armed = openWatchers();
+      await rename(join(root, 'teams/a'), join(root, 'teams/b'));
+      await watcher.changedUntil((paths) => paths.has('teams/a') && paths.has('teams/b/x.yaml'));
+      await rename(join(root, 'teams/b'), join(outside, 'b'));
+      await watcher.changedUntil(has('teams/b'));
+      await expect.poll(openWatchers).toBe(armed - 1);
+      // Written while it is outside: not reported (nothing outside the root is).
+      await writeFile(join(outside, 'b/x.yaml'), 'outside');
+      await rename(join(outside, 'b'), join(root, 'teams/c'));
+      await watcher.changedUntil(has('teams/c/x.yaml'));
+      await watcher.changedWithin(200);
+      await writeFile(join(root, 'teams/c/x.yaml'), 'back');
+      const changed = await watcher.changedUntil(has('teams/c/x.yaml'));
+      for (const later of await watcher.changedWithin(200)) changed.add(later);
+      expect([...changed]).toEqual(['teams/c/x.yaml']);
+      expect(openWatchers()).toBe(armed);
+    } finally {
+      await removeDir(outside);
+    }
+  });
+
   it('nothing inside node_modules or .git is reported', async () => {
     const watcher = await arm();
     await writeFiles(root, {
