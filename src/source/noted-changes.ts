@@ -7,9 +7,9 @@
  * `undefined` and the loader walks the whole root as it always does: the root is another folder
  * now, a noted path is a folder, a symlink, something other than a regular file, a path leading
  * through a symlink, a YAML or manifest-like JSON file no kind owns (their warnings), or a gone
- * path that held listed files. A file the events never named is taken as unchanged: a missed event
- * delays a change (until a load that walks: the caller's heal interval), it never removes a file
- * from the load, so it can never become a delete.
+ * path (or a file now) that held listed files. A file the events never named is taken as
+ * unchanged: a missed event delays a change (until a load that walks: the caller's heal interval),
+ * it never removes a file from the load, so it can never become a delete.
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
@@ -38,6 +38,14 @@ const gone = (error: unknown): boolean => {
 const byRelPath = (a: DiscoveredFile, b: DiscoveredFile): number =>
   a.relPath < b.relPath ? -1 : a.relPath > b.relPath ? 1 : 0;
 
+const foldersAbove = (relPaths: readonly string[]): Set<string> => {
+  const folders = new Set<string>();
+  for (const relPath of relPaths)
+    for (let slash = relPath.indexOf('/'); slash !== -1; slash = relPath.indexOf('/', slash + 1))
+      folders.add(relPath.slice(0, slash));
+  return folders;
+};
+
 /** See the module comment; `owns` says whether some kind reads a file at that path. */
 export const listingAfterNotedChanges = async (
   listing: Listing,
@@ -50,9 +58,12 @@ export const listingAfterNotedChanges = async (
   const files = new Map(listing.files.map((f) => [f.relPath, f]));
   const unowned = new Set([...listing.unownedYaml, ...listing.unownedJson]);
   const reread = new Set<string>();
+  // Every folder above a listed path, made once when first asked (paths dropped meanwhile only
+  // make a walk more likely).
+  let listedFolders: Set<string> | undefined;
   const holdsListed = (folder: string): boolean => {
-    const prefix = `${folder}/`;
-    return [...files.keys(), ...unowned].some((p) => p.startsWith(prefix));
+    listedFolders ??= foldersAbove([...files.keys(), ...unowned]);
+    return listedFolders.has(folder);
   };
   for (const relPath of changed) {
     if (!plainRelativePath(relPath)) return undefined;
@@ -70,6 +81,8 @@ export const listingAfterNotedChanges = async (
     const owned = owns(relPath);
     const strayName = isYamlName(relPath) || isManifestLikeJson(relPath);
     if (stat.isSymbolicLink() || stat.isDirectory()) return undefined;
+    // A folder of listed files replaced by a file: what was under it is gone, unnamed.
+    if (holdsListed(relPath)) return undefined;
     if (!stat.isFile()) {
       if (owned || strayName) return undefined;
       continue;

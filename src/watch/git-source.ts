@@ -272,7 +272,12 @@ export const createGitSource = (options: GitSourceOptions): GitSource => {
     lastSeen = revision;
     const dir = options.path ? join(checkout, options.path) : checkout;
     if (options.path) await checkInsideCheckout(dir, checkout, options.path);
-    const changedFiles = previous === undefined ? undefined : await changedBetween(previous, revision, signal);
+    // git names a file by the path it is stored at: under a --path reached through a symlink the
+    // repository holds, a changed file has another name than the one the load knows it by.
+    const storedAt = join(await realpath(checkout), manifestPrefix(options.path));
+    const plainPath = (await realpath(dir).catch(() => undefined)) === storedAt;
+    const changedFiles =
+      previous === undefined || !plainPath ? undefined : await changedBetween(previous, revision, signal);
     checkedOut = revision;
     return { dir, revision, ...(changedFiles !== undefined ? { changedFiles } : {}) };
   };

@@ -13,7 +13,7 @@
  * again by `retry()`; one that comes back reports `.` (what changed meanwhile is unknown).
  */
 import { type Dirent, type FSWatcher, type Stats, watch } from 'node:fs';
-import { lstat, readdir, readFile } from 'node:fs/promises';
+import { lstat, readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
 export interface TreeWatcherOptions {
@@ -56,6 +56,11 @@ const reasonOf = (error: unknown): string => {
   if (code === 'EACCES' || code === 'EPERM') return 'permission denied';
   return error instanceof Error ? error.message : String(error);
 };
+
+/** Failures that say the system (not the folder) is out of something: inotify watches, descriptors. */
+const SYSTEM_LIMITS: ReadonlySet<string> = new Set(['ENOSPC', 'EMFILE', 'ENFILE']);
+
+const notUtf8 = new Error('its name is not valid UTF-8 (events in it are not seen; a heal run reads it)');
 
 interface Failure {
   rel: string;
@@ -140,6 +145,18 @@ export const watchTree = async (options: TreeWatcherOptions): Promise<TreeWatche
     reportFailures(failures);
   };
 
+  /**
+   * A folder gone (or no longer a folder) while it was being watched or listed: a change like any
+   * other, looked at again (the next look reports it gone, or watches what is there now).
+   */
+  const vanished = (rel: string, error: unknown): boolean => {
+    const code = codeOf(error);
+    if (rel === '' || (code !== 'ENOENT' && code !== 'ENOTDIR')) return false;
+    pending.add(rel);
+    draining ??= drain();
+    return true;
+  };
+
   /** Watches `rel` and everything below it; collects the files found into `found`. */
   const walk = async (
     rel: string,
@@ -152,7 +169,7 @@ export const watchTree = async (options: TreeWatcherOptions): Promise<TreeWatche
     try {
       watcher = watch(abs(rel), { persistent: true }, (event, name) => onEvent(rel, event, name));
     } catch (error) {
-      failed(rel, error, known, failures);
+      if (!vanished(rel, error)) failed(rel, error, known, failures);
       return;
     }
     if (closed) {
@@ -166,13 +183,15 @@ export const watchTree = async (options: TreeWatcherOptions): Promise<TreeWatche
     try {
       entries = await readdir(abs(rel), { withFileTypes: true });
     } catch (error) {
-      failed(rel, error, known, failures);
+      if (!vanished(rel, error)) failed(rel, error, known, failures);
       return;
     }
     for (const entry of entries) {
       if (skipped.has(entry.name)) continue;
       const child = childOf(rel, entry.name);
-      if (entry.isDirectory()) await walk(child, found, known, failures);
+      // A name that is not UTF-8 reads with U+FFFD: no path of that spelling reaches the folder.
+      if (entry.isDirectory() && entry.name.includes('\uFFFD')) failed(child, notUtf8, known, failures);
+      else if (entry.isDirectory()) await walk(child, found, known, failures);
       else found.push(child);
     }
   };
@@ -182,7 +201,8 @@ export const watchTree = async (options: TreeWatcherOptions): Promise<TreeWatche
     const known = new Map([...unwatched].filter(([key]) => isUnder(key, rel)));
     let stats: Stats;
     try {
-      stats = await lstat(abs(rel));
+      // The root may be a symlink (a sidecar's checkout): it is the folder behind it that is watched.
+      stats = await (rel === '' ? stat : lstat)(abs(rel));
     } catch (error) {
       const code = codeOf(error);
       if (code !== 'ENOENT' && code !== 'ENOTDIR') return reportFailures([{ rel, error }]);
@@ -221,10 +241,16 @@ export const watchTree = async (options: TreeWatcherOptions): Promise<TreeWatche
 
   return {
     retry: async () => {
-      if (closed || unwatched.size === 0) return;
-      for (const rel of unwatched.keys()) pending.add(rel);
-      draining ??= drain();
-      await draining;
+      for (const [rel, code] of [...unwatched]) {
+        if (closed) return;
+        if (unwatched.get(rel) !== code) continue;
+        pending.add(rel);
+        draining ??= drain();
+        await draining;
+        // A limit of the whole system still reached: the other folders would fail alike, at a cost
+        // (a look, a watch, a scan of the watchers) each, every check; the next check tries again.
+        if (SYSTEM_LIMITS.has(code) && unwatched.get(rel) === code) return;
+      }
     },
     close: () => {
       closed = true;

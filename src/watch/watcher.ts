@@ -145,8 +145,17 @@ export const startWatcher = async (options: WatcherOptions): Promise<RunningWatc
     observedFrom: number,
     trigger: Trigger,
   ): Promise<Judged> => {
-    const { config, diagnostics } = await options.resolveConfig(snapshot.dir);
-    if (hasErrors(diagnostics)) return judgeInvalidConfig(diagnostics);
+    // A run that stops before its load would lose the changes its snapshot named (the source tells
+    // each change once): the next load reads everything instead.
+    const unread = () => parsed?.cache.noteChanges(['.']);
+    const { config, diagnostics } = await options.resolveConfig(snapshot.dir).catch((error: unknown) => {
+      unread();
+      throw error;
+    });
+    if (hasErrors(diagnostics)) {
+      unread();
+      return judgeInvalidConfig(diagnostics);
+    }
     // A new manifest root (another checkout path) starts an empty cache.
     if (parsed?.dir !== config.dir) parsed = { dir: config.dir, cache: new ManifestCache(options.manifestCache) };
     // What the source says changed; a source that cannot say (a git checkout) makes the load walk.
@@ -157,8 +166,10 @@ export const startWatcher = async (options: WatcherOptions): Promise<RunningWatc
     const liveKey = JSON.stringify([config.dir, config.sourceId ?? '', config.baseUrl]);
     if (live?.key !== liveKey) live = { key: liveKey, cache: new LiveCache({ maxAgeMs: liveMaxAgeMs }) };
     let deferred: RemovalCheck | undefined;
+    const cache = parsed.cache;
     const approve = async (plan: Plan): Promise<boolean> => {
-      const check = settle.check(plan, observedFrom, monotonic());
+      // The plan follows this run's load: did it walk, or look only at the noted paths?
+      const check = settle.check(plan, observedFrom, monotonic(), cache.lastLoadWalked);
       if (!check.approved) deferred = check;
       return check.approved;
     };

@@ -169,6 +169,45 @@ describe('a load that trusts the noted changes', () => {
     expect(cache.lastLoadWalked).toBe(true);
   });
 
+  it('walks when a folder of listed files is replaced by a file of the same name', async () => {
+    await put('.cortex/catalog/a.yaml', descriptor('a'));
+    await put('services/x/cortex.yaml', descriptor('x'));
+    const cache = new ManifestCache({ settleMs: 0 });
+    await loadManifests(root, KIND_HANDLERS, { cache });
+
+    await rm(path.join(root, 'services/x'), { recursive: true });
+    await put('services/x', 'a file now');
+    cache.noteChanges(['services/x']);
+    const result = await noted(cache);
+    expect(result.objects.map((o) => o.id)).toEqual(['a']);
+    expect(visible(result)).toEqual(visible(await loadManifests(root, KIND_HANDLERS)));
+    expect(cache.lastLoadWalked).toBe(true);
+  });
+
+  it('a manifest replaced by a symlink to a secret outside the root: walks, never reads it, never a removal', async () => {
+    const outside = await mkdtemp(path.join(tmpdir(), 'cortex-secret-'));
+    try {
+      await writeFile(path.join(outside, 'secret.txt'), 'TOP-SECRET-VALUE: 1\n');
+      await put('.cortex/catalog/a.yaml', descriptor('a'));
+      await put('.cortex/catalog/b.yaml', descriptor('b'));
+      const cache = new ManifestCache({ settleMs: 0 });
+      await loadManifests(root, KIND_HANDLERS, { cache });
+
+      await unlink(path.join(root, '.cortex/catalog/b.yaml'));
+      await symlink(path.join(outside, 'secret.txt'), path.join(root, '.cortex/catalog/b.yaml'));
+      cache.noteChanges(['.cortex/catalog/b.yaml']);
+      const result = await noted(cache);
+      expect(cache.lastLoadWalked).toBe(true);
+      expect(JSON.stringify(result)).not.toContain('TOP-SECRET');
+      expect(result.diagnostics.find((d) => d.file === '.cortex/catalog/b.yaml')).toMatchObject({
+        severity: 'error',
+        code: 'unreadable-manifest',
+      });
+    } finally {
+      await rm(outside, { recursive: true, force: true });
+    }
+  });
+
   it("says a new stray YAML file out loud, and forgets it when it goes (its warning is the walk's)", async () => {
     await put('.cortex/catalog/a.yaml', descriptor('a'));
     const cache = new ManifestCache({ settleMs: 0 });

@@ -4,11 +4,12 @@
  * again; new folders are watched, removed ones release their watchers; `.git` and `node_modules`
  * are not watched; a watcher that fails is an error and makes the next run read everything.
  */
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmdirSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { mkdir, rename, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createDirSource } from '../../src/watch/dir-source.js';
+import { watchTree } from '../../src/watch/tree-watcher.js';
 import type { Source } from '../../src/watch/source.js';
 import { type FsSpy, spyOnFs, systemError } from './fs-spy.js';
 import { removeDir, sleep, tempDir, writeFiles } from './harness.js';
@@ -115,6 +116,32 @@ describe('watch --dir: what a change reports', () => {
     await expect.poll(openWatchers).toBe(armed);
   });
 
+  it('a folder moved within the root, then out and back: both names reported, and its files watched under the new one only', async () => {
+    const outside = await tempDir();
+    try {
+      await writeFiles(root, { 'teams/a/x.yaml': 'x' });
+      const watcher = await arm();
+      const armed = openWatchers();
+      await rename(join(root, 'teams/a'), join(root, 'teams/b'));
+      await watcher.changedUntil((paths) => paths.has('teams/a') && paths.has('teams/b/x.yaml'));
+      await rename(join(root, 'teams/b'), join(outside, 'b'));
+      await watcher.changedUntil(has('teams/b'));
+      await expect.poll(openWatchers).toBe(armed - 1);
+      // Written while it is outside: not reported (nothing outside the root is).
+      await writeFile(join(outside, 'b/x.yaml'), 'outside');
+      await rename(join(outside, 'b'), join(root, 'teams/c'));
+      await watcher.changedUntil(has('teams/c/x.yaml'));
+      await watcher.changedWithin(200);
+      await writeFile(join(root, 'teams/c/x.yaml'), 'back');
+      const changed = await watcher.changedUntil(has('teams/c/x.yaml'));
+      for (const later of await watcher.changedWithin(200)) changed.add(later);
+      expect([...changed]).toEqual(['teams/c/x.yaml']);
+      expect(openWatchers()).toBe(armed);
+    } finally {
+      await removeDir(outside);
+    }
+  });
+
   it('nothing inside node_modules or .git is reported', async () => {
     const watcher = await arm();
     await writeFiles(root, {
@@ -179,6 +206,137 @@ describe('watch --dir: a watcher that fails', () => {
     await watcher.changedUntil(has('.'));
     await writeFile(join(fresh, 'z.yaml'), 'z2');
     await watcher.changedUntil(has('fresh/z.yaml'));
+  });
+});
+
+/** File descriptors open in this process. */
+const openFds = () => readdirSync('/proc/self/fd').length;
+
+describe('watch --dir: churn', () => {
+  it('1,000 folders and files created and deleted at once leave no watcher or descriptor behind, and the end state is reported', async () => {
+    const watcher = await arm();
+    const armed = openWatchers();
+    const fds = openFds();
+    const churn = join(root, 'churn');
+    // Ten cycles a turn: the watcher looks at the folder while it comes and goes.
+    for (let i = 0; i < 1000; i++) {
+      mkdirSync(churn);
+      writeFileSync(join(churn, 'x.yaml'), `${i}`);
+      unlinkSync(join(churn, 'x.yaml'));
+      rmdirSync(churn);
+      writeFileSync(join(root, 'flip.yaml'), `${i}`);
+      unlinkSync(join(root, 'flip.yaml'));
+      if (i % 10 === 9) await new Promise((resolve) => setImmediate(resolve));
+    }
+    await watcher.changedUntil(has('churn'));
+    await expect.poll(openWatchers, { timeout: 3000 }).toBe(armed);
+    await expect.poll(openFds, { timeout: 3000 }).toBeLessThanOrEqual(fds);
+
+    await writeFiles(root, { 'churn/final/x.yaml': 'x' });
+    await watcher.changedUntil(has('churn/final/x.yaml'));
+    await expect.poll(openWatchers, { timeout: 3000 }).toBe(armed + 2);
+  });
+
+  it('a folder gone between its look and its watch is a change, not a failure', async () => {
+    spy = spyOnFs();
+    const watcher = await arm();
+    const churn = join(root, 'churn');
+    // The folder is removed at the moment the watcher arms a watch on it.
+    spy.failWatch = (path) => {
+      if (path === churn) rmSync(churn, { recursive: true, force: true });
+      return undefined;
+    };
+    await writeFiles(root, { 'churn/x.yaml': 'x' });
+    await watcher.changedUntil(has('churn'));
+    expect(await watcher.changedWithin(350)).toEqual(new Set());
+    expect(watcher.errors.map((e) => e.message)).toEqual([]);
+  });
+});
+
+describe('watch --dir: hostile names', () => {
+  it('a folder whose name is not UTF-8 is said once (it cannot be watched by that name), then left alone', async () => {
+    mkdirSync(Buffer.concat([Buffer.from(`${root}/teams-`), Buffer.from([0xff, 0xfe])]));
+    const watcher = await arm();
+    expect(watcher.errors.map((e) => e.message).join('\n')).toMatch(/not valid UTF-8/);
+    await watcher.changedUntil(has('.'));
+    // Tried again at the root checks: not reported as a failure or `.` again.
+    await watcher.changedWithin(350);
+    expect(await watcher.changedWithin(350)).toEqual(new Set());
+    expect(watcher.errors).toHaveLength(1);
+  });
+
+  it('names with a newline, a backslash, `..` inside, and 255 bytes are reported as they are', async () => {
+    const watcher = await arm();
+    const names = ['new\nline.yaml', 'back\\slash.yaml', 'a..b.yaml', '...yaml', `${'x'.repeat(250)}.yaml`];
+    await mkdir(join(root, 'odd'));
+    await watcher.changedUntil(has('odd'));
+    for (const name of names) await writeFile(join(root, 'odd', name), 'x');
+    const wanted = names.map((name) => `odd/${name}`);
+    const changed = await watcher.changedUntil((paths) => wanted.every((path) => paths.has(path)));
+    expect([...changed].filter((path) => !wanted.includes(path))).toEqual([]);
+  });
+});
+
+describe('watch --dir: a root reached through a symlink', () => {
+  it('a root watch that failed once is armed again on the folder the symlink points at', async () => {
+    const link = `${root}-link`;
+    await symlink(root, link);
+    try {
+      spy = spyOnFs();
+      let failures = 0;
+      spy.failWatch = (path) =>
+        path === link && failures++ === 0 ? systemError('EMFILE', 'EMFILE: too many open files') : undefined;
+      const watcher = await arm(link);
+      await watcher.changedUntil(has('.'));
+      // Tried again at the next root check: the root is the folder behind the link, not the link.
+      await expect.poll(() => spy?.calls.watch.filter((path) => path === link).length, { timeout: 2000 }).toBe(2);
+      await watcher.changedWithin(200);
+      await writeFile(join(root, '.cortex/catalog/a.yaml'), 'changed');
+      await watcher.changedUntil(has('.cortex/catalog/a.yaml'));
+    } finally {
+      await rm(link, { force: true });
+    }
+  });
+});
+
+describe('watch --dir: the inotify limit reached with many folders', () => {
+  it('a retry stops at the first folder still over the limit, and brings every folder back once it can', async () => {
+    for (let i = 0; i < 2000; i++) mkdirSync(join(root, `f${i}`));
+    spy = spyOnFs();
+    let limited = true;
+    spy.failWatch = (path) =>
+      limited && /\/f1\d*$/.test(path) ? systemError('ENOSPC', 'ENOSPC: System limit reached') : undefined;
+    const reports: string[][] = [];
+    const errors: Error[] = [];
+    const tree = await watchTree({
+      root,
+      skipped: new Set(),
+      onChange: (paths) => reports.push([...paths]),
+      onError: (error) => errors.push(error),
+    });
+    try {
+      expect(errors).toHaveLength(1);
+      expect(reports).toEqual([['.']]);
+      const watched = openWatchers();
+      spy.reset();
+      const cpu = process.cpuUsage();
+      for (let i = 0; i < 5; i++) await tree.retry();
+      const used = process.cpuUsage(cpu);
+      // Before: every one of the 1,111 folders was looked at and tried, and every watcher scanned for
+      // each of them, every second: most of a core while the limit lasts.
+      expect(spy.calls.watch.length).toBeLessThanOrEqual(5);
+      expect((used.user + used.system) / 1000).toBeLessThan(100);
+      expect(reports).toHaveLength(1);
+      expect(errors).toHaveLength(1);
+
+      limited = false;
+      await tree.retry();
+      expect(openWatchers()).toBe(watched + 1111);
+      expect(reports.flat()).toContain('.');
+      expect(errors).toHaveLength(1);
+    } finally {
+      tree.close();
+    }
   });
 });
 

@@ -171,4 +171,34 @@ describe('watch keeps what it parsed', () => {
     expect(await runAfter(watcher, 5)).toMatchObject({ trigger: 'settle', result: 'applied' });
     expect(cache.lastLoadWalked).toBe(true);
   });
+
+  it('the changes told to a run that stopped at an invalid cortex-sync.yaml are read by the next run', async () => {
+    let changedFiles: string[] = [];
+    watcher = await watch({
+      description: 'events told by the test',
+      sync: async () => {
+        const files = changedFiles;
+        changedFiles = [];
+        return { dir, revision: 'local', changedFiles: files };
+      },
+      watch: async () => {},
+      close: async () => {},
+    });
+    expect((await runAfter(watcher, 0)).result).toBe('applied');
+    const config = join(dir, 'cortex-sync.yaml');
+    const valid = await readFile(config, 'utf8');
+    const manifest = join(dir, '.cortex/catalog/payments-api.yaml');
+    await writeFile(manifest, (await readFile(manifest, 'utf8')).replace(/^( {2}title: ).*$/m, '$1Edited meanwhile'));
+    await writeFile(config, 'sourceId: [not a source id\n');
+    changedFiles = ['.cortex/catalog/payments-api.yaml', 'cortex-sync.yaml'];
+    watcher.runner.trigger('file-change');
+    expect(await runAfter(watcher, 1)).toMatchObject({ result: 'invalid', reason: 'invalid-config' });
+
+    // The fix names only the configuration; the edit told to the stopped run is not forgotten.
+    await writeFile(config, valid);
+    changedFiles = ['cortex-sync.yaml'];
+    watcher.runner.trigger('file-change');
+    expect(await runAfter(watcher, 2)).toMatchObject({ result: 'applied', summary: { update: 1 } });
+    expect(entityTitle(emulator, 'payments-api')).toBe('Edited meanwhile');
+  });
 });

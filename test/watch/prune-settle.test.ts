@@ -86,4 +86,18 @@ describe('the settle rule', () => {
     expect(settle.check(plan('a', 'b'), 6100, 6100)).toMatchObject({ approved: false, waiting: [{ key: 'entity/b' }] });
     expect(new RemovalSettle(0).check(plan('a'), 0, 0).approved).toBe(true);
   });
+
+  it('confirms a removal only on a run whose load walked (not one that looked at the noted paths alone)', () => {
+    const settle = new RemovalSettle(1000);
+    expect(settle.check(plan('a'), 0, 10, false)).toMatchObject({ approved: false, retryInMs: 1000 });
+    // Settled, but the run looked only at what its events named: a walk must confirm it, at once.
+    expect(settle.check(plan('a'), 1010, 1100, false)).toMatchObject({ approved: false, retryInMs: 0 });
+    expect(settle.check(plan('a'), 1110, 1120, true).approved).toBe(true);
+    // With no settle time, too.
+    const atOnce = new RemovalSettle(0);
+    expect(atOnce.check(plan('a'), 0, 0, false)).toMatchObject({ approved: false, retryInMs: 0 });
+    expect(atOnce.check(plan('a'), 5, 5, true).approved).toBe(true);
+    // A plan without removals needs no walk.
+    expect(atOnce.check(plan(), 6, 6, false).approved).toBe(true);
+  });
 });
