@@ -24,6 +24,6 @@ export const cancelledLine = (input: {
     return `${countOf(n, 'request')} to ${what}`;
   });
   const more = entries.length > NAMED ? ` and ${countOf(entries.length - NAMED, 'other object')}` : '';
-  const log = input.planLogFile !== undefined ? ` (plan log: ${input.planLogFile})` : '';
+  const log = input.planLogFile !== undefined ? ` (plan log: ${printable(input.planLogFile)})` : '';
   return `Apply cancelled: no change was applied; the only writes were ${described.join(', ')}${more}${log}.`;
 };

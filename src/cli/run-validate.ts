@@ -8,6 +8,13 @@ import { manifestText, writeLine } from '../runtime-io/io.js';
 import { type CommonOptions, rootMissing, settingsOf } from './run-common.js';
 import type { CliSession } from './session.js';
 
+/** `3 files`, `1 file and 2 paths that could not be read`, `1 path that could not be read`. */
+const placesChecked = (result: { files: readonly string[]; unreadable: readonly string[] }): string => {
+  const unread = result.unreadable.length;
+  const read = result.files.length > 0 || unread === 0 ? [countOf(result.files.length, 'file')] : [];
+  return [...read, ...(unread > 0 ? [`${countOf(unread, 'path')} that could not be read`] : [])].join(' and ');
+};
+
 export const runValidate = async (o: CommonOptions, session: CliSession): Promise<number> => {
   const { io } = session;
   if (await rootMissing(o, session)) return 1;
@@ -30,7 +37,7 @@ export const runValidate = async (o: CommonOptions, session: CliSession): Promis
     writeLine(
       failed ? io.stderr : io.stdout,
       failed
-        ? `${countOf(diagnostics.filter((d) => d.severity === 'error').length, 'error')} in ${countOf(result.files.length, 'file')}.`
+        ? `${countOf(diagnostics.filter((d) => d.severity === 'error').length, 'error')} in ${placesChecked(result)}.`
         : `OK: ${countOf(result.objects.length, 'object')} in ${countOf(result.files.length, 'file')}.`,
     );
   }

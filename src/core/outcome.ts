@@ -248,7 +248,7 @@ const actionPhrase: Record<Exclude<Action, 'noop'>, [string, string]> = {
 };
 
 const inventoryPhrase = (n: number, done: boolean): string =>
-  n === 0 ? '' : `, ${n} ownership-record write${n === 1 ? '' : 's'}${done ? '' : ' planned'}`;
+  n === 0 ? '' : `, ${countOf(n, 'ownership-record write')}${done ? '' : ' planned'}`;
 
 const phrases = (total: ActionTally, tense: 0 | 1): string =>
   ACTIONS.filter((a): a is Exclude<Action, 'noop'> => a !== 'noop')
@@ -315,7 +315,8 @@ export const runReportOf = (result: ReconcileResult, facts: RunFacts): RunReport
         : problems === 0
           ? 'Apply complete'
           : 'Apply finished with problems';
-    const tail = problems === 0 ? '' : `; ${total.failed} failed, ${total.skipped} not done`;
+    // Steps, as `problems` counts them: a failed ownership-record write is a failure too.
+    const tail = problems === 0 ? '' : `; ${steps.failed} failed, ${steps.skipped} not done`;
     summaryLine = `${head}: ${phrases(total, 1)}, ${total.noop} unchanged${tail}${inventoryPhrase(writesIn(record), true)}.`;
   }
 

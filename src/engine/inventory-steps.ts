@@ -6,7 +6,6 @@
 import type { Change, InventoryWrite, ObjectKey } from '../core/model.js';
 import { countOf } from '../core/plural.js';
 import { objectKey } from '../core/model.js';
-import { printable } from '../core/printable.js';
 import type { Declaration, RecordMeta } from '../ownership/store.js';
 
 export interface InventoryStepsInput {
@@ -46,8 +45,8 @@ const bindingReason = (input: InventoryStepsInput): string => {
   const after = input.meta.origin;
   if (after === undefined || before === after) return '';
   return before === undefined || !input.recordExists
-    ? `; bind the source id to origin \`${printable(after)}\``
-    : `; rebind the source id from origin \`${printable(before)}\` to \`${printable(after)}\``;
+    ? `; bind the source id to origin \`${after}\``
+    : `; rebind the source id from origin \`${before}\` to \`${after}\``;
 };
 
 const sorted = (keys: Iterable<ObjectKey>): ObjectKey[] => [...keys].sort();

@@ -22,7 +22,6 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { CortexSyncError } from '../core/errors.js';
 import type { PendingCreates } from '../core/pending-creates.js';
-import { printable } from '../core/printable.js';
 import type { ApiClient } from '../api/types.js';
 import { OWNERSHIP_STORE } from '../kinds/ownership.js';
 import type { LeaseRecord, LeaseStore } from '../ownership/store.js';
@@ -89,7 +88,7 @@ export class LeaseHeldError extends CortexSyncError {
   ) {
     super(
       'APPLY_FAILED',
-      `another apply of this source is running (held by ${printable(holder)}${since !== undefined ? ` since ${formatLeaseTime(since)}` : ''}, lease until ${formatLeaseTime(expiresAt)}); waited ${Math.round(waitedMs / 1000)} s. Try again when it has finished; if you know it is gone, the operator can pass --break-lease`,
+      `another apply of this source is running (held by ${holder}${since !== undefined ? ` since ${formatLeaseTime(since)}` : ''}, lease until ${formatLeaseTime(expiresAt)}); waited ${Math.round(waitedMs / 1000)} s. Try again when it has finished; if you know it is gone, the operator can pass --break-lease`,
     );
     this.name = 'LeaseHeldError';
   }
@@ -104,7 +103,7 @@ export class LeaseLostError extends CortexSyncError {
   ) {
     super(
       'APPLY_FAILED',
-      `the apply lease of source \`${printable(sourceId)}\` was taken by ${printable(holder)} while this apply ran (--break-lease): changes not yet started were left out; see the plan log, then apply again`,
+      `the apply lease of source \`${sourceId}\` was taken by ${holder} while this apply ran (--break-lease): changes not yet started were left out; see the plan log, then apply again`,
       options,
     );
     this.name = 'LeaseLostError';

@@ -54,6 +54,8 @@ export type ReconciledRun = ReconcileResult & { run: RunReport };
 export interface ValidateResult {
   objects: DesiredObject[];
   files: string[];
+  /** Paths where manifests would be that could not be read (`LoadResult.unreadable`). */
+  unreadable: string[];
   diagnostics: Diagnostic[];
 }
 
@@ -68,7 +70,7 @@ export const validateManifests = async (
   const diagnostics = [...loaded.diagnostics];
   if (!hasErrors(diagnostics))
     diagnostics.push(...checkReferences({ desired: loaded.objects, handlers: [...handlers, ...READ_ONLY_KINDS] }));
-  return { objects: loaded.objects, files: loaded.files, diagnostics };
+  return { objects: loaded.objects, files: loaded.files, unreadable: loaded.unreadable, diagnostics };
 };
 
 export interface ReconcileInput {

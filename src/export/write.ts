@@ -18,7 +18,6 @@ import { link, lstat, mkdir, realpath, rename, rm, writeFile } from 'node:fs/pro
 import { dirname, join, posix } from 'node:path';
 import { ConfigError } from '../core/errors.js';
 import { countOf } from '../core/plural.js';
-import { printable } from '../core/printable.js';
 import { fileTypeName, isInsideFolder } from '../source/regular-file.js';
 
 export interface FileToWrite {
@@ -90,7 +89,7 @@ const createFolders = async (realOut: string, relDir: string): Promise<void> => 
     });
     const found = await lstat(path);
     if (found.isSymbolicLink() || !found.isDirectory())
-      throw new ConfigError(`${printable(folder)} became a symlink or a file while exporting; stopped writing`);
+      throw new ConfigError(`${folder} became a symlink or a file while exporting; stopped writing`);
   }
 };
 
@@ -102,9 +101,7 @@ const writeAtomically = async (realOut: string, relPath: string, text: string, f
   try {
     const where = await realpath(temp);
     if (!isInsideFolder(realOut, where) || dirname(where) !== dirname(target))
-      throw new ConfigError(
-        `a folder of ${printable(relPath)} was replaced by a symlink while exporting; stopped writing`,
-      );
+      throw new ConfigError(`a folder of ${relPath} was replaced by a symlink while exporting; stopped writing`);
     if (force) {
       await rename(temp, target);
       return;
@@ -112,9 +109,7 @@ const writeAtomically = async (realOut: string, relPath: string, text: string, f
     await link(temp, target);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST') {
-      throw new ConfigError(
-        `${printable(target)} appeared while exporting; nothing was overwritten (pass --force to replace it)`,
-      );
+      throw new ConfigError(`${target} appeared while exporting; nothing was overwritten (pass --force to replace it)`);
     }
     throw error;
   } finally {
@@ -123,7 +118,7 @@ const writeAtomically = async (realOut: string, relPath: string, text: string, f
 };
 
 const listed = (paths: readonly string[]): string => {
-  const shown = paths.slice(0, 5).map(printable).join(', ');
+  const shown = paths.slice(0, 5).join(', ');
   return `${shown}${paths.length > 5 ? ` and ${paths.length - 5} more` : ''}`;
 };
 
@@ -146,17 +141,17 @@ export const writeExportFiles = async (
   // Files under one symlinked or FIFO folder share its reason: each reason is said once.
   if (refused.length > 0)
     throw new ConfigError(
-      `${countOf(refused.length, 'file')} to export cannot be written safely into ${printable(outDir)}: ${listed([...new Set(refused)])}. Nothing was written`,
+      `${countOf(refused.length, 'file')} to export cannot be written safely into ${outDir}: ${listed([...new Set(refused)])}. Nothing was written`,
     );
   const existing = files.filter((_, i) => checked[i]?.existing === true).map((f) => f.path);
   if (!force && existing.length > 0)
     throw new ConfigError(
-      `${countOf(existing.length, 'file')} to export ${existing.length === 1 ? 'exists' : 'exist'} already in ${printable(outDir)}: ${listed(existing)}. Nothing was written; pass --force to replace ${existing.length === 1 ? 'it' : 'them'}`,
+      `${countOf(existing.length, 'file')} to export ${existing.length === 1 ? 'exists' : 'exist'} already in ${outDir}: ${listed(existing)}. Nothing was written; pass --force to replace ${existing.length === 1 ? 'it' : 'them'}`,
     );
   await mkdir(outDir, { recursive: true });
   const realOut = await realpath(outDir);
   if (before !== undefined && realOut !== before)
-    throw new ConfigError(`${printable(outDir)} was replaced while exporting; nothing was written`);
+    throw new ConfigError(`${outDir} was replaced while exporting; nothing was written`);
   // Folders first (once each), then the files side by side.
   for (const folder of [...new Set(files.map((file) => posix.dirname(file.path)))])
     await createFolders(realOut, folder);

@@ -10,6 +10,7 @@ import type { AnyKindModel, ParseContext } from '../core/kind-contract.js';
 import { type DiscoveredFile, discoverManifests } from './discover.js';
 import { lookalikeIdWarnings } from './lookalike-ids.js';
 import { folderHint, unownedYamlDiagnostics } from './unowned.js';
+import { layoutFolderProblems } from './layout-folders.js';
 import { capQuotedValues } from './excerpt.js';
 import { readRegularFile } from './regular-file.js';
 import type { FileLoadResult, ManifestCache } from './manifest-cache.js';
@@ -40,6 +41,12 @@ export interface LoadResult {
   diagnostics: Diagnostic[];
   /** The manifest files read, relative to the root, sorted. */
   files: string[];
+  /**
+   * The paths found where manifests would be that could not be read as manifests or folders of
+   * them (a FIFO, a dangling symlink, a `.cortex/catalog` that is a file), relative (`''`: the
+   * root), sorted; each has an error among `diagnostics`.
+   */
+  unreadable: string[];
 }
 
 interface FileResult {
@@ -190,6 +197,7 @@ export const loadManifests = async (
   const rootError = (message: string): LoadResult => ({
     objects: [],
     files: [],
+    unreadable: [],
     diagnostics: [{ severity: 'error', code: 'manifest-root', message }],
   });
   const stat = await fs.stat(root).catch(() => undefined);
@@ -207,7 +215,7 @@ export const loadManifests = async (
   let realRoot: string;
   let unownedYaml: string[];
   let unownedJson: string[];
-  let walkProblems = 0;
+  let walkProblems: string[] = [];
   const unreadable: Diagnostic[] = [];
   if (since !== undefined && noted !== undefined) {
     ({ files: discovered, unownedYaml, unownedJson } = noted);
@@ -216,8 +224,10 @@ export const loadManifests = async (
     try {
       const discovery = await discoverManifests(root, owns);
       ({ files: discovered, realRoot, unownedYaml, unownedJson } = discovery);
-      walkProblems = discovery.problems.length;
-      for (const problem of discovery.problems) {
+      const folders = handlers.flatMap((h) => h.layoutFolders ?? []);
+      const problems = [...discovery.problems, ...(await layoutFolderProblems(realRoot, folders))];
+      walkProblems = problems.map((p) => p.relPath);
+      for (const problem of problems) {
         unreadable.push({
           severity: 'error',
           code: 'unreadable-manifest',
@@ -233,7 +243,7 @@ export const loadManifests = async (
     ...unownedYamlDiagnostics(unownedYaml, discovered.length, handlers, {
       root,
       json: unownedJson,
-      unreadable: walkProblems > 0,
+      unreadable: walkProblems.length > 0,
     }),
   );
   const files = discovered.map((f) => f.relPath);
@@ -305,7 +315,7 @@ export const loadManifests = async (
   // file was read where it was found (a symlink's target can change without an event for its path).
   const throughSymlink = discovered.some((f) => f.realPath !== path.join(realRoot, f.relPath));
   cache?.endLoad(
-    walkProblems === 0 && !throughSymlink
+    walkProblems.length === 0 && !throughSymlink
       ? { key: listingKey, realRoot, files: discovered, unownedYaml, unownedJson, results: byFile }
       : undefined,
     noted === undefined,
@@ -319,5 +329,5 @@ export const loadManifests = async (
       message: capQuotedValues(d.message),
     }),
   );
-  return { objects: kept, diagnostics, files };
+  return { objects: kept, diagnostics, files, unreadable: [...new Set(walkProblems)].sort() };
 };

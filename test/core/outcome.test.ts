@@ -179,5 +179,9 @@ describe('the run report', () => {
       steps: { ok: 1, failed: 1, skipped: 0 },
     });
     expect(exitCodeOf(partial)).toBe(1);
+    // The failed record write is counted: "0 failed" would be untrue.
+    expect(partial.summaryLine).toBe(
+      'Apply finished with problems: 1 created, 0 updated, 0 deleted, 0 archived, 0 unchanged; 1 failed, 0 not done.',
+    );
   });
 });

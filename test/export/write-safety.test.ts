@@ -55,6 +55,18 @@ describe('export never writes outside --out', () => {
     expect(line.split('FIFO')).toHaveLength(2);
   });
 
+  it('names an --out holding a backslash, and the files in the way, escaped once', async () => {
+    const out = join(await newDir(), 'out\\put');
+    await mkdir(out);
+    await mkdir(join(out, '.cortex/catalog'), { recursive: true });
+    await writeFile(join(out, '.cortex/catalog/ledger.yaml'), 'not: a manifest of ledger\n');
+    const run = await exportTo(out, ['--source-id', 'repo-a']);
+    expect(run.code).toBe(1);
+    const line = run.stderr.trim().split('\n').pop() ?? '';
+    expect(line).toMatch(/exists? already in \S*\/out\\\\put: /);
+    expect(line).not.toContain('\\\\\\\\');
+  });
+
   it('a symlinked subfolder (.cortex/catalog) is refused, with --force too', async () => {
     const out = await newDir();
     const elsewhere = await newDir();

@@ -99,6 +99,11 @@ describe('an unreadable manifest never becomes a prune', () => {
     await expectRefused('.cortex/catalog/team-b');
   });
 
+  it('a .cortex/catalog folder replaced by a file (a symlink checked out as text)', async () => {
+    await replaceWith('.cortex/catalog', (p) => writeFile(p, 'team-b/\n'));
+    await expectRefused('.cortex/catalog');
+  });
+
   it.skipIf(process.getuid?.() === 0)(
     'a symlink to a file in a folder without read permission (skipped as root: root reads anything)',
     async () => {

@@ -35,23 +35,36 @@ let current: Held | undefined;
 const instance = (): Held =>
   (current ??= { ajv: new Ajv({ ...OPTIONS, validateSchema: false }), validators: new Map() });
 
-const DRAFT_07 = new Set(['http://json-schema.org/draft-07/schema', 'http://json-schema.org/draft-07/schema#']);
+/** The `$schema` values of draft-07, the one draft checked: ajv's default, with or without the trailing `#`. */
+export const DRAFT_07_URIS: readonly string[] = [
+  'http://json-schema.org/draft-07/schema#',
+  'http://json-schema.org/draft-07/schema',
+];
 const draft07Check = draft07 as unknown as ValidateFunction;
 
 /**
- * ajv's errors when `schema` is not a valid JSON Schema (draft-07); none when it is. A schema that
- * names another `$schema` goes to ajv itself, which knows only draft-07 and says so (it throws).
+ * The `$schema` that `schema` declares when it is not draft-07's (`found: false`: none, or
+ * draft-07's). Another draft is not checked: ajv knows draft-07 only (asked about another, it
+ * throws), and checking such a schema as draft-07 would judge it by rules it does not follow.
  */
-export const jsonSchemaErrors = (schema: object): readonly ErrorObject[] => {
+export const otherDraft = (schema: object): { found: true; declared: unknown } | { found: false } => {
   const declared = (schema as { $schema?: unknown }).$schema;
-  if (declared !== undefined && !(typeof declared === 'string' && DRAFT_07.has(declared))) {
-    const { ajv } = instance();
-    return ajv.validateSchema(schema) ? [] : [...(ajv.errors ?? [])];
-  }
-  return draft07Check(schema) ? [] : [...(draft07Check.errors ?? [])];
+  return declared === undefined || (typeof declared === 'string' && DRAFT_07_URIS.includes(declared))
+    ? { found: false }
+    : { found: true, declared };
 };
 
-/** The validator of `schema`, compiled once per distinct schema; undefined when it does not compile. */
+/**
+ * ajv's errors when `schema` is not a valid JSON Schema (draft-07); none when it is. Only for a
+ * schema of draft-07 (`otherDraft` finds none); another draft is refused before, by its `$schema`.
+ */
+export const jsonSchemaErrors = (schema: object): readonly ErrorObject[] =>
+  draft07Check(schema) ? [] : [...(draft07Check.errors ?? [])];
+
+/**
+ * The validator of `schema`, compiled once per distinct schema; undefined when it is not a valid
+ * draft-07 schema or does not compile (ajv's exceptions stop here: nothing is decided by it).
+ */
 export const schemaValidator = (schema: object): ValidateFunction | undefined => {
   const text = canonicalJson(schema as JsonValue);
   let held = instance();
@@ -60,12 +73,13 @@ export const schemaValidator = (schema: object): ValidateFunction | undefined =>
     current = undefined;
     held = instance();
   }
-  // A schema of the same `$id` compiled before (an edited entity type) gives way to this one.
-  const id = (schema as { $id?: unknown }).$id;
-  if (typeof id === 'string') held.ajv.removeSchema(id);
   let validate: ValidateFunction | undefined;
   try {
-    validate = jsonSchemaErrors(schema).length === 0 ? held.ajv.compile(schema) : undefined;
+    // A schema of the same `$id` compiled before (an edited entity type) gives way to this one.
+    const id = (schema as { $id?: unknown }).$id;
+    if (typeof id === 'string') held.ajv.removeSchema(id);
+    const checked = !otherDraft(schema).found && jsonSchemaErrors(schema).length === 0;
+    validate = checked ? held.ajv.compile(schema) : undefined;
   } catch {
     validate = undefined;
   }

@@ -7,7 +7,7 @@
 import type { ErrorObject } from 'ajv';
 import type { Diagnostic, ParsedDocument } from '../../core/model.js';
 import { formatFieldPath } from '../../source/zod-diagnostics.js';
-import { jsonSchemaErrors } from './json-schema-ajv.js';
+import { DRAFT_07_URIS, jsonSchemaErrors, otherDraft } from './json-schema-ajv.js';
 
 /** `/properties/model/type` → `['properties', 'model', 'type']` (JSON Pointer, RFC 6901). */
 export const pointerToPath = (pointer: string): (string | number)[] =>
@@ -74,18 +74,47 @@ const regexProblem = (source: string): string | undefined => {
   }
 };
 
-/** Located errors for an entity type whose `schema` (at `schema` in `doc`) is not a valid JSON Schema. */
+const DRAFT_PATH = ['schema', '$schema'];
+
+/** The error for a `schema.$schema` that names a draft other than draft-07 (`declared`), at its line. */
+const otherDraftDiagnostic = (declared: unknown, doc: ParsedDocument, id: string): Diagnostic => {
+  const field = formatFieldPath(DRAFT_PATH);
+  const at = doc.locate(DRAFT_PATH);
+  const shown = typeof declared === 'string' ? `\`${declared}\`` : `${JSON.stringify(declared)} (not a string)`;
+  return {
+    severity: 'error',
+    code: 'unsupported-json-schema-draft',
+    message:
+      `${field}: ${shown} is not a JSON Schema draft cortex-sync checks: entity type schemas are checked as draft-07 only ` +
+      `(\`${DRAFT_07_URIS[0]}\`, with or without the trailing \`#\`). Write the schema in draft-07 and declare that, ` +
+      `or remove \`$schema\` (draft-07 is then assumed)`,
+    file: doc.file,
+    line: at.line,
+    column: at.column,
+    field,
+    kind: 'entity-type',
+    id,
+  };
+};
+
+/**
+ * Located errors for an entity type whose `schema` (at `schema` in `doc`) is not a valid JSON
+ * Schema; one that declares another draft than draft-07 gets that error only (and any pattern that
+ * is no regular expression: one in any draft), not draft-07's verdict on it.
+ */
 export const jsonSchemaDiagnostics = (
   schema: Readonly<Record<string, unknown>>,
   doc: ParsedDocument,
   id: string,
 ): Diagnostic[] => {
   const problems: { path: (string | number)[]; message: string }[] = [];
-  for (const [pointer, message] of describe(jsonSchemaErrors(schema)))
-    problems.push({ path: pointerToPath(pointer), message });
+  const draft = otherDraft(schema);
+  if (!draft.found)
+    for (const [pointer, message] of describe(jsonSchemaErrors(schema)))
+      problems.push({ path: pointerToPath(pointer), message });
   badPatterns(schema, [], problems);
   const seen = new Set<string>();
-  const diagnostics: Diagnostic[] = [];
+  const diagnostics: Diagnostic[] = draft.found ? [otherDraftDiagnostic(draft.declared, doc, id)] : [];
   for (const { path, message } of problems) {
     const full = ['schema', ...path];
     const field = formatFieldPath(full);

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
-import { jsonSchemaErrors, schemaValidator } from '../../../src/kinds/entity-type/json-schema-ajv.js';
+import { jsonSchemaErrors, otherDraft, schemaValidator } from '../../../src/kinds/entity-type/json-schema-ajv.js';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 
@@ -49,9 +49,14 @@ describe('the ahead-compiled draft-07 check', () => {
     expect(schemaValidator({ type: 'object', required: 'engine' })).toBeUndefined();
   });
 
-  it('leaves a schema that names another draft to ajv, which refuses it as before', () => {
-    const schema = { $schema: 'https://json-schema.org/draft/2020-12/schema', type: 'object' };
-    expect(() => jsonSchemaErrors(schema)).toThrow(/no schema with key or ref/);
-    expect(schemaValidator(schema)).toBeUndefined();
+  it('finds a schema that names another draft, and never compiles it nor lets ajv throw', () => {
+    for (const declared of ['https://json-schema.org/draft/2020-12/schema', 7]) {
+      const schema = { $schema: declared, type: 'object' };
+      expect(otherDraft(schema)).toEqual({ found: true, declared });
+      expect(schemaValidator(schema)).toBeUndefined();
+    }
+    for (const declared of ['http://json-schema.org/draft-07/schema#', 'http://json-schema.org/draft-07/schema'])
+      expect(otherDraft({ $schema: declared })).toEqual({ found: false });
+    expect(otherDraft({})).toEqual({ found: false });
   });
 });

@@ -78,6 +78,40 @@ describe('entity-type parse', () => {
       );
   });
 
+  it('refuses a `$schema` other than draft-07 at its line, saying which drafts are checked', () => {
+    for (const declared of [
+      'https://json-schema.org/draft/2020-12/schema',
+      'http://json-schema.org/draft-04/schema#',
+      '7',
+    ]) {
+      const text = `type: db\nname: D\nschema:\n  $schema: ${declared}\n  type: object\n`;
+      const { objects, diagnostics } = entityTypeKind.parse(parsedDoc(text, FILE), AT);
+      expect(objects).toEqual([]);
+      expect(diagnostics).toEqual([
+        expect.objectContaining({
+          severity: 'error',
+          code: 'unsupported-json-schema-draft',
+          field: 'schema.$schema',
+          file: FILE,
+          line: 4,
+          column: 3,
+          kind: 'entity-type',
+          id: 'db',
+        }),
+      ]);
+      expect(diagnostics[0]?.message).toContain('http://json-schema.org/draft-07/schema');
+      expect(diagnostics[0]?.message).toMatch(/with or without the trailing `#`/);
+      expect(diagnostics[0]?.message).toMatch(/remove/);
+    }
+  });
+
+  it('accepts draft-07 named with or without the trailing #', () => {
+    for (const declared of ['http://json-schema.org/draft-07/schema#', 'http://json-schema.org/draft-07/schema'])
+      expect(
+        entityTypeKind.parse(parsedDoc(`type: db\nname: D\nschema:\n  $schema: "${declared}"\n`, FILE), AT).diagnostics,
+      ).toEqual([]);
+  });
+
   it('warns that an icon which is not built in will not be kept, and does not compare it', () => {
     const { objects, diagnostics } = entityTypeKind.parse(
       parsedDoc('type: db\nname: D\niconTag: kafka\nschema: {}\n', FILE),
