@@ -113,10 +113,15 @@ export function checkReferences(input: ReferenceCheckInput): Diagnostic[] {
 
 /**
  * What an object references, kept per object: a long-lived caller (the watcher) hands the same
- * unchanged objects to every check, and their references are the same for as long as they live.
+ * unchanged objects to every run, and their references are the same for as long as they live.
+ * Every walk over the references of all manifests (this check, the kinds only read that a run
+ * reads, the plan's ordering edges) goes through here, so each is computed once per object.
  */
 const referencesKept = new WeakMap<DesiredObject, { kind: KindName; refs: readonly ObjectReference[] }>();
-const referencesOf = (handler: KindModel, obj: DesiredObject): readonly ObjectReference[] => {
+export const referencesOf = (
+  handler: Pick<KindModel, 'kind' | 'references'>,
+  obj: DesiredObject,
+): readonly ObjectReference[] => {
   const kept = referencesKept.get(obj);
   // A function of the object alone (the kind contract), so a kind configured per run may share it.
   if (kept !== undefined && kept.kind === handler.kind) return kept.refs;
