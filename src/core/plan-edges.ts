@@ -9,6 +9,7 @@
 import type { KindModel, ObjectReference, UpdateOrder } from './kind-contract.js';
 import { type Change, type DesiredObject, type Diagnostic, type KindName, type ObjectKey, objectKey } from './model.js';
 import type { OrderingEdge } from './order.js';
+import { referencesOf } from './references.js';
 
 export interface PlanEdges {
   edges: OrderingEdge[];
@@ -45,7 +46,7 @@ export function collectEdges(
     pairs.push(pair);
   };
   for (const [from, obj] of desired) {
-    for (const ref of handlerOf(obj.kind).references(obj)) {
+    for (const ref of referencesOf(handlerOf(obj.kind), obj)) {
       const to = objectKey(ref.kind, ref.id);
       if (ref.ordering) addPair({ from, to, at: { obj, ref } });
       const target = changes.get(to);

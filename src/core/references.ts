@@ -106,17 +106,23 @@ export function checkReferences(input: ReferenceCheckInput): Diagnostic[] {
     }
   }
   const rank = new Map(input.handlers.map((h, i) => [h.kind, i]));
-  diagnostics.push(...findCycles(input.desired, edges, compareKeysBy(rank)));
+  const firstDeclared = (key: ObjectKey): DesiredObject | undefined => targets.get(key)?.desired;
+  diagnostics.push(...findCycles(firstDeclared, edges, compareKeysBy(rank)));
   for (const handler of handlers.values()) diagnostics.push(...(handler.checkDesiredSet?.(input.desired) ?? []));
   return diagnostics;
 }
 
 /**
  * What an object references, kept per object: a long-lived caller (the watcher) hands the same
- * unchanged objects to every check, and their references are the same for as long as they live.
+ * unchanged objects to every run, and their references are the same for as long as they live.
+ * Every walk over the references of all manifests (this check, the kinds only read that a run
+ * reads, the plan's ordering edges) goes through here, so each is computed once per object.
  */
 const referencesKept = new WeakMap<DesiredObject, { kind: KindName; refs: readonly ObjectReference[] }>();
-const referencesOf = (handler: KindModel, obj: DesiredObject): readonly ObjectReference[] => {
+export const referencesOf = (
+  handler: Pick<KindModel, 'kind' | 'references'>,
+  obj: DesiredObject,
+): readonly ObjectReference[] => {
   const kept = referencesKept.get(obj);
   // A function of the object alone (the kind contract), so a kind configured per run may share it.
   if (kept !== undefined && kept.kind === handler.kind) return kept.refs;
@@ -234,18 +240,19 @@ const compareKeysBy = (rank: ReadonlyMap<KindName, number>): CompareKeys => {
 /**
  * One error per strongly connected component of the ordering graph that holds a cycle (Tarjan),
  * naming a shortest cycle through its first object (kind order, then id) and located at that
- * object's reference to the next one.
+ * object's reference to the next one. `edges` has an entry only for a desired object with an
+ * ordering edge (`objectOf` gives the first declared with its key): only those can be on a cycle.
+ *
+ * The walk takes nodes and edges in the order they come: the components are the same whatever the
+ * order, and only those with a cycle are sorted (as are the edges the shortest cycle is looked for
+ * along), so what is found and said does not depend on it. Sorting every node and every edge list
+ * on each check made most of what a large repository's check allocated.
  */
 function findCycles(
-  desired: readonly DesiredObject[],
+  objectOf: (key: ObjectKey) => DesiredObject | undefined,
   edges: ReadonlyMap<ObjectKey, { to: ObjectKey; ref: ObjectReference }[]>,
   compareKeys: CompareKeys,
 ): Diagnostic[] {
-  const objects = new Map<ObjectKey, DesiredObject>();
-  for (const d of desired) if (!objects.has(objectKey(d.kind, d.id))) objects.set(objectKey(d.kind, d.id), d);
-  // Only an object with an ordering edge can be on a cycle (the components are sorted below, so
-  // where the walk starts does not change what is found or said).
-  const nodes = [...edges.keys()].filter((k) => objects.has(k)).sort(compareKeys);
   const sortedNext = new Map<ObjectKey, ObjectKey[]>();
   const next = (k: ObjectKey): ObjectKey[] => {
     let found = sortedNext.get(k);
@@ -255,47 +262,49 @@ function findCycles(
     }
     return found;
   };
+  const noEdges: readonly { to: ObjectKey }[] = [];
 
-  // Iterative Tarjan.
+  // Iterative Tarjan; a node's low link and whether it is on the stack are kept by its index.
   const index = new Map<ObjectKey, number>();
-  const low = new Map<ObjectKey, number>();
-  const onStack = new Set<ObjectKey>();
+  const low: number[] = [];
+  const onStack: boolean[] = [];
   const stack: ObjectKey[] = [];
   const components: ObjectKey[][] = [];
-  let counter = 0;
-  for (const root of nodes) {
+  // Empty again after each root's walk; one closure and array for all of them.
+  const work: { node: ObjectKey; at: number; children: readonly { to: ObjectKey }[]; i: number }[] = [];
+  const visit = (node: ObjectKey): void => {
+    const at = low.length;
+    index.set(node, at);
+    low.push(at);
+    onStack.push(true);
+    stack.push(node);
+    work.push({ node, at, children: edges.get(node) ?? noEdges, i: 0 });
+  };
+  for (const root of edges.keys()) {
     if (index.has(root)) continue;
-    const work: { node: ObjectKey; children: ObjectKey[]; i: number }[] = [];
-    const visit = (node: ObjectKey): void => {
-      index.set(node, counter);
-      low.set(node, counter);
-      counter += 1;
-      stack.push(node);
-      onStack.add(node);
-      work.push({ node, children: next(node), i: 0 });
-    };
     visit(root);
     while (work.length > 0) {
       const frame = work[work.length - 1]!;
       if (frame.i < frame.children.length) {
-        const child = frame.children[frame.i]!;
+        const child = frame.children[frame.i]!.to;
         frame.i += 1;
-        if (!index.has(child)) visit(child);
-        else if (onStack.has(child)) low.set(frame.node, Math.min(low.get(frame.node)!, index.get(child)!));
+        const seen = index.get(child);
+        if (seen === undefined) visit(child);
+        else if (onStack[seen]) low[frame.at] = Math.min(low[frame.at]!, seen);
         continue;
       }
       work.pop();
       const parent = work[work.length - 1];
-      if (parent) low.set(parent.node, Math.min(low.get(parent.node)!, low.get(frame.node)!));
-      if (low.get(frame.node) === index.get(frame.node)) {
+      if (parent) low[parent.at] = Math.min(low[parent.at]!, low[frame.at]!);
+      if (low[frame.at] === frame.at) {
         const component: ObjectKey[] = [];
         for (;;) {
           const n = stack.pop()!;
-          onStack.delete(n);
+          onStack[index.get(n)!] = false;
           component.push(n);
           if (n === frame.node) break;
         }
-        const selfLoop = component.length === 1 && next(frame.node).includes(frame.node);
+        const selfLoop = component.length === 1 && frame.children.some((e) => e.to === frame.node);
         if (component.length > 1 || selfLoop) components.push(component.sort(compareKeys));
       }
     }
@@ -307,7 +316,7 @@ function findCycles(
       const members = new Set(component);
       const start = component[0]!;
       const cycle = shortestCycle(start, members, next);
-      const first = objects.get(start)!;
+      const first = objectOf(start)!;
       const ref = edges.get(start)?.find((e) => e.to === cycle[1])?.ref;
       const pos = ref ? first.doc.locate(ref.path) : { line: first.source.line, column: first.source.column };
       const diag: Diagnostic = {

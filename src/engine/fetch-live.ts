@@ -15,6 +15,7 @@ import {
   type ObjectKey,
   objectKey,
 } from '../core/model.js';
+import { referencesOf } from '../core/references.js';
 import type { AnyKindHandler, AnyReadOnlyKind, FetchContext } from '../kinds/types.js';
 import { OWNERSHIP_STORE } from '../kinds/ownership.js';
 import type { OwnershipIndex, OwnershipSnapshot, OwnershipStore } from '../ownership/store.js';
@@ -202,8 +203,11 @@ export const referencedReadOnlyKinds = (
   const byKind = new Map(handlers.map((h) => [h.kind, h]));
   const readable = new Set(readOnly.map((k) => k.kind));
   const named = new Set<KindName>();
-  for (const obj of desired)
-    for (const ref of byKind.get(obj.kind)?.references(obj) ?? []) if (readable.has(ref.kind)) named.add(ref.kind);
+  for (const obj of desired) {
+    const handler = byKind.get(obj.kind);
+    if (handler === undefined) continue;
+    for (const ref of referencesOf(handler, obj)) if (readable.has(ref.kind)) named.add(ref.kind);
+  }
   return named;
 };
 

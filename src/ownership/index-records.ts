@@ -17,6 +17,7 @@ export interface ParsedRecord {
   /** Kind → ids, as stored. */
   objects: Record<string, readonly string[]>;
   meta: RecordMeta;
+  /** Parsed for one index, which may take this map over. */
   declared: Map<ObjectKey, Declaration>;
 }
 
@@ -35,7 +36,11 @@ export const indexRecords = (
   options: { ownSource: string | undefined; kinds: ReadonlySet<KindName>; recordId: (source: string) => string },
 ): OwnershipIndex => {
   const index = emptyOwnershipIndex();
-  const claims = new Map<ObjectKey, string[]>();
+  // Each key's first claimant, and every claimant (in record order) of a key listed more than once:
+  // the records are indexed on every run and one lists every object its source manages, so a
+  // key claimed once costs no list of its own.
+  const firstClaim = new Map<ObjectKey, string>();
+  const sharedClaims = new Map<ObjectKey, string[]>();
   for (const record of records) {
     if (record.id !== options.recordId(record.source)) {
       index.ignored.push({ tag: record.id, source: record.source });
@@ -48,15 +53,37 @@ export const indexRecords = (
     }
     index.bySource.set(record.source, keys);
     index.meta.set(record.source, record.meta);
-    index.declared.set(record.source, new Map([...record.declared].filter(([key]) => keys.has(key))));
-    for (const key of keys) claims.set(key, [...(claims.get(key) ?? []), record.source]);
+    index.declared.set(record.source, declarationsAmong(record.declared, keys));
+    for (const key of keys) {
+      const first = firstClaim.get(key);
+      if (first === undefined) firstClaim.set(key, record.source);
+      else sharedClaims.set(key, [...(sharedClaims.get(key) ?? [first]), record.source]);
+    }
   }
-  for (const [key, sources] of claims) {
-    const { ownSource } = options;
-    index.ownerOf.set(key, ownSource !== undefined && sources.includes(ownSource) ? ownSource : (sources[0] as string));
-    if (sources.length > 1) index.conflicts.push({ key, sources });
+  const { ownSource } = options;
+  for (const [key, first] of firstClaim) {
+    const sources = sharedClaims.get(key);
+    const own = ownSource !== undefined && (first === ownSource || sources?.includes(ownSource) === true);
+    index.ownerOf.set(key, own ? ownSource : first);
+    if (sources !== undefined) index.conflicts.push({ key, sources });
   }
   return index;
+};
+
+/**
+ * A record's declarations of `keys` alone: the parsed record's own map when it declares nothing
+ * else (a record is parsed for one index: the map is handed on, not shared).
+ */
+const declarationsAmong = (
+  declared: Map<ObjectKey, Declaration>,
+  keys: ReadonlySet<ObjectKey>,
+): Map<ObjectKey, Declaration> => {
+  let all = true;
+  for (const key of declared.keys()) if (!keys.has(key)) all = false;
+  if (all) return declared;
+  const among = new Map<ObjectKey, Declaration>();
+  for (const [key, declaration] of declared) if (keys.has(key)) among.set(key, declaration);
+  return among;
 };
 
 /** What this source's own record lists (empty when it has none): prune removes nothing else. */

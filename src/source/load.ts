@@ -313,7 +313,10 @@ export const loadManifests = async (
   cache?.retain(files);
   // The next load may start from this listing when nothing was in the way of the walk and every
   // file was read where it was found (a symlink's target can change without an event for its path).
-  const throughSymlink = discovered.some((f) => f.realPath !== path.join(realRoot, f.relPath));
+  // A listing after noted changes is so by construction: it starts from a listing kept only when
+  // so, under the same real root, and adds only paths whose real path is where they were found;
+  // the look at every file is for a walk (it was a path join per file on every change).
+  const throughSymlink = noted === undefined && discovered.some((f) => f.realPath !== path.join(realRoot, f.relPath));
   cache?.endLoad(
     walkProblems.length === 0 && !throughSymlink
       ? { key: listingKey, realRoot, files: discovered, unownedYaml, unownedJson, results: byFile }

@@ -208,6 +208,35 @@ describe('checkReferences', () => {
     ]);
   });
 
+  it('says the same cycles whatever order the manifests and their references come in (the walk is unsorted)', () => {
+    // Two cycles, one with a chord (a → c): the shortest cycle through its first object is said.
+    const graph: [string, string[]][] = [
+      ['a', ['b', 'c']],
+      ['b', ['c']],
+      ['c', ['a']],
+      ['x', ['y']],
+      ['y', ['x', 'a']],
+      ['z', ['z']],
+      ['free', ['a']],
+    ];
+    const objects = (order: readonly number[], reverseRefs: boolean) =>
+      order.map((i) => {
+        const [id, targets] = graph[i]!;
+        const refs = targets.map((t, j) => ref('entity', t, `parents.${j}`));
+        return desired('entity', id, { state: {}, refs: reverseRefs ? refs.reverse() : refs });
+      });
+    const said = (order: readonly number[], reverseRefs: boolean) =>
+      checkReferences({ desired: objects(order, reverseRefs), handlers }).map((d) => `${d.id} ${d.message}`);
+    const expected = [
+      'a reference cycle: entity/a → entity/c → entity/a',
+      'x reference cycle: entity/x → entity/y → entity/x',
+      'z reference cycle: entity/z → entity/z',
+    ];
+    expect(said([0, 1, 2, 3, 4, 5, 6], false)).toEqual(expected);
+    expect(said([6, 5, 4, 3, 2, 1, 0], true)).toEqual(expected);
+    expect(said([2, 4, 6, 0, 5, 1, 3], true)).toEqual(expected);
+  });
+
   it('reports a self-reference as a cycle', () => {
     const diags = checkReferences({
       desired: [desired('entity', 'a', { state: {}, refs: [ref('entity', 'a', 'parent')] })],

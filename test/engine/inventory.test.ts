@@ -88,6 +88,24 @@ describe('indexInventories', () => {
     expect(asThird.ownerOf.get('catalog-page/other')).toBe('repo-a');
   });
 
+  it('lists every claimant of an object in record order, the own source winning wherever it is among them', () => {
+    const records = [
+      inventoryRecord('repo-c', { 'catalog-page': ['home', 'third'] }),
+      inventoryRecord('repo-b', { 'catalog-page': ['home', 'third'] }),
+      inventoryRecord('repo-a', { 'catalog-page': ['home', 'other'] }),
+    ];
+    const asA = indexInventories(records, 'repo-a');
+    expect(asA.conflicts).toEqual([
+      { key: 'catalog-page/home', sources: ['repo-c', 'repo-b', 'repo-a'] },
+      { key: 'catalog-page/third', sources: ['repo-c', 'repo-b'] },
+    ]);
+    expect(asA.ownerOf.get('catalog-page/home')).toBe('repo-a');
+    expect(asA.ownerOf.get('catalog-page/third')).toBe('repo-c');
+    expect(indexInventories(records, 'repo-b').ownerOf.get('catalog-page/home')).toBe('repo-b');
+    expect(indexInventories(records, 'repo-d').ownerOf.get('catalog-page/home')).toBe('repo-c');
+    expect([...asA.ownerOf.keys()]).toEqual(['catalog-page/home', 'catalog-page/third', 'catalog-page/other']);
+  });
+
   it('ignores malformed records and unknown kinds instead of failing', () => {
     const index = indexInventories(
       [

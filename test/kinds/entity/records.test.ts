@@ -140,6 +140,32 @@ describe('the record format', () => {
     }
   });
 
+  it('lists are checked element by element as before: a record with a non-string id is not read, a bad declaration entry or file costs only the declarations', () => {
+    const record = (objects: unknown, declared?: unknown) => ({
+      info: {
+        'x-cortex-tag': inventoryTag(SOURCE),
+        'x-cortex-definition': { source: SOURCE, objects, ...(declared !== undefined ? { declared } : {}) },
+      },
+    });
+    for (const ids of [['a', 7], ['a', null], 'a', [['a']]]) {
+      const index = indexInventories([record({ entity: ids })], SOURCE);
+      expect(index.bySource.has(SOURCE), JSON.stringify(ids)).toBe(false);
+    }
+    const good = { files: ['a.yaml'], keys: [], objects: { entity: [[0], null] } };
+    expect(indexInventories([record({ entity: ['a', 'b'] }, good)], SOURCE).declared.get(SOURCE)?.size).toBe(1);
+    for (const entries of [[[-1], null], [[0.5], null], [[2 ** 53], null], [['0'], null], [0, null], [[0]]]) {
+      const index = indexInventories(
+        [record({ entity: ['a', 'b'] }, { ...good, objects: { entity: entries } })],
+        SOURCE,
+      );
+      expect(index.bySource.get(SOURCE)?.size, JSON.stringify(entries)).toBe(2);
+      expect(index.declared.get(SOURCE)?.size, JSON.stringify(entries)).toBe(0);
+    }
+    const badFiles = indexInventories([record({ entity: ['a', 'b'] }, { ...good, files: ['a.yaml', 3] })], SOURCE);
+    expect(badFiles.bySource.get(SOURCE)?.size).toBe(2);
+    expect(badFiles.declared.get(SOURCE)?.size).toBe(0);
+  });
+
   it('10,000 entities with their files and keys stay under the API 2 MB body limit, declarations kept', () => {
     const { many, where } = entities(10_000);
     const text = inventoryDescriptor('github.com/acme/catalog//teams/platform', many, {}, where);

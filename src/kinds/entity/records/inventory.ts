@@ -62,12 +62,30 @@ export const inventoryTag = (sourceId: string): string => {
   return `${INVENTORY_ENTITY_TYPE}-${slug}-${hash}`;
 };
 
+/**
+ * The lists a record holds one entry per managed object in (ids, files, declaration entries),
+ * checked in one pass each: what zod's element-by-element parse accepts (strings; arrays of
+ * non-negative safe integers, or null), without the objects it makes per element. The records are
+ * read on every run, and this source's own lists every object it manages (at 10,000 objects that
+ * parse was most of what reading the records allocated).
+ */
+const isStringList = (value: unknown): value is string[] =>
+  Array.isArray(value) && value.every((item) => typeof item === 'string');
+const isIndexList = (value: unknown): value is number[] =>
+  Array.isArray(value) && value.every((item) => Number.isSafeInteger(item) && (item as number) >= 0);
+const isDeclarationList = (value: unknown): value is (number[] | null)[] =>
+  Array.isArray(value) && value.every((item) => item === null || isIndexList(item));
+const stringList = z.custom<string[]>(isStringList, { message: 'expected a list of strings' });
+const declarationList = z.custom<(number[] | null)[]>(isDeclarationList, {
+  message: 'expected a list of index lists or nulls',
+});
+
 /** Declarations as stored: tables of files and key lists, and per kind one entry per id (or null). */
 const declaredSchema = z
   .object({
-    files: z.array(z.string()),
+    files: stringList,
     keys: z.array(z.array(z.string())).default([]),
-    objects: z.record(z.string(), z.array(z.array(z.number().int().nonnegative()).nullable())),
+    objects: z.record(z.string(), declarationList),
   })
   .loose();
 
@@ -84,7 +102,7 @@ const inventoryDefinitionSchema = z
       .loose()
       .optional()
       .catch(undefined),
-    objects: z.record(z.string(), z.array(z.string())).default({}),
+    objects: z.record(z.string(), stringList).default({}),
     /** Where each object was declared (absent in records written before; anything unreadable is ignored). */
     declared: declaredSchema.optional().catch(undefined),
   })
