@@ -362,3 +362,54 @@ describe('two origins racing for a first apply', () => {
     expect(runs.find((r) => r.code === 1)?.stderr).toMatch(/source-claimed/);
   });
 });
+
+/**
+ * A repository's `cortex-sync.yaml` may name a source id that reads as another source's (`Repo-B`,
+ * or `rеpo-b` with a Cyrillic `е`): the plan would be headed with a name a reviewer takes for that
+ * source. Such a new source id is warned about, with the characters that differ shown as code
+ * points, and the run still manages and removes nothing of the recorded source.
+ */
+const applyLookalikeTarget = async () => {
+  const b = await checkout('git@github.com:acme/repo-b.git', {
+    'cortex-sync.yaml': 'sourceId: repo-b\n',
+    'services/b-one/cortex.yaml': serviceYaml('b-one'),
+  });
+  const run = await cli(['apply'], { emulator, cwd: b });
+  expect(run.code, run.stderr).toBe(0);
+  return b;
+};
+
+const planAsSourceId = async (sourceId: string) => {
+  const a = await checkout('https://github.com/acme/repo-a', {
+    'cortex-sync.yaml': `sourceId: ${JSON.stringify(sourceId)}\nprune: true\n`,
+    'services/a-one/cortex.yaml': serviceYaml('a-one'),
+  });
+  return cli(['plan', '--prune'], { emulator, cwd: a });
+};
+
+describe('a new source id that reads as a recorded one', () => {
+  it('a Cyrillic look-alike is warned about with the differing letter shown as a code point, and touches nothing of the other source', async () => {
+    await applyLookalikeTarget();
+    const run = await planAsSourceId('r\u0435po-b');
+    const out = run.stdout + run.stderr;
+    expect(out).toContain('lookalike-source-id');
+    expect(out).toContain(
+      'source id `r\\u{435}po-b` is new to this workspace but reads as `repo-b` (Unicode look-alike or invisible characters), a source that already has an ownership record',
+    );
+    expect(out).not.toMatch(/b-one/);
+    expect(await entityState('b-one')).toBe('active');
+  });
+
+  it('a case-only variant is warned about as such', async () => {
+    await applyLookalikeTarget();
+    const out = await planAsSourceId('Repo-B').then((r) => r.stdout + r.stderr);
+    expect(out).toContain('source id `Repo-B` is new to this workspace but differs only in case from `repo-b`');
+  });
+
+  it('no warning for an unrelated new source id, nor for the recorded source planning again', async () => {
+    const b = await applyLookalikeTarget();
+    expect((await planAsSourceId('repo-a')).stdout).not.toContain('lookalike-source-id');
+    const again = await cli(['plan'], { emulator, cwd: b });
+    expect(again.stdout + again.stderr).not.toContain('lookalike-source-id');
+  });
+});
