@@ -81,8 +81,9 @@ export const listingAfterNotedChanges = async (
     const owned = owns(relPath);
     const strayName = isYamlName(relPath) || isManifestLikeJson(relPath);
     if (stat.isSymbolicLink() || stat.isDirectory()) return undefined;
-    // A folder of listed files replaced by a file: what was under it is gone, unnamed.
-    if (holdsListed(relPath)) return undefined;
+    // A folder of listed files replaced by a file: what was under it is gone, unnamed. (A path
+    // that was itself listed was a file, not such a folder: the common edit skips the look.)
+    if (!files.has(relPath) && !unowned.has(relPath) && holdsListed(relPath)) return undefined;
     if (!stat.isFile()) {
       if (owned || strayName) return undefined;
       continue;

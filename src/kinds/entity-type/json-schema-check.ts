@@ -76,18 +76,20 @@ const regexProblem = (source: string): string | undefined => {
 
 const DRAFT_PATH = ['schema', '$schema'];
 
-/** The error for a `schema.$schema` that names a draft other than draft-07 (`declared`), at its line. */
-const otherDraftDiagnostic = (declared: unknown, doc: ParsedDocument, id: string): Diagnostic => {
-  const field = formatFieldPath(DRAFT_PATH);
-  const at = doc.locate(DRAFT_PATH);
-  const shown = typeof declared === 'string' ? `\`${declared}\`` : `${JSON.stringify(declared)} (not a string)`;
+/** An error of an entity type's schema at `path` (from the document's root), located in `doc`. */
+const schemaError = (
+  doc: ParsedDocument,
+  id: string,
+  path: readonly (string | number)[],
+  code: string,
+  messageFor: (field: string) => string,
+): Diagnostic => {
+  const field = formatFieldPath([...path]);
+  const at = doc.locate([...path]);
   return {
     severity: 'error',
-    code: 'unsupported-json-schema-draft',
-    message:
-      `${field}: ${shown} is not a JSON Schema draft cortex-sync checks: entity type schemas are checked as draft-07 only ` +
-      `(\`${DRAFT_07_URIS[0]}\`, with or without the trailing \`#\`). Write the schema in draft-07 and declare that, ` +
-      `or remove \`$schema\` (draft-07 is then assumed)`,
+    code,
+    message: messageFor(field),
     file: doc.file,
     line: at.line,
     column: at.column,
@@ -95,6 +97,21 @@ const otherDraftDiagnostic = (declared: unknown, doc: ParsedDocument, id: string
     kind: 'entity-type',
     id,
   };
+};
+
+/** The error for a `schema.$schema` that names a draft other than draft-07 (`declared`), at its line. */
+const otherDraftDiagnostic = (declared: unknown, doc: ParsedDocument, id: string): Diagnostic => {
+  const shown = typeof declared === 'string' ? `\`${declared}\`` : `${JSON.stringify(declared)} (not a string)`;
+  return schemaError(
+    doc,
+    id,
+    DRAFT_PATH,
+    'unsupported-json-schema-draft',
+    (field) =>
+      `${field}: ${shown} is not a JSON Schema draft cortex-sync checks: entity type schemas are checked as draft-07 only ` +
+      `(\`${DRAFT_07_URIS[0]}\`, with or without the trailing \`#\`). Write the schema in draft-07 and declare that, ` +
+      `or remove \`$schema\` (draft-07 is then assumed)`,
+  );
 };
 
 /**
@@ -120,18 +137,15 @@ export const jsonSchemaDiagnostics = (
     const field = formatFieldPath(full);
     if (seen.has(field)) continue;
     seen.add(field);
-    const at = doc.locate(full);
-    diagnostics.push({
-      severity: 'error',
-      code: 'invalid-json-schema',
-      message: `${field}: ${message}: the schema must be a valid JSON Schema`,
-      file: doc.file,
-      line: at.line,
-      column: at.column,
-      field,
-      kind: 'entity-type',
-      id,
-    });
+    diagnostics.push(
+      schemaError(
+        doc,
+        id,
+        full,
+        'invalid-json-schema',
+        () => `${field}: ${message}: the schema must be a valid JSON Schema`,
+      ),
+    );
   }
   return diagnostics.sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0));
 };
