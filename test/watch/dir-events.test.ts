@@ -246,9 +246,15 @@ describe('watch --dir: churn', () => {
       if (path === churn) rmSync(churn, { recursive: true, force: true });
       return undefined;
     };
-    await writeFiles(root, { 'churn/x.yaml': 'x' });
+    await mkdir(churn);
+    // The watcher may see the folder, and the spy remove it, before the file is written in it.
+    await writeFile(join(churn, 'x.yaml'), 'x').catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT') throw error;
+    });
     await watcher.changedUntil(has('churn'));
-    expect(await watcher.changedWithin(350)).toEqual(new Set());
+    // The spy's removal is itself an event for `churn`, which may come in a batch of its own; what
+    // must not come is `.` (everything, after a failure) or anything else.
+    expect([...(await watcher.changedWithin(350))].filter((path) => path !== 'churn')).toEqual([]);
     expect(watcher.errors.map((e) => e.message)).toEqual([]);
   });
 });
