@@ -18,6 +18,14 @@ export interface GitHubIdentity {
   id?: number;
 }
 
+/** An account found by its login: its id never changes, its login may (a rename). */
+export interface GitHubAccount {
+  login: string;
+  id: number;
+  /** `User`, `Bot` or `Organization`. */
+  type: string;
+}
+
 export interface IssueComment {
   id: number;
   body: string;
@@ -34,6 +42,8 @@ export interface AssociatedPullRequest {
 export interface GitHubPort {
   /** Who the token is: the identity its comments are written by. */
   tokenIdentity(): Promise<GitHubIdentity>;
+  /** The account with this login (any letter case), or undefined when GitHub has none (404). */
+  account(login: string): Promise<GitHubAccount | undefined>;
   /** Every comment on the pull request, oldest first. */
   listComments(pullRequest: number): Promise<IssueComment[]>;
   createComment(pullRequest: number, body: string): Promise<IssueComment>;
@@ -93,6 +103,16 @@ export const octokitGitHub = (options: {
         if (!parsed.success) throw new Error('the GraphQL answer has no viewer login');
         const { login, databaseId } = parsed.data.viewer;
         return typeof databaseId === 'number' ? { login, id: databaseId } : { login };
+      }),
+    account: (login) =>
+      guarded(`find the account ${login} (GET /users/${login})`, async () => {
+        try {
+          const { data } = await octokit.rest.users.getByUsername({ username: login });
+          return { login: data.login, id: data.id, type: data.type };
+        } catch (error) {
+          if ((error as { status?: unknown }).status === 404) return undefined;
+          throw error;
+        }
       }),
     listComments: (pullRequest) =>
       guarded(`list comments of #${pullRequest}`, async () => {
