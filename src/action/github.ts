@@ -4,7 +4,9 @@
  * Server; tests point it at a local fake).
  */
 import { Octokit } from '@octokit/rest';
+import { fetch as undiciFetch } from 'undici';
 import { z } from 'zod';
+import { dispatcherFor, type ProxySettings } from '../api/proxy.js';
 import type { RepoRef } from './event.js';
 
 /** Tolerant: only the fields used. */
@@ -79,11 +81,24 @@ export const octokitGitHub = (options: {
   apiUrl: string;
   repository: RepoRef;
   userAgent: string;
+  /** The proxy from the environment (`HTTPS_PROXY`/`HTTP_PROXY`/`NO_PROXY`), as the API client's. */
+  proxy?: ProxySettings;
 }): GitHubPort => {
+  const baseUrl = options.apiUrl.replace(/\/+$/, '');
+  const dispatcher = options.proxy ? dispatcherFor(options.proxy, baseUrl) : undefined;
   const octokit = new Octokit({
     auth: options.token,
-    baseUrl: options.apiUrl.replace(/\/+$/, ''),
+    baseUrl,
     userAgent: options.userAgent,
+    ...(dispatcher
+      ? {
+          request: {
+            // Undici's own fetch: the global one belongs to Node's bundled undici and does not
+            // take this package's dispatcher.
+            fetch: (url: string, init: Parameters<typeof undiciFetch>[1]) => undiciFetch(url, { ...init, dispatcher }),
+          },
+        }
+      : {}),
     // Quiet: failures are reported by the caller with the operation named.
     log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
   });
