@@ -257,7 +257,15 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
         first: options.waitingNoticeMs ?? 5_000,
         every: options.waitingEveryMs ?? 10_000,
         notify: (waitedMs) =>
-          emit({ type: 'request.waiting', operation: req.operation, method: req.method, host, waitedMs }),
+          emit({
+            type: 'request.waiting',
+            operation: req.operation,
+            method: req.method,
+            host,
+            waitedMs,
+            attempt,
+            maxAttempts,
+          }),
       },
     }).then((outcome) => {
       if (outcome.kind === 'error') {

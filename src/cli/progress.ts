@@ -63,9 +63,9 @@ export const duration = (ms: number): string => {
   return s < 60 ? `${s} s` : `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, '0')}s`;
 };
 
-/** What a slow answer is holding up: the host and the operation. */
+/** What a slow answer is holding up: the host, the operation, and which attempt of how many (a retry's wait starts again). */
 export const waitingLine = (event: Extract<EngineEvent, { type: 'request.waiting' }>): string =>
-  `Waiting ${seconds(event.waitedMs)} for ${event.host} to answer ${event.method} ${event.operation}…`;
+  `Waiting ${seconds(event.waitedMs)} for ${event.host} to answer ${event.method} ${event.operation} (attempt ${event.attempt} of ${event.maxAttempts})…`;
 
 /** The line for a Retry-After pause, said when it starts. */
 export const pausedLine = (ms: number, doing: string): string =>

@@ -50,6 +50,8 @@ describe('apply progress', () => {
       method: 'POST',
       host: 'api.example.com',
       waitedMs: 5_000,
+      attempt: 2,
+      maxAttempts: 5,
     });
     clock.set(12_000);
     progress.emit(request);
@@ -60,7 +62,7 @@ describe('apply progress', () => {
       '[0 s] Applying: 0/10 done, 0 failed, 0 requests',
       '✗ create entity/b failed (HTTP 400): create entity failed: HTTP 400: owner not found',
       'Paused 30 s: the API asked to wait (Retry-After); the apply goes on after.',
-      'Waiting 5 s for api.example.com to answer POST create entity c…',
+      'Waiting 5 s for api.example.com to answer POST create entity c (attempt 2 of 5)…',
       // 10 s after the last line a request makes one due: 8 left at the pace of the last 12 s
       // (2 operations: 48 s) beats the rate (1.5 requests each at 60 a minute: 12 s); the pause
       // still holds 19 s.
