@@ -6,7 +6,7 @@
 import { Octokit } from '@octokit/rest';
 import { fetch as undiciFetch } from 'undici';
 import { z } from 'zod';
-import { dispatcherFor, type ProxySettings } from '../api/proxy.js';
+import { dispatcherFor, isProxyAuthError, proxyOf, type ProxySettings } from '../api/proxy.js';
 import type { RepoRef } from './event.js';
 
 /** Tolerant: only the fields used. */
@@ -59,22 +59,30 @@ export class GitHubError extends Error {
   override readonly name = 'GitHubError';
 }
 
-const describe = (operation: string, error: unknown): GitHubError => {
+const describe = (operation: string, error: unknown, proxy?: string): GitHubError => {
+  if (isProxyAuthError(error) || isProxyAuthError((error as { cause?: unknown }).cause))
+    // Octokit reports a failed fetch as a 500; it was the proxy's 407.
+    return new GitHubError(
+      `GitHub API: ${operation} failed (HTTP 407 from the proxy): the proxy (${proxy ?? 'HTTPS_PROXY or HTTP_PROXY'}) refused the credentials of its URL, or needs some`,
+      { cause: error },
+    );
   const status = (error as { status?: unknown }).status;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = `${proxy !== undefined ? `through the proxy (${proxy}): ` : ''}${error instanceof Error ? error.message : String(error)}`;
   return new GitHubError(
     `GitHub API: ${operation} failed${typeof status === 'number' ? ` (HTTP ${status})` : ''}: ${message}`,
     { cause: error },
   );
 };
 
-const guarded = async <T>(operation: string, call: () => Promise<T>): Promise<T> => {
-  try {
-    return await call();
-  } catch (error) {
-    throw describe(operation, error);
-  }
-};
+const guardedVia =
+  (proxy: string | undefined) =>
+  async <T>(operation: string, call: () => Promise<T>): Promise<T> => {
+    try {
+      return await call();
+    } catch (error) {
+      throw describe(operation, error, proxy);
+    }
+  };
 
 export const octokitGitHub = (options: {
   token: string;
@@ -86,6 +94,7 @@ export const octokitGitHub = (options: {
 }): GitHubPort => {
   const baseUrl = options.apiUrl.replace(/\/+$/, '');
   const dispatcher = options.proxy ? dispatcherFor(options.proxy, baseUrl) : undefined;
+  const guarded = guardedVia(proxyOf(options.proxy, baseUrl)?.from);
   const octokit = new Octokit({
     auth: options.token,
     baseUrl,

@@ -103,7 +103,9 @@ export const sendAttempt = async (spec: AttemptSpec): Promise<AttemptOutcome> =>
     return {
       kind: 'error',
       errorKind: isTimeout ? 'timeout' : 'network',
-      message: timedOut ? `no response within ${spec.timeoutMs} ms` : spec.describeError(errorText(cause)),
+      message: `${spec.proxyName !== undefined ? `through the proxy (${spec.proxyName}): ` : ''}${
+        timedOut ? `no response within ${spec.timeoutMs} ms` : spec.describeError(errorText(cause))
+      }`,
       cause,
       durationMs: spec.now() - started,
     };

@@ -61,12 +61,30 @@ export const proxySettingsFrom = (env: NodeJS.ProcessEnv): { settings?: ProxySet
 const LOOPBACK = /^(?:localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
 const isLoopback = (url: string): boolean => LOOPBACK.test(new URL(url).hostname);
 
-/** The proxy a request to `target` would go to before `NO_PROXY` is applied (undefined: none). */
+/** Whether `NO_PROXY` sends `target` direct, as undici's `EnvHttpProxyAgent` judges it (for messages). */
+const bypassed = (noProxy: string, target: URL): boolean => {
+  if (noProxy.trim() === '*') return true;
+  const host = target.host.replace(/:\d*$/, '').toLowerCase();
+  const port = Number(target.port) || (target.protocol === 'https:' ? 443 : 80);
+  return noProxy
+    .split(/[,\s]/)
+    .filter((entry) => entry !== '')
+    .some((entry) => {
+      const parsed = /^(.+):(\d+)$/.exec(entry);
+      const name = (parsed ? parsed[1]! : entry).replace(/^\*?\./, '').toLowerCase();
+      if (parsed && Number(parsed[2]) !== port) return false;
+      return host === name || host.endsWith(`.${name}`);
+    });
+};
+
+/** The proxy a request to `target` goes to (undefined: none, or `NO_PROXY` sends it direct). */
 export const proxyOf = (settings: ProxySettings | undefined, target: string): ProxyChoice | undefined => {
   if (!settings) return undefined;
-  const choice = new URL(target).protocol === 'https:' ? settings.https : settings.http;
+  const url = new URL(target);
+  const choice = url.protocol === 'https:' ? settings.https : settings.http;
   if (!choice) return undefined;
   if (isLoopback(target) && !isLoopback(choice.url)) return undefined;
+  if (bypassed(settings.noProxy, url)) return undefined;
   return choice;
 };
 
@@ -82,6 +100,7 @@ export const dispatcherFor = (
   const choice = proxyOf(settings, target);
   if (!settings || !choice) return new Agent(agent);
   const https = new URL(target).protocol === 'https:';
+  // NO_PROXY is applied here already; the agent is still given it, so both judge alike.
   return new EnvHttpProxyAgent({
     ...agent,
     httpProxy: https ? '' : choice.url,

@@ -71,3 +71,20 @@ it('NO_PROXY naming GitHub’s host and port sends only the GitHub calls past th
   expect(through(github.url)).toEqual([]);
   expect(through(emulator.url)).toHaveLength(emulator.requests.length);
 });
+
+it('a proxy that refuses the credentials fails the run naming the proxy’s 407, never its password', async () => {
+  const strict = await startTestProxy({ credentials: { user: 'ci', password: 'right' } });
+  try {
+    const result = await planPr({
+      HTTP_PROXY: `http://ci:wr0ngPassw0rd@127.0.0.1:${strict.port}`,
+      NO_PROXY: new URL(emulator.url).host,
+    });
+    expect(result.code).toBe(1);
+    expect(github.calls).toEqual([]);
+    const error = result.runtime.annotations.find((a) => a.severity === 'error')?.message ?? '';
+    expect(error).toContain('failed (HTTP 407 from the proxy): the proxy (HTTP_PROXY) refused the credentials');
+    expect(JSON.stringify(result.runtime)).not.toContain('wr0ngPassw0rd');
+  } finally {
+    await strict.stop();
+  }
+});

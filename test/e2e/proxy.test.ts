@@ -63,6 +63,21 @@ describe('HTTP_PROXY', () => {
     expect(run.stdout + run.stderr).not.toContain(API_KEY);
   });
 
+  it('a proxy that is down: the error says the request went to the proxy, never its password', async () => {
+    proxy = await startTestProxy();
+    await proxy.stop();
+    const run = await plan({
+      HTTP_PROXY: `http://cortex:d0wn-s3cret@127.0.0.1:${proxy.port}`,
+      CORTEX_SYNC_TIMEOUT: '2',
+    });
+    expect(run.code).toBe(1);
+    expect(emulator.requests).toEqual([]);
+    expect(run.stderr).toContain(
+      `network error: through the proxy (HTTP_PROXY): connect ECONNREFUSED 127.0.0.1:${proxy.port}`,
+    );
+    expect(run.stdout + run.stderr).not.toContain('d0wn-s3cret');
+  });
+
   it('a proxy URL that does not parse is a configuration error naming the variable, not its value', async () => {
     const run = await plan({ HTTPS_PROXY: 'http://user:pa ss@[bad' });
     expect(run.code).toBe(1);
