@@ -30,8 +30,16 @@ export type EngineEvent =
       retryInMs?: number;
     }
   | { type: 'ratelimit.paused'; ms: number }
-  /** The client has waited this long for an answer (a slow or hung server): what for, and how long. */
-  | { type: 'request.waiting'; operation: string; method: string; host: string; waitedMs: number }
+  /** The client has waited this long for an answer (a slow or hung server): what for, how long, which attempt of how many. */
+  | {
+      type: 'request.waiting';
+      operation: string;
+      method: string;
+      host: string;
+      waitedMs: number;
+      attempt: number;
+      maxAttempts: number;
+    }
   /** A stage of `reconcile` ended (`core/outcome.ts` `STAGES`); `underLease`: run again once the apply lease was held. */
   | { type: 'stage.done'; stage: StageName; durationMs: number; underLease: boolean; ok: boolean }
   /** `status`: the run's outcome (`error` or `interrupted` when it threw); `reason`: why (`core/outcome.ts`). */
