@@ -115,11 +115,23 @@ export interface TypedBy<S, L> {
 }
 
 /**
- * A kind whose objects the API refuses to remove while objects of another kind still have them as
- * their type (archived ones too): a prune keeps them, saying why (`core/prune-holds.ts`).
+ * Objects of a kind that name an object of another kind which must outlive them (an Initiative and
+ * the scorecard it is about): while one names it, a prune keeps that object (`core/prune-holds.ts`).
  */
-export interface KeptWhileTyped {
-  /** What the API refuses, for the message: "Cortex refuses to delete an entity type that entities still have". */
+export interface Names<S, L> {
+  /** The kind of the named objects (`scorecard`). */
+  readonly kind: KindName;
+  /** The object it names, desired or live (an Initiative's `scorecardTag`). */
+  idOf(obj: DesiredObject<S> | LiveObject<L>): string | undefined;
+}
+
+/**
+ * A kind whose objects cannot be removed while objects of another kind hold them: have them as
+ * their type (`typedBy`, archived ones too; the API refuses) or name them (`names`; removing one
+ * would break those objects): a prune keeps them, saying why (`core/prune-holds.ts`).
+ */
+export interface KeptWhileHeld {
+  /** Why it is kept, for the message: "Cortex refuses to delete an entity type that entities still have". */
   refusal: string;
   /** How to free it, for the message: "delete them in Cortex, or give them another type". */
   remedy: string;
@@ -150,8 +162,10 @@ export interface KindModel<S = unknown, L = unknown> extends KindMeta {
   references(obj: DesiredObject<S>): ObjectReference[];
   /** Objects of this kind have a type that is an object of another kind (entities); other kinds leave it out. */
   readonly typedBy?: TypedBy<S, L>;
-  /** The API refuses to remove an object of this kind while objects still have it as their type. */
-  readonly keptWhileTyped?: KeptWhileTyped;
+  /** Objects of this kind name an object of another kind that must outlive them (an Initiative's scorecard). */
+  readonly names?: Names<S, L>;
+  /** An object of this kind is not removed while objects still have it as their type or name it. */
+  readonly keptWhileHeld?: KeptWhileHeld;
   /**
    * What of this desired object is reserved for cortex-sync's own records in the workspace, if
    * anything ("the tag `cortex-sync-lease-…`"): declaring it is an error and it is not planned.

@@ -90,6 +90,8 @@ export const initiativeModel: KindModel<InitiativeManifest, LiveInitiative> = {
   ownsFile: ownsFilesIn(LAYOUT_FOLDERS, YAML_FILE),
   parse,
   references,
+  // A prune keeps a scorecard while any Initiative names it, this source's or not (see the scorecard kind).
+  names: { kind: 'scorecard', idOf: (obj) => ('spec' in obj ? obj.spec.scorecardTag : obj.state.scorecardTag) },
   desiredState: (obj) => canonicalDesiredInitiative(obj.spec),
   liveState: (obj, desired) => canonicalLiveInitiative(obj.state, desired?.spec),
   pruneAction: 'delete',

@@ -63,6 +63,11 @@ export const scorecardModel: KindModel<ScorecardManifest, LiveScorecard> = {
   checkDesiredSet: checkInitiativesAgainstScorecards,
   desiredState: (obj) => canonicalDesiredScorecard(obj.spec),
   liveState: (obj, desired) => canonicalLiveScorecard(obj.state, desired?.spec),
+  keptWhileHeld: {
+    refusal:
+      'Initiatives that name a deleted scorecard are left naming nothing (Cortex refuses every later write of them, and the plans of the sources that declare them)',
+    remedy: 'delete those Initiatives, or point them at another scorecard',
+  },
   pruneAction: 'delete',
   toManifestFiles,
 };
