@@ -40,6 +40,12 @@ export interface ParseContext {
   now: number;
 }
 
+/** What a check against live state may know besides the two objects. */
+export interface LiveCheckContext {
+  /** The run's time (milliseconds since the epoch), when the planner was given it. */
+  now?: number;
+}
+
 /**
  * One file `export` writes: its path in the repository layout (relative, `/` separators, e.g.
  * `.cortex/teams/platform.yaml`), the one YAML document it holds (keys in a readable order), and
@@ -196,7 +202,7 @@ export interface KindModel<S = unknown, L = unknown> extends KindMeta {
    * Plan-time problems of a declared object given what is live (e.g. declaring an object the
    * API manages itself). Errors refuse the plan.
    */
-  checkAgainstLive?(obj: DesiredObject<S>, live: LiveObject<L> | undefined): Diagnostic[];
+  checkAgainstLive?(obj: DesiredObject<S>, live: LiveObject<L> | undefined, ctx: LiveCheckContext): Diagnostic[];
   /**
    * Problems across the whole declared set, offline and at plan (e.g. entities whose definition
    * breaks the schema of an entity type the repository declares). Errors refuse the plan.
