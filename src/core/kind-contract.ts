@@ -204,6 +204,12 @@ export interface KindModel<S = unknown, L = unknown> extends KindMeta {
    */
   checkAgainstLive?(obj: DesiredObject<S>, live: LiveObject<L> | undefined, ctx: LiveCheckContext): Diagnostic[];
   /**
+   * What an update writes from the live object rather than the manifest (fields the manifest
+   * leaves out that a whole-object write would otherwise reset), in words for the plan; shown as a
+   * reason of the update (and so in its digest). Undefined: nothing is kept.
+   */
+  keptOnWrite?(obj: DesiredObject<S>, live: LiveObject<L>): string | undefined;
+  /**
    * Problems across the whole declared set, offline and at plan (e.g. entities whose definition
    * breaks the schema of an entity type the repository declares). Errors refuse the plan.
    */

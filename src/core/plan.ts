@@ -303,6 +303,8 @@ function planDesired(
   }
   const unarchive = liveObj.archived === true;
   if (unarchive) reasons.unshift('archived live; the manifest is back');
+  const kept = diff.length > 0 ? handler.keptOnWrite?.(obj, liveObj) : undefined;
+  if (kept !== undefined) reasons.push(kept);
 
   // No field differs ⇔ the states are equal (`diffValues` compares them first).
   if (!adopt && !unarchive && diff.length === 0) {
