@@ -73,3 +73,17 @@ it('a removed draft and notifications are kept as live, shown in the plan, and w
   expect((live.rules as Record<string, unknown>[])[0]).toMatchObject({ weight: 3, title: 'Has git' });
   expect((await cli(['plan', '--dir', '.', '--detailed-exitcode'], { emulator, cwd: dir })).code).toBe(0);
 });
+
+it('a rule diff names a rule whose expression holds a backslash with each backslash escaped once, in text and Markdown', async () => {
+  const card = (weight: number): string =>
+    `tag: regex\nname: Regex\nrules:\n  - expression: 'custom("v").matches("\\\\d+\\\\.x")'\n    weight: ${weight}\n`;
+  await writeFiles(dir, { 'cortex-sync.yaml': 'sourceId: cards\n', '.cortex/scorecards/regex.yaml': card(1) });
+  expect((await cli(['apply', '--dir', '.'], { emulator, cwd: dir })).code).toBe(0);
+  await writeFiles(dir, { '.cortex/scorecards/regex.yaml': card(2) });
+  // The expression is `custom("v").matches("\\d+\\.x")`; as a JSON string key: `"custom(\"v\").matches(\"\\\\d+\\\\.x\")"`.
+  const key = String.raw`rules["custom(\"v\").matches(\"\\\\d+\\\\.x\")"].weight`;
+  const text = await cli(['plan', '--dir', '.'], { emulator, cwd: dir });
+  expect(text.stdout).toContain(`~ ${key}: 1 → 2`);
+  const markdown = await cli(['plan', '--dir', '.', '--output', 'markdown'], { emulator, cwd: dir });
+  expect(markdown.stdout).toContain(key);
+});

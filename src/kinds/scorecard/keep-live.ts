@@ -8,7 +8,6 @@
  * a rule weight "defaults to 1" with levels); the plan says what is kept (`keptOnWrite`).
  */
 import type { DesiredObject, JsonObject, JsonValue, LiveObject } from '../../core/model.js';
-import { printable } from '../../core/printable.js';
 import { statedIn } from './normalize.js';
 import type { LiveScorecard, ScorecardManifest } from './schema.js';
 import { scorecardManifestDocument } from './to-manifest.js';
@@ -27,7 +26,8 @@ const SETTING_GROUPS = ['notifications', 'exemptions', 'evaluation'] as const;
 const asObject = (value: JsonValue | undefined): JsonObject | undefined =>
   value !== null && typeof value === 'object' && !Array.isArray(value) ? value : undefined;
 
-const shown = (value: JsonValue): string => printable(JSON.stringify(value));
+/** A value as the plan's reason shows it: the renderers escape it (once) where printed. */
+const shown = (value: JsonValue): string => (typeof value === 'string' ? `"${value}"` : JSON.stringify(value));
 
 /** `spec` with every server-filled field it leaves out taken from `live`, and what was taken. */
 export const withLiveKept = (spec: ScorecardManifest, live: LiveScorecard): Kept => {
