@@ -207,8 +207,15 @@ export const acquireLease = async (
       pending: read.lease?.pending ?? [],
     };
     server.observe(await store.write(client, claim));
-    await clock.sleep(settings.settleMs, signal);
-    const confirmed = await store.read(client, sourceId);
+    let confirmed: Awaited<ReturnType<LeaseStore['read']>>;
+    try {
+      await clock.sleep(settings.settleMs, signal);
+      confirmed = await store.read(client, sourceId);
+    } catch (error) {
+      // Stopped (or the read failed) between the claim and its confirmation: the claim is given back.
+      await giveBack(client, store, claim).catch(() => {});
+      throw error;
+    }
     server.observe(confirmed.date);
     if (confirmed.lease?.holder === settings.holder) {
       record = { ...claim, pending: confirmed.lease.pending };
@@ -221,6 +228,13 @@ export const acquireLease = async (
   if (taken !== undefined || toldAt !== undefined)
     events.emit({ type: 'lease.taken', sourceId, waitedMs, ...(taken ? { from: taken } : {}) });
   return holdLease({ ...ctx, signal: hold }, record, settings, server, store);
+};
+
+/** Releases a claim that may be in place (a run stopped while taking the lease), unless another holder's is there now. */
+const giveBack = async (client: ApiClient, store: LeaseStore, claim: LeaseRecord): Promise<void> => {
+  const read = await store.read(client, claim.source);
+  if (read.lease?.holder !== claim.holder) return;
+  await store.write(client, { ...read.lease, expiresAt: 0 });
 };
 
 const holdLease = (
