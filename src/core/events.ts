@@ -51,11 +51,13 @@ export type EngineEvent =
       waitedMs: number;
       waitLimitMs: number;
     }
-  /** This apply took the lease after waiting or from another holder: why it was free. */
+  /** This apply took the lease after waiting, or from a holder that is gone or was broken: why it was free. */
   | {
       type: 'lease.taken';
       sourceId: string;
       waitedMs: number;
+      /** Whether it waited for another holder (false: free at the first look, taken over from a gone or broken one). */
+      waited?: boolean;
       from?: {
         holder: string;
         since?: number;

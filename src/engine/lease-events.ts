@@ -40,19 +40,20 @@ export const leaseEventLine = (event: EngineEvent): string | undefined => {
     case 'lease.taken': {
       const source = `\`${printable(event.sourceId)}\``;
       const from = event.from;
-      if (from === undefined) return `Took the apply lease of source ${source} after ${seconds(event.waitedMs)}.`;
+      const after = event.waited === false ? '' : ` after ${seconds(event.waitedMs)}`;
+      if (from === undefined) return `Took the apply lease of source ${source}${after}.`;
       const who = heldBy(from.holder, from.since);
       switch (from.why) {
         case 'broken':
           return `Broke the apply lease of source ${source} held by ${who}${from.until !== undefined ? `, until ${formatLeaseTime(from.until)}` : ''} (--break-lease).`;
         case 'released':
-          return `Took the apply lease of source ${source} after ${seconds(event.waitedMs)}: ${who} released it.`;
+          return `Took the apply lease of source ${source}${after}: ${who} released it.`;
         case 'expired':
-          return `Took the apply lease of source ${source} after ${seconds(event.waitedMs)}: the lease of ${who} expired by the server's clock.`;
+          return `Took the apply lease of source ${source}${after}: the lease of ${who} expired by the server's clock.`;
         case 'unreadable':
-          return `Took the apply lease of source ${source} after ${seconds(event.waitedMs)}: its record could not be read and did not change for a lease's length.`;
+          return `Took the apply lease of source ${source}${after}: its record could not be read and did not change for a lease's length.`;
         default:
-          return `Took the apply lease of source ${source} after ${seconds(event.waitedMs)}: the lease of ${who} was not renewed for a lease's length (its holder is gone, whatever its clock says).`;
+          return `Took the apply lease of source ${source}${after}: the lease of ${who} was not renewed for a lease's length (its holder is gone, whatever its clock says).`;
       }
     }
     case 'lease.lost':

@@ -225,8 +225,10 @@ export const acquireLease = async (
       throw new LeaseHeldError(confirmed.seen?.holder ?? '?', confirmed.seen?.expiresAt ?? NaN, mono() - started);
   }
   const waitedMs = mono() - started;
-  if (taken !== undefined || toldAt !== undefined)
-    events.emit({ type: 'lease.taken', sourceId, waitedMs, ...(taken ? { from: taken } : {}) });
+  // Taking a lease the last apply released is the usual case, not contention: nothing to say.
+  const waited = toldAt !== undefined;
+  if (waited || (taken !== undefined && taken.why !== 'released'))
+    events.emit({ type: 'lease.taken', sourceId, waitedMs, waited, ...(taken ? { from: taken } : {}) });
   return holdLease({ ...ctx, signal: hold }, record, settings, server, store);
 };
 

@@ -90,3 +90,33 @@ describe('the apply lease', () => {
     await next.release();
   });
 });
+
+describe('what an apply says about the lease', () => {
+  it('an apply that found the lease released by the previous one says nothing about taking it', async () => {
+    const first = await cli(['apply', '--dir', '.'], { cwd: dir, emulator });
+    expect(first.code, first.stderr).toBe(0);
+    await writeFiles(dir, { '.cortex/initiatives/readiness.yaml': INITIATIVE.replace('2030-12-31', '2031-06-30') });
+    const second = await cli(['apply', '--dir', '.'], { cwd: dir, emulator });
+    expect(second.code, second.stderr).toBe(0);
+    expect(second.stderr).not.toMatch(/apply lease/);
+  });
+
+  it('an apply that waited for another holder says whose lease it took and after how long', async () => {
+    const client = createApiClient({ baseUrl: emulator.url, apiKey: API_KEY, maxAttempts: 1 });
+    const held = await acquireLease({ client, clock: systemClock, signal: new AbortController().signal }, SOURCE, {
+      ...DEFAULT_LEASE_SETTINGS,
+      holder: 'ci-runner-7 run deadbeef',
+      settleMs: 10,
+    });
+    const from = emulator.requests.length;
+    const run = cli(['apply', '--dir', '.'], { cwd: dir, emulator });
+    while (!emulator.requests.slice(from).some((r) => r.method === 'GET' && r.path.includes('cortex-sync-lease-')))
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    await held.release();
+    const done = await run;
+    expect(done.code, done.stderr).toBe(0);
+    expect(done.stderr).toMatch(
+      /Took the apply lease of source `github.com\/acme\/catalog` after \d+ s: ci-runner-7 run deadbeef .*released it/,
+    );
+  });
+});
