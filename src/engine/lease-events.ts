@@ -32,10 +32,14 @@ export const leaseEventLine = (event: EngineEvent): string | undefined => {
             ? `, until ${formatLeaseTime(event.until)}`
             : `, claiming until ${formatLeaseTime(event.until)} (not believed: free once not renewed for a lease's length)`;
       const waited = `waited ${seconds(event.waitedMs)} of ${seconds(event.waitLimitMs)}`;
+      const source = `\`${printable(event.sourceId)}\``;
+      if (event.reservedFor !== undefined)
+        return `Waiting for the apply lease of source ${source}: let go for ${name(event.reservedFor)}, which waited for it first; ${waited}.`;
+      const how = event.idle === true ? 'kept idle by a watcher, asked to let it go; ' : '';
       // The first line says everything; the next ones (at least every 10 s) who still holds it.
       return event.waitedMs < 1000
-        ? `Waiting for the apply lease of source \`${printable(event.sourceId)}\`: held by ${heldBy(event.holder, event.since)}${until}; ${waited}.`
-        : `Still waiting for the apply lease of source \`${printable(event.sourceId)}\` (held by ${name(event.holder)}); ${waited}.`;
+        ? `Waiting for the apply lease of source ${source}: ${how}held by ${heldBy(event.holder, event.since)}${until}; ${waited}.`
+        : `Still waiting for the apply lease of source ${source} (${how}held by ${name(event.holder)}); ${waited}.`;
     }
     case 'lease.taken': {
       const source = `\`${printable(event.sourceId)}\``;
@@ -56,6 +60,8 @@ export const leaseEventLine = (event: EngineEvent): string | undefined => {
           return `Took the apply lease of source ${source}${after}: the lease of ${who} was not renewed for a lease's length (its holder is gone, whatever its clock says).`;
       }
     }
+    case 'lease.handed':
+      return `Let the apply lease of source \`${printable(event.sourceId)}\` go, kept since the last run: ${name(event.to)} waits for it; the next run waits its turn.`;
     case 'lease.lost':
       return `The apply lease of source \`${printable(event.sourceId)}\` was taken by ${name(event.holder)} (--break-lease): no further change of this apply starts.`;
     default:

@@ -95,7 +95,7 @@ const leaseDescriptor = (lease: Record<string, unknown>): string =>
   });
 
 describe('judgeLease (pure)', () => {
-  const base = { me: 'me', ttlMs: 60_000 };
+  const base = { me: 'me', ttlMs: 60_000, handoffMs: 10_000 };
   const seen = (expiresAt: number, holder = 'other') => ({ holder, expiresAt, fingerprint: `${holder}${expiresAt}` });
 
   it('judges expiry by the server, never by the waiter: a waiter 120 s ahead still sees the lease held', () => {
