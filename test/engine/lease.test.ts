@@ -9,7 +9,7 @@ import { createApiClient } from '../../src/api/client.js';
 import type { RunningEmulator } from '../../src/emulator/server.js';
 import { startEmulator } from '../../src/emulator/server.js';
 import { systemClock } from '../../src/engine/context.js';
-import { acquireLease, DEFAULT_LEASE_SETTINGS, LeaseHeldError, readLease } from '../../src/engine/lease.js';
+import { acquireLease, DEFAULT_LEASE_SETTINGS, LeaseHeldError, readLease, writeLease } from '../../src/engine/lease.js';
 import { API_KEY, cli, removeDir, tempDir, writeFiles } from '../cli/run.js';
 
 const SOURCE = 'github.com/acme/catalog';
@@ -118,5 +118,23 @@ describe('what an apply says about the lease', () => {
     expect(done.stderr).toMatch(
       /Took the apply lease of source `github.com\/acme\/catalog` after \d+ s: ci-runner-7 run deadbeef .*released it/,
     );
+  });
+
+  it('a lease let go for another waiting apply is not taken from it: the wait that runs out says whose it is', async () => {
+    const client = createApiClient({ baseUrl: emulator.url, apiKey: API_KEY, maxAttempts: 1 });
+    const ctx = { client, clock: systemClock, signal: new AbortController().signal };
+    const settings = { ...DEFAULT_LEASE_SETTINGS, settleMs: 10, pollMs: 100 };
+    await (await acquireLease(ctx, SOURCE, { ...settings, holder: 'watcher run 11111111' })).release();
+    const released = await readLease(client, SOURCE);
+    await writeLease(client, { ...released!, waiting: [{ holder: 'ci run 22222222', since: Date.now() }] });
+    const taking = acquireLease(ctx, SOURCE, { ...settings, holder: 'me run 33333333', waitMs: 200 });
+    await expect(taking).rejects.toThrow(
+      /^the apply lease of this source was let go for another apply that waited for it first \(ci run 22222222\); waited 0 s\. Try again when it has finished$/,
+    );
+    // The waiter it was let go for takes it at once.
+    const waiter = await acquireLease(ctx, SOURCE, { ...settings, holder: 'ci run 22222222', waitMs: 0 });
+    expect((await readLease(client, SOURCE))?.holder).toBe('ci run 22222222');
+    await waiter.release();
+    await client.close();
   });
 });

@@ -10,7 +10,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/client.js';
 import { generateRepository } from '../../src/bench/generate.js';
 import { resolveConfig } from '../../src/engine/config.js';
-import { readLease } from '../../src/engine/lease.js';
+import { readLease, writeLease } from '../../src/engine/lease.js';
+import { runCli } from '../../src/cli/main.js';
+import { PassThrough } from 'node:stream';
 import { createLogger } from '../../src/watch/log.js';
 import type { Source } from '../../src/watch/source.js';
 import { type RunningWatcher, startWatcher } from '../../src/watch/watcher.js';
@@ -127,4 +129,111 @@ describe('a waiting apply wins over a kept lease', () => {
     await settled(w, before + 1);
     expect(entityTitle(emulator, 'svc-00001')).toBe('Service one, after the CLI');
   }, 180_000);
+
+  /** Starts the watcher, applies once, and resolves once it keeps the lease idle. */
+  const idleWatcher = async (): Promise<RunningWatcher> => {
+    const w = await startIt();
+    await settled(w, 1);
+    const api = createApiClient({ baseUrl: emulator.url, apiKey: API_KEY, maxAttempts: 1 });
+    try {
+      while ((await readLease(api, SOURCE))?.idle !== true) await new Promise((r) => setTimeout(r, 50));
+    } finally {
+      await api.close();
+    }
+    return w;
+  };
+
+  const cloneWithChange = async (name: string, i: number, title: string): Promise<string> => {
+    const clone = join(root, name);
+    await cp(dir, clone, { recursive: true });
+    await retitle(clone, i, title);
+    return clone;
+  };
+
+  it('a waiter with a lease wait of 0 beside an idle watcher: fails at once saying so, and asks nothing of it', async () => {
+    await idleWatcher();
+    const clone = await cloneWithChange('clone', 20, 'Service twenty, impatient');
+    const from = emulator.requests.length;
+    const run = await cli(['apply', '--dir', '.', '--auto-approve'], {
+      cwd: clone,
+      env: { ...env(), CORTEX_SYNC_LEASE_WAIT: '0' },
+    });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/the apply lease of this source is kept idle by a watcher between its runs \(held by /);
+    expect(run.stderr).toMatch(/--break-lease/);
+    expect(run.stderr).not.toMatch(/another apply of this source is running/);
+    // No mark left behind: it did not wait.
+    expect(emulator.requests.slice(from).filter((r) => r.method !== 'GET')).toEqual([]);
+  });
+
+  it('two waiters at once beside an idle watcher: both are done', async () => {
+    await idleWatcher();
+    const a = await cloneWithChange('clone-a', 20, 'Service twenty, from A');
+    const b = await cloneWithChange('clone-b', 21, 'Service twenty-one, from B');
+    const runs = await Promise.all(
+      [a, b].map((cwd) =>
+        cli(['apply', '--dir', '.', '--auto-approve'], { cwd, env: { ...env(), CORTEX_SYNC_LEASE_WAIT: '60' } }),
+      ),
+    );
+    for (const run of runs) expect(run.code, run.stderr).toBe(0);
+    // Each clone knows only its own change: whichever applied last put the other's title back.
+    expect([
+      entityTitle(emulator, 'svc-00020') === 'Service twenty, from A',
+      entityTitle(emulator, 'svc-00021') === 'Service twenty-one, from B',
+    ]).toContain(true);
+  }, 180_000);
+
+  it('a waiter killed -9 leaves its mark: the watcher lets the lease go once, then takes it again and applies', async () => {
+    const w = await idleWatcher();
+    const api = createApiClient({ baseUrl: emulator.url, apiKey: API_KEY, maxAttempts: 1 });
+    try {
+      const kept = await readLease(api, SOURCE);
+      await writeLease(api, { ...kept!, waiting: [{ holder: 'gone run 0badf00d', since: Date.now() }] });
+      // The watcher sees the mark at its next look and lets the lease go, naming the waiter.
+      while ((await readLease(api, SOURCE))?.expiresAt !== 0) await new Promise((r) => setTimeout(r, 50));
+      expect(logged.some((l) => typeof l.msg === 'string' && l.msg.includes('gone run 0badf00d waits for it'))).toBe(
+        true,
+      );
+    } finally {
+      await api.close();
+    }
+    await retitle(dir, 2, 'Service two, after the ghost');
+    const before = w.history.runs().length;
+    w.runner.trigger('file-change');
+    await settled(w, before + 1);
+    expect(w.history.last()).toMatchObject({ result: 'applied' });
+    expect(entityTitle(emulator, 'svc-00002')).toBe('Service two, after the ghost');
+  }, 120_000);
+
+  it('a waiter whose clock is two hours ahead of the watcher’s still gets the lease', async () => {
+    await idleWatcher();
+    const clone = await cloneWithChange('clone', 20, 'Service twenty, from the future');
+    const out = new PassThrough();
+    const err = new PassThrough();
+    let stderr = '';
+    err.on('data', (c: Buffer) => (stderr += c.toString('utf8')));
+    out.resume();
+    const ahead = 2 * 3600_000;
+    const code = await runCli(['apply', '--dir', '.', '--auto-approve'], {
+      stdout: out,
+      stderr: err,
+      env: { NO_COLOR: '1', ...env(), CORTEX_SYNC_LEASE_WAIT: '40' },
+      cwd: clone,
+      clock: {
+        now: () => Date.now() + ahead,
+        monotonic: () => performance.now(),
+        sleep: (ms, signal) =>
+          new Promise((resolve, reject) => {
+            const t = setTimeout(resolve, ms);
+            signal?.addEventListener('abort', () => {
+              clearTimeout(t);
+              reject(signal.reason instanceof Error ? signal.reason : new Error('aborted'));
+            });
+          }),
+      },
+    });
+    expect(code, stderr).toBe(0);
+    expect(stderr).toMatch(/kept idle by a watcher/);
+    expect(entityTitle(emulator, 'svc-00020')).toBe('Service twenty, from the future');
+  }, 120_000);
 });
