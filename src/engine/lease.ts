@@ -111,6 +111,9 @@ export class LeaseHeldError extends CortexSyncError {
   }
 }
 
+/** A holder name as a message shows it: anyone can write one into the record. */
+const shortName = (name: string): string => (name.length <= 120 ? name : `${name.slice(0, 120)}…`);
+
 const leaseHeldMessage = (
   holder: string,
   expiresAt: number,
@@ -118,9 +121,9 @@ const leaseHeldMessage = (
   since: number | undefined,
   how: HeldHow,
 ) => {
-  const held = `held by ${holder}${since !== undefined ? ` since ${formatLeaseTime(since)}` : ''}`;
+  const held = `held by ${shortName(holder)}${since !== undefined ? ` since ${formatLeaseTime(since)}` : ''}`;
   if (how.reservedFor !== undefined)
-    return `the apply lease of this source was let go for another apply that waited for it first (${how.reservedFor}); waited ${waited} s. Try again when it has finished`;
+    return `the apply lease of this source was let go for another apply that waited for it first (${shortName(how.reservedFor)}); waited ${waited} s. Try again when it has finished`;
   if (how.idle === true)
     return `the apply lease of this source is kept idle by a watcher between its runs (${held}, lease until ${formatLeaseTime(expiresAt)}); it was asked to let it go and did not within the ${waited} s wait. An idle watcher writes nothing and checks the lease before its next write, so the operator can pass --break-lease; or try again with a longer lease wait`;
   return `another apply of this source is running (${held}, lease until ${formatLeaseTime(expiresAt)}); waited ${waited} s. Try again when it has finished; if you know it is gone, the operator can pass --break-lease`;
@@ -338,7 +341,7 @@ const holdLease = (
     if (holder === undefined || holder === settings.holder) {
       // The applies that asked for it are kept in what this holder writes next.
       const { waiting: _gone, ...rest } = record;
-      const waiting = read.lease?.waiting;
+      const waiting = read.lease?.waiting?.slice(-MAX_WAITERS);
       record = waiting?.length ? { ...rest, waiting } : rest;
       return true;
     }
