@@ -125,7 +125,7 @@ const leaseHeldMessage = (
   if (how.reservedFor !== undefined)
     return `the apply lease of this source was let go for another apply that waited for it first (${shortName(how.reservedFor)}); waited ${waited} s. Try again when it has finished`;
   if (how.idle === true)
-    return `the apply lease of this source is kept idle by a watcher between its runs (${held}, lease until ${formatLeaseTime(expiresAt)}); it was asked to let it go and did not within the ${waited} s wait. An idle watcher writes nothing and checks the lease before its next write, so the operator can pass --break-lease; or try again with a longer lease wait`;
+    return `the apply lease of this source is kept idle by a watcher between its runs (${held}, lease until ${formatLeaseTime(expiresAt)}); a watcher lets it go within seconds of an apply asking for it, and this apply waited ${waited} s. Try again with a longer lease wait (CORTEX_SYNC_LEASE_WAIT, or leaseWaitSeconds in cortex-sync.yaml); a watcher that is gone stops renewing it, and it frees itself`;
   return `another apply of this source is running (${held}, lease until ${formatLeaseTime(expiresAt)}); waited ${waited} s. Try again when it has finished; if you know it is gone, the operator can pass --break-lease`;
 };
 

@@ -160,7 +160,8 @@ describe('a waiting apply wins over a kept lease', () => {
     });
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/the apply lease of this source is kept idle by a watcher between its runs \(held by /);
-    expect(run.stderr).toMatch(/--break-lease/);
+    expect(run.stderr).toMatch(/Try again with a longer lease wait \(CORTEX_SYNC_LEASE_WAIT/);
+    expect(run.stderr).not.toMatch(/--break-lease/);
     expect(run.stderr).not.toMatch(/another apply of this source is running/);
     // No mark left behind: it did not wait.
     expect(emulator.requests.slice(from).filter((r) => r.method !== 'GET')).toEqual([]);
