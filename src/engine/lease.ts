@@ -228,9 +228,12 @@ export const acquireLease = async (
       };
       if (waited >= settings.waitMs)
         throw new LeaseHeldError(seen?.holder ?? '?', seen?.expiresAt ?? NaN, waited, seen?.since, how);
-      // A holder that only keeps the lease idle lets it go for an apply that says it waits.
-      if (how.idle === true && read.lease !== undefined && !(seen?.waiting ?? []).includes(settings.holder))
-        server.observe(await store.write(client, askedToLetGo(read.lease, settings.holder, server.now())));
+      // A holder that only keeps the lease idle lets it go for an apply that says it waits (a
+      // write that fails is tried again at the next look: the ask is advice, the wait goes on).
+      if (how.idle === true && read.lease !== undefined && !(seen?.waiting ?? []).includes(settings.holder)) {
+        const asked = askedToLetGo(read.lease, settings.holder, server.now());
+        server.observe(await store.write(client, asked).catch(() => undefined));
+      }
       // Looked again a little early, so that the line (after the read) is never later than promised.
       const tellAfter = settings.tellEveryMs - Math.min(TELL_MARGIN_MS, settings.tellEveryMs / 10);
       if (toldAt === undefined || now - toldAt >= tellAfter) {

@@ -137,4 +137,27 @@ describe('what an apply says about the lease', () => {
     await waiter.release();
     await client.close();
   });
+
+  it('a waiter whose ask cannot be written (the API refuses it) keeps waiting, and says the lease is kept idle', async () => {
+    const client = createApiClient({ baseUrl: emulator.url, apiKey: API_KEY, maxAttempts: 1 });
+    const ctx = { client, clock: systemClock, signal: new AbortController().signal };
+    const settings = { ...DEFAULT_LEASE_SETTINGS, settleMs: 10, pollMs: 100 };
+    const kept = await acquireLease(ctx, SOURCE, { ...settings, holder: 'watcher run 44444444' });
+    await kept.setIdle(true);
+    const refusing: typeof client = {
+      ...client,
+      request: (req) =>
+        req.method === 'POST'
+          ? Promise.reject(new Error(`${req.operation}: 503 Service Unavailable`))
+          : client.request(req),
+    };
+    const waiting = acquireLease({ ...ctx, client: refusing }, SOURCE, {
+      ...settings,
+      holder: 'cli run 55555555',
+      waitMs: 500,
+    });
+    await expect(waiting).rejects.toThrow(/kept idle by a watcher between its runs \(held by watcher run 44444444/);
+    await kept.release();
+    await client.close();
+  });
 });
