@@ -43,5 +43,5 @@ What the API key must be allowed to do:
 
 Outputs: plan and apply print the plan on stdout (--output text, json or markdown) and
 diagnostics and progress on stderr. Exit codes: 0 ok, 1 error or refused, 2 changes
-(plan --detailed-exitcode), 130/143 stopped by SIGINT/SIGTERM.
+(plan --detailed-exitcode), 130/143/129 stopped by SIGINT/SIGTERM/SIGHUP.
 `;
