@@ -216,6 +216,9 @@ export const INTEGRATION_KEYS = [
   'x-cortex-wiz',
 ] as const;
 
+/** The other spelling of `x-cortex-link` (see the schema): known, so never a typo, but not kept. */
+export const LINKS_SPELLING = 'x-cortex-links';
+
 /** `key:` with nothing after it is YAML null; treat it as "not set". */
 const optional = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
 
@@ -234,6 +237,12 @@ export const entityInfoSchema = z.looseObject({
   'x-cortex-service-groups': optional(z.union([z.array(nonEmpty), nonEmpty.transform((group) => [group])])),
   'x-cortex-owners': optional(z.array(owner)),
   'x-cortex-link': optional(z.array(link)),
+  /**
+   * Not a typo of `x-cortex-link`, and not compared either: the vendor's OpenAPI names the field
+   * `x-cortex-links` and the vendor's own CLI test data writes it (with links that have no `url`),
+   * while its documentation and the API keep `x-cortex-link`. Passed as written, with a warning.
+   */
+  [LINKS_SPELLING]: z.json().optional(),
   'x-cortex-custom-metadata': optional(jsonMap),
   'x-cortex-dependency': optional(z.array(dependency)),
   'x-cortex-parents': optional(tagReferences),
@@ -265,8 +274,8 @@ export type EntityDescriptor = z.infer<typeof entityDescriptorSchema>;
 export type EntityInfo = z.infer<typeof entityInfoSchema>;
 
 /** Every `x-cortex-*` key the schema knows (anything else is an unknown key the API drops). */
-export const KNOWN_CORTEX_KEYS: readonly string[] = Object.keys(entityInfoSchema.shape).filter((key) =>
-  key.startsWith('x-cortex-'),
+export const KNOWN_CORTEX_KEYS: readonly string[] = Object.keys(entityInfoSchema.shape).filter(
+  (key) => key.startsWith('x-cortex-') && key !== LINKS_SPELLING,
 );
 
 /** A value the API accepts but that is probably not what its author meant: where, and why. */
