@@ -9,6 +9,7 @@
  */
 import { z } from 'zod';
 import { MAPPINGS_KEY, MAPPINGS_KEY_DOCS } from '../../core/webhook-routing.js';
+import { excerpt } from '../../source/excerpt.js';
 
 export { BUILT_IN_ENTITY_TYPES } from '../shared/built-in-entity-types.js';
 
@@ -18,9 +19,23 @@ export { BUILT_IN_ENTITY_TYPES } from '../shared/built-in-entity-types.js';
  * `@scope/name`, `UPPER` random ids, `_` and `.`, so those stay allowed.
  */
 export const TAG_TEMPLATE = /\{\{|\}\}|\$\{|^\$|[<>]/;
+
+/**
+ * The longest tag accepted. Cortex documents no limit (neither its docs nor its OpenAPI give one),
+ * so this is a generous guard, not the API's value: the corpus's longest tag is far shorter, and a
+ * tag of thousands of characters is a pasted mistake that would fill every message naming it.
+ */
+export const MAX_TAG_LENGTH = 256;
+
 const tag = z
   .string()
   .min(1, { error: 'must not be empty' })
+  .max(MAX_TAG_LENGTH, {
+    error: (issue) => {
+      const input = typeof issue.input === 'string' ? issue.input : '';
+      return `is ${input.length.toLocaleString('en-US')} characters long, over the ${MAX_TAG_LENGTH} a tag may have ('${excerpt(input)}')`;
+    },
+  })
   .refine((value) => value.trim() === value, { error: 'must not start or end with whitespace' })
   // eslint-disable-next-line no-control-regex -- rejecting control characters is the point
   .refine((value) => !/[\u0000-\u001f\u007f]/.test(value), { error: 'must not contain control characters' })
