@@ -42,6 +42,9 @@ afterEach(async () => {
 const warned = (tag: string, title = tag): string => `${serviceYaml(tag, title)}  x-cortex-description: dropped\n`;
 const WARNING = /cortex\.yaml:6:3: info\.x-cortex-description: unknown Cortex key; the API silently drops it/;
 
+/** Git runs on a loaded machine: waits are for conditions, generous. */
+const LOADED = 60_000;
+
 const warningLines = (w: RunningWatch) => w.logs().filter((l) => l.msg === 'manifest warning');
 
 describe('the watcher logs each warning once per revision', () => {
@@ -52,9 +55,12 @@ describe('the watcher logs each warning once per revision', () => {
       { repo: remote.url, branch: 'main', interval: 100, healInterval: 200 },
       { emulator, cwd: root },
     );
-    await watch.waitForRun((r) => r.revision === first && r.result === 'applied');
+    await watch.waitForRun((r) => r.revision === first && r.result === 'applied', LOADED);
     // Two heal runs of the same revision after the first run.
-    await watch.waitForRun((r) => r.revision === first && r.trigger === 'heal' && Number(r.runId.slice(4)) >= 3);
+    await watch.waitForRun(
+      (r) => r.revision === first && r.trigger === 'heal' && Number(r.runId.slice(4)) >= 3,
+      LOADED,
+    );
     const once = warningLines(watch).filter((l) => l.revision === first);
     expect(once).toHaveLength(1);
     expect(once[0]).toMatchObject({ level: 'warn', revision: first });
@@ -62,16 +68,16 @@ describe('the watcher logs each warning once per revision', () => {
 
     // The pull request moves the file: the same warning, another file, another revision.
     const second = await remote.push({ 'svc/cortex.yaml': null, 'moved/cortex.yaml': warned('warned-svc') });
-    await watch.waitForRun((r) => r.revision === second);
+    await watch.waitForRun((r) => r.revision === second, LOADED);
     const again = warningLines(watch).filter((l) => l.revision === second);
     expect(again).toHaveLength(1);
     expect(String(again[0]?.warning)).toMatch(new RegExp(`^moved/${WARNING.source}`));
 
     // A revision that changes something else brings the same warning back: it is logged for it.
     const third = await remote.push({ 'other/cortex.yaml': serviceYaml('other-svc') });
-    await watch.waitForRun((r) => r.revision === third && r.result === 'applied');
+    await watch.waitForRun((r) => r.revision === third && r.result === 'applied', LOADED);
     expect(warningLines(watch).filter((l) => l.revision === third)).toHaveLength(1);
-  });
+  }, 180_000);
 });
 
 describe('each run names what it changed', () => {
