@@ -25,6 +25,7 @@ false included: cortex-sync.yaml proposes, the operator decides):
                           (default: GITHUB_REPOSITORY or the git remote, else the manifest root's path)
   CORTEX_SYNC_LEASE_WAIT  seconds an apply waits for another apply of the same source (default 120)
   CORTEX_SYNC_TIMEOUT     seconds one request waits for an answer before it is retried or fails (default 30)
+  CORTEX_SYNC_STRICT      true/false: every warning is an error (default false); --strict / --no-strict
   NO_COLOR                no colour even on a terminal
 
 What the API key must be allowed to do:
