@@ -33,7 +33,7 @@ export const realEngine = (signal: AbortSignal, events: EventSink): Engine => {
     }
   };
   return {
-    validate: (config) => validateManifests(config.dir, { signal }),
+    validate: (config) => validateManifests(config.dir, { signal }, undefined, { strict: config.strict === true }),
     plan: (config) => withContext(config, (ctx) => reconcile({ config, mode: 'plan' }, ctx)),
     apply: (config, planLog, approve) =>
       withContext(config, (ctx) =>

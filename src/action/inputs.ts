@@ -27,6 +27,8 @@ export interface ActionInputs {
   allowTakeover: boolean;
   /** The login whose plan comment counts on merge; empty: the identity of `github-token`. */
   planCommentAuthor: string;
+  /** Every warning is an error; undefined when not given (`strict` in cortex-sync.yaml, then false). */
+  strict?: boolean;
 }
 
 export class InputError extends Error {
@@ -71,4 +73,5 @@ export const readInputs = (get: (name: string) => string): ActionInputs => ({
   forceEntityTypeSchema: bool('force-entity-type-schema', get('force-entity-type-schema'), false),
   allowTakeover: bool('allow-takeover', get('allow-takeover'), false),
   planCommentAuthor: login('plan-comment-author', get('plan-comment-author')),
+  ...(get('strict') !== '' ? { strict: bool('strict', get('strict'), false) } : {}),
 });

@@ -61,6 +61,8 @@ export const runAction = async (deps: ActionDeps): Promise<number> => {
           allowMassDelete: inputs.allowMassDelete,
           forceEntityTypeSchema: inputs.forceEntityTypeSchema,
           allowTakeover: inputs.allowTakeover,
+          // Said only when given: strictness only tightens, so cortex-sync.yaml may also turn it on.
+          ...(inputs.strict !== undefined ? { strict: inputs.strict } : {}),
         },
         // The plan's header names these as Action inputs.
         from: 'input',

@@ -40,8 +40,12 @@ export interface EmulatorFlags {
 }
 
 const dirOption = () => new Option('--dir <dir>', 'manifest root (default: the current directory)');
-const sharedSyncOptions = (cmd: Command) =>
+const strictOptions = (cmd: Command) =>
   cmd
+    .option('--strict', 'every warning is an error (env CORTEX_SYNC_STRICT; strict: true in cortex-sync.yaml)')
+    .option('--no-strict', 'warnings stay warnings, whatever cortex-sync.yaml or CORTEX_SYNC_STRICT says');
+const sharedSyncOptions = (cmd: Command) =>
+  strictOptions(cmd)
     .addOption(dirOption())
     .option('--prune', 'remove objects this repository manages whose manifests are gone')
     .option('--no-prune', 'never prune in this run, whatever cortex-sync.yaml or CORTEX_SYNC_PRUNE says')
@@ -51,7 +55,7 @@ const sharedSyncOptions = (cmd: Command) =>
     .option('--base-url <url>', 'API base address (env CORTEX_BASE_URL)');
 
 export const defineValidate = (command: Command, session: CliSession): void => {
-  command
+  strictOptions(command)
     .addOption(dirOption())
     .addOption(new Option('--output <format>', 'output format').choices(['text', 'json']).default('text'))
     .action(async (o: CommonOptions) => {

@@ -30,6 +30,7 @@ false included: cortex-sync.yaml proposes, the operator decides):
                           back to HTTP_PROXY; lower-case names win. A loopback API skips a proxy
                           that is not on loopback
   NO_PROXY                hosts sent past the proxy, comma-separated: host, host:port, .domain, *
+  CORTEX_SYNC_STRICT      true/false: every warning is an error (default false); --strict / --no-strict
   NO_COLOR                no colour even on a terminal
 
 What the API key must be allowed to do:

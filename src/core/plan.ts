@@ -27,7 +27,7 @@ import { orderChanges } from './order.js';
 import { countOf } from './plural.js';
 import { printable } from './printable.js';
 import { collectEdges, firstAnyway } from './plan-edges.js';
-import { withoutHeldTypes } from './prune-holds.js';
+import { withoutCaseTwins, withoutHeldTypes } from './prune-holds.js';
 import { reservedObjectProblem } from './reserved.js';
 import { bindingDiagnostics, removalsAllowed, type SourceBinding } from './source-binding.js';
 
@@ -378,7 +378,8 @@ function planPrunes(
     });
   }
   // Without --prune this is what a prune would do: the objects it would keep are not leftovers.
-  const prunes = withoutHeldTypes(candidates, desired, live, handlerOf, options.prune ? diagnostics : []);
+  const untwinned = withoutCaseTwins(candidates, desired, handlerOf, diagnostics);
+  const prunes = withoutHeldTypes(untwinned, desired, live, handlerOf, options.prune ? diagnostics : []);
   const removable = new Set(prunes.map((p) => objectKey(p.kind, p.id)));
   held.push(...candidates.map((c) => objectKey(c.kind, c.id)).filter((key) => !removable.has(key)));
   if (!options.prune || prunes.length === 0) return [];

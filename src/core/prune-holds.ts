@@ -126,3 +126,40 @@ const describeHolders = (held: Holders): string => {
     return `${countOf(total, held.title)} ${verb} it: ${named(held.active)}`;
   return `${countOf(total, held.title)} ${verb} it (${parts.join('; ')})`;
 };
+
+/**
+ * The prunes without an object whose id a desired object of its kind now spells in another letter
+ * case (`payments` → `Payments`): the API may treat the two as one object, so removing the old one
+ * in the run that creates the new one could remove what was just written. It is kept, with a
+ * warning saying why, until it is removed by hand. Kinds whose ids may differ only in case
+ * (`idsMayLookAlike`) are not held.
+ */
+export function withoutCaseTwins(
+  prunes: readonly Change[],
+  desired: ReadonlyMap<ObjectKey, DesiredObject>,
+  handlerOf: (kind: KindName) => KindModel,
+  diagnostics: Diagnostic[],
+): Change[] {
+  const desiredByCase = new Map<string, DesiredObject>();
+  for (const obj of desired.values()) desiredByCase.set(`${obj.kind}\u0000${obj.id.toLowerCase()}`, obj);
+  const kept: Change[] = [];
+  for (const prune of prunes) {
+    const twin = desiredByCase.get(`${prune.kind}\u0000${prune.id.toLowerCase()}`);
+    if (twin === undefined || twin.id === prune.id || handlerOf(prune.kind).idsMayLookAlike === true) {
+      kept.push(prune);
+      continue;
+    }
+    const title = handlerOf(prune.kind).title;
+    diagnostics.push({
+      severity: 'warning',
+      code: 'case-renamed',
+      message: `${title} \`${printable(prune.id)}\` has no manifest, but \`${printable(twin.id)}\` (${twin.source.file}:${twin.source.line}) differs from it only in letter case, and the API may treat the two as one: it is kept out of the prune, so that removing it cannot remove \`${printable(twin.id)}\`; once \`${printable(twin.id)}\` is applied, remove \`${printable(prune.id)}\` by hand if it is still there`,
+      file: twin.source.file,
+      line: twin.source.line,
+      column: twin.source.column,
+      kind: prune.kind,
+      id: prune.id,
+    });
+  }
+  return kept;
+}

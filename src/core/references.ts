@@ -198,6 +198,32 @@ function locate(obj: DesiredObject, ref: ObjectReference, problem: Problem): Dia
   };
 }
 
+/** The did-you-mean distance: a name this close to a known one (case aside) is taken for a typo of it. */
+export const TYPO_DISTANCE = 2;
+
+/** Levenshtein distance case aside, when it is within the did-you-mean distance (and less than either length). */
+const typoDistance = (wanted: string, lower: string): number | undefined => {
+  const d = distance(wanted, lower);
+  return d <= TYPO_DISTANCE && d < Math.min(wanted.length, lower.length) ? d : undefined;
+};
+
+/**
+ * The known name `name` is most likely a typo of: the closest candidate within the did-you-mean
+ * distance (`TYPO_DISTANCE`, compared case-insensitively, so `isdraft` is a typo of `isDraft`),
+ * never `name` itself; ties go to the alphabetically first. Undefined when none is that close.
+ */
+export function nearMiss(name: string, candidates: Iterable<string>): string | undefined {
+  const wanted = name.toLowerCase();
+  let best: { name: string; d: number } | undefined;
+  for (const c of candidates) {
+    if (c === name) continue;
+    const d = typoDistance(wanted, c.toLowerCase());
+    if (d === undefined) continue;
+    if (!best || d < best.d || (d === best.d && c < best.name)) best = { name: c, d };
+  }
+  return best?.name;
+}
+
 /**
  * The closest known id, when one is close enough to be a likely typo: Levenshtein distance ≤ 2
  * (and less than the id's length), compared case-insensitively; otherwise one id that starts with
@@ -209,9 +235,9 @@ export function suggest(id: string, candidates: readonly string[]): string | und
   for (const c of candidates) {
     if (c === id) continue;
     const lower = c.toLowerCase();
-    const d = distance(wanted, lower);
+    const d = typoDistance(wanted, lower);
     let score = Number.POSITIVE_INFINITY;
-    if (d <= 2 && d < Math.min(wanted.length, lower.length)) score = d;
+    if (d !== undefined) score = d;
     else if (Math.min(wanted.length, lower.length) >= 3 && (lower.startsWith(wanted) || wanted.startsWith(lower))) {
       score = 3 + Math.abs(lower.length - wanted.length) / 1000;
     }

@@ -38,6 +38,8 @@ export const configFileSchema = z.strictObject({
   leaseWaitSeconds: z.int().min(0).max(3600).optional(),
   /** How long one request may wait for an answer before it counts as timed out (seconds, default 30). */
   requestTimeoutSeconds: z.int().min(1).max(600).optional(),
+  /** Every warning is an error (default false). */
+  strict: z.boolean().optional(),
 });
 export type ConfigFile = z.infer<typeof configFileSchema>;
 

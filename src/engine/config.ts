@@ -18,6 +18,7 @@ import { resolve } from 'node:path';
 import { proxySettingsFrom, type ProxySettings } from '../api/proxy.js';
 import type { Diagnostic } from '../core/model.js';
 import { DEFAULT_MAX_DELETE_SHARE } from '../core/plan.js';
+import { strictly } from '../core/strict.js';
 import { excerpt } from '../source/excerpt.js';
 import { resolveApiKey } from './api-key.js';
 import { CONFIG_FILE, type ConfigFile, type ConfigFileLines, readConfigFile } from './config-file.js';
@@ -48,6 +49,8 @@ export interface ConfigFlags {
   forceEntityTypeSchema?: boolean;
   /** Take the source's apply lease even when another apply holds it (the operator's way out of a stuck lease). */
   breakLease?: boolean;
+  /** Every warning is an error (`--strict`). */
+  strict?: boolean;
   /** What these flags are, in the plan's header: command-line flags (default), Action inputs or watcher settings. */
   from?: 'flag' | 'input' | 'setting';
   /** The folder whose identity is the run's origin when it is not `dir` (a watched `--dir` whose symlink moves). */
@@ -121,7 +124,8 @@ export type OriginSetting =
   | 'requestsPerMinute'
   | 'forceEntityTypeSchema'
   | 'leaseWaitMs'
-  | 'requestTimeoutMs';
+  | 'requestTimeoutMs'
+  | 'strict';
 
 export type ConfigOrigins = Record<OriginSetting, SettingSource>;
 
@@ -161,6 +165,11 @@ export interface SyncConfig {
   breakLease?: boolean;
   /** The proxy from `HTTPS_PROXY`/`HTTP_PROXY`/`NO_PROXY` (undefined: none). */
   proxy?: ProxySettings;
+  /**
+   * Every warning is an error: of the manifests, the references, the plan and the settings
+   * (`--strict`, `CORTEX_SYNC_STRICT`, `strict` in the file or the Action's input). Absent: false.
+   */
+  strict?: boolean;
 }
 
 const LOOPBACK_HOSTS = new Set(['localhost', '[::1]']);
@@ -393,6 +402,14 @@ export const resolveConfig = async (
     ],
     { value: DEFAULT_REQUEST_TIMEOUT_SECONDS, source: DEFAULT },
   );
+  const strict = decide(
+    [
+      { value: flags.strict, source: flag(flags.strict === false ? '--no-strict' : '--strict') },
+      { value: read.boolean('CORTEX_SYNC_STRICT'), source: variable('CORTEX_SYNC_STRICT') },
+      fromFile('strict'),
+    ],
+    { value: false, source: DEFAULT },
+  );
   const allowMassDelete = decide([{ value: flags.allowMassDelete, source: flag('--allow-mass-delete') }], {
     value: false,
     source: DEFAULT,
@@ -418,9 +435,10 @@ export const resolveConfig = async (
     forceEntityTypeSchema: forceEntityTypeSchema.source,
     leaseWaitMs: leaseWaitSeconds.source,
     requestTimeoutMs: requestTimeoutSeconds.source,
+    strict: strict.source,
   };
   return {
-    diagnostics: [...diagnostics, ...envErrors],
+    diagnostics: strictly([...diagnostics, ...envErrors], strict.value),
     config: {
       dir,
       ...(sourceId !== undefined ? { sourceId } : {}),
@@ -443,6 +461,7 @@ export const resolveConfig = async (
       origin: read.text('CORTEX_SYNC_ORIGIN') ?? (await deriveOrigin(flags.originDir ?? dir, env)),
       ...(flags.breakLease ? { breakLease: true } : {}),
       ...(proxy.settings ? { proxy: proxy.settings } : {}),
+      ...(strict.value ? { strict: true } : {}),
     },
   };
 };

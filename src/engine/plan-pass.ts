@@ -21,6 +21,7 @@ import { type DesiredObject, type Diagnostic, hasErrors, type ObjectKey, objectK
 import { type PlanWork, planWork, type StageName } from '../core/outcome.js';
 import { buildPlan } from '../core/plan.js';
 import { checkReferences } from '../core/references.js';
+import { strictly } from '../core/strict.js';
 import { printable } from '../core/printable.js';
 import { sourceBinding } from '../core/source-binding.js';
 import type { AnyKindHandler, AnyReadOnlyKind } from '../kinds/types.js';
@@ -112,7 +113,9 @@ export const planPass = async (input: PassInput, ctx: EngineContext, stage: Stag
       ...(input.onlyNotedChanges === true ? { onlyNotedChanges: true } : {}),
     }),
   );
-  if (hasErrors(loaded.diagnostics)) return { status: 'invalid', diagnostics: loaded.diagnostics };
+  // Strict mode: every warning is an error, those of the manifests first (nothing is read then).
+  const loadDiagnostics = strictly(loaded.diagnostics, config.strict);
+  if (hasErrors(loadDiagnostics)) return { status: 'invalid', diagnostics: loadDiagnostics };
   const desired = loaded.objects;
   if (ctx.signal.aborted) throw new InterruptedError();
 
@@ -206,7 +209,10 @@ export const planPass = async (input: PassInput, ctx: EngineContext, stage: Stag
       plan.diagnostics.push(...leftoversDiagnostic(leftovers.filter((key) => !kept.has(key))));
     }
 
-    const diagnostics = [...loaded.diagnostics, ...state.diagnostics, ...checked.diagnostics, ...plan.diagnostics];
+    const diagnostics = [
+      ...loadDiagnostics,
+      ...strictly([...state.diagnostics, ...checked.diagnostics, ...plan.diagnostics], config.strict),
+    ];
     const work = planWork(plan);
     ctx.events.emit({ type: 'plan.ready', summary: plan.summary, pending: work.pending });
     if (hasErrors(diagnostics)) return { status: 'refused' as const, plan, diagnostics };

@@ -23,6 +23,7 @@ import {
   type StageTiming,
 } from '../core/outcome.js';
 import { checkReferences } from '../core/references.js';
+import { strictly } from '../core/strict.js';
 import { OWNERSHIP_STORE } from '../kinds/ownership.js';
 import { applyOrder } from '../kinds/order.js';
 import { KIND_HANDLERS, kindsFor, READ_ONLY_KINDS } from '../kinds/registry.js';
@@ -64,12 +65,18 @@ export const validateManifests = async (
   dir: string,
   ctx: Pick<EngineContext, 'signal'> & Partial<Pick<EngineContext, 'clock'>>,
   handlers: readonly AnyKindHandler[] = KIND_HANDLERS,
+  options: { strict?: boolean } = {},
 ): Promise<ValidateResult> => {
   if (ctx.signal.aborted) throw new InterruptedError();
   const loaded = await loadManifests(dir, handlers, ctx.clock ? { now: ctx.clock.now() } : {});
-  const diagnostics = [...loaded.diagnostics];
+  const diagnostics = strictly(loaded.diagnostics, options.strict);
   if (!hasErrors(diagnostics))
-    diagnostics.push(...checkReferences({ desired: loaded.objects, handlers: [...handlers, ...READ_ONLY_KINDS] }));
+    diagnostics.push(
+      ...strictly(
+        checkReferences({ desired: loaded.objects, handlers: [...handlers, ...READ_ONLY_KINDS] }),
+        options.strict,
+      ),
+    );
   return { objects: loaded.objects, files: loaded.files, unreadable: loaded.unreadable, diagnostics };
 };
 

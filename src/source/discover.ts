@@ -4,7 +4,7 @@
  * silent skip: a manifest that is missing from the load looks exactly like a manifest that was
  * deleted, and `--prune` would remove its objects.
  */
-import { type Dirent, promises as fs } from 'node:fs';
+import { type Dirent, lstatSync, promises as fs } from 'node:fs';
 import path from 'node:path';
 import { isInsideFolder, unreadableReason } from './regular-file.js';
 
@@ -95,6 +95,20 @@ export const discoverManifests = async (root: string, owns: (relPath: string) =>
     else problem(relPath, `${relPath} is not a regular file`);
   };
 
+  /**
+   * A name that is not valid UTF-8 is read as text with U+FFFD in place of its bad bytes; that path
+   * then does not exist. (A name really holding U+FFFD does.)
+   */
+  const notUtf8Name = (name: string, realPath: string): boolean => {
+    if (!name.includes('\ufffd')) return false;
+    try {
+      lstatSync(realPath);
+      return false;
+    } catch {
+      return true;
+    }
+  };
+
   const walk = async (relDir: string, realDir: string, ancestors: ReadonlySet<string>): Promise<void> => {
     let entries: Dirent[];
     try {
@@ -108,6 +122,15 @@ export const discoverManifests = async (root: string, owns: (relPath: string) =>
     for (const entry of entries) {
       const relPath = relDir === '' ? entry.name : `${relDir}/${entry.name}`;
       const realPath = path.join(realDir, entry.name);
+      if (notUtf8Name(entry.name, realPath)) {
+        // Read back as text, such a name is another path: it would look removed while being read.
+        if (entry.isDirectory() || entry.isSymbolicLink() || owns(relPath) || isYamlName(entry.name))
+          problem(
+            relPath,
+            `${relPath} has a name that is not valid UTF-8 (shown with \ufffd); it is not read: rename it`,
+          );
+        continue;
+      }
       if (entry.isDirectory()) {
         if (SKIPPED_DIRECTORIES.has(entry.name)) continue;
         if (owns(relPath)) problem(relPath, `${relPath} is a directory, not a manifest file`);

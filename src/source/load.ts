@@ -8,6 +8,7 @@ import path from 'node:path';
 import { type DesiredObject, type Diagnostic, hasErrors } from '../core/model.js';
 import type { AnyKindModel, ParseContext } from '../core/kind-contract.js';
 import { type DiscoveredFile, discoverManifests } from './discover.js';
+import { keyTypos } from './key-typos.js';
 import { lookalikeIdWarnings } from './lookalike-ids.js';
 import { folderHint, unownedYamlDiagnostics } from './unowned.js';
 import { layoutFolderProblems } from './layout-folders.js';
@@ -103,7 +104,8 @@ const loadFile = (
   };
   for (const doc of parsed.documents) {
     try {
-      const { objects, diagnostics } = handler.parse(doc, ctx);
+      const parsed = handler.parse(doc, ctx);
+      const { objects, diagnostics } = withKeyTypos(parsed, keyTypos(handler.manifestSchema, doc), handler);
       result.objects.push(...objects);
       result.diagnostics.push(...diagnostics);
     } catch (error) {
@@ -120,6 +122,26 @@ const loadFile = (
   }
   result.diagnostics.sort(byPosition);
   return result;
+};
+
+/**
+ * A document with keys that are typos of known ones (`key-typos.ts`) declares nothing: each typo is
+ * an error, in place of what the kind said about the same key (a strict schema's "unknown key", an
+ * entity's warning that the API drops it).
+ */
+const withKeyTypos = (parsed: FileResult, typos: readonly Diagnostic[], handler: AnyKindModel): FileResult => {
+  if (typos.length === 0) return parsed;
+  const at = (d: Diagnostic): string => `${d.line ?? 0}:${d.column ?? 0}:${d.field ?? ''}`;
+  const typoAt = new Set(typos.map(at));
+  const sameKey = (d: Diagnostic): boolean => (d.code === 'schema' || d.code === 'unknown-key') && typoAt.has(at(d));
+  const id = parsed.objects[0]?.id ?? parsed.diagnostics.find((d) => d.id !== undefined)?.id;
+  return {
+    objects: [],
+    diagnostics: [
+      ...parsed.diagnostics.filter((d) => !sameKey(d)),
+      ...typos.map((d) => ({ ...d, kind: handler.kind, ...(id !== undefined ? { id } : {}) })),
+    ],
+  };
 };
 
 /** Why listing failed: the error code only (an OS message may quote the path it resolved). */

@@ -76,9 +76,12 @@ const revealed = (s: string): string =>
     .map((c) => (/^[\x20-\x7e]$/.test(c) ? c : `\\u{${(c.codePointAt(0) ?? 0).toString(16)}}`))
     .join('');
 
+/** `id` without punctuation, symbols and spaces at its ends (`example-catalog.` reads as `example-catalog`). */
+const withoutEndPunctuation = (id: string): string => id.replace(/^[\p{P}\p{S}\p{Z}\s]+|[\p{P}\p{S}\p{Z}\s]+$/gu, '');
+
 /**
  * A warning when `sourceId` has no ownership record yet but looks like a source that has one
- * (`Repo-B` beside `repo-b`, or a Cyrillic `е`): the plan header would print a name a reviewer
+ * (`Repo-B` beside `repo-b`, a Cyrillic `е`, or `repo-b.` with a trailing dot): the plan header would print a name a reviewer
  * reads as that other source, while the run makes a new source that manages nothing of it.
  */
 export const lookalikeSourceIdWarnings = async (
@@ -88,13 +91,16 @@ export const lookalikeSourceIdWarnings = async (
   const others = [...recordedSources].filter((s) => s !== sourceId);
   if (others.length === 0) return [];
   const map = await loadConfusables();
-  const skeleton = skeletonOf(sourceId, map);
-  const twin = others.sort().find((s) => skeletonOf(s, map) === skeleton);
+  const skeleton = skeletonOf(withoutEndPunctuation(sourceId), map);
+  const twin = others.sort().find((s) => skeletonOf(withoutEndPunctuation(s), map) === skeleton);
   if (twin === undefined) return [];
   const caseOnly = twin.toLowerCase() === sourceId.toLowerCase();
+  const endsOnly = withoutEndPunctuation(twin) === withoutEndPunctuation(sourceId);
   const how = caseOnly
     ? `differs only in case from \`${revealed(twin)}\``
-    : `reads as \`${revealed(twin)}\` (Unicode look-alike or invisible characters)`;
+    : endsOnly
+      ? `differs only in punctuation or spaces at its ends from \`${revealed(twin)}\``
+      : `reads as \`${revealed(twin)}\` (Unicode look-alike, invisible characters or punctuation at its ends)`;
   return [
     {
       severity: 'warning',

@@ -7,6 +7,11 @@ export interface ParseLimits {
   maxFileBytes: number;
   /** Upper bound of alias expansion (the `yaml` package's `maxAliasCount`); stops "billion laughs". Default 100. */
   maxAliasCount: number;
+  /**
+   * Mappings and lists nested deeper than this are an error naming the place (a manifest needs a
+   * few dozen levels at most; far deeper, the YAML parser itself would run out of stack). Default 100.
+   */
+  maxDepth: number;
 }
 
-export const DEFAULT_PARSE_LIMITS: ParseLimits = { maxFileBytes: 1024 * 1024, maxAliasCount: 100 };
+export const DEFAULT_PARSE_LIMITS: ParseLimits = { maxFileBytes: 1024 * 1024, maxAliasCount: 100, maxDepth: 100 };

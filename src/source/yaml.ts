@@ -124,8 +124,32 @@ const collectionKeys = (doc: Document, file: string, lineCounter: LineCounter): 
   return found;
 };
 
-/** Collections nested deeper than this are refused (by the fast path; the full parser then decides). */
-const MAX_DEPTH = 100;
+/** The error of a document nested deeper than `maxDepth` (`ParseLimits`), at the place it gets too deep. */
+const tooDeep = (file: string, maxDepth: number, at: { line: number; col: number }): Diagnostic => ({
+  severity: 'error',
+  code: 'yaml-too-deep',
+  message: `mappings and lists are nested deeper than ${maxDepth} levels here, the limit for a manifest`,
+  file,
+  line: at.line,
+  column: at.col,
+});
+
+/** The stack overflow the YAML parser (or its conversion to values) throws on a far too deep document. */
+const isStackOverflow = (message: string): boolean => /maximum call stack size exceeded/i.test(message);
+
+/** The path of the first value nested deeper than `maxDepth` levels in `value`, if any (iterative). */
+const pathBeyond = (value: unknown, maxDepth: number): PropertyKey[] | undefined => {
+  const stack: { node: unknown; path: PropertyKey[] }[] = [{ node: value, path: [] }];
+  while (stack.length > 0) {
+    const { node, path } = stack.pop() as { node: unknown; path: PropertyKey[] };
+    if (node === null || typeof node !== 'object') continue;
+    if (path.length >= maxDepth) return path;
+    if (Array.isArray(node)) node.forEach((item: unknown, i) => stack.push({ node: item, path: [...path, i] }));
+    else if (!(node instanceof Date))
+      for (const [key, item] of Object.entries(node)) stack.push({ node: item, path: [...path, key] });
+  }
+  return undefined;
+};
 
 /**
  * Parses `text` (the content of `file`, relative to the manifest root) into its non-empty YAML
@@ -133,10 +157,10 @@ const MAX_DEPTH = 100;
  * So is a document holding a key named `__proto__` (`prototype-keys.ts`).
  */
 export const parseManifestFile = (file: string, text: string, limits: Partial<ParseLimits> = {}): ParsedFile => {
-  const { maxFileBytes } = { ...DEFAULT_PARSE_LIMITS, ...limits };
+  const { maxFileBytes, maxDepth } = { ...DEFAULT_PARSE_LIMITS, ...limits };
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes > maxFileBytes) return { documents: [], diagnostics: [fileTooLarge(file, bytes, maxFileBytes)] };
-  const fast = parseFast(text, MAX_DEPTH);
+  const fast = parseFast(text, maxDepth);
   if (fast === undefined) return parseManifestFileFully(file, text, limits);
   const starts = lineStarts(text);
   const documents = fast.map(({ index, start, value, shallowKeys }): ParsedDocument => {
@@ -148,7 +172,7 @@ export const parseManifestFile = (file: string, text: string, limits: Partial<Pa
 
 /** The full parser: every YAML error and warning with its position; alias expansion bounded. */
 export const parseManifestFileFully = (file: string, text: string, limits: Partial<ParseLimits> = {}): ParsedFile => {
-  const { maxFileBytes, maxAliasCount } = { ...DEFAULT_PARSE_LIMITS, ...limits };
+  const { maxFileBytes, maxAliasCount, maxDepth } = { ...DEFAULT_PARSE_LIMITS, ...limits };
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes > maxFileBytes) return { documents: [], diagnostics: [fileTooLarge(file, bytes, maxFileBytes)] };
 
@@ -165,7 +189,11 @@ export const parseManifestFileFully = (file: string, text: string, limits: Parti
 
   parsed.forEach((doc, index) => {
     for (const problem of [...doc.errors, ...doc.warnings]) {
-      diagnostics.push(yamlProblem(file, text, lineCounter, problem));
+      diagnostics.push(
+        isStackOverflow(problem.message)
+          ? tooDeep(file, maxDepth, lineCounter.linePos(problem.pos[0]))
+          : yamlProblem(file, text, lineCounter, problem),
+      );
     }
     if (doc.errors.length > 0 || isEmptyDocument(doc)) return;
     const complexKeys = collectionKeys(doc, file, lineCounter);
@@ -179,6 +207,10 @@ export const parseManifestFileFully = (file: string, text: string, limits: Parti
     } catch (error) {
       const { line, col } = lineCounter.linePos(startOf(doc.contents) ?? 0);
       const reason = error instanceof Error ? error.message : String(error);
+      if (isStackOverflow(reason)) {
+        diagnostics.push(tooDeep(file, maxDepth, { line, col }));
+        return;
+      }
       diagnostics.push({
         severity: 'error',
         code: 'yaml-alias-limit',
@@ -190,6 +222,12 @@ export const parseManifestFileFully = (file: string, text: string, limits: Parti
       return;
     }
     const start = startOf(doc.contents) ?? 0;
+    const beyond = pathBeyond(value, maxDepth);
+    if (beyond !== undefined) {
+      const at = locator(doc, lineCounter, start)(beyond);
+      diagnostics.push(tooDeep(file, maxDepth, { line: at.line, col: at.column }));
+      return;
+    }
     const { line, col } = lineCounter.linePos(start);
     documents.push({ file, index, line, column: col, value, locate: locator(doc, lineCounter, start) });
   });

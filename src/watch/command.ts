@@ -30,6 +30,7 @@ export interface WatchFlags {
   sourceId?: string;
   baseUrl?: string;
   concurrency?: number;
+  strict?: boolean;
 }
 
 const duration = (value: string): number => {
@@ -117,6 +118,8 @@ export const defineWatchCommand = (command: Command, io: CliIo, done: (code: num
     .option('--source-id <id>', 'identifies this repository in the ownership records')
     .option('--base-url <url>', 'API base address (env CORTEX_BASE_URL)')
     .option('--concurrency <n>', 'changes applied at once (1–64)', concurrency)
+    .option('--strict', 'every warning is an error (env CORTEX_SYNC_STRICT; strict: true in cortex-sync.yaml)')
+    .option('--no-strict', 'warnings stay warnings, whatever cortex-sync.yaml or CORTEX_SYNC_STRICT says')
     .action(async (o: WatchFlags) => {
       const { runWatch } = await import('./run-command.js');
       done(await runWatch(o, io));

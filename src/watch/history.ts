@@ -38,11 +38,25 @@ export interface RunRecord {
   waitingRemovals?: string[];
   retryInMs?: number;
   /**
+   * What the run changed, by what it did to each object (an object put back by the heal interval
+   * is `healed`): the count and the first few `kind/id`, escaped. Absent when it changed nothing.
+   */
+  changed?: ChangedObjects;
+  /**
    * How the run read the live workspace (the run report's `read`): `incremental` (only the objects
    * a change touched, `objects` of them) or `full` with the `reason`; for an apply with work, what
    * happened under the lease (`underLease`: `held`, `recheck`, `full` with a `fallback`).
    */
   read?: ReadReport;
+}
+
+/** The objects one run created, updated, healed, archived or deleted. */
+export type ChangedObjects = Partial<Record<'created' | 'updated' | 'healed' | 'archived' | 'deleted', NamedCount>>;
+
+/** How many, and the first few names (`kind/id`). */
+export interface NamedCount {
+  count: number;
+  first: string[];
 }
 
 export const MAX_RECORDED_RUNS = 10;

@@ -43,6 +43,7 @@ const settingsOf = (o: WatchFlags, dir: string): OperatorSettings => ({
   allowMassDelete: o.allowMassDelete,
   allowTakeover: o.allowTakeover,
   concurrency: o.concurrency,
+  strict: o.strict,
 });
 
 /** The listen address and where it came from, for messages. */

@@ -5,14 +5,17 @@
  * watcher's words.
  */
 import { CortexSyncError } from '../core/errors.js';
-import type { Diagnostic } from '../core/model.js';
+import type { Action, ChangeResult, Diagnostic } from '../core/model.js';
 import type { RunOutcomeName, RunReport } from '../core/outcome.js';
 import { failureReason, type ReconciledRun } from '../engine/reconcile.js';
-import type { RecordReason, RunRecord, RunResult } from './history.js';
+import type { ChangedObjects, RecordReason, RunRecord, RunResult } from './history.js';
 import type { RemovalCheck } from './removal-settle.js';
 import type { RunVerdict } from './runner.js';
 
 const MAX_ERRORS = 20;
+
+/** How many names of changed objects a run's record and log line show per action. */
+export const MAX_CHANGED_NAMES = 5;
 
 /** `file:line:column: message` (as far as the diagnostic knows its place). */
 export const formatDiagnostic = (d: Diagnostic): string => {
@@ -31,10 +34,42 @@ export interface Judged {
   reason: RecordReason;
   verdict: RunVerdict;
   errors: string[];
+  /** The run's warnings, `file:line:column: message` (unescaped); undefined when it loaded nothing. */
+  warnings?: string[];
   /** The engine's report, when the run got that far (metrics read it). */
   report?: RunReport;
-  fields: Partial<Pick<RunRecord, 'summary' | 'writes' | 'failedOperations' | 'waitingRemovals' | 'retryInMs'>>;
+  fields: Partial<
+    Pick<RunRecord, 'summary' | 'writes' | 'failedOperations' | 'waitingRemovals' | 'retryInMs' | 'changed'>
+  >;
 }
+
+const warningLines = (diagnostics: readonly Diagnostic[]): string[] =>
+  diagnostics.filter((d) => d.severity === 'warning').map(formatDiagnostic);
+
+const DONE: Partial<Record<Action, keyof ChangedObjects>> = {
+  create: 'created',
+  update: 'updated',
+  archive: 'archived',
+  delete: 'deleted',
+};
+
+/**
+ * What the changes that went through did, by action: a count and the first `MAX_CHANGED_NAMES`
+ * names (`kind/id`, unescaped: the watcher escapes them). Under the heal interval, a create or an
+ * update put back what drifted: `healed`.
+ */
+export const changedObjects = (results: readonly ChangeResult[], heal: boolean): ChangedObjects | undefined => {
+  const changed: ChangedObjects = {};
+  for (const { change, outcome } of results) {
+    const done = DONE[change.action];
+    if (outcome !== 'ok' || done === undefined) continue;
+    const key = heal && (done === 'created' || done === 'updated') ? 'healed' : done;
+    const entry = (changed[key] ??= { count: 0, first: [] });
+    entry.count += 1;
+    if (entry.first.length < MAX_CHANGED_NAMES) entry.first.push(`${change.kind}/${change.id}`);
+  }
+  return Object.keys(changed).length > 0 ? changed : undefined;
+};
 
 /** The watcher's word for each outcome (it always applies: a plan the settle check held back is `deferred`, see below). */
 const RESULT: Record<RunOutcomeName, RunResult> = {
@@ -47,10 +82,10 @@ const RESULT: Record<RunOutcomeName, RunResult> = {
   interrupted: 'interrupted',
 };
 
-export const judgeResult = (result: ReconciledRun): Judged => {
+export const judgeResult = (result: ReconciledRun, options: { heal?: boolean } = {}): Judged => {
   const { run } = result;
   const outcome = RESULT[run.outcome];
-  const base = { result: outcome, reason: run.reason, report: run };
+  const base = { result: outcome, reason: run.reason, report: run, warnings: warningLines(result.diagnostics) };
   if (run.outcome === 'invalid')
     return { ...base, verdict: { ok: false, retry: false }, errors: errorLines(result.diagnostics), fields: {} };
   const summary = run.plannedTotal;
@@ -69,10 +104,12 @@ export const judgeResult = (result: ReconciledRun): Judged => {
       .filter((r) => r.outcome !== 'ok')
       .map((r) => `ownership record: ${r.error ?? r.outcome}`),
   ].slice(0, MAX_ERRORS);
+  const changed = changedObjects(result.report.results, options.heal === true);
   const fields = {
     summary,
     writes: run.requests.writes,
     failedOperations: run.total.failed + run.total.skipped,
+    ...(changed !== undefined ? { changed } : {}),
   };
   const ok = run.outcome === 'applied';
   return { ...base, verdict: { ok, retry: !ok }, errors: ok ? [] : errors, fields };
@@ -84,6 +121,7 @@ export const judgeDeferred = (result: ReconciledRun, check: RemovalCheck): Judge
   reason: 'removals-settling',
   verdict: { ok: true, retry: false },
   errors: [],
+  warnings: warningLines(result.diagnostics),
   report: result.run,
   fields: {
     summary: result.run.plannedTotal,
@@ -124,5 +162,6 @@ export const judgeInvalidConfig = (diagnostics: readonly Diagnostic[]): Judged =
   reason: 'invalid-config',
   verdict: { ok: false, retry: false },
   errors: diagnostics.filter((d) => d.severity === 'error').map(formatDiagnostic),
+  warnings: warningLines(diagnostics),
   fields: {},
 });

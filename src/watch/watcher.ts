@@ -23,12 +23,19 @@ import { LiveCache } from '../engine/live-cache.js';
 import { openPlanLog } from '../engine/plan-log.js';
 import { ManifestCache, type ManifestCacheOptions } from '../source/manifest-cache.js';
 import { applyOnce, createWatchClient } from './engine-adapter.js';
-import { RunHistory, type RunRecord } from './history.js';
+import { type ChangedObjects, RunHistory, type RunRecord } from './history.js';
 import { type Logger, secretRedactor } from './log.js';
 import { WatchMetrics } from './metrics.js';
 import { DEFAULT_LEASE_LINGER_MS, DEFAULT_PRUNE_SETTLE_MS } from './defaults.js';
 import { type RemovalCheck, RemovalSettle } from './removal-settle.js';
-import { type Judged, judgeDeferred, judgeError, judgeInvalidConfig, judgeResult } from './run-record.js';
+import {
+  formatDiagnostic,
+  type Judged,
+  judgeDeferred,
+  judgeError,
+  judgeInvalidConfig,
+  judgeResult,
+} from './run-record.js';
 import { type BackoffOptions, SerialRunner, type StopResult, type Trigger } from './runner.js';
 import { startServer } from './server.js';
 import type { Source, SourceSnapshot } from './source.js';
@@ -38,6 +45,9 @@ export { DEFAULT_LEASE_LINGER_MS, DEFAULT_PRUNE_SETTLE_MS } from './defaults.js'
 
 /** How old the kept live state may get before a run reads everything, when the heal interval is off. */
 export const LIVE_STATE_MAX_AGE_MS = 600_000;
+
+const warningsOf = (diagnostics: readonly Diagnostic[]): string[] =>
+  diagnostics.filter((d) => d.severity === 'warning').map(formatDiagnostic);
 
 export interface WatcherOptions {
   source: Source;
@@ -189,7 +199,12 @@ export const startWatcher = async (options: WatcherOptions): Promise<RunningWatc
         leases: held.leases,
         approve,
       });
-      return deferred && result.run.outcome === 'not-approved' ? judgeDeferred(result, deferred) : judgeResult(result);
+      const judged =
+        deferred && result.run.outcome === 'not-approved'
+          ? judgeDeferred(result, deferred)
+          : judgeResult(result, { heal: trigger === 'heal' });
+      // The settings' own warnings (cortex-sync.yaml) are the revision's too.
+      return { ...judged, warnings: [...warningsOf(diagnostics), ...(judged.warnings ?? [])] };
     } finally {
       await planLog.close().catch(() => {});
     }
@@ -216,7 +231,8 @@ export const startWatcher = async (options: WatcherOptions): Promise<RunningWatc
     }
     // A run that did not apply cleanly leaves nothing kept: the next one reads everything.
     if (judged.result !== 'applied') live?.cache.invalidate();
-    const { waitingRemovals, ...fields } = judged.fields;
+    logWarnings(runId, revision, judged.warnings);
+    const { waitingRemovals, changed, ...fields } = judged.fields;
     const record: RunRecord = {
       runId,
       trigger,
@@ -227,6 +243,7 @@ export const startWatcher = async (options: WatcherOptions): Promise<RunningWatc
       reason: judged.reason,
       ...fields,
       ...(waitingRemovals ? { waitingRemovals: waitingRemovals.map(shown) } : {}),
+      ...(changed ? { changed: shownChanged(changed) } : {}),
       errors: judged.errors.map(shown),
       ...(judged.report?.read ? { read: judged.report.read } : {}),
     };
@@ -250,6 +267,7 @@ export const startWatcher = async (options: WatcherOptions): Promise<RunningWatc
       durationMs: record.durationMs,
       ...(record.summary ? { summary: record.summary } : {}),
       ...(record.writes !== undefined ? { writes: record.writes } : {}),
+      ...(record.changed ? { changed: record.changed } : {}),
       ...(judged.report ? { requests: judged.report.requests.sent } : {}),
       ...(record.read ? { read: record.read } : {}),
       ...(record.waitingRemovals ? { waitingRemovals: record.waitingRemovals, retryInMs: record.retryInMs } : {}),
@@ -261,6 +279,31 @@ export const startWatcher = async (options: WatcherOptions): Promise<RunningWatc
     else log.error(`run ${record.result}`, logged);
     return judged.verdict;
   };
+
+  /**
+   * Each warning of a revision is logged once, with its `file:line`: a run of the same revision
+   * (a retry, the heal interval) logs only the warnings the previous run did not have; another
+   * revision logs all of its own.
+   */
+  let warned: { revision: string; lines: Set<string> } | undefined;
+  const logWarnings = (runId: string, revision: string | undefined, warnings: readonly string[] | undefined) => {
+    if (warnings === undefined) return;
+    const at = revision ?? '';
+    const seen = warned?.revision === at ? warned.lines : new Set<string>();
+    for (const line of new Set(warnings))
+      if (!seen.has(line))
+        log.warn('manifest warning', {
+          runId,
+          ...(revision ? { revision: shown(revision) } : {}),
+          warning: shown(line),
+        });
+    warned = { revision: at, lines: new Set(warnings) };
+  };
+  /** What a run changed, its names escaped (they come from the repository). */
+  const shownChanged = (changed: ChangedObjects): ChangedObjects =>
+    Object.fromEntries(
+      Object.entries(changed).map(([action, named]) => [action, { count: named.count, first: named.first.map(shown) }]),
+    );
 
   const runner = new SerialRunner({
     run,

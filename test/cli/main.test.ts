@@ -172,7 +172,7 @@ describe('configuration errors', () => {
 
 describe('plan output', () => {
   it('--output json prints only the plan JSON on stdout; warnings go to stderr', async () => {
-    await oneService('json-plan-svc', '  x-cortex-grups: [tier-1]\n');
+    await oneService('json-plan-svc', '  x-cortex-description: dropped\n');
     const run = await cli(['plan', '--output', 'json'], { cwd: dir, emulator, env: SOURCE });
     expect(run.code).toBe(0);
     const plan = JSON.parse(run.stdout) as { formatVersion: number; summary: { create: number }; changes: unknown[] };
@@ -181,7 +181,7 @@ describe('plan output', () => {
     expect(plan.changes).toContainEqual(
       expect.objectContaining({ kind: 'entity', id: 'json-plan-svc', action: 'create' }),
     );
-    expect(run.stderr).toMatch(/json-plan-svc\/cortex\.yaml:\d+:\d+: warning: .*x-cortex-grups/);
+    expect(run.stderr).toMatch(/json-plan-svc\/cortex\.yaml:\d+:\d+: warning: .*x-cortex-description/);
   });
 
   it('apply --dry-run --output json: also only JSON on stdout, and nothing written', async () => {
@@ -204,7 +204,7 @@ describe('plan output', () => {
   });
 
   it('colour only on a terminal, and never with NO_COLOR', async () => {
-    await oneService('colour-svc', '  x-cortex-grups: [tier-1]\n');
+    await oneService('colour-svc', '  x-cortex-description: dropped\n');
     const onTty = await cli(['plan'], { cwd: dir, emulator, env: SOURCE, tty: true });
     expect(onTty.code).toBe(0);
     expect(onTty.stdout).toMatch(ANSI);
@@ -216,7 +216,7 @@ describe('plan output', () => {
       expect(run.code).toBe(0);
       expect(run.stdout).toContain('colour-svc');
       expect(run.stdout).not.toMatch(ANSI);
-      expect(run.stderr).toContain('x-cortex-grups');
+      expect(run.stderr).toContain('x-cortex-description');
       expect(run.stderr).not.toMatch(ANSI);
     }
   });

@@ -46,6 +46,19 @@ const usableFiles = async (corpus: string): Promise<CorpusFile[]> => {
     }));
 };
 
+/**
+ * Files refused on purpose: a key within the did-you-mean distance of a key Cortex knows is an
+ * error (the API would drop it silently). Each is a real typo (`x-cortex-group` is no Cortex key;
+ * `x-cortex-groups` is), named with the only error it may get; they are left out of the share.
+ */
+const TYPO_FILES: ReadonlyMap<string, string> = new Map([['rapid7__pdf-renderer__cortex.yaml', 'info.x-cortex-group']]);
+const refusedForTypo = (name: string, errors: readonly Diagnostic[]): boolean =>
+  TYPO_FILES.has(name) &&
+  errors.length === 1 &&
+  errors[0]?.code === 'unknown-key' &&
+  errors[0].field === TYPO_FILES.get(name) &&
+  /did you mean `x-cortex-groups`/.test(errors[0].message);
+
 const errorsOf = (diagnostics: readonly Diagnostic[]): Diagnostic[] =>
   diagnostics.filter((d) => d.severity === 'error');
 const describeErrors = (errors: readonly Diagnostic[]): string =>
@@ -76,19 +89,24 @@ describeWithCorpus(title, () => {
   const corpus = CORPUS ?? '';
 
   it(`validates each usable file alone, in its own repository: at least ${percent(GOAL)} accepted`, async () => {
-    const files = await usableFiles(corpus);
-    expect(files.length).toBeGreaterThan(100);
+    const all = await usableFiles(corpus);
+    expect(all.length).toBeGreaterThan(100);
     const rejected: string[] = [];
-    for (const file of files) {
+    const typos: string[] = [];
+    for (const file of all) {
       const root = await tempDir();
       await copyInto(corpus, root, file, file.place);
       const result = await validateManifests(root, ctx);
       const errors = errorsOf(result.diagnostics);
-      if (errors.length > 0 || result.objects.length === 0) rejected.push(`${file.name}: ${describeErrors(errors)}`);
+      if (refusedForTypo(file.name, errors)) typos.push(file.name);
+      else if (errors.length > 0 || result.objects.length === 0)
+        rejected.push(`${file.name}: ${describeErrors(errors)}`);
     }
+    expect(typos.sort()).toEqual([...TYPO_FILES.keys()].sort());
+    const files = all.filter((file) => !TYPO_FILES.has(file.name));
     const share = (files.length - rejected.length) / files.length;
     console.log(
-      `corpus, each file alone: ${files.length - rejected.length}/${files.length} accepted (${percent(share)})`,
+      `corpus, each file alone: ${files.length - rejected.length}/${files.length} accepted (${percent(share)}); ${typos.length} refused for a typo of a known key`,
     );
     expect(share, `rejected:\n${rejected.join('\n')}`).toBeGreaterThanOrEqual(GOAL);
   });
@@ -133,12 +151,16 @@ describeWithCorpus(title, () => {
       if (crossRepositoryDuplicate(error) || error.file === undefined) continue;
       rejected.set(error.file, [...(rejected.get(error.file) ?? []), error]);
     }
+    for (const [place, errors] of rejected) {
+      const name = fileOf.get(place)?.name ?? '';
+      if (refusedForTypo(name, errors)) rejected.delete(place);
+    }
     const unattributed = errorsOf(diagnostics).filter((e) => e.file === undefined);
     expect(unattributed).toEqual([]);
-    const share = (files.length - rejected.size) / files.length;
+    const share = (files.length - TYPO_FILES.size - rejected.size) / (files.length - TYPO_FILES.size);
     const clashes = errorsOf(diagnostics).filter(crossRepositoryDuplicate).length;
     console.log(
-      `corpus, all in one tree: ${files.length - rejected.size}/${files.length} accepted (${percent(share)}); ${clashes} tags declared in two repository snapshots`,
+      `corpus, all in one tree: ${files.length - TYPO_FILES.size - rejected.size}/${files.length - TYPO_FILES.size} accepted (${percent(share)}); ${clashes} tags declared in two repository snapshots`,
     );
     const why = [...rejected.values()].map((errors) => describeErrors(errors)).join('\n');
     expect(share, `rejected:\n${why}`).toBeGreaterThanOrEqual(GOAL);

@@ -114,7 +114,7 @@ describe('loadManifests', () => {
   });
 
   it('warns about an unknown x-cortex key with its line and still loads the entity', async () => {
-    await put('cortex.yaml', descriptor('svc', ['  x-cortex-group: [tier-1]']));
+    await put('cortex.yaml', descriptor('svc', ['  x-cortex-description: a service']));
     const { objects, diagnostics } = await loadManifests(root, handlers);
     expect(objects.map((o) => o.id)).toEqual(['svc']);
     expect(diagnostics).toMatchObject([
@@ -124,10 +124,29 @@ describe('loadManifests', () => {
         file: 'cortex.yaml',
         line: 5,
         column: 3,
-        field: 'info.x-cortex-group',
+        field: 'info.x-cortex-description',
       },
     ]);
-    expect(diagnostics[0]?.message).toContain('x-cortex-groups');
+    expect(diagnostics[0]?.message).toContain('the API silently drops it');
+  });
+
+  it('refuses a typo of a known x-cortex key (within the did-you-mean distance) and loads nothing of its document', async () => {
+    await put('cortex.yaml', descriptor('svc', ['  x-cortex-group: [tier-1]']));
+    const { objects, diagnostics } = await loadManifests(root, handlers);
+    expect(objects).toEqual([]);
+    expect(diagnostics).toMatchObject([
+      {
+        severity: 'error',
+        code: 'unknown-key',
+        file: 'cortex.yaml',
+        line: 5,
+        column: 3,
+        field: 'info.x-cortex-group',
+        kind: 'entity',
+        id: 'svc',
+      },
+    ]);
+    expect(diagnostics[0]?.message).toContain('did you mean `x-cortex-groups`?');
   });
 
   it('rejects files over the configured size limit, naming the file', async () => {

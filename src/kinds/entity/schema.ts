@@ -9,6 +9,7 @@
  */
 import { z } from 'zod';
 import { MAPPINGS_KEY, MAPPINGS_KEY_DOCS } from '../../core/webhook-routing.js';
+import { excerpt } from '../../source/excerpt.js';
 
 export { BUILT_IN_ENTITY_TYPES } from '../shared/built-in-entity-types.js';
 
@@ -18,9 +19,23 @@ export { BUILT_IN_ENTITY_TYPES } from '../shared/built-in-entity-types.js';
  * `@scope/name`, `UPPER` random ids, `_` and `.`, so those stay allowed.
  */
 export const TAG_TEMPLATE = /\{\{|\}\}|\$\{|^\$|[<>]/;
+
+/**
+ * The longest tag accepted. Cortex documents no limit (neither its docs nor its OpenAPI give one),
+ * so this is a generous guard, not the API's value: the corpus's longest tag is far shorter, and a
+ * tag of thousands of characters is a pasted mistake that would fill every message naming it.
+ */
+export const MAX_TAG_LENGTH = 256;
+
 const tag = z
   .string()
   .min(1, { error: 'must not be empty' })
+  .max(MAX_TAG_LENGTH, {
+    error: (issue) => {
+      const input = typeof issue.input === 'string' ? issue.input : '';
+      return `is ${input.length.toLocaleString('en-US')} characters long, over the ${MAX_TAG_LENGTH} a tag may have ('${excerpt(input)}')`;
+    },
+  })
   .refine((value) => value.trim() === value, { error: 'must not start or end with whitespace' })
   // eslint-disable-next-line no-control-regex -- rejecting control characters is the point
   .refine((value) => !/[\u0000-\u001f\u007f]/.test(value), { error: 'must not contain control characters' })
@@ -216,6 +231,9 @@ export const INTEGRATION_KEYS = [
   'x-cortex-wiz',
 ] as const;
 
+/** The other spelling of `x-cortex-link` (see the schema): known, so never a typo, but not kept. */
+export const LINKS_SPELLING = 'x-cortex-links';
+
 /** `key:` with nothing after it is YAML null; treat it as "not set". */
 const optional = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
 
@@ -234,6 +252,12 @@ export const entityInfoSchema = z.looseObject({
   'x-cortex-service-groups': optional(z.union([z.array(nonEmpty), nonEmpty.transform((group) => [group])])),
   'x-cortex-owners': optional(z.array(owner)),
   'x-cortex-link': optional(z.array(link)),
+  /**
+   * Not a typo of `x-cortex-link`, and not compared either: the vendor's OpenAPI names the field
+   * `x-cortex-links` and the vendor's own CLI test data writes it (with links that have no `url`),
+   * while its documentation and the API keep `x-cortex-link`. Passed as written, with a warning.
+   */
+  [LINKS_SPELLING]: z.json().optional(),
   'x-cortex-custom-metadata': optional(jsonMap),
   'x-cortex-dependency': optional(z.array(dependency)),
   'x-cortex-parents': optional(tagReferences),
@@ -265,8 +289,8 @@ export type EntityDescriptor = z.infer<typeof entityDescriptorSchema>;
 export type EntityInfo = z.infer<typeof entityInfoSchema>;
 
 /** Every `x-cortex-*` key the schema knows (anything else is an unknown key the API drops). */
-export const KNOWN_CORTEX_KEYS: readonly string[] = Object.keys(entityInfoSchema.shape).filter((key) =>
-  key.startsWith('x-cortex-'),
+export const KNOWN_CORTEX_KEYS: readonly string[] = Object.keys(entityInfoSchema.shape).filter(
+  (key) => key.startsWith('x-cortex-') && key !== LINKS_SPELLING,
 );
 
 /** A value the API accepts but that is probably not what its author meant: where, and why. */
