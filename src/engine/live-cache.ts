@@ -214,6 +214,7 @@ export class LiveCache {
         desired: touched,
         readBefore: [...kept.live.values()],
         index: ownership.index,
+        sourceId,
       }).catch(unreadableById);
       if (fresh === undefined) return full('no-single-read');
       const own = ownership.index.bySource.get(sourceId) ?? new Set<ObjectKey>();

@@ -94,7 +94,9 @@ describe('a list that leaves out a managed Initiative never creates a duplicate'
       const dir = await repository();
       const first = await cli(['apply'], { emulator, cwd: dir });
       expect(first.code, first.stderr).toBe(0);
-      expect(await initiativesNamed(INITIATIVE)).toHaveLength(1);
+      const [created] = (await initiativesNamed(INITIATIVE)) as { cid: string }[];
+      // The record keeps the cid the create's answer gave, in the same apply.
+      expect(await recordOf(SOURCE)).toMatchObject({ serverIds: { initiative: { [INITIATIVE]: created?.cid } } });
 
       // An edit, so that the run has work and goes through the lease and its re-check.
       await writeFiles(dir, { '.cortex/initiatives/kill2.yaml': initiative(INITIATIVE, 'Reach Gold by winter') });
@@ -104,8 +106,13 @@ describe('a list that leaves out a managed Initiative never creates a duplicate'
       expect(run.code, run.stdout + run.stderr).toBe(0);
       expect(since(from).some((r) => r.fault === 'list-dropped')).toBe(true);
       expect(posts(from, '/api/v1/initiatives')).toEqual([]);
+      // Confirmed by a read by its cid.
+      expect(since(from).some((r) => r.method === 'GET' && r.path === `/api/v1/initiatives/${created?.cid}`)).toBe(
+        true,
+      );
       expect(run.stdout).not.toMatch(/\+ create initiative/i);
       expect(run.stdout).toMatch(/update initiative/i);
+      emulator.setFaults({});
       const live = await initiativesNamed(INITIATIVE);
       expect(live).toHaveLength(1);
       expect(live[0]).toMatchObject({ description: 'Reach Gold by winter' });

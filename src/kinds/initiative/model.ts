@@ -93,5 +93,6 @@ export const initiativeModel: KindModel<InitiativeManifest, LiveInitiative> = {
   desiredState: (obj) => canonicalDesiredInitiative(obj.spec),
   liveState: (obj, desired) => canonicalLiveInitiative(obj.state, desired?.spec),
   pruneAction: 'delete',
+  serverAssignsIdentity: true,
   toManifestFiles,
 };
