@@ -200,6 +200,12 @@ export interface KindModel<S = unknown, L = unknown> extends KindMeta {
    * than created a second time.
    */
   readonly serverAssignsIdentity?: boolean;
+  /**
+   * The kinds whose live objects this kind's references are judged against beyond the kept state
+   * (an Initiative's scorecard: Cortex refuses it without that scorecard or its levels): a run that
+   * reads only the changed objects (the watcher's incremental read) reads those it references again.
+   */
+  readonly referencesReadLive?: readonly KindName[];
   /** What prune does to a live object of this kind (a kind setting may choose it, e.g. entities). */
   readonly pruneAction: PruneAction;
   /**

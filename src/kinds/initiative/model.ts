@@ -94,5 +94,6 @@ export const initiativeModel: KindModel<InitiativeManifest, LiveInitiative> = {
   liveState: (obj, desired) => canonicalLiveInitiative(obj.state, desired?.spec),
   pruneAction: 'delete',
   serverAssignsIdentity: true,
+  referencesReadLive: ['scorecard', 'entity-type'],
   toManifestFiles,
 };
