@@ -37,6 +37,7 @@ const findReviewedPlan = async (scope: RunScope): Promise<{ pr?: AssociatedPullR
   const pr = mergedPullRequest(await github.pullRequestsOfCommit(scope.run.sha), scope.run.sha);
   if (!pr) return { lookup: { status: 'none' } };
   const author = await planCommentAuthor(github, scope.inputs.planCommentAuthor, false);
+  scope.deps.runtime.info(`The reviewed plan is the plan comment of ${author.login} (account id ${author.id}).`);
   return { pr, lookup: reviewedPlanIn(await github.listComments(pr.number), marker(scope), author) };
 };
 

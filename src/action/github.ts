@@ -4,7 +4,9 @@
  * Server; tests point it at a local fake).
  */
 import { Octokit } from '@octokit/rest';
+import { fetch as undiciFetch } from 'undici';
 import { z } from 'zod';
+import { dispatcherFor, isProxyAuthError, proxyOf, type ProxySettings } from '../api/proxy.js';
 import type { RepoRef } from './event.js';
 
 /** Tolerant: only the fields used. */
@@ -16,6 +18,14 @@ const viewerSchema = z.looseObject({
 export interface GitHubIdentity {
   login: string;
   id?: number;
+}
+
+/** An account found by its login: its id never changes, its login may (a rename). */
+export interface GitHubAccount {
+  login: string;
+  id: number;
+  /** `User`, `Bot` or `Organization`. */
+  type: string;
 }
 
 export interface IssueComment {
@@ -34,6 +44,8 @@ export interface AssociatedPullRequest {
 export interface GitHubPort {
   /** Who the token is: the identity its comments are written by. */
   tokenIdentity(): Promise<GitHubIdentity>;
+  /** The account with this login (any letter case), or undefined when GitHub has none (404). */
+  account(login: string): Promise<GitHubAccount | undefined>;
   /** Every comment on the pull request, oldest first. */
   listComments(pullRequest: number): Promise<IssueComment[]>;
   createComment(pullRequest: number, body: string): Promise<IssueComment>;
@@ -47,33 +59,55 @@ export class GitHubError extends Error {
   override readonly name = 'GitHubError';
 }
 
-const describe = (operation: string, error: unknown): GitHubError => {
+const describe = (operation: string, error: unknown, proxy?: string): GitHubError => {
+  if (isProxyAuthError(error) || isProxyAuthError((error as { cause?: unknown }).cause))
+    // Octokit reports a failed fetch as a 500; it was the proxy's 407.
+    return new GitHubError(
+      `GitHub API: ${operation} failed (HTTP 407 from the proxy): the proxy (${proxy ?? 'HTTPS_PROXY or HTTP_PROXY'}) refused the credentials of its URL, or needs some`,
+      { cause: error },
+    );
   const status = (error as { status?: unknown }).status;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = `${proxy !== undefined ? `through the proxy (${proxy}): ` : ''}${error instanceof Error ? error.message : String(error)}`;
   return new GitHubError(
     `GitHub API: ${operation} failed${typeof status === 'number' ? ` (HTTP ${status})` : ''}: ${message}`,
     { cause: error },
   );
 };
 
-const guarded = async <T>(operation: string, call: () => Promise<T>): Promise<T> => {
-  try {
-    return await call();
-  } catch (error) {
-    throw describe(operation, error);
-  }
-};
+const guardedVia =
+  (proxy: string | undefined) =>
+  async <T>(operation: string, call: () => Promise<T>): Promise<T> => {
+    try {
+      return await call();
+    } catch (error) {
+      throw describe(operation, error, proxy);
+    }
+  };
 
 export const octokitGitHub = (options: {
   token: string;
   apiUrl: string;
   repository: RepoRef;
   userAgent: string;
+  /** The proxy from the environment (`HTTPS_PROXY`/`HTTP_PROXY`/`NO_PROXY`), as the API client's. */
+  proxy?: ProxySettings;
 }): GitHubPort => {
+  const baseUrl = options.apiUrl.replace(/\/+$/, '');
+  const dispatcher = options.proxy ? dispatcherFor(options.proxy, baseUrl) : undefined;
+  const guarded = guardedVia(proxyOf(options.proxy, baseUrl)?.from);
   const octokit = new Octokit({
     auth: options.token,
-    baseUrl: options.apiUrl.replace(/\/+$/, ''),
+    baseUrl,
     userAgent: options.userAgent,
+    ...(dispatcher
+      ? {
+          request: {
+            // Undici's own fetch: the global one belongs to Node's bundled undici and does not
+            // take this package's dispatcher.
+            fetch: (url: string, init: Parameters<typeof undiciFetch>[1]) => undiciFetch(url, { ...init, dispatcher }),
+          },
+        }
+      : {}),
     // Quiet: failures are reported by the caller with the operation named.
     log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
   });
@@ -93,6 +127,16 @@ export const octokitGitHub = (options: {
         if (!parsed.success) throw new Error('the GraphQL answer has no viewer login');
         const { login, databaseId } = parsed.data.viewer;
         return typeof databaseId === 'number' ? { login, id: databaseId } : { login };
+      }),
+    account: (login) =>
+      guarded(`find the account ${login} (GET /users/${login})`, async () => {
+        try {
+          const { data } = await octokit.rest.users.getByUsername({ username: login });
+          return { login: data.login, id: data.id, type: data.type };
+        } catch (error) {
+          if ((error as { status?: unknown }).status === 404) return undefined;
+          throw error;
+        }
       }),
     listComments: (pullRequest) =>
       guarded(`list comments of #${pullRequest}`, async () => {

@@ -52,7 +52,7 @@ const bool = (name: string, value: string, fallback: boolean): boolean => {
 
 /** A GitHub login (`octocat`, `my-app[bot]`), or '' when not set. */
 const login = (name: string, value: string): string => {
-  if (value === '' || /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$/.test(value)) return value;
+  if (value === '' || /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$/i.test(value)) return value;
   throw new InputError(`input \`${name}\`: expected a GitHub login such as octocat or my-app[bot], got '${value}'`);
 };
 

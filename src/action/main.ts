@@ -37,12 +37,13 @@ const main = async (): Promise<number> => {
     event,
     engine: realEngine(stop.signal, logEngineEvents(runtime)),
     cwd: process.cwd(),
-    github: (token, run) =>
+    github: (token, run, proxy) =>
       octokitGitHub({
         token,
         apiUrl: env.GITHUB_API_URL ?? 'https://api.github.com',
         repository: run.repository,
         userAgent: `cortex-sync-action/${VERSION}`,
+        ...(proxy ? { proxy } : {}),
       }),
   });
 };

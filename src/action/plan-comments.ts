@@ -10,12 +10,14 @@ import type { GitHubIdentity, GitHubPort, IssueComment } from './github.js';
 import { InputError } from './inputs.js';
 import { readPlanComment, type ReviewedPlan } from './markers.js';
 
-/** Same account: by numeric id when both are known (logins can be renamed), else by login. */
-export const sameIdentity = (a: GitHubIdentity | undefined, b: GitHubIdentity): boolean => {
-  if (a === undefined) return false;
-  if (a.id !== undefined && b.id !== undefined) return a.id === b.id;
-  return a.login.toLowerCase() === b.login.toLowerCase();
-};
+/** An account whose comments count: matched by its numeric id only (a login can be renamed, and then taken). */
+export interface CommentAuthor {
+  login: string;
+  id: number;
+}
+
+/** The comment's author is `author`: same account id (a comment without one is nobody's). */
+export const sameAccount = (a: GitHubIdentity | undefined, author: CommentAuthor): boolean => a?.id === author.id;
 
 const firstLine = (body: string): string => /^[^\r\n]*/.exec(body)?.[0] ?? '';
 
@@ -23,8 +25,8 @@ const firstLine = (body: string): string => /^[^\r\n]*/.exec(body)?.[0] ?? '';
 export const planComments = (
   comments: readonly IssueComment[],
   marker: string,
-  author: GitHubIdentity,
-): IssueComment[] => comments.filter((c) => sameIdentity(c.author, author) && firstLine(c.body) === marker);
+  author: CommentAuthor,
+): IssueComment[] => comments.filter((c) => sameAccount(c.author, author) && firstLine(c.body) === marker);
 
 export type ReviewedLookup = { status: 'reviewed'; plan: ReviewedPlan } | { status: 'none'; why?: string };
 
@@ -32,7 +34,7 @@ export type ReviewedLookup = { status: 'reviewed'; plan: ReviewedPlan } | { stat
 export const reviewedPlanIn = (
   comments: readonly IssueComment[],
   marker: string,
-  author: GitHubIdentity,
+  author: CommentAuthor,
 ): ReviewedLookup => {
   const mine = planComments(comments, marker, author);
   const [only] = mine;
@@ -52,23 +54,59 @@ export const reviewedPlanIn = (
   return { status: 'reviewed', plan: read.plan };
 };
 
-const withoutBotSuffix = (login: string): string => login.toLowerCase().replace(/\[bot\]$/, '');
+const BOT_SUFFIX = /\[bot\]$/i;
+const INPUT = 'input `plan-comment-author`';
 
 /**
- * Whose plan comment counts. `configured` is the `plan-comment-author` input ('' when not set).
- * When the run writes the comment, the token must be that author (its comment would not count
- * otherwise); when it only reads, the configured login is taken as it is.
+ * The account the input names, by its id. A login without `[bot]` while an app's bot of that name
+ * exists is refused, saying what to write: anyone may register the bare name as a personal
+ * account, which must never stand in for the app (and the app's own comments would not count).
+ */
+const namedAccount = async (port: GitHubPort, login: string): Promise<CommentAuthor> => {
+  if (!BOT_SUFFIX.test(login)) {
+    const bot = await port.account(`${login}[bot]`);
+    if (bot)
+      throw new InputError(
+        `${INPUT} is '${login}', but the app's comments are written by its bot account '${bot.login}': write \`plan-comment-author: ${bot.login}\` (a personal account named '${login}' is not the app)`,
+      );
+  }
+  const found = await port.account(login);
+  if (!found)
+    throw new InputError(
+      `${INPUT}: GitHub has no account '${login}' (GET /users/${login}: 404); name the account as it is now called (a renamed or deleted account's login is free for anyone to take)`,
+    );
+  if (BOT_SUFFIX.test(found.login) !== (found.type === 'Bot'))
+    throw new InputError(
+      `${INPUT}: '${found.login}' is an account of type ${found.type}, which cannot be what it names`,
+    );
+  return { login: found.login, id: found.id };
+};
+
+/** Who the token writes as, with its id (GraphQL may not give one: then by its login). */
+const tokenAccount = async (port: GitHubPort): Promise<CommentAuthor> => {
+  const self = await port.tokenIdentity();
+  if (self.id !== undefined) return { login: self.login, id: self.id };
+  const found = await port.account(self.login);
+  if (!found) throw new InputError(`\`github-token\` writes as '${self.login}', an account GitHub does not find`);
+  return { login: found.login, id: found.id };
+};
+
+/**
+ * Whose plan comment counts, resolved to an account id once per run. `configured` is the
+ * `plan-comment-author` input ('' when not set: the token's own account). When the run writes the
+ * comment, the token must be that account (its comment would not count otherwise).
  */
 export const planCommentAuthor = async (
   port: GitHubPort,
   configured: string,
   writes: boolean,
-): Promise<GitHubIdentity> => {
-  if (configured !== '' && !writes) return { login: configured };
-  const self = await port.tokenIdentity();
-  if (configured !== '' && withoutBotSuffix(configured) !== withoutBotSuffix(self.login))
+): Promise<CommentAuthor> => {
+  const named = configured === '' ? undefined : await namedAccount(port, configured);
+  if (named && !writes) return named;
+  const self = await tokenAccount(port);
+  if (named && named.id !== self.id)
     throw new InputError(
-      `input \`plan-comment-author\` is '${configured}', but \`github-token\` writes as '${self.login}': its plan comment would not count on merge`,
+      `${INPUT} is '${configured}', but \`github-token\` writes as '${self.login}': its plan comment would not count on merge`,
     );
   return self;
 };
@@ -78,7 +116,7 @@ export const upsertPlanComment = async (
   port: GitHubPort,
   pullRequest: number,
   marker: string,
-  author: GitHubIdentity,
+  author: CommentAuthor,
   body: string,
 ): Promise<{ created: boolean; removed: number }> => {
   const [first, ...duplicates] = planComments(await port.listComments(pullRequest), marker, author);

@@ -87,7 +87,7 @@ export const runAction = async (deps: ActionDeps): Promise<number> => {
     const runUrl = env.GITHUB_RUN_ID
       ? `${serverUrl}/${run.repository.owner}/${run.repository.repo}/actions/runs/${env.GITHUB_RUN_ID}`
       : undefined;
-    const port = inputs.githubToken ? deps.github(inputs.githubToken, run) : undefined;
+    const port = inputs.githubToken ? deps.github(inputs.githubToken, run, resolved.config.proxy) : undefined;
     const scope: RunScope = {
       deps,
       inputs,

@@ -1,4 +1,5 @@
 /** What every mode of a run shares: the resolved inputs, configuration, ports and reporting. */
+import type { ProxySettings } from '../api/proxy.js';
 import type { Diagnostic } from '../core/model.js';
 import type { SyncConfig } from '../engine/config.js';
 import { SUMMARY_BUDGET } from './comment.js';
@@ -18,8 +19,8 @@ export interface ActionDeps {
   /** The parsed event payload (`GITHUB_EVENT_PATH`), `{}` when there is none. */
   event: unknown;
   engine: Engine;
-  /** A port to GitHub with this token, or undefined when there is no token. */
-  github: (token: string, run: GitHubRun) => GitHubPort | undefined;
+  /** A port to GitHub with this token (through the run's proxy, when the environment sets one), or undefined when there is no token. */
+  github: (token: string, run: GitHubRun, proxy: ProxySettings | undefined) => GitHubPort | undefined;
   cwd: string;
 }
 

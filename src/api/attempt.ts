@@ -4,6 +4,7 @@
  * at once). Never throws: a network error or a timeout is an outcome like a response.
  */
 import { type Dispatcher, request as undiciRequest } from 'undici';
+import { isProxyAuthError } from './proxy.js';
 import { decodeBody, normalizeHeaders, type SerializedBody } from './request-parts.js';
 import type { AttemptErrorKind } from './retry-policy.js';
 import type { HttpMethod } from './types.js';
@@ -34,6 +35,8 @@ export interface AttemptSpec {
   waiting?: { first: number; every: number; notify: (waitedMs: number) => void };
   /** Turns an error's text into what may be shown (redaction). */
   describeError: (text: string) => string;
+  /** The variable of the proxy requests go through, when one does. */
+  proxyName?: string;
 }
 
 const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT', 'UND_ERR_CONNECT_TIMEOUT']);
@@ -84,12 +87,25 @@ export const sendAttempt = async (spec: AttemptSpec): Promise<AttemptOutcome> =>
     const body = decodeBody(await res.body.text(), headers['content-type']);
     return { kind: 'response', status: res.statusCode, headers, body, durationMs: spec.now() - started };
   } catch (cause) {
+    if (isProxyAuthError(cause))
+      // The proxy's answer, not the API's: a 4xx like any other (never retried).
+      return {
+        kind: 'response',
+        status: 407,
+        headers: {},
+        body: {
+          message: `Proxy Authentication Required: the proxy (${spec.proxyName ?? 'HTTP_PROXY or HTTPS_PROXY'}) refused the credentials of its URL, or needs some (http://user:password@host:port)`,
+        },
+        durationMs: spec.now() - started,
+      };
     const code = (cause as { code?: unknown } | null)?.code;
     const isTimeout = timedOut || (typeof code === 'string' && TIMEOUT_CODES.has(code));
     return {
       kind: 'error',
       errorKind: isTimeout ? 'timeout' : 'network',
-      message: timedOut ? `no response within ${spec.timeoutMs} ms` : spec.describeError(errorText(cause)),
+      message: `${spec.proxyName !== undefined ? `through the proxy (${spec.proxyName}): ` : ''}${
+        timedOut ? `no response within ${spec.timeoutMs} ms` : spec.describeError(errorText(cause))
+      }`,
       cause,
       durationMs: spec.now() - started,
     };

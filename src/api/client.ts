@@ -4,7 +4,7 @@
  * no queued or new request starts inside that window, and lowers the rate the client sends at.
  * Retries follow `retry-policy.ts`. A client owns its connection pool: `close()` releases it.
  */
-import { Agent, type Dispatcher } from 'undici';
+import type { Dispatcher } from 'undici';
 import { ApiError, CancelledError, ConfigError } from '../core/errors.js';
 import type { Clock } from '../core/clock.js';
 import type { EngineEvent, EventSink } from '../core/events.js';
@@ -18,6 +18,7 @@ import {
   RequestTooLargeError,
 } from './errors.js';
 import { paginateWith } from './paginate.js';
+import { dispatcherFor, proxyOf, type ProxySettings } from './proxy.js';
 import { RateLimiter } from './rate-limiter.js';
 import { createRedactor, redactDeep } from './redact.js';
 import { DEFAULT_BASE_URL, normalizeBaseUrl, pathWithQuery, serializeBody } from './request-parts.js';
@@ -31,6 +32,8 @@ export interface ApiClientOptions {
   apiKey: string;
   /** Default: a keep-alive `Agent` of this client's own, closed by `close()`. An injected one is not closed. */
   dispatcher?: Dispatcher;
+  /** The proxy from the environment (`proxy.ts` `proxySettingsFrom`) for the client's own dispatcher; default none. */
+  proxy?: ProxySettings;
   /** Time for the rate limiter, pauses and backoffs (timeouts use real timers). Default: the system clock. */
   clock?: Clock;
   /** Shorthand for a clock's `now` (ignored when `clock` is given). */
@@ -144,8 +147,9 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
   const requestsPerMinute = options.requestsPerMinute ?? 1000;
   const ownAgent = options.dispatcher
     ? undefined
-    : new Agent({ connections: 16, keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 });
-  const dispatcher: Dispatcher = options.dispatcher ?? (ownAgent as Agent);
+    : dispatcherFor(options.proxy, baseUrl, { connections: 16, keepAliveTimeout: 10_000, keepAliveMaxTimeout: 60_000 });
+  const dispatcher: Dispatcher = options.dispatcher ?? (ownAgent as Dispatcher);
+  const proxyName = options.dispatcher ? undefined : proxyOf(options.proxy, baseUrl)?.from;
   const closing = new AbortController();
   let closed: Promise<void> | undefined;
   const limiter = new RateLimiter({
@@ -240,6 +244,7 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
       timeoutMs,
       now,
       describeError: redact,
+      ...(proxyName !== undefined ? { proxyName } : {}),
       // Close the gate as soon as the status is known, before reading the body.
       onHead: (status, resHeaders) => {
         if (status !== 429) return;
@@ -252,7 +257,15 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
         first: options.waitingNoticeMs ?? 5_000,
         every: options.waitingEveryMs ?? 10_000,
         notify: (waitedMs) =>
-          emit({ type: 'request.waiting', operation: req.operation, method: req.method, host, waitedMs }),
+          emit({
+            type: 'request.waiting',
+            operation: req.operation,
+            method: req.method,
+            host,
+            waitedMs,
+            attempt,
+            maxAttempts,
+          }),
       },
     }).then((outcome) => {
       if (outcome.kind === 'error') {

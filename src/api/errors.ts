@@ -90,7 +90,7 @@ const redactorOf = (secrets: readonly string[]): Redactor => {
 };
 
 /**
- * Replaces each secret in `value` with `[REDACTED]`: whole, and (for secrets of 8 characters or
+ * Replaces each secret in `value` with `[REDACTED]`: a secret shorter than 8 characters where it stands as a whole token, and (for secrets of 8 characters or
  * more) any run of 8 or more of its characters in any case, its base64 and URL-encoded forms.
  */
 export const redactText = (value: string, secrets: readonly string[]): string => redactorOf(secrets)(value);

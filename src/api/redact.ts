@@ -3,7 +3,12 @@
  * error page may echo the key whole, in part, in another case, base64-encoded (as in a Basic
  * `Authorization` header) or URL-encoded. `redactSecrets` replaces every run of 8 or more
  * characters that could come from any of those forms with `[REDACTED]`, case-insensitively.
- * Keys shorter than 8 characters are replaced wherever they occur whole.
+ *
+ * A key shorter than 8 characters (a test key, a common word) is replaced only where it stands as
+ * a whole token — not next to a letter, digit or `_` — as is, URL-encoded or base64-encoded: as a
+ * substring it would eat letters of words ("test" from "latest") and protect nothing, since a
+ * short key shows up in a message as a token of its own. (Such a key is no secret worth the
+ * name; a run of it inside a longer token is not redacted.)
  */
 
 export const REDACTED = '[REDACTED]';
@@ -42,14 +47,51 @@ export const secretForms = (key: string): string[] => {
   return [...forms].filter((f) => f !== '');
 };
 
+/** Letters, digits and `_`: what continues a token. */
+const WORD = /[\p{L}\p{N}_]/u;
+const wordAt = (text: string, index: number): boolean => index >= 0 && index < text.length && WORD.test(text[index]!);
+
+/** Replaces `key`, its URL-encoded and its base64 forms where each stands as a whole token. */
+const wholeTokenRedactor = (key: string): Redactor => {
+  const forms = [...new Set([key, encodeURIComponent(key), base64(key, false), base64(key, true)])].filter(
+    (f) => f !== '',
+  );
+  return (text) => {
+    const marked = new Uint8Array(text.length);
+    let any = false;
+    for (const form of forms) {
+      for (let i = text.indexOf(form); i !== -1; i = text.indexOf(form, i + 1)) {
+        if (wordAt(text, i - 1) || wordAt(text, i + form.length)) continue;
+        marked.fill(1, i, i + form.length);
+        any = true;
+      }
+    }
+    return any ? replaceMarked(text, marked) : text;
+  };
+};
+
+/** `text` with each run of marked characters replaced by one `[REDACTED]`. */
+const replaceMarked = (text: string, marked: Uint8Array): string => {
+  let out = '';
+  let i = 0;
+  while (i < text.length) {
+    if (marked[i] === 1) {
+      while (i < text.length && marked[i] === 1) i++;
+      out += REDACTED;
+    } else {
+      out += text[i];
+      i++;
+    }
+  }
+  return out;
+};
+
 /** A function that redacts one key from text; build it once per key. */
 export type Redactor = (text: string) => string;
 
 export const createRedactor = (key: string): Redactor => {
   if (key === '') return (text) => text;
-  if (key.length < LEAK_RUN) {
-    return (text) => text.split(key).join(REDACTED);
-  }
+  if (key.length < LEAK_RUN) return wholeTokenRedactor(key);
   const pieces = new Set<string>();
   for (const form of secretForms(key)) {
     const lower = form.toLowerCase();
@@ -66,19 +108,7 @@ export const createRedactor = (key: string): Redactor => {
       marked ??= new Uint8Array(text.length);
       marked.fill(1, i, i + LEAK_RUN);
     }
-    if (!marked) return text;
-    let out = '';
-    let i = 0;
-    while (i < text.length) {
-      if (marked[i] === 1) {
-        while (i < text.length && marked[i] === 1) i++;
-        out += REDACTED;
-      } else {
-        out += text[i];
-        i++;
-      }
-    }
-    return out;
+    return marked ? replaceMarked(text, marked) : text;
   };
 };
 

@@ -25,6 +25,11 @@ false included: cortex-sync.yaml proposes, the operator decides):
                           (default: GITHUB_REPOSITORY or the git remote, else the manifest root's path)
   CORTEX_SYNC_LEASE_WAIT  seconds an apply waits for another apply of the same source (default 120)
   CORTEX_SYNC_TIMEOUT     seconds one request waits for an answer before it is retried or fails (default 30)
+  HTTPS_PROXY, HTTP_PROXY the proxy for https / http requests (the API, the Action's GitHub calls):
+                          http://host:port or http://user:password@host:port; HTTPS_PROXY falls
+                          back to HTTP_PROXY; lower-case names win. A loopback API skips a proxy
+                          that is not on loopback
+  NO_PROXY                hosts sent past the proxy, comma-separated: host, host:port, .domain, *
   NO_COLOR                no colour even on a terminal
 
 What the API key must be allowed to do:
@@ -38,5 +43,5 @@ What the API key must be allowed to do:
 
 Outputs: plan and apply print the plan on stdout (--output text, json or markdown) and
 diagnostics and progress on stderr. Exit codes: 0 ok, 1 error or refused, 2 changes
-(plan --detailed-exitcode), 130/143 stopped by SIGINT/SIGTERM.
+(plan --detailed-exitcode), 130/143/129 stopped by SIGINT/SIGTERM/SIGHUP.
 `;

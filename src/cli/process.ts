@@ -1,7 +1,10 @@
 /**
  * The binary's process glue: real streams and environment, and the stop signals. The first
- * SIGINT/SIGTERM aborts the run's signal (an apply stops starting changes, finishes those in
- * flight, writes its logs and exits 130 / 143); a second one exits at once.
+ * SIGINT, SIGTERM or SIGHUP aborts the run's signal: an apply stops starting changes, finishes
+ * those in flight, writes its summary and plan log, releases its lease and exits 130 / 143 / 129.
+ * A second SIGINT or SIGTERM (the operator insisting) exits at once, leaving the lease to expire;
+ * a second SIGHUP does not (a hangup is delivered twice, by the kernel and by the shell, and nobody
+ * is there to insist). With the terminal gone, output that cannot be written is dropped.
  */
 import { closeSync, openSync, writeSync } from 'node:fs';
 import { signalExitCode } from '../core/outcome.js';
@@ -18,19 +21,23 @@ const openTerminal = (): TerminalWriter | undefined => {
   }
 };
 
-type StopSignal = 'SIGINT' | 'SIGTERM';
+type StopSignal = 'SIGINT' | 'SIGTERM' | 'SIGHUP';
 
 /**
  * A reader that stops reading (`cortex-sync plan | head`) closes the pipe: later writes fail with
- * EPIPE. Output to a closed pipe is dropped, quietly, and the command runs to its end: an apply
- * is never cut short halfway because a pager was closed, and no stack trace follows `--help | head`.
+ * EPIPE; a terminal that hung up fails them with EIO. Output that cannot be written is dropped,
+ * quietly, and the command runs to its end: an apply is never cut short halfway because a pager
+ * was closed or the terminal went away, and no stack trace follows `--help | head`.
  */
 const ignoreClosedPipe = (stream: NodeJS.WriteStream): void => {
   stream.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE' || error.code === 'ERR_STREAM_DESTROYED') return;
+    if (error.code === 'EPIPE' || error.code === 'EIO' || error.code === 'ERR_STREAM_DESTROYED') return;
     throw error;
   });
 };
+
+/** A second signal after `first`: exit at once, unless both are hangups (see the module comment). */
+const insists = (first: unknown, again: StopSignal): boolean => !(first === 'SIGHUP' && again === 'SIGHUP');
 
 export const runProcess = async (): Promise<number> => {
   ignoreClosedPipe(process.stdout);
@@ -38,6 +45,7 @@ export const runProcess = async (): Promise<number> => {
   const controller = new AbortController();
   const onSignal = (name: StopSignal) => {
     if (controller.signal.aborted) {
+      if (!insists(controller.signal.reason, name)) return;
       process.stderr.write(`\n${name} again: exiting at once.\n`);
       process.exit(signalExitCode(name));
     }
@@ -46,8 +54,10 @@ export const runProcess = async (): Promise<number> => {
   };
   const onInt = () => onSignal('SIGINT');
   const onTerm = () => onSignal('SIGTERM');
+  const onHup = () => onSignal('SIGHUP');
   process.on('SIGINT', onInt);
   process.on('SIGTERM', onTerm);
+  process.on('SIGHUP', onHup);
   const untilStopped = () =>
     new Promise<void>((resolve) => {
       if (controller.signal.aborted) resolve();
@@ -67,5 +77,6 @@ export const runProcess = async (): Promise<number> => {
   } finally {
     process.off('SIGINT', onInt);
     process.off('SIGTERM', onTerm);
+    process.off('SIGHUP', onHup);
   }
 };

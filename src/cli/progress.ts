@@ -9,10 +9,13 @@
  * While an apply writes: on a terminal, one line rewritten in place (done/total, failures,
  * requests, a Retry-After pause, an estimate of the time left); elsewhere (CI logs) a line every
  * 10 s of the run's clock or every 100 operations, whichever comes first. Every failure is
- * printed as it happens. The estimate counts the requests the remaining changes need (as many
- * per change as so far) at the rate the client sends now: the rate it learned from the server's
- * 429s, not the configured ceiling. Once the run is stopped, the changes skipped because of it are
- * counted, not announced one line per hundred.
+ * printed as it happens. The estimate is shown once the server has shown what it allows (a
+ * Retry-After pause, or a minute of applying: before that the client's rate is its configured
+ * ceiling and its first requests go at the burst, which made the first estimate 3× short). It is
+ * the longest of: the requests the remaining changes need (as many per change as so far) at the
+ * rate the client sends now (learned from the server's 429s), the pace of the last minute, and the
+ * whole run's pace with the pause still ahead counted. Once the run is stopped, the changes
+ * skipped because of it are counted, not announced one line per hundred.
  */
 import type { ClientStats } from '../api/types.js';
 import type { Clock, EngineEvent, EventSink } from '../engine/context.js';
@@ -21,6 +24,8 @@ import { leaseEventLine } from '../engine/lease-events.js';
 
 export const PROGRESS_EVERY_MS = 10_000;
 export const PROGRESS_EVERY_OPERATIONS = 100;
+/** The API's rate-limit window: before a run has lasted this long (or met a 429), its pace says little. */
+export const RATE_WINDOW_MS = 60_000;
 
 export interface ProgressOptions {
   stream: NodeJS.WritableStream;
@@ -63,9 +68,9 @@ export const duration = (ms: number): string => {
   return s < 60 ? `${s} s` : `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, '0')}s`;
 };
 
-/** What a slow answer is holding up: the host and the operation. */
+/** What a slow answer is holding up: the host, the operation, and which attempt of how many (a retry's wait starts again). */
 export const waitingLine = (event: Extract<EngineEvent, { type: 'request.waiting' }>): string =>
-  `Waiting ${seconds(event.waitedMs)} for ${event.host} to answer ${event.method} ${event.operation}…`;
+  `Waiting ${seconds(event.waitedMs)} for ${event.host} to answer ${event.method} ${event.operation} (attempt ${event.attempt} of ${event.maxAttempts})…`;
 
 /** The line for a Retry-After pause, said when it starts. */
 export const pausedLine = (ms: number, doing: string): string =>
@@ -166,11 +171,14 @@ const recentPace = (windowMs: number) => {
   return {
     add(at: number, done: number) {
       samples.push({ at, done });
-      while (samples.length > 2 && samples[1]!.at <= at - windowMs) samples.shift();
+      while (samples.length > 2 && samples[0]!.at < at - windowMs) samples.shift();
     },
-    /** Operations per millisecond over the window, when it spans at least a fifth of it. */
+    /**
+     * Operations per millisecond from the first sample inside the window to now, when that spans
+     * at least a fifth of it (a sample from before a long pause is not part of the recent pace).
+     */
     perMs(now: number): number | undefined {
-      const first = samples[0];
+      const first = samples.find((s) => s.at >= now - windowMs);
       const last = samples[samples.length - 1];
       if (!first || !last || last.done <= first.done || now - first.at < windowMs / 5) return undefined;
       return (last.done - first.done) / (now - first.at);
@@ -188,10 +196,11 @@ export const createApplyProgress = (options: ProgressOptions): ApplyProgress => 
   let requests = 0;
   let startedAt: number | undefined;
   let pausedUntil = 0;
+  let pauseSeen = false;
   let lastLineAt = 0;
   let lastLineDone = 0;
   let lineShown = false;
-  const pace = recentPace(30_000);
+  const pace = recentPace(RATE_WINDOW_MS);
   const stopping = () => options.signal?.aborted === true;
   const bulk = options.bulkKinds ?? new Set<string>();
   let pendingByKind: ReadonlyMap<string, number> | undefined;
@@ -222,14 +231,23 @@ export const createApplyProgress = (options: ProgressOptions): ApplyProgress => 
     if (total === undefined || doneSingle === 0 || startedAt === undefined || stopping()) return undefined;
     const rest = left();
     if (rest.single + rest.bulkKinds <= 0) return undefined;
+    const elapsed = now - startedAt;
+    // The client's rate is its ceiling until the server says otherwise; the first seconds go at
+    // the burst. Until a Retry-After pause or a full minute (the API's window) has shown what the
+    // server allows, any estimate would be the ceiling's guess (3× short against a server that
+    // allows 300 a minute), so none is shown.
+    if (!pauseSeen && elapsed < RATE_WINDOW_MS) return undefined;
+    const pauseLeft = Math.max(0, pausedUntil - now);
     const estimates: number[] = [];
     const rate = options.ratePerMinute?.() ?? 0;
     const perChange = requests / doneSingle;
-    if (rate > 0) estimates.push(((perChange * rest.single + rest.bulkKinds) / rate) * 60_000);
+    if (rate > 0) estimates.push(((perChange * rest.single + rest.bulkKinds) / rate) * 60_000 + pauseLeft);
     const perMs = pace.perMs(now);
-    if (perMs !== undefined) estimates.push(rest.single / perMs);
-    if (estimates.length === 0) estimates.push(((now - startedAt) / doneSingle) * rest.single);
-    return duration(Math.max(...estimates) + Math.max(0, pausedUntil - now));
+    if (perMs !== undefined) estimates.push(rest.single / perMs + pauseLeft);
+    // The whole run's pace, the pause still ahead included: a server's window (so many a minute,
+    // then a pause) shows in it, where the rate learned from a few 429s is still far above.
+    estimates.push(((elapsed + pauseLeft) / doneSingle) * rest.single);
+    return duration(Math.max(...estimates));
   };
 
   const status = (now: number): string => {
@@ -306,6 +324,7 @@ export const createApplyProgress = (options: ProgressOptions): ApplyProgress => 
         const now = clock.now();
         const wasPaused = pausedUntil > now;
         pausedUntil = Math.max(pausedUntil, now + event.ms);
+        pauseSeen = true;
         if (!tty && !wasPaused) permanent(pausedLine(event.ms, 'the apply'));
         update();
         return;

@@ -30,8 +30,16 @@ export type EngineEvent =
       retryInMs?: number;
     }
   | { type: 'ratelimit.paused'; ms: number }
-  /** The client has waited this long for an answer (a slow or hung server): what for, and how long. */
-  | { type: 'request.waiting'; operation: string; method: string; host: string; waitedMs: number }
+  /** The client has waited this long for an answer (a slow or hung server): what for, how long, which attempt of how many. */
+  | {
+      type: 'request.waiting';
+      operation: string;
+      method: string;
+      host: string;
+      waitedMs: number;
+      attempt: number;
+      maxAttempts: number;
+    }
   /** A stage of `reconcile` ended (`core/outcome.ts` `STAGES`); `underLease`: run again once the apply lease was held. */
   | { type: 'stage.done'; stage: StageName; durationMs: number; underLease: boolean; ok: boolean }
   /** `status`: the run's outcome (`error` or `interrupted` when it threw); `reason`: why (`core/outcome.ts`). */
@@ -50,12 +58,18 @@ export type EngineEvent =
       untilBelieved: boolean;
       waitedMs: number;
       waitLimitMs: number;
+      /** Kept idle between runs by a watcher, which was asked to let it go. */
+      idle?: boolean;
+      /** Let go for another apply that waited first (its holder name). */
+      reservedFor?: string;
     }
-  /** This apply took the lease after waiting or from another holder: why it was free. */
+  /** This apply took the lease after waiting, or from a holder that is gone or was broken: why it was free. */
   | {
       type: 'lease.taken';
       sourceId: string;
       waitedMs: number;
+      /** Whether it waited for another holder (false: free at the first look, taken over from a gone or broken one). */
+      waited?: boolean;
       from?: {
         holder: string;
         since?: number;
@@ -63,6 +77,8 @@ export type EngineEvent =
         why: 'released' | 'expired' | 'stale' | 'unreadable' | 'broken';
       };
     }
+  /** A watcher let the lease it kept between runs go, because other applies (`to`) wait for it. */
+  | { type: 'lease.handed'; sourceId: string; to: string }
   /** The lease this apply held was taken by another (`--break-lease`): no further change starts. */
   | { type: 'lease.lost'; sourceId: string; holder: string };
 

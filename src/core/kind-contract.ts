@@ -40,6 +40,12 @@ export interface ParseContext {
   now: number;
 }
 
+/** What a check against live state may know besides the two objects. */
+export interface LiveCheckContext {
+  /** The run's time (milliseconds since the epoch), when the planner was given it. */
+  now?: number;
+}
+
 /**
  * One file `export` writes: its path in the repository layout (relative, `/` separators, e.g.
  * `.cortex/teams/platform.yaml`), the one YAML document it holds (keys in a readable order), and
@@ -115,11 +121,23 @@ export interface TypedBy<S, L> {
 }
 
 /**
- * A kind whose objects the API refuses to remove while objects of another kind still have them as
- * their type (archived ones too): a prune keeps them, saying why (`core/prune-holds.ts`).
+ * Objects of a kind that name an object of another kind which must outlive them (an Initiative and
+ * the scorecard it is about): while one names it, a prune keeps that object (`core/prune-holds.ts`).
  */
-export interface KeptWhileTyped {
-  /** What the API refuses, for the message: "Cortex refuses to delete an entity type that entities still have". */
+export interface Names<S, L> {
+  /** The kind of the named objects (`scorecard`). */
+  readonly kind: KindName;
+  /** The object it names, desired or live (an Initiative's `scorecardTag`). */
+  idOf(obj: DesiredObject<S> | LiveObject<L>): string | undefined;
+}
+
+/**
+ * A kind whose objects cannot be removed while objects of another kind hold them: have them as
+ * their type (`typedBy`, archived ones too; the API refuses) or name them (`names`; removing one
+ * would break those objects): a prune keeps them, saying why (`core/prune-holds.ts`).
+ */
+export interface KeptWhileHeld {
+  /** Why it is kept, for the message: "Cortex refuses to delete an entity type that entities still have". */
   refusal: string;
   /** How to free it, for the message: "delete them in Cortex, or give them another type". */
   remedy: string;
@@ -150,8 +168,10 @@ export interface KindModel<S = unknown, L = unknown> extends KindMeta {
   references(obj: DesiredObject<S>): ObjectReference[];
   /** Objects of this kind have a type that is an object of another kind (entities); other kinds leave it out. */
   readonly typedBy?: TypedBy<S, L>;
-  /** The API refuses to remove an object of this kind while objects still have it as their type. */
-  readonly keptWhileTyped?: KeptWhileTyped;
+  /** Objects of this kind name an object of another kind that must outlive them (an Initiative's scorecard). */
+  readonly names?: Names<S, L>;
+  /** An object of this kind is not removed while objects still have it as their type or name it. */
+  readonly keptWhileHeld?: KeptWhileHeld;
   /**
    * What of this desired object is reserved for cortex-sync's own records in the workspace, if
    * anything ("the tag `cortex-sync-lease-…`"): declaring it is an error and it is not planned.
@@ -182,7 +202,13 @@ export interface KindModel<S = unknown, L = unknown> extends KindMeta {
    * Plan-time problems of a declared object given what is live (e.g. declaring an object the
    * API manages itself). Errors refuse the plan.
    */
-  checkAgainstLive?(obj: DesiredObject<S>, live: LiveObject<L> | undefined): Diagnostic[];
+  checkAgainstLive?(obj: DesiredObject<S>, live: LiveObject<L> | undefined, ctx: LiveCheckContext): Diagnostic[];
+  /**
+   * What an update writes from the live object rather than the manifest (fields the manifest
+   * leaves out that a whole-object write would otherwise reset), in words for the plan; shown as a
+   * reason of the update (and so in its digest). Undefined: nothing is kept.
+   */
+  keptOnWrite?(obj: DesiredObject<S>, live: LiveObject<L>): string | undefined;
   /**
    * Problems across the whole declared set, offline and at plan (e.g. entities whose definition
    * breaks the schema of an entity type the repository declares). Errors refuse the plan.

@@ -183,7 +183,7 @@ export interface RunFacts {
   read?: ReadReport;
 }
 
-const SIGNAL_EXIT = { SIGINT: 130, SIGTERM: 143 } as const;
+const SIGNAL_EXIT = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 } as const;
 export type StopSignal = keyof typeof SIGNAL_EXIT;
 
 /** The exit code of a run stopped by `signal` (the shell's 128 + signal number). */
@@ -355,14 +355,14 @@ export const runReportOf = (result: ReconcileResult, facts: RunFacts): RunReport
 export interface ExitOptions {
   /** `plan --detailed-exitcode`: exit 2 when the plan has work. */
   detailedExitcode?: boolean;
-  /** The signal that stopped the run, when one did: exit 128 + its number (130, 143). */
+  /** The signal that stopped the run, when one did: exit 128 + its number (129, 130, 143). */
   stoppedBy?: StopSignal;
 }
 
 /**
  * The exit code of a run (interface.md): 0 success; 1 invalid manifests, a refused plan, an apply
- * not approved or with a failed step; 2 a plan with work under `--detailed-exitcode`; 130/143 an
- * apply stopped by SIGINT/SIGTERM.
+ * not approved or with a failed step; 2 a plan with work under `--detailed-exitcode`; 129/130/143
+ * an apply stopped by SIGHUP/SIGINT/SIGTERM.
  */
 export const exitCodeOf = (report: RunReport, options: ExitOptions = {}): number => {
   switch (report.outcome) {

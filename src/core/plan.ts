@@ -57,6 +57,8 @@ export interface PlanOptions {
   protect: readonly string[];
   /** `false` when any manifest failed to load: nothing is pruned. */
   manifestsComplete: boolean;
+  /** The run's time (milliseconds since the epoch), for checks against live state that depend on it. */
+  now?: number;
   /**
    * The source id's binding to the origin that first applied it. `claimed` (another origin) is a
    * plan error and removes nothing; `unbound` (a record from before origins) removes nothing yet.
@@ -258,7 +260,9 @@ function planDesired(
     line: obj.source.line,
     desired: obj,
   };
-  diagnostics.push(...(handler.checkAgainstLive?.(obj, liveObj) ?? []));
+  diagnostics.push(
+    ...(handler.checkAgainstLive?.(obj, liveObj, options.now !== undefined ? { now: options.now } : {}) ?? []),
+  );
   const desiredState = handler.desiredState(obj);
   if (!liveObj) {
     return { ...base, action: 'create', diff: diffValues(undefined, desiredState), waitsFor: [] };
@@ -299,6 +303,8 @@ function planDesired(
   }
   const unarchive = liveObj.archived === true;
   if (unarchive) reasons.unshift('archived live; the manifest is back');
+  const kept = diff.length > 0 ? handler.keptOnWrite?.(obj, liveObj) : undefined;
+  if (kept !== undefined) reasons.push(kept);
 
   // No field differs ⇔ the states are equal (`diffValues` compares them first).
   if (!adopt && !unarchive && diff.length === 0) {

@@ -1,10 +1,13 @@
 /**
- * Prunes that must not be sent (pure): an object of a kind the API keeps while it is in use as a
- * type (`KindModel.keptWhileTyped`: an entity type) that objects will still have after the plan.
- * Cortex refuses to delete an entity type in use, archived entities included (and prune archives
- * entities by default), so such a delete would fail on every run; the type is kept instead, and
- * the plan says which objects hold it. Objects the plan deletes, or rewrites to another type, do
- * not hold it.
+ * Prunes that must not be sent (pure): an object of a kind kept while it is held
+ * (`KindModel.keptWhileHeld`) that objects will still hold after the plan, by having it as their
+ * type (`typedBy`: an entity and its entity type) or by naming it (`names`: an Initiative and its
+ * scorecard). Cortex refuses to delete an entity type in use, archived entities included (and
+ * prune archives entities by default), so such a delete would fail on every run; a scorecard that
+ * Initiatives name (another source's, one made in the UI) would leave them naming nothing, and
+ * their sources' plans refused from then on. The object is kept instead, and the plan says which
+ * objects hold it. Holders are every object desired or live, whoever manages it; objects the plan
+ * deletes, or rewrites to hold another, do not hold it.
  */
 import type { KindModel } from './kind-contract.js';
 import {
@@ -17,6 +20,7 @@ import {
   objectKey,
 } from './model.js';
 import { countOf } from './plural.js';
+import { printable } from './printable.js';
 
 /** How many holders a `prune-kept` message names before it counts the rest. */
 const HOLDERS_NAMED = 5;
@@ -30,7 +34,7 @@ export function withoutHeldTypes(
   diagnostics: Diagnostic[],
 ): Change[] {
   const removedTypes = new Set(
-    prunes.filter((p) => handlerOf(p.kind).keptWhileTyped !== undefined).map((p) => objectKey(p.kind, p.id)),
+    prunes.filter((p) => handlerOf(p.kind).keptWhileHeld !== undefined).map((p) => objectKey(p.kind, p.id)),
   );
   if (removedTypes.size === 0) return [...prunes];
   const deleted = new Set(prunes.filter((p) => p.action === 'delete').map((p) => objectKey(p.kind, p.id)));
@@ -39,26 +43,25 @@ export function withoutHeldTypes(
     if (deleted.has(key)) continue;
     const after = desired.get(key) ?? live.get(key);
     if (after === undefined) continue;
-    const typedBy = handlerOf(after.kind).typedBy;
-    const type = typedBy?.typeOf(after);
-    if (typedBy === undefined || type === undefined) continue;
-    const typeKey = objectKey(typedBy.kind, type);
-    if (!removedTypes.has(typeKey)) continue;
-    const entry = holders.get(typeKey) ?? {
-      title: handlerOf(after.kind).title,
-      archived: [],
-      archivedNow: [],
-      active: [],
-    };
-    if (!desired.has(key) && live.get(key)?.archived === true) entry.archived.push(after.id);
-    else if (isArchivedBy(prunes, key)) entry.archivedNow.push(after.id);
-    else entry.active.push(after.id);
-    holders.set(typeKey, entry);
+    for (const { heldKey, verb } of heldBy(handlerOf(after.kind), after)) {
+      if (!removedTypes.has(heldKey)) continue;
+      const entry = holders.get(heldKey) ?? {
+        title: handlerOf(after.kind).title,
+        verb,
+        archived: [],
+        archivedNow: [],
+        active: [],
+      };
+      if (!desired.has(key) && live.get(key)?.archived === true) entry.archived.push(after.id);
+      else if (isArchivedBy(prunes, key)) entry.archivedNow.push(after.id);
+      else entry.active.push(after.id);
+      holders.set(heldKey, entry);
+    }
   }
   const kept: Change[] = [];
   for (const prune of prunes) {
     const held = holders.get(objectKey(prune.kind, prune.id));
-    const rule = handlerOf(prune.kind).keptWhileTyped;
+    const rule = handlerOf(prune.kind).keptWhileHeld;
     if (!held || !rule) {
       kept.push(prune);
       continue;
@@ -66,7 +69,7 @@ export function withoutHeldTypes(
     diagnostics.push({
       severity: 'warning',
       code: 'prune-kept',
-      message: `${handlerOf(prune.kind).title} \`${prune.id}\` has no manifest, but it is kept: ${rule.refusal}, and ${describeHolders(held)}; once none has it (${rule.remedy}), prune deletes the type`,
+      message: `${handlerOf(prune.kind).title} \`${prune.id}\` has no manifest, but it is kept: ${rule.refusal}, and ${describeHolders(held)}; once none ${held.verb === 'type' ? 'has it' : 'names it'} (${rule.remedy}), prune deletes ${held.verb === 'type' ? 'the type' : 'it'}`,
       kind: prune.kind,
       id: prune.id,
     });
@@ -74,12 +77,28 @@ export function withoutHeldTypes(
   return kept;
 }
 
+/** What `obj` holds after the plan: its type, the object it names (each key with how it holds it). */
+const heldBy = (handler: KindModel, obj: DesiredObject | LiveObject): { heldKey: ObjectKey; verb: HoldVerb }[] => {
+  const out: { heldKey: ObjectKey; verb: HoldVerb }[] = [];
+  const type = handler.typedBy?.typeOf(obj);
+  if (handler.typedBy !== undefined && type !== undefined)
+    out.push({ heldKey: objectKey(handler.typedBy.kind, type), verb: 'type' });
+  const named = handler.names?.idOf(obj);
+  if (handler.names !== undefined && named !== undefined)
+    out.push({ heldKey: objectKey(handler.names.kind, named), verb: 'name' });
+  return out;
+};
+
+/** How an object holds another: as its type, or by naming it. */
+type HoldVerb = 'type' | 'name';
+
 const isArchivedBy = (prunes: readonly Change[], key: ObjectKey): boolean =>
   prunes.some((p) => p.action === 'archive' && objectKey(p.kind, p.id) === key);
 
 /** Who holds a type after the plan (objects of the kind titled `title`): archived already, archived by this plan, not archived. */
 interface Holders {
   title: string;
+  verb: HoldVerb;
   archived: string[];
   archivedNow: string[];
   active: string[];
@@ -89,7 +108,7 @@ interface Holders {
 const describeHolders = (held: Holders): string => {
   const named = (ids: string[]): string => {
     const sorted = [...ids].sort();
-    const shown = sorted.slice(0, HOLDERS_NAMED).map((id) => `\`${id}\``);
+    const shown = sorted.slice(0, HOLDERS_NAMED).map((id) => `\`${printable(id)}\``);
     return sorted.length > HOLDERS_NAMED
       ? `${shown.join(', ')} and ${sorted.length - HOLDERS_NAMED} more`
       : shown.join(', ');
@@ -102,5 +121,8 @@ const describeHolders = (held: Holders): string => {
   const total = held.archived.length + held.archivedNow.length + held.active.length;
   const present = groups.filter(([, ids]) => ids.length > 0);
   const parts = present.map(([label, ids]) => `${present.length > 1 ? `${ids.length} ` : ''}${label}: ${named(ids)}`);
-  return `${countOf(total, held.title)} ${total === 1 ? 'has' : 'have'} it (${parts.join('; ')})`;
+  const verb = held.verb === 'type' ? (total === 1 ? 'has' : 'have') : total === 1 ? 'names' : 'name';
+  if (held.verb === 'name' && present.length === 1 && held.active.length === total)
+    return `${countOf(total, held.title)} ${verb} it: ${named(held.active)}`;
+  return `${countOf(total, held.title)} ${verb} it (${parts.join('; ')})`;
 };

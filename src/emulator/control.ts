@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { type EmulatorResponse, errorResponse, PERMISSIONS, type Permission } from './contract.js';
 import { type EmulatorFaults, parseFaults } from './faults.js';
-import type { JqOutcome } from './jq.js';
+import { type JqOutcome, unbalancedJq } from './jq.js';
 import { addKey, parseRoles, permissionsOfRoles, unknownCustomRole } from './resources/api-keys.js';
 import { integrationView } from './resources/custom-integrations.js';
 import { addGitopsLog, gitopsLogInput } from './resources/gitops-logs.js';
@@ -145,7 +145,11 @@ const HANDLERS: Record<string, Handler> = {
   'POST /_emulator/custom-integrations': async (req, ctx) => {
     const input = parse(req.body, integrationInput);
     if (!input.ok) return input.response;
-    // Compiled, never run: a program that does not end must not hold the control endpoint.
+    // Compiled, never run: a program that does not end must not hold the control endpoint. It is
+    // wrapped only once its brackets are known to balance, so it cannot close the wrapper and run.
+    const unbalanced = unbalancedJq(input.value.entityTagJq);
+    if (unbalanced !== undefined)
+      return errorResponse(400, 'BAD_REQUEST', `entityTagJq is not a jq program: ${unbalanced}`);
     const check = await ctx.evaluateJq(`if false then (\n${input.value.entityTagJq}\n) else empty end`, 'null');
     if (!check.ok && check.reason === 'compile') {
       return errorResponse(400, 'BAD_REQUEST', `entityTagJq is not a jq program: ${check.message}`);

@@ -15,7 +15,7 @@ export type JqOutcome =
   | {
       ok: false;
       /** `compile`: not a jq program; `error`: jq stopped with an error; `timeout`, `too-large`, `crashed`: limits. */
-      reason: 'compile' | 'error' | 'timeout' | 'too-large' | 'crashed';
+      reason: 'compile' | 'error' | 'timeout' | 'too-large' | 'crashed' | 'busy';
       message: string;
     };
 
@@ -24,6 +24,11 @@ export interface JqEvaluatorOptions {
   timeoutMs?: number;
   /** Largest output accepted, in bytes of JSON text (default 1 MiB). */
   maxOutputBytes?: number;
+  /**
+   * Evaluations that may wait behind the running one (default 16); one more is answered at once
+   * with `busy` (the webhook's 503), so a flood of deliveries cannot queue without bound.
+   */
+  maxQueued?: number;
 }
 
 /** Runs jq programs one at a time on one worker; `close()` ends the worker. */
@@ -96,6 +101,9 @@ export const createJqEvaluator = (options: JqEvaluatorOptions = {}): JqEvaluator
   const maxOutputBytes = options.maxOutputBytes ?? 1024 * 1024;
   let worker: Promise<Worker> | undefined;
   let queue: Promise<unknown> = Promise.resolve();
+  const maxQueued = options.maxQueued ?? 16;
+  /** Evaluations asked for and not yet answered (the running one included). */
+  let pending = 0;
   let nextId = 1;
   let closed = false;
 
@@ -189,7 +197,19 @@ export const createJqEvaluator = (options: JqEvaluatorOptions = {}): JqEvaluator
 
   return {
     evaluate(program, input) {
-      const result = queue.then(() => run(program, input));
+      if (pending > maxQueued) {
+        return Promise.resolve({
+          ok: false,
+          reason: 'busy',
+          message: `${pending} jq evaluations are running or waiting already`,
+        } satisfies JqOutcome);
+      }
+      pending += 1;
+      const result = queue
+        .then(() => run(program, input))
+        .finally(() => {
+          pending -= 1;
+        });
       queue = result.catch(() => undefined);
       return result;
     },
@@ -199,4 +219,46 @@ export const createJqEvaluator = (options: JqEvaluatorOptions = {}): JqEvaluator
       await discardWorker();
     },
   };
+};
+
+/**
+ * Why `program` cannot be wrapped as one term, or undefined when it can: its brackets outside
+ * strings and comments close one that it did not open, or stay open. A program that closes more
+ * than it opens could close a wrapper it is concatenated into (`if false then (P) else empty end`)
+ * and run the rest at once. Strings are followed with their escapes and `\(…)` interpolations (code
+ * again, brackets counted); a comment runs to the end of its line (a backslash before the line end
+ * continues it, as in jq 1.8).
+ */
+export const unbalancedJq = (program: string): string | undefined => {
+  const CLOSER: Readonly<Record<string, string>> = { '(': ')', '[': ']', '{': '}' };
+  // Open brackets; `"` marks an interpolation's return into a string.
+  const stack: string[] = [];
+  let inString = false;
+  for (let i = 0; i < program.length; i++) {
+    const ch = program[i] as string;
+    if (inString) {
+      if (ch === '\\') {
+        if (program[i + 1] === '(') {
+          stack.push('"', '(');
+          inString = false;
+        }
+        i += 1;
+      } else if (ch === '"') inString = false;
+      continue;
+    }
+    if (ch === '"') inString = true;
+    else if (ch === '#') {
+      while (i < program.length && program[i] !== '\n') i += program[i] === '\\' ? 2 : 1;
+    } else if (ch in CLOSER) stack.push(ch);
+    else if (ch === ')' || ch === ']' || ch === '}') {
+      const open = stack.pop();
+      if (open === undefined || CLOSER[open] !== ch) return `\`${ch}\` at offset ${i} closes nothing it opened`;
+      if (stack.at(-1) === '"') {
+        stack.pop();
+        inString = true;
+      }
+    }
+  }
+  if (inString) return 'a string is not closed';
+  return stack.length > 0 ? `\`${stack.at(-1) ?? ''}\` is not closed` : undefined;
 };

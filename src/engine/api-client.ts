@@ -23,6 +23,7 @@ export const apiClientFor = (
     requestsPerMinute: config.requestsPerMinute,
     concurrency: config.concurrency,
     timeoutMs: config.requestTimeoutMs,
+    ...(config.proxy ? { proxy: config.proxy } : {}),
     ...observe,
   });
 

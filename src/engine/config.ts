@@ -15,6 +15,7 @@
  * `SyncConfig.origins` says where each effective setting came from.
  */
 import { resolve } from 'node:path';
+import { proxySettingsFrom, type ProxySettings } from '../api/proxy.js';
 import type { Diagnostic } from '../core/model.js';
 import { DEFAULT_MAX_DELETE_SHARE } from '../core/plan.js';
 import { excerpt } from '../source/excerpt.js';
@@ -158,6 +159,8 @@ export interface SyncConfig {
   origin?: string;
   /** Take the apply lease even when another apply holds it. */
   breakLease?: boolean;
+  /** The proxy from `HTTPS_PROXY`/`HTTP_PROXY`/`NO_PROXY` (undefined: none). */
+  proxy?: ProxySettings;
 }
 
 const LOOPBACK_HOSTS = new Set(['localhost', '[::1]']);
@@ -305,6 +308,9 @@ export const resolveConfig = async (
   );
   if (baseUrlProblem) envErrors.push(baseUrlProblem);
 
+  const proxy = proxySettingsFrom(env);
+  for (const message of proxy.problems) envErrors.push({ severity: 'error', code: 'config', message });
+
   const key = resolveApiKey(env, { manifestRoot: dir, cwd });
   envErrors.push(...key.diagnostics);
 
@@ -436,6 +442,7 @@ export const resolveConfig = async (
       ...(flags.from !== undefined ? { flagsAre: flags.from } : {}),
       origin: read.text('CORTEX_SYNC_ORIGIN') ?? (await deriveOrigin(flags.originDir ?? dir, env)),
       ...(flags.breakLease ? { breakLease: true } : {}),
+      ...(proxy.settings ? { proxy: proxy.settings } : {}),
     },
   };
 };

@@ -12,6 +12,10 @@
  *
  * A record that cannot be read (edited by hand, another version) is held by nobody known and is
  * judged by the last rule only.
+ *
+ * A released record that names applies waiting for it (a watcher let its idle lease go for them)
+ * is theirs to take first: for anyone else it counts as held until it has been seen unchanged for
+ * `handoffMs` (a waiter that is gone holds nothing for longer).
  */
 
 import type { SeenLease } from '../ownership/store.js';
@@ -26,6 +30,8 @@ export type LeaseJudgement =
       untilBelieved: boolean;
       /** How much longer an unchanged record counts as held. */
       staleInMs: number;
+      /** Released, but for another apply that waited for it (its holder name). */
+      reservedFor?: string;
     };
 
 export interface JudgeInput {
@@ -37,6 +43,8 @@ export interface JudgeInput {
   /** How long (monotonic) the waiter has seen this exact record; 0 when it just changed. */
   unchangedForMs: number;
   ttlMs: number;
+  /** How long a released record that names waiters is theirs alone. */
+  handoffMs: number;
 }
 
 /**
@@ -55,7 +63,17 @@ export const judgeLease = (input: JudgeInput): LeaseJudgement => {
   if (lease.unreadable) return stale ? { state: 'free', why: 'unreadable' } : held(false, input);
   if (lease.holder === input.me) return { state: 'free', why: 'ours' };
   if (!Number.isFinite(lease.expiresAt)) return stale ? { state: 'free', why: 'stale' } : held(false, input);
-  if (lease.expiresAt <= 0) return { state: 'free', why: 'released' };
+  if (lease.expiresAt <= 0) {
+    const waiters = lease.waiting ?? [];
+    if (waiters.length > 0 && !waiters.includes(input.me) && input.unchangedForMs < input.handoffMs)
+      return {
+        state: 'held',
+        untilBelieved: false,
+        staleInMs: input.handoffMs - input.unchangedForMs,
+        reservedFor: waiters[0] ?? '?',
+      };
+    return { state: 'free', why: 'released' };
+  }
   if (serverNow !== undefined && lease.expiresAt + DATE_RESOLUTION_MS <= serverNow)
     return { state: 'free', why: 'expired' };
   if (stale) return { state: 'free', why: 'stale' };

@@ -8,6 +8,13 @@
  * it go: after `lingerMs` with no run, at once after a run that failed or was not a clean apply,
  * and when the watcher stops. A watcher killed while it keeps the lease leaves it to expire, as a
  * crashed apply does.
+ *
+ * A waiting apply wins over a kept lease: while it keeps the lease without a run the watcher says
+ * so in the record (`idle`), a waiting apply names itself there (`waiting`), and the watcher lets
+ * the lease go as soon as it sees that — at its next look (every `checkEveryMs` while it lingers),
+ * at its next change (instead of keeping it), or when the run under way ends (instead of
+ * lingering). The released record names the waiter, whose it is first (`lease-judge.ts`); the
+ * watcher's next run waits for it like any other apply.
  */
 import type { ApiClient } from '../api/types.js';
 import type { Clock } from '../core/clock.js';
@@ -15,6 +22,9 @@ import type { EventSink } from '../core/events.js';
 import type { LeaseStore } from '../ownership/store.js';
 import type { EngineContext } from './context.js';
 import { acquireLease, type HeldLease, type LeaseSettings } from './lease.js';
+
+/** How often a lingering watcher looks whether an apply waits for its lease (default). */
+export const DEFAULT_LINGER_CHECK_MS = 5_000;
 
 /** How a run gets the lease and gives it back. */
 export interface LeaseKeeper {
@@ -59,6 +69,8 @@ export class LingeringLease implements LeaseKeeper {
   constructor(
     private readonly options: {
       lingerMs: number;
+      /** How often it looks, while lingering, whether another apply waits (default `DEFAULT_LINGER_CHECK_MS`). */
+      checkEveryMs?: number;
       /** The keeper's own: it renews and releases with these, whichever run took the lease. */
       client: ApiClient;
       clock: Clock;
@@ -85,8 +97,14 @@ export class LingeringLease implements LeaseKeeper {
       held.linger?.abort();
       held.linger = undefined;
       if (held.sourceId === sourceId && held.store === store && !held.lease.lost.aborted) {
-        // Still ours (one read)? Another apply with --break-lease may have taken it meanwhile.
-        if (await held.lease.stillHeld()) return { lease: held.lease, kept: true };
+        // Still ours (one read)? Another apply with --break-lease may have taken it meanwhile; one
+        // may wait for it: then it is let go, and this run waits its turn.
+        if (await held.lease.stillHeld()) {
+          if (!this.handOver(held)) {
+            await held.lease.setIdle(false);
+            return { lease: held.lease, kept: true };
+          }
+        }
       }
       this.held = undefined;
       await held.lease.release().catch(() => {});
@@ -109,21 +127,59 @@ export class LingeringLease implements LeaseKeeper {
       await lease.release();
       return;
     }
-    if (!clean || this.closed || this.options.lingerMs <= 0 || lease.lost.aborted) {
+    // Lingers only after a clean apply, and not when another apply asked for it meanwhile.
+    const keep =
+      clean &&
+      !this.closed &&
+      this.options.lingerMs > 0 &&
+      !lease.lost.aborted &&
+      (await lease.stillHeld().catch(() => false)) &&
+      !this.handOver(held);
+    if (!keep) {
       this.held = undefined;
       await lease.release();
       return;
     }
+    await lease.setIdle(true).catch(() => {});
     const linger = new AbortController();
     held.linger = linger;
-    void this.options.clock.sleep(this.options.lingerMs, AbortSignal.any([linger.signal, this.options.signal])).then(
-      () => {
-        if (this.held !== held || held.linger !== linger) return;
-        this.held = undefined;
-        this.releasing = lease.release().catch(() => {});
-      },
-      () => {},
-    );
+    void this.lingerOn(held, linger);
+  }
+
+  /** Whether another apply waits for the kept lease (then it is let go: said in the log). */
+  private handOver(held: Held): boolean {
+    const to = held.lease.waiters();
+    if (to.length === 0) return false;
+    this.options.events.emit({ type: 'lease.handed', sourceId: held.sourceId, to: to.join(', ') });
+    return true;
+  }
+
+  /**
+   * Keeps `held` for `lingerMs`, looking every `checkEveryMs` whether another apply waits for it
+   * (then it is let go at once), unless a run takes it again (`linger` aborted) or the watcher stops.
+   */
+  private async lingerOn(held: Held, linger: AbortController): Promise<void> {
+    const { clock, lingerMs, signal } = this.options;
+    const every = Math.max(1, this.options.checkEveryMs ?? DEFAULT_LINGER_CHECK_MS);
+    const during = AbortSignal.any([linger.signal, signal]);
+    const current = () => this.held === held && held.linger === linger;
+    for (let left = lingerMs; left > 0;) {
+      const step = Math.min(every, left);
+      try {
+        await clock.sleep(step, during);
+      } catch {
+        return;
+      }
+      left -= step;
+      if (!current()) return;
+      if (left <= 0) break;
+      // A read that fails says nothing: it lingers on (the renewals judge whether it is still held).
+      const still = await held.lease.stillHeld().catch(() => true);
+      if (!current()) return;
+      if (!still || this.handOver(held)) break;
+    }
+    this.held = undefined;
+    this.releasing = held.lease.release().catch(() => {});
   }
 
   /** Releases a kept lease (the watcher stops); no lease is kept afterwards. */

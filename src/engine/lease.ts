@@ -63,7 +63,18 @@ export interface LeaseSettings {
   tellEveryMs: number;
   /** Take the lease whoever holds it (the operator's `--break-lease`). */
   breakLease: boolean;
+  /**
+   * How long a lease let go for waiting applies is theirs alone (seen unchanged this long, anyone
+   * may take it: a waiter that is gone holds nothing). Default: five polls.
+   */
+  handoffMs?: number;
 }
+
+/** How long a released record that names waiters is theirs alone (`LeaseSettings.handoffMs`). */
+const handoffOf = (settings: LeaseSettings): number => settings.handoffMs ?? 5 * settings.pollMs;
+
+/** At most this many waiters are named in a record (anyone may write one; the newest are kept). */
+const MAX_WAITERS = 8;
 
 /** How much earlier than `tellEveryMs` a waiting apply looks again, to say who holds the lease in time. */
 const TELL_MARGIN_MS = 1_000;
@@ -78,6 +89,14 @@ export const DEFAULT_LEASE_SETTINGS: Omit<LeaseSettings, 'holder'> = {
   breakLease: false,
 };
 
+/** How the lease was held when the wait ran out. */
+export interface HeldHow {
+  /** Kept idle between runs by a watcher (the record says so). */
+  idle?: boolean;
+  /** Let go for another apply that waited for it (its holder name). */
+  reservedFor?: string;
+}
+
 /** The lease is held by another apply and did not come free in time. */
 export class LeaseHeldError extends CortexSyncError {
   constructor(
@@ -85,14 +104,30 @@ export class LeaseHeldError extends CortexSyncError {
     readonly expiresAt: number,
     waitedMs: number,
     since?: number,
+    how: HeldHow = {},
   ) {
-    super(
-      'APPLY_FAILED',
-      `another apply of this source is running (held by ${holder}${since !== undefined ? ` since ${formatLeaseTime(since)}` : ''}, lease until ${formatLeaseTime(expiresAt)}); waited ${Math.round(waitedMs / 1000)} s. Try again when it has finished; if you know it is gone, the operator can pass --break-lease`,
-    );
+    super('APPLY_FAILED', leaseHeldMessage(holder, expiresAt, Math.round(waitedMs / 1000), since, how));
     this.name = 'LeaseHeldError';
   }
 }
+
+/** A holder name as a message shows it: anyone can write one into the record. */
+const shortName = (name: string): string => (name.length <= 120 ? name : `${name.slice(0, 120)}…`);
+
+const leaseHeldMessage = (
+  holder: string,
+  expiresAt: number,
+  waited: number,
+  since: number | undefined,
+  how: HeldHow,
+) => {
+  const held = `held by ${shortName(holder)}${since !== undefined ? ` since ${formatLeaseTime(since)}` : ''}`;
+  if (how.reservedFor !== undefined)
+    return `the apply lease of this source was let go for another apply that waited for it first (${shortName(how.reservedFor)}); waited ${waited} s. Try again when it has finished`;
+  if (how.idle === true)
+    return `the apply lease of this source is kept idle by a watcher between its runs (${held}, lease until ${formatLeaseTime(expiresAt)}); a watcher lets it go within seconds of an apply asking for it, and this apply waited ${waited} s. Try again with a longer lease wait (CORTEX_SYNC_LEASE_WAIT, or leaseWaitSeconds in cortex-sync.yaml); a watcher that is gone stops renewing it, and it frees itself`;
+  return `another apply of this source is running (${held}, lease until ${formatLeaseTime(expiresAt)}); waited ${waited} s. Try again when it has finished; if you know it is gone, the operator can pass --break-lease`;
+};
 
 /** The lease this apply held was taken by another while it ran: the changes not yet started were left out. */
 export class LeaseLostError extends CortexSyncError {
@@ -122,7 +157,18 @@ export interface HeldLease {
    * then aborted); a read that fails throws. For a lease kept between runs (`lease-keeper.ts`).
    */
   stillHeld(): Promise<boolean>;
-  /** Stops renewing and releases the lease (unless it was lost), keeping the creates still pending for the next run. */
+  /** The applies waiting for it, as the record said at this holder's last read of it. */
+  waiters(): readonly string[];
+  /**
+   * Kept idle between runs (true: written at once unless the record says so already, so that a
+   * waiting apply asks for it), or busy again (false: said by the next write of the record, a
+   * renewal or a pending create).
+   */
+  setIdle(idle: boolean): Promise<void>;
+  /**
+   * Stops renewing and releases the lease (unless it was lost), keeping the creates still pending
+   * for the next run, and the applies waiting for it (theirs to take first).
+   */
   release(): Promise<void>;
 }
 
@@ -166,6 +212,7 @@ export const acquireLease = async (
       serverNow,
       unchangedForMs: watched ? now - watched.since : 0,
       ttlMs: settings.ttlMs,
+      handoffMs: handoffOf(settings),
     });
     const seen = read.seen;
     const waited = now - started;
@@ -175,8 +222,18 @@ export const acquireLease = async (
       ...(Number.isFinite(seen.expiresAt) ? { until: seen.expiresAt } : {}),
     };
     if (judged.state === 'held' && !settings.breakLease) {
+      const how: HeldHow = {
+        ...(seen?.idle === true && judged.reservedFor === undefined ? { idle: true } : {}),
+        ...(judged.reservedFor !== undefined ? { reservedFor: judged.reservedFor } : {}),
+      };
       if (waited >= settings.waitMs)
-        throw new LeaseHeldError(seen?.holder ?? '?', seen?.expiresAt ?? NaN, waited, seen?.since);
+        throw new LeaseHeldError(seen?.holder ?? '?', seen?.expiresAt ?? NaN, waited, seen?.since, how);
+      // A holder that only keeps the lease idle lets it go for an apply that says it waits (a
+      // write that fails is tried again at the next look: the ask is advice, the wait goes on).
+      if (how.idle === true && read.lease !== undefined && !(seen?.waiting ?? []).includes(settings.holder)) {
+        const asked = askedToLetGo(read.lease, settings.holder, server.now());
+        server.observe(await store.write(client, asked).catch(() => undefined));
+      }
       // Looked again a little early, so that the line (after the read) is never later than promised.
       const tellAfter = settings.tellEveryMs - Math.min(TELL_MARGIN_MS, settings.tellEveryMs / 10);
       if (toldAt === undefined || now - toldAt >= tellAfter) {
@@ -187,6 +244,7 @@ export const acquireLease = async (
           untilBelieved: judged.untilBelieved,
           waitedMs: waited,
           waitLimitMs: settings.waitMs,
+          ...how,
         });
         toldAt = now;
       }
@@ -207,8 +265,15 @@ export const acquireLease = async (
       pending: read.lease?.pending ?? [],
     };
     server.observe(await store.write(client, claim));
-    await clock.sleep(settings.settleMs, signal);
-    const confirmed = await store.read(client, sourceId);
+    let confirmed: Awaited<ReturnType<LeaseStore['read']>>;
+    try {
+      await clock.sleep(settings.settleMs, signal);
+      confirmed = await store.read(client, sourceId);
+    } catch (error) {
+      // Stopped (or the read failed) between the claim and its confirmation: the claim is given back.
+      await giveBack(client, store, claim).catch(() => {});
+      throw error;
+    }
     server.observe(confirmed.date);
     if (confirmed.lease?.holder === settings.holder) {
       record = { ...claim, pending: confirmed.lease.pending };
@@ -218,9 +283,24 @@ export const acquireLease = async (
       throw new LeaseHeldError(confirmed.seen?.holder ?? '?', confirmed.seen?.expiresAt ?? NaN, mono() - started);
   }
   const waitedMs = mono() - started;
-  if (taken !== undefined || toldAt !== undefined)
-    events.emit({ type: 'lease.taken', sourceId, waitedMs, ...(taken ? { from: taken } : {}) });
+  // Taking a lease the last apply released is the usual case, not contention: nothing to say.
+  const waited = toldAt !== undefined;
+  if (waited || (taken !== undefined && taken.why !== 'released'))
+    events.emit({ type: 'lease.taken', sourceId, waitedMs, waited, ...(taken ? { from: taken } : {}) });
   return holdLease({ ...ctx, signal: hold }, record, settings, server, store);
+};
+
+/** `lease` with `holder` named among the applies waiting for it (the newest few kept). */
+const askedToLetGo = (lease: LeaseRecord, holder: string, now: number): LeaseRecord => ({
+  ...lease,
+  waiting: [...(lease.waiting ?? []).filter((w) => w.holder !== holder), { holder, since: now }].slice(-MAX_WAITERS),
+});
+
+/** Releases a claim that may be in place (a run stopped while taking the lease), unless another holder's is there now. */
+const giveBack = async (client: ApiClient, store: LeaseStore, claim: LeaseRecord): Promise<void> => {
+  const read = await store.read(client, claim.source);
+  if (read.lease?.holder !== claim.holder) return;
+  await store.write(client, { ...read.lease, expiresAt: 0 });
 };
 
 const holdLease = (
@@ -235,11 +315,15 @@ const holdLease = (
   let lostTo: string | undefined;
   // Every write goes through one chain, so renewals and pending-create updates never interleave.
   let writes: Promise<void> = Promise.resolve();
+  /** Whether the record as last written says idle (a kept run changes only the memory until its next write). */
+  let writtenIdle = false;
   const update = (change: (r: LeaseRecord) => LeaseRecord): Promise<void> => {
     const next = writes.then(async () => {
       if (lost.signal.aborted) return;
       record = { ...change(record), beat: (record.beat ?? 0) + 1 };
+      const idle = record.idle === true;
       server.observe(await store.write(client, record));
+      writtenIdle = idle;
     });
     writes = next.catch(() => {});
     return next;
@@ -257,7 +341,13 @@ const holdLease = (
   const judgeHolder = (read: Awaited<ReturnType<LeaseStore['read']>>): boolean => {
     server.observe(read.date);
     const holder = read.seen?.holder;
-    if (holder === undefined || holder === settings.holder) return true;
+    if (holder === undefined || holder === settings.holder) {
+      // The applies that asked for it are kept in what this holder writes next.
+      const { waiting: _gone, ...rest } = record;
+      const waiting = read.lease?.waiting?.slice(-MAX_WAITERS);
+      record = waiting?.length ? { ...rest, waiting } : rest;
+      return true;
+    }
     lostTo = holder;
     events.emit({ type: 'lease.lost', sourceId: record.source, holder });
     lost.abort(new LeaseLostError(record.source, holder));
@@ -304,11 +394,17 @@ const holdLease = (
       if (lost.signal.aborted) return false;
       return judgeHolder(await store.read(client, record.source));
     },
+    waiters: () => (record.waiting ?? []).map((w) => w.holder),
+    setIdle: async (idle) => {
+      const { idle: _was, ...rest } = record;
+      record = idle ? { ...rest, idle: true } : rest;
+      if (idle && !writtenIdle) await update((r) => r);
+    },
     release: async () => {
       stop.abort();
       await renewing;
       if (lost.signal.aborted || !(await stillOurs())) return;
-      await update((r) => ({ ...r, expiresAt: 0 }));
+      await update(({ idle: _idle, ...r }) => ({ ...r, expiresAt: 0 }));
     },
   };
 };

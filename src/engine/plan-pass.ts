@@ -170,6 +170,7 @@ export const planPass = async (input: PassInput, ctx: EngineContext, stage: Stag
         ...(config.maxDeleteCount !== undefined ? { maxDeleteCount: config.maxDeleteCount } : {}),
         protect: config.protect,
         manifestsComplete: true,
+        now: ctx.clock.now(),
         ...(binding !== undefined ? { binding } : {}),
       },
     });

@@ -62,11 +62,11 @@ export interface ValidateResult {
 /** Offline: parse, validate and check references inside the repository. No key, no network. */
 export const validateManifests = async (
   dir: string,
-  ctx: Pick<EngineContext, 'signal'>,
+  ctx: Pick<EngineContext, 'signal'> & Partial<Pick<EngineContext, 'clock'>>,
   handlers: readonly AnyKindHandler[] = KIND_HANDLERS,
 ): Promise<ValidateResult> => {
   if (ctx.signal.aborted) throw new InterruptedError();
-  const loaded = await loadManifests(dir, handlers);
+  const loaded = await loadManifests(dir, handlers, ctx.clock ? { now: ctx.clock.now() } : {});
   const diagnostics = [...loaded.diagnostics];
   if (!hasErrors(diagnostics))
     diagnostics.push(...checkReferences({ desired: loaded.objects, handlers: [...handlers, ...READ_ONLY_KINDS] }));

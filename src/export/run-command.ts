@@ -6,7 +6,7 @@ import { access } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { openEngineContext } from '../engine/api-client.js';
 import { countOf } from '../core/plural.js';
-import { printable } from '../core/printable.js';
+import { printable, printableOnce } from '../core/printable.js';
 import { hasErrors, type KindName } from '../core/model.js';
 import { CONFIG_FILE, configureRun, readConfigFile } from '../engine/config.js';
 import { KIND_HANDLERS, KIND_NAMES } from '../kinds/registry.js';
@@ -88,6 +88,7 @@ export const runExport = async (o: ExportOptions, io: CliIo): Promise<number> =>
       declared,
       ...(sourceId !== undefined ? { sourceId } : {}),
       ...(o.includeOtherSources ? { includeOtherSources: true } : {}),
+      now: ctx.clock.now(),
     });
     // The source id given for this export, or the one inferred, is the repository's: say so in its settings file.
     const settingsId = givenSourceId ?? inferred;
@@ -118,6 +119,10 @@ export const runExport = async (o: ExportOptions, io: CliIo): Promise<number> =>
         io.stdout,
         `Left out ${countOf(selected.otherSources.count, 'object')} other source ids manage (${ids}); pass --include-other-sources to export them too.`,
       );
+    }
+    for (const skip of selected.skipped) {
+      const title = KIND_HANDLERS.find((h) => h.kind === skip.kind)?.title ?? skip.kind;
+      writeLine(io.stderr, `Skipped ${title} \`${printable(skip.id)}\`: ${printableOnce(skip.reason)}`);
     }
     const stats = ctx.client.stats();
     writeLine(io.stderr, `${countOf(stats.requestsSent, 'API request')}, GET only.`);

@@ -14,10 +14,11 @@ import type { PendingCreates } from '../core/pending-creates.js';
 
 export type {
   AnyKindModel,
-  KeptWhileTyped,
+  KeptWhileHeld,
   KindMeta,
   KindModel,
   ManifestFile,
+  Names,
   ObjectReference,
   ParseContext,
   DeclaredWithin,

@@ -94,7 +94,24 @@ export interface LeaseRecord {
   since?: number;
   /** Counts the holder's writes: a record that changes belongs to a holder that is alive. */
   beat?: number;
+  /**
+   * The holder keeps the lease between its runs (a watcher's linger) and is applying nothing:
+   * another apply that waits asks it to let go (`waiting`). Absent in records of older versions.
+   */
+  idle?: boolean;
+  /**
+   * Applies waiting for the lease, written by them into an idle holder's record: the holder lets
+   * the lease go, and a released record that names them is theirs to take first (for a moment).
+   */
+  waiting?: LeaseWaiter[];
   pending: PendingCreate[];
+}
+
+/** An apply that waits for the lease. */
+export interface LeaseWaiter {
+  holder: string;
+  /** Server time (as the waiter sees it) it asked. */
+  since: number;
 }
 
 /** A lease as read: the record, or `unreadable` with a fingerprint of whatever is there. */
@@ -103,6 +120,10 @@ export interface SeenLease {
   /** Server time; 0 = released. */
   expiresAt: number;
   since?: number;
+  /** The holder keeps it idle between its runs (a watcher). */
+  idle?: boolean;
+  /** Who waits for it (holder names), as the record says. */
+  waiting?: readonly string[];
   /** What the record holds, to tell a rewritten record from an unchanged one. */
   fingerprint: string;
   unreadable?: boolean;

@@ -18,7 +18,7 @@ import { countOf } from '../core/plural.js';
 import { locationOf, sortDiagnostics } from './diagnostics.js';
 import { rawScopeValue, SETTING_FROM_LABEL, settingSaidBy } from './scope.js';
 import { planSteps, type ShownChange } from './steps.js';
-import { formatValue } from './style.js';
+import { formatValue, printedPath } from './style.js';
 import { INVENTORY_KEYS_SHOWN, summaryLine } from './text.js';
 import { printedCode, untrustedCode, untrustedMessage, untrustedText } from './untrusted.js';
 
@@ -117,7 +117,7 @@ const changeSection = (c: ShownChange, dir: string): string => {
   if (c.diff.length > 0) {
     lines.push('| field | before | after |', '|---|---|---|');
     for (const d of c.diff)
-      lines.push(`| ${untrustedCode(d.path === '' ? '(value)' : d.path)} | ${cell(d.before)} | ${cell(d.after)} |`);
+      lines.push(`| ${printedCode(printedPath(d.path))} | ${cell(d.before)} | ${cell(d.after)} |`);
     lines.push('');
   }
   return `${lines.join('\n')}\n`;

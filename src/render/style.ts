@@ -24,9 +24,20 @@ export function painter(color: boolean): (style: Style, text: string) => string 
 export function formatValue(value: unknown): string {
   if (value === undefined) return '(none)';
   // `undefined` only for values JSON cannot hold (functions, symbols), which manifests never have.
-  const json = JSON.stringify(value) ?? typeof value;
+  return escapedJson(JSON.stringify(value) ?? typeof value);
+}
+
+/**
+ * Text whose backslashes are its own escapes (JSON, or a field path whose keys `joinPath` wrote
+ * as JSON strings: `rules["a\\d"]`) made printable without escaping them again: what else
+ * `printable()` would escape is written as `\uXXXX`.
+ */
+export function escapedJson(json: string): string {
   if (isPrintable(json)) return json;
   return Array.from(json, (ch) =>
     ch !== '\\' && !isPrintable(ch) ? `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}` : ch,
   ).join('');
 }
+
+/** A field path of a diff as printed: its JSON-written keys' escapes kept, nothing escaped twice. */
+export const printedPath = (path: string): string => (path === '' ? '(value)' : escapedJson(path));

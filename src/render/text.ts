@@ -15,7 +15,7 @@ import { countOf } from '../core/plural.js';
 import { printable } from '../core/printable.js';
 import { scopeTextLines } from './scope.js';
 import { planSteps, type ShownChange } from './steps.js';
-import { formatValue, painter, type Style, type StyleName } from './style.js';
+import { formatValue, painter, printedPath, type Style, type StyleName } from './style.js';
 
 /** Keys of an ownership-record write listed in text and Markdown before the rest are counted. */
 export const INVENTORY_KEYS_SHOWN = 20;
@@ -84,7 +84,7 @@ function changeLines(c: ShownChange, paint: (style: Style, text: string) => stri
 
 /** `+ path = value`, `- path = value` or `~ path: before → after`. */
 export function fieldLine(d: FieldDiff, paint: (style: Style, text: string) => string = (_s, t) => t): string {
-  const path = d.path === '' ? '(value)' : printable(d.path);
+  const path = printedPath(d.path);
   if (d.before === undefined) return paint('green', `+ ${path} = ${formatValue(d.after)}`);
   if (d.after === undefined) return paint('red', `- ${path} = ${formatValue(d.before)}`);
   return `${paint('yellow', `~ ${path}:`)} ${paint('red', formatValue(d.before))} → ${paint('green', formatValue(d.after))}`;

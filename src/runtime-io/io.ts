@@ -32,19 +32,20 @@ export interface CliIo {
   stderr: NodeJS.WritableStream & { isTTY?: boolean };
   env: NodeJS.ProcessEnv;
   cwd: string;
-  /** Resolves when the process is asked to stop (SIGINT/SIGTERM); used by long-running commands. */
+  /** Resolves when the process is asked to stop (SIGINT/SIGTERM/SIGHUP); used by long-running commands. */
   untilStopped?: () => Promise<void>;
   /**
    * Aborted when the process is asked to stop; its reason is the signal's name (`'SIGINT'`,
-   * `'SIGTERM'`). A running apply stops starting changes, finishes those in flight, writes the
-   * plan log and the ownership record, reports what was and was not done, and exits 130 / 143.
+   * `'SIGTERM'`, `'SIGHUP'`). A running apply stops starting changes, finishes those in flight,
+   * writes the plan log and the ownership record, releases its lease, reports what was and was not
+   * done, and exits 130 / 143 / 129.
    */
   stop?: AbortSignal;
 }
 
 /** The signal a stop request names (SIGINT when it names none). */
-export const stoppedBy = (stop: AbortSignal | undefined): 'SIGINT' | 'SIGTERM' =>
-  stop?.reason === 'SIGTERM' ? 'SIGTERM' : 'SIGINT';
+export const stoppedBy = (stop: AbortSignal | undefined): 'SIGHUP' | 'SIGINT' | 'SIGTERM' =>
+  stop?.reason === 'SIGTERM' ? 'SIGTERM' : stop?.reason === 'SIGHUP' ? 'SIGHUP' : 'SIGINT';
 
 /** Colour only on a TTY, and never when NO_COLOR is set (https://no-color.org). */
 export const useColor = (stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv): boolean =>

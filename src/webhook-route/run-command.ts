@@ -17,6 +17,7 @@ import { validateManifests } from '../engine/reconcile.js';
 import { KIND_HANDLERS } from '../kinds/registry.js';
 import { renderDiagnostics } from '../render/index.js';
 import type { WebhookRouteOptions } from './command.js';
+import { jsonErrorAt } from './json-error-at.js';
 
 /** The API's largest request body. */
 const MAX_PAYLOAD_BYTES = 2 * 1024 * 1024;
@@ -39,11 +40,9 @@ const readPayload = async (file: string, shown: string): Promise<{ text: string 
       };
     }
     const text = (await handle.readFile()).toString('utf8');
-    try {
-      JSON.parse(text);
-    } catch (error) {
-      return { problem: `--payload ${shown} is not one JSON value (${(error as Error).message}); the API answers 400` };
-    }
+    // Where, never what: the runtime's parse error quotes the text, and a payload may be a secret.
+    const at = jsonErrorAt(text);
+    if (at !== undefined) return { problem: `--payload ${shown} is not one JSON value: ${at}; the API answers 400` };
     return { text };
   } finally {
     await handle.close();

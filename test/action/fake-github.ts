@@ -8,7 +8,8 @@
  * (the `github-actions` app) or a GitHub App's — is refused `GET /user` with 403 "Resource not
  * accessible by integration" and is its app's bot account (`<slug>[bot]`) as GraphQL `viewer`; a
  * personal access token is its user for both. A comment is written as the token's account, and
- * only that account may edit or delete it.
+ * only that account may edit or delete it. `GET /users/{login}` finds an account by login, in any
+ * letter case (the workflow's bot, every token's account, and `accounts`); 404 for anyone else.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -66,6 +67,8 @@ export interface FakeGitHub {
   readOnlyTokens: Set<string>;
   /** Who each token is; a token not listed is the workflow's `GITHUB_TOKEN`. */
   tokens: Map<string, FakeToken>;
+  /** Accounts `GET /users/{login}` finds besides the workflow's bot and the tokens' (a renamed or deleted one: remove it). */
+  accounts: FakeAccount[];
   /** Answer GraphQL with this status (e.g. 403, a server without GraphQL). */
   graphqlStatus?: number;
   writes(): FakeCall[];
@@ -106,6 +109,11 @@ export const startFakeGitHub = async (): Promise<FakeGitHub> => {
   const commits = new Map<string, FakePullRequest[]>();
   const readOnlyTokens = new Set<string>();
   const tokens = new Map<string, FakeToken>();
+  const accounts: FakeAccount[] = [];
+  const byLogin = (login: string): FakeAccount | undefined =>
+    [ACTIONS_BOT, ...[...tokens.values()].map((t) => t.account), ...accounts].find(
+      (a) => a.login.toLowerCase() === login.toLowerCase(),
+    );
   let nextId = 1000;
   const fake = { graphqlStatus: undefined as number | undefined };
   const isAuthor = (comment: FakeComment, account: FakeAccount): boolean =>
@@ -123,6 +131,12 @@ export const startFakeGitHub = async (): Promise<FakeGitHub> => {
         if (identity.kind === 'installation')
           return send(res, 403, { message: 'Resource not accessible by integration' });
         return send(res, 200, { login: identity.account.login, id: identity.account.id, type: identity.account.type });
+      }
+      const user = /^\/users\/([^/]+)$/.exec(url.pathname);
+      if (user && req.method === 'GET') {
+        const account = byLogin(decodeURIComponent(user[1] ?? ''));
+        if (!account) return send(res, 404, { message: 'Not Found' });
+        return send(res, 200, { login: account.login, id: account.id, type: account.type });
       }
       if (url.pathname === '/graphql' && req.method === 'POST') {
         const body = (await readBody(req)) as { query?: string };
@@ -213,6 +227,7 @@ export const startFakeGitHub = async (): Promise<FakeGitHub> => {
     commits,
     readOnlyTokens,
     tokens,
+    accounts,
     get graphqlStatus() {
       return fake.graphqlStatus;
     },

@@ -108,8 +108,14 @@ export const runInProcess = async (options: {
     event: options.payload,
     engine: (options.wrapEngine ?? ((engine) => engine))(realEngine(new AbortController().signal, NO_EVENTS)),
     cwd: options.workspace,
-    github: (token, run) =>
-      octokitGitHub({ token, apiUrl: options.github.url, repository: run.repository, userAgent: 'test' }),
+    github: (token, run, proxy) =>
+      octokitGitHub({
+        token,
+        apiUrl: options.github.url,
+        repository: run.repository,
+        userAgent: 'test',
+        ...(proxy ? { proxy } : {}),
+      }),
   });
   return { code, runtime };
 };

@@ -236,6 +236,7 @@ describe('only the Action’s own comment is the reviewed plan', () => {
   });
 
   it('plan-comment-author that is not the token’s identity fails the plan run with a clear error', async () => {
+    github.accounts.push({ login: 'cortex-planner[bot]', id: 7001, type: 'Bot', association: 'NONE' });
     const result = await planPr({ 'plan-comment-author': 'cortex-planner[bot]' });
     expect(result.code).toBe(1);
     expect(result.runtime.annotations.find((a) => a.severity === 'error')?.message).toBe(

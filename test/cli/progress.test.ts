@@ -50,6 +50,8 @@ describe('apply progress', () => {
       method: 'POST',
       host: 'api.example.com',
       waitedMs: 5_000,
+      attempt: 2,
+      maxAttempts: 5,
     });
     clock.set(12_000);
     progress.emit(request);
@@ -60,31 +62,38 @@ describe('apply progress', () => {
       '[0 s] Applying: 0/10 done, 0 failed, 0 requests',
       '✗ create entity/b failed (HTTP 400): create entity failed: HTTP 400: owner not found',
       'Paused 30 s: the API asked to wait (Retry-After); the apply goes on after.',
-      'Waiting 5 s for api.example.com to answer POST create entity c…',
-      // 10 s after the last line a request makes one due: 8 left at the pace of the last 12 s
-      // (2 operations: 48 s) beats the rate (1.5 requests each at 60 a minute: 12 s); the pause
-      // still holds 19 s.
-      '[12 s] Applying: 2/10 done, 1 failed, 3 requests, paused 19 s for Retry-After, about 1m 07s left',
-      // The last line when the apply ends.
-      '[12 s] Applying: 3/10 done, 1 failed, 3 requests, paused 19 s for Retry-After, about 47 s left',
+      'Waiting 5 s for api.example.com to answer POST create entity c (attempt 2 of 5)…',
+      // 10 s after the last line a request makes one due: 8 left at the whole run's pace, the
+      // pause still ahead included (2 operations in 12 + 19 s: 124 s), beats the pace of the
+      // last minute (48 s, plus 19) and the rate (1.5 requests each at 60 a minute: 12 s, plus 19).
+      '[12 s] Applying: 2/10 done, 1 failed, 3 requests, paused 19 s for Retry-After, about 2m 04s left',
+      // The last line when the apply ends: 7 left, 3 done in 31 s.
+      '[12 s] Applying: 3/10 done, 1 failed, 3 requests, paused 19 s for Retry-After, about 1m 12s left',
     ]);
   });
 
   it('the time left follows the rate when it is slower than the pace so far', () => {
     const out = capture(true);
     const clock = clockAt();
-    const progress = createApplyProgress({ stream: out.stream, tty: true, clock, ratePerMinute: () => 60 });
+    const progress = createApplyProgress({ stream: out.stream, tty: true, clock, ratePerMinute: () => 30 });
     progress.emit({
       type: 'plan.ready',
       summary: { create: 100, update: 0, delete: 0, archive: 0, noop: 0 },
       pending: 100,
     });
     progress.start();
+    // None before the server has shown its rate (a Retry-After pause, or a full minute).
     clock.set(100);
     progress.emit(request);
-    progress.emit(done('a'));
-    // 99 left at one request each and 60 requests a minute: 99 s, though the first took 0.1 s.
-    expect(out.text()).toMatch(/Applying: 1\/100 done, 0 failed, 1 request, about 1m 39s left$/);
+    progress.emit(done('e0'));
+    expect(out.text()).not.toContain('left');
+    for (let i = 1; i < 60; i++) {
+      clock.set((i + 1) * 1_000);
+      progress.emit(request);
+      progress.emit(done(`e${i}`));
+    }
+    // 40 left at one request each and 30 requests a minute: 80 s, though the pace so far says 40 s.
+    expect(out.text()).toMatch(/Applying: 60\/100 done, 0 failed, 60 requests, about 1m 20s left$/);
   });
 
   it('on a terminal: one line rewritten, failures printed above it', () => {
@@ -126,6 +135,8 @@ describe('the estimate of the time left', () => {
       progress.emit(request);
       progress.emit(done(`e${i}`));
     }
+    clock.set(19_000);
+    progress.emit({ type: 'ratelimit.paused', ms: 1_000 });
     learned = 300;
     clock.set(20_000);
     progress.emit(request);
@@ -133,8 +144,8 @@ describe('the estimate of the time left', () => {
   });
 
   it('counts a kind written in bulk as one request for all its changes, not one each', () => {
-    // 150 entities (one request each) and 150 dependency edges (one bulk request): after 50
-    // entities, 100 entity requests and one bulk request are left: 101 at 60 a minute.
+    // 150 entities (one request each) and 150 dependency edges (one bulk request): after 60
+    // entities in a minute, 90 entity requests and one bulk request are left: 91 at 60 a minute.
     const out = capture(true);
     const clock = clockAt();
     const progress = createApplyProgress({
@@ -155,11 +166,12 @@ describe('the estimate of the time left', () => {
         ['dependency', 150],
       ]),
     );
-    for (let i = 0; i < 50; i++) {
+    for (let i = 0; i < 60; i++) {
+      clock.set((i + 1) * 1_000);
       progress.emit(request);
       progress.emit(done(`e${i}`));
     }
-    expect(out.text()).toMatch(/Applying: 50\/300 done, 0 failed, 50 requests, about 1m 41s left$/);
+    expect(out.text()).toMatch(/Applying: 60\/300 done, 0 failed, 60 requests, about 1m 31s left$/);
   });
 
   it('says nothing of time once the run is stopping, and counts the skipped changes without a line per hundred', () => {

@@ -30,6 +30,8 @@ describe('progress lines', () => {
       method: 'GET',
       host: 'h\u001b[1A',
       waitedMs: 5000,
+      attempt: 1,
+      maxAttempts: 5,
     });
     progress.finish();
     const text = out.text();

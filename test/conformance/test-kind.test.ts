@@ -183,6 +183,7 @@ describe('a test-only kind registered from a fixture folder', () => {
       includeArchived: false,
       declared: new Map(),
       sourceId: SOURCE,
+      now: Date.parse('2026-01-01T00:00:00Z'),
     });
     expect(selected.files.filter((f) => f.kind === KIND).map((f) => f.path)).toEqual([
       expect.stringMatching(/^\.cortex\/entity-notes\/ledger.*note-owner.*\.yaml$/),

@@ -45,7 +45,7 @@ export function fakeHandler(kind: KindName, pruneAction: 'delete' | 'archive' = 
     ...(kind === 'entity-type'
       ? {
           builtInIds: entityTypeModel.builtInIds,
-          keptWhileTyped: entityTypeModel.keptWhileTyped,
+          keptWhileHeld: entityTypeModel.keptWhileHeld,
           reservedFor: (obj) => reservedEntityType(obj.id),
         }
       : {}),

@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { runCli } from '../../src/cli/main.js';
+import type { Clock } from '../../src/core/clock.js';
 import { startEmulator } from '../../src/emulator/server.js';
 
 export const EXAMPLES = join(import.meta.dirname, '..', '..', 'examples');
@@ -30,7 +31,7 @@ const collect = (): { stream: PassThrough; text: () => string } => {
 /** Runs `cortex-sync <args>` in-process against `emulator`, from `cwd`. */
 export const cli = async (
   args: string[],
-  options: { emulator?: Emulator; cwd: string; env?: NodeJS.ProcessEnv },
+  options: { emulator?: Emulator; cwd: string; env?: NodeJS.ProcessEnv; clock?: Clock },
 ): Promise<CliRun> => {
   const out = collect();
   const err = collect();
@@ -39,7 +40,13 @@ export const cli = async (
     ...(options.emulator ? { CORTEX_BASE_URL: options.emulator.url, CORTEX_API_KEY: API_KEY } : {}),
     ...options.env,
   };
-  const code = await runCli(args, { stdout: out.stream, stderr: err.stream, env, cwd: options.cwd });
+  const code = await runCli(args, {
+    stdout: out.stream,
+    stderr: err.stream,
+    env,
+    cwd: options.cwd,
+    ...(options.clock ? { clock: options.clock } : {}),
+  });
   return { code, stdout: out.text(), stderr: err.text() };
 };
 

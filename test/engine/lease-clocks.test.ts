@@ -95,7 +95,7 @@ const leaseDescriptor = (lease: Record<string, unknown>): string =>
   });
 
 describe('judgeLease (pure)', () => {
-  const base = { me: 'me', ttlMs: 60_000 };
+  const base = { me: 'me', ttlMs: 60_000, handoffMs: 10_000 };
   const seen = (expiresAt: number, holder = 'other') => ({ holder, expiresAt, fingerprint: `${holder}${expiresAt}` });
 
   it('judges expiry by the server, never by the waiter: a waiter 120 s ahead still sees the lease held', () => {
@@ -128,6 +128,30 @@ describe('judgeLease (pure)', () => {
       state: 'free',
       why: 'unreadable',
     });
+  });
+
+  it('a lease let go for waiting applies is theirs first: others wait until it has been seen unchanged for the handoff, whatever the clocks', () => {
+    const released = { ...seen(0), waiting: ['cli run aaaa1111', 'cli run bbbb2222'] };
+    for (const serverNow of [undefined, T0, T0 + YEAR_MS, T0 - YEAR_MS]) {
+      expect(judgeLease({ ...base, me: 'cli run bbbb2222', lease: released, serverNow, unchangedForMs: 0 })).toEqual({
+        state: 'free',
+        why: 'released',
+      });
+      expect(
+        judgeLease({ ...base, me: 'watcher run cccc3333', lease: released, serverNow, unchangedForMs: 9_999 }),
+      ).toEqual({
+        state: 'held',
+        untilBelieved: false,
+        staleInMs: 1,
+        reservedFor: 'cli run aaaa1111',
+      });
+      expect(
+        judgeLease({ ...base, me: 'watcher run cccc3333', lease: released, serverNow, unchangedForMs: 10_000 }),
+      ).toEqual({
+        state: 'free',
+        why: 'released',
+      });
+    }
   });
 
   it('without a Date header only observation frees a lease; a released one is free at once', () => {

@@ -117,6 +117,25 @@ describe('webhook-route', () => {
     expect(big.stderr).toContain('the API refuses bodies over 2097152 (2 MB)');
   });
 
+  it('names the file and the line and column of a payload that is not JSON, never its content', async () => {
+    await setup('{"token": "hunter2-secret-value",\n  "next": secret-token-xyz}');
+    const r = await route('.token');
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain('--payload payload.json is not one JSON value: line 2, column 11');
+    expect(r.stderr).not.toMatch(/hunter2|secret|token|xyz/);
+    await setup('secret-bearer-abc');
+    const first = await route('.');
+    expect(first.stderr).toContain('--payload payload.json is not one JSON value: line 1, column 1');
+    expect(first.stderr).not.toMatch(/secret|bearer|abc/);
+    await setup('{"a": 1} {"b": "secret-two"}');
+    const two = await route('.');
+    expect(two.stderr).toContain('--payload payload.json is not one JSON value: line 1, column 10');
+    expect(two.stderr).not.toMatch(/secret/);
+    await setup('[[['.repeat(20_000));
+    const deep = await route('.');
+    expect(deep.stderr).toMatch(/--payload payload\.json is not one JSON value: line 1, column 60001/);
+  });
+
   it('does not answer while the manifests have errors, and prints tags safely', async () => {
     await setup({ t: 'x' });
     await writeFiles(dir, { '.cortex/catalog/broken.yaml': 'openapi: 3.0.1\ninfo: {title: b}\n' });

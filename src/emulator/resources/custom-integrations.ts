@@ -69,6 +69,8 @@ export const customIntegrationRoutes: readonly RouteDef<CustomIntegrationSlices>
       }
       if (!env.evaluateJq) return errorResponse(500, 'UNHANDLED_EXCEPTION', 'No jq evaluator');
       const jq = await env.evaluateJq(integration.entityTagJq, req.rawBody);
+      if (!jq.ok && jq.reason === 'busy')
+        return errorResponse(503, 'SERVICE_UNAVAILABLE', 'Too many deliveries at once');
       if (!jq.ok) {
         return errorResponse(400, 'BAD_REQUEST', `Entity tag JQ \`${integration.entityTagJq}\` failed: ${jq.message}`);
       }

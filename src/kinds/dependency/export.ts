@@ -16,6 +16,8 @@ import { descriptorEdgeKeys, edgeKeyOf } from './to-manifest.js';
 /** Callers whose edges are read between two progress reports. */
 export const CALLERS_PER_CHUNK = 50;
 
+const DOTS_ONLY = /^\.+$/;
+
 /** The entity kind, whose live objects are the callers. */
 const ENTITY = 'entity';
 
@@ -29,7 +31,9 @@ export type ReadEdgesOf = (
 export const exportEdges =
   (readEdgesOf: ReadEdgesOf) =>
   async (ctx: ExportFetchContext<DependencySpec>): Promise<LiveObject<LiveDependency>[]> => {
-    const entities = ctx.readBefore.filter((o) => o.kind === ENTITY && !o.archived);
+    // A tag of dots only cannot be in a request path (it would name another endpoint), and its
+    // entity is not exported (no manifest `validate` accepts holds it): its edges are not read.
+    const entities = ctx.readBefore.filter((o) => o.kind === ENTITY && !o.archived && !DOTS_ONLY.test(o.id));
     const callers = entities.map((e) => e.id).sort();
     const started = ctx.now();
     ctx.progress(

@@ -100,7 +100,7 @@ export const entityTypeModel: KindModel<EntityTypeManifest, LiveEntityType> = {
     }),
   updateOrder: entityTypeUpdateOrder,
   reservedFor: (obj) => reservedEntityType(obj.id),
-  keptWhileTyped: {
+  keptWhileHeld: {
     refusal: 'Cortex refuses to delete an entity type that entities still have',
     remedy:
       'delete them in Cortex, or give them another type; with `pruneEntities: delete` a prune deletes the entities it removes instead of archiving them',

@@ -2,8 +2,14 @@
  * The pure half of the `initiative` kind: Initiatives under `.cortex/initiatives/**`, identified
  * by `name`; the server's `cid` is looked up from the live list and never written by hand.
  */
-import type { KindModel, ObjectReference, ParseContext, ParseResult } from '../../core/kind-contract.js';
-import type { DesiredObject, Diagnostic, ParsedDocument } from '../../core/model.js';
+import type {
+  KindModel,
+  LiveCheckContext,
+  ObjectReference,
+  ParseContext,
+  ParseResult,
+} from '../../core/kind-contract.js';
+import type { DesiredObject, Diagnostic, LiveObject, ParsedDocument } from '../../core/model.js';
 import { BUILT_IN_ENTITY_TYPES } from '../shared/built-in-entity-types.js';
 import { ownsFilesIn, YAML_FILE } from '../shared/layout.js';
 import { zodIssuesToDiagnostics } from '../../source/zod-diagnostics.js';
@@ -14,14 +20,27 @@ import { toManifestFiles } from './to-manifest.js';
 /** `YYYY-MM-DD` of `now` (milliseconds since the epoch), in UTC. */
 export const utcDay = (now: number): string => new Date(now).toISOString().slice(0, 10);
 
-/** A located error when `targetDate` is today or earlier: Cortex refuses to create or update such an Initiative. */
-const pastTargetDate = (spec: InitiativeManifest, doc: ParsedDocument, today: string): Diagnostic | undefined => {
+/**
+ * A located diagnostic when `targetDate` is today or earlier. Cortex refuses every write (create,
+ * and the full-replace update, whether or not it changes the date) of an Initiative whose target
+ * date is not in the future, so that is an error only for an Initiative the plan writes (`write`);
+ * offline, and for one the plan leaves alone, it is a warning: a date passing must never stop the
+ * rest of the source.
+ */
+const pastTargetDate = (
+  spec: InitiativeManifest,
+  doc: ParsedDocument,
+  today: string,
+  write?: 'create' | 'update',
+): Diagnostic | undefined => {
   if (spec.targetDate > today) return undefined;
   const at = doc.locate(['targetDate']);
   return {
-    severity: 'error',
+    severity: write ? 'error' : 'warning',
     code: 'initiative-target-date-past',
-    message: `targetDate ${spec.targetDate} is not in the future (today is ${today} UTC): Cortex refuses Initiatives whose target date has passed; move it forward or remove the manifest`,
+    message: write
+      ? `targetDate ${spec.targetDate} is not in the future (today is ${today} UTC) and this plan would ${write} it: Cortex refuses any write of an Initiative whose target date has passed; move it forward, or leave the Initiative as it is live`
+      : `targetDate ${spec.targetDate} has passed (today is ${today} UTC): the Initiative is left as it is; Cortex refuses to create or change it until the date is moved forward`,
     file: doc.file,
     line: at.line,
     column: at.column,
@@ -43,7 +62,6 @@ const parse = (doc: ParsedDocument, ctx: ParseContext): ParseResult<InitiativeMa
   }
   const spec = parsed.data;
   const expired = pastTargetDate(spec, doc, utcDay(ctx.now));
-  if (expired) return { objects: [], diagnostics: [expired] };
   const object: DesiredObject<InitiativeManifest> = {
     kind: 'initiative',
     id: spec.name,
@@ -51,7 +69,27 @@ const parse = (doc: ParsedDocument, ctx: ParseContext): ParseResult<InitiativeMa
     spec,
     doc,
   };
-  return { objects: [object], diagnostics: [] };
+  return { objects: [object], diagnostics: expired ? [expired] : [] };
+};
+
+/**
+ * At plan, a past `targetDate` is an error when the plan writes the Initiative: creates it, or
+ * updates it (any field differs; an adopted one that already equals its manifest is not written).
+ * The parse's warning stands for one left alone.
+ */
+const checkAgainstLive = (
+  obj: DesiredObject<InitiativeManifest>,
+  live: LiveObject<LiveInitiative> | undefined,
+  ctx: LiveCheckContext,
+): Diagnostic[] => {
+  if (ctx.now === undefined) return [];
+  const same =
+    live !== undefined &&
+    JSON.stringify(canonicalLiveInitiative(live.state, obj.spec)) ===
+      JSON.stringify(canonicalDesiredInitiative(obj.spec));
+  if (same) return [];
+  const refused = pastTargetDate(obj.spec, obj.doc, utcDay(ctx.now), live === undefined ? 'create' : 'update');
+  return refused ? [refused] : [];
 };
 
 /**
@@ -90,6 +128,9 @@ export const initiativeModel: KindModel<InitiativeManifest, LiveInitiative> = {
   ownsFile: ownsFilesIn(LAYOUT_FOLDERS, YAML_FILE),
   parse,
   references,
+  // A prune keeps a scorecard while any Initiative names it, this source's or not (see the scorecard kind).
+  names: { kind: 'scorecard', idOf: (obj) => ('spec' in obj ? obj.spec.scorecardTag : obj.state.scorecardTag) },
+  checkAgainstLive,
   desiredState: (obj) => canonicalDesiredInitiative(obj.spec),
   liveState: (obj, desired) => canonicalLiveInitiative(obj.state, desired?.spec),
   pruneAction: 'delete',

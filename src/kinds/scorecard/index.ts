@@ -11,6 +11,7 @@ import { estimateReadMs, formatDuration } from '../shared/read-estimate.js';
 import type { ApplyContext, ExportFetchContext, FetchContext, KindChange, KindHandler } from '../types.js';
 import type { ApiClient } from '../../api/types.js';
 import { deleteScorecard, type ListedScorecard, listScorecards, readDescriptor, upsertScorecard } from './api.js';
+import { withLiveKept } from './keep-live.js';
 import { KIND, scorecardModel } from './model.js';
 import { canonicalDesiredScorecard, canonicalLiveScorecard } from './normalize.js';
 import type { LiveScorecard, ScorecardManifest } from './schema.js';
@@ -125,7 +126,8 @@ const apply = async (change: ScorecardChange, ctx: ApplyContext): Promise<void> 
     case 'update':
       // An adopted scorecard that already equals its manifest needs no write (ownership is in the record).
       if (liveEqualsManifest(change.live.state, change.desired.spec)) return;
-      return upsertScorecard(ctx.client, change.desired.spec);
+      // What the manifest leaves out is written as it is live, as the plan said (`keep-live.ts`).
+      return upsertScorecard(ctx.client, withLiveKept(change.desired.spec, change.live.state).spec);
     case 'create':
       return upsertScorecard(ctx.client, change.desired.spec);
     case 'delete':

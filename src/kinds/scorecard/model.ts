@@ -8,6 +8,7 @@ import { formatFieldPath, zodIssuesToDiagnostics } from '../../source/zod-diagno
 import { BUILT_IN_ENTITY_TYPES } from '../shared/built-in-entity-types.js';
 import { ownsFilesIn, YAML_FILE } from '../shared/layout.js';
 import { checkInitiativesAgainstScorecards } from './initiative-check.js';
+import { keptOnWrite } from './keep-live.js';
 import { canonicalDesiredScorecard, canonicalLiveScorecard } from './normalize.js';
 import { type LiveScorecard, type ScorecardManifest, scorecardManifestSchema } from './schema.js';
 import { toManifestFiles } from './to-manifest.js';
@@ -61,8 +62,14 @@ export const scorecardModel: KindModel<ScorecardManifest, LiveScorecard> = {
   refersTo: ['entity-type'],
   references,
   checkDesiredSet: checkInitiativesAgainstScorecards,
+  keptOnWrite,
   desiredState: (obj) => canonicalDesiredScorecard(obj.spec),
   liveState: (obj, desired) => canonicalLiveScorecard(obj.state, desired?.spec),
+  keptWhileHeld: {
+    refusal:
+      'Initiatives that name a deleted scorecard are left naming nothing (Cortex refuses every later write of them, and the plans of the sources that declare them)',
+    remedy: 'delete those Initiatives, or point them at another scorecard',
+  },
   pruneAction: 'delete',
   toManifestFiles,
 };

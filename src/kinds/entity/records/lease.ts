@@ -12,7 +12,7 @@ import { encodePathSegment } from '../../../api/types.js';
 import type { LeaseRead, LeaseRecord } from '../../../ownership/store.js';
 import { createInventoryType, INVENTORY_ENTITY_TYPE, inventoryTag, recordTypeExists } from './inventory.js';
 
-export type { LeaseRead, LeaseRecord, PendingCreate } from '../../../ownership/store.js';
+export type { LeaseRead, LeaseRecord, LeaseWaiter, PendingCreate } from '../../../ownership/store.js';
 
 /** The lease record's tag for a source id (same slug and hash as its inventory). */
 export const leaseTag = (sourceId: string): string =>
@@ -25,6 +25,11 @@ const leaseSchema = z
     expiresAt: z.number(),
     since: z.number().optional().catch(undefined),
     beat: z.number().optional().catch(undefined),
+    idle: z.boolean().optional().catch(undefined),
+    waiting: z
+      .array(z.object({ holder: z.string(), since: z.number() }).loose())
+      .optional()
+      .catch(undefined),
     pending: z.array(z.object({ key: z.string(), since: z.number() }).loose()).default([]),
   })
   .loose();
@@ -61,6 +66,8 @@ export const readLeaseAnswer = async (client: ApiClient, sourceId: string): Prom
     expiresAt: l.expiresAt,
     ...(l.since !== undefined ? { since: l.since } : {}),
     ...(l.beat !== undefined ? { beat: l.beat } : {}),
+    ...(l.idle === true ? { idle: true } : {}),
+    ...(l.waiting?.length ? { waiting: l.waiting.map((w) => ({ holder: w.holder, since: w.since })) } : {}),
     pending: l.pending,
   };
   return {
@@ -69,6 +76,8 @@ export const readLeaseAnswer = async (client: ApiClient, sourceId: string): Prom
       holder: l.holder,
       expiresAt: l.expiresAt,
       ...(l.since !== undefined ? { since: l.since } : {}),
+      ...(l.idle === true ? { idle: true } : {}),
+      ...(l.waiting?.length ? { waiting: l.waiting.map((w) => w.holder) } : {}),
       fingerprint,
     },
     date,
