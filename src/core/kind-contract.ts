@@ -219,6 +219,19 @@ export interface KindModel<S = unknown, L = unknown> extends KindMeta {
    * Otherwise the engine's inventory record says which repository manages each object.
    */
   readonly ownershipOnObject?: boolean;
+  /**
+   * `true` when the server assigns an object's identity at its create (`LiveObject.serverId`, an
+   * Initiative's cid) and a create is not idempotent: the ownership record keeps the server id of
+   * each managed object, so that one a list leaves out is confirmed by a read by that id rather
+   * than created a second time.
+   */
+  readonly serverAssignsIdentity?: boolean;
+  /**
+   * The kinds whose live objects this kind's references are judged against beyond the kept state
+   * (an Initiative's scorecard: Cortex refuses it without that scorecard or its levels): a run that
+   * reads only the changed objects (the watcher's incremental read) reads those it references again.
+   */
+  readonly referencesReadLive?: readonly KindName[];
   /** What prune does to a live object of this kind (a kind setting may choose it, e.g. entities). */
   readonly pruneAction: PruneAction;
   /**

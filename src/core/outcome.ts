@@ -52,8 +52,9 @@ export interface StageTiming {
  * objects changed than reading them one by one is worth (`many-changes`), a manifest now names a
  * kind only read that was not read (`reference-kinds`), another source's ownership record or
  * this source's own changed since (`ownership-changed`), a changed object exists live but is not
- * in this source's record or carries another source's marker (`not-in-record`), or one this
- * source manages is gone live (`gone-live`).
+ * in this source's record or carries another source's marker (`not-in-record`), one this
+ * source manages is gone live (`gone-live`), or an object a changed manifest references (the
+ * scorecard an Initiative names) is not as the kept state has it (`reference-changed`).
  */
 export type FullReadReason =
   | 'no-cache'
@@ -68,7 +69,8 @@ export type FullReadReason =
   | 'reference-kinds'
   | 'ownership-changed'
   | 'not-in-record'
-  | 'gone-live';
+  | 'gone-live'
+  | 'reference-changed';
 
 /**
  * Why an apply whose plan was re-checked under the lease read everything again: the objects it

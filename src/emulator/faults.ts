@@ -28,6 +28,25 @@ export interface EmulatorFaults {
    * client handles one refused operation among many (e.g. an entity type the API will not create).
    */
   reject?: RejectRule[];
+  /**
+   * Leave a named item out of list answers (an eventually consistent index, a page boundary that
+   * moved) for the next `reads` answers that held it: what a client must never take for absence.
+   * Reads by identity (`GET …/{id}`) still find it.
+   */
+  dropFromLists?: ListDropRule[];
+}
+
+/** One item (or several) a list answer leaves out, for a number of answers. */
+export interface ListDropRule {
+  /**
+   * An identity of the item: its `name`, `tag`, `cid`, `id`, `slug`, `type`, or a descriptor's
+   * `x-cortex-tag`; exact, or a prefix when it ends in `*`.
+   */
+  match: string;
+  /** How many list answers still leave it out (each answer that held it counts once; 0: spent). */
+  reads: number;
+  /** Only answers of this path (exact, or a prefix ending in `*`); default every list. */
+  path?: string;
 }
 
 export interface RejectRule {
@@ -52,6 +71,70 @@ export const matchReject = (
       (rule.path.endsWith('*') ? path.startsWith(rule.path.slice(0, -1)) : path === rule.path) &&
       (rule.bodyIncludes === undefined || body.includes(rule.bodyIncludes)),
   );
+
+const matchesPattern = (pattern: string, value: string): boolean =>
+  pattern.endsWith('*') ? value.startsWith(pattern.slice(0, -1)) : value === pattern;
+
+const IDENTITY_FIELDS = ['name', 'tag', 'cid', 'id', 'slug', 'type'] as const;
+
+/** The identities of one list item (see `ListDropRule.match`). */
+const identitiesOf = (item: unknown): string[] => {
+  if (typeof item === 'string') {
+    const tag = /^\s*x-cortex-tag:\s*['"]?([^'"\n]+?)['"]?\s*$/m.exec(item)?.[1];
+    return tag !== undefined ? [tag] : [];
+  }
+  if (!isObject(item)) return [];
+  const out: string[] = [];
+  for (const field of IDENTITY_FIELDS) {
+    const value = item[field];
+    if (typeof value === 'string') out.push(value);
+  }
+  const info = item.info;
+  if (isObject(info) && typeof info['x-cortex-tag'] === 'string') out.push(info['x-cortex-tag']);
+  return out;
+};
+
+/** A copy of `faults` whose counting rules are the emulator's own (the caller's object is never changed). */
+export const ownFaults = (faults: EmulatorFaults): EmulatorFaults => ({
+  ...faults,
+  ...(faults.dropFromLists !== undefined ? { dropFromLists: faults.dropFromLists.map((r) => ({ ...r })) } : {}),
+});
+
+/**
+ * A list answer (`{<listKey>: [...], page, total, totalPages}`) without the items the
+ * `dropFromLists` rules name; each rule that left something out counts one read down. The totals
+ * are lowered to match, so the answer looks whole. `undefined` when nothing was left out.
+ */
+export const dropFromListAnswer = (faults: EmulatorFaults, path: string, body: unknown): unknown => {
+  const rules = (faults.dropFromLists ?? []).filter(
+    (rule) => rule.reads > 0 && (rule.path === undefined || matchesPattern(rule.path, path)),
+  );
+  if (rules.length === 0 || !isObject(body) || typeof body.total !== 'number') return undefined;
+  const listKey = Object.keys(body).find((key) => Array.isArray(body[key]));
+  const items = listKey === undefined ? undefined : (body[listKey] as unknown[]);
+  if (listKey === undefined || items === undefined) return undefined;
+  const used = new Set<ListDropRule>();
+  const kept = items.filter((item) => {
+    const ids = identitiesOf(item);
+    const rule = rules.find((r) => ids.some((id) => matchesPattern(r.match, id)));
+    if (rule === undefined) return true;
+    used.add(rule);
+    return false;
+  });
+  if (used.size === 0) return undefined;
+  for (const rule of used) rule.reads -= 1;
+  const dropped = items.length - kept.length;
+  const total = Math.max(0, body.total - dropped);
+  const pageSize = Math.max(1, items.length);
+  return {
+    ...body,
+    [listKey]: kept,
+    total,
+    ...(typeof body.totalPages === 'number'
+      ? { totalPages: Math.max(body.totalPages, Math.ceil(total / pageSize)) }
+      : {}),
+  };
+};
 
 /** What happens to one request. */
 export interface FaultDecision {
@@ -134,6 +217,19 @@ export const parseFaults = (value: unknown): EmulatorFaults => {
         typeof r.status === 'number' &&
         typeof r.message === 'string' &&
         (r.bodyIncludes === undefined || typeof r.bodyIncludes === 'string'),
+    );
+  }
+  if (Array.isArray(value.dropFromLists)) {
+    out.dropFromLists = value.dropFromLists.flatMap((r): ListDropRule[] =>
+      isObject(r) &&
+      typeof r.match === 'string' &&
+      r.match !== '' &&
+      typeof r.reads === 'number' &&
+      Number.isInteger(r.reads) &&
+      r.reads >= 0 &&
+      (r.path === undefined || typeof r.path === 'string')
+        ? [{ match: r.match, reads: r.reads, ...(typeof r.path === 'string' ? { path: r.path } : {}) }]
+        : [],
     );
   }
   return out;

@@ -17,7 +17,7 @@ import {
   type Permission,
 } from './contract.js';
 import { type ControlContext, controlResponse } from './control.js';
-import { decideFaults, type EmulatorFaults, matchReject } from './faults.js';
+import { decideFaults, dropFromListAnswer, type EmulatorFaults, matchReject, ownFaults } from './faults.js';
 import { createJqEvaluator } from './jq.js';
 import { loadState, saveState } from './persistence.js';
 import { RetryAfterWindow, TokenBucket, tooManyRequests } from './rate-limit.js';
@@ -72,7 +72,7 @@ export interface RequestLogEntry {
   /** Clock time (ms since the epoch) when the request arrived. */
   ts: number;
   /** Set when a fault hit the request. */
-  fault?: 'dropped' | 'failed' | 'forced-429' | 'window-429' | 'lost-response' | 'rejected';
+  fault?: 'dropped' | 'failed' | 'forced-429' | 'window-429' | 'lost-response' | 'rejected' | 'list-dropped';
   /** The request's `x-request-id` header, when it had one: ties a log entry to a client's record of it. */
   requestId?: string;
 }
@@ -158,7 +158,7 @@ export const startEmulator = async (options: EmulatorOptions = {}): Promise<Runn
   const perMinute = options.rateLimitPerMinute ?? 1000;
   const bucket = new TokenBucket(perMinute, options.rateLimitBurst ?? perMinute, now());
   const maxBody = options.maxBodyBytes ?? 2 * 1024 * 1024;
-  let faults: EmulatorFaults = options.faults ?? {};
+  let faults: EmulatorFaults = ownFaults(options.faults ?? {});
   let apiRequestCount = 0;
   const retryWindow = new RetryAfterWindow();
 
@@ -239,7 +239,7 @@ export const startEmulator = async (options: EmulatorOptions = {}): Promise<Runn
     requests,
     faults: () => faults,
     setFaults: (f) => {
-      faults = f;
+      faults = ownFaults(f);
     },
     reset,
     evaluateJq: (program, input) => jq.evaluate(program, input),
@@ -304,6 +304,13 @@ export const startEmulator = async (options: EmulatorOptions = {}): Promise<Runn
           waitMs > 0
             ? tooManyRequests(waitMs / 1000)
             : await serve(method, rawPath, new URLSearchParams(rawQuery), req, body);
+        if (method === 'GET' && response.status === 200) {
+          const short = dropFromListAnswer(faults, rawPath, response.body);
+          if (short !== undefined) {
+            response = { ...response, body: short };
+            fault = 'list-dropped';
+          }
+        }
         if (decision.loseResponse) {
           finish(0, 'lost-response');
           req.socket.destroy();
@@ -353,7 +360,7 @@ export const startEmulator = async (options: EmulatorOptions = {}): Promise<Runn
     state,
     requests,
     setFaults: (f) => {
-      faults = { ...f };
+      faults = ownFaults(f);
     },
     addApiKey,
     reset,

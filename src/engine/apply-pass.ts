@@ -39,6 +39,11 @@ export const applyPass = async (input: ApplyInput, ctx: EngineContext, stage: St
   const inventory: InventoryWriteResult[] = [];
   let writes = 0;
 
+  /** The server ids the record keeps: as read, and those the apply learnt (`assigned`). */
+  const serverIds = new Map(steps?.serverIds ?? []);
+  const assigned = new Map<ObjectKey, string>();
+  const serverIdsOf = (keys: ReadonlySet<ObjectKey>) =>
+    new Map([...serverIds, ...assigned].filter(([key]) => keys.has(key)));
   const writeRecord = async (write: InventoryWrite, keys: ReadonlySet<ObjectKey>, signal?: AbortSignal) => {
     const started = ctx.clock.now();
     const sent = recordingClient(
@@ -53,6 +58,7 @@ export const applyPass = async (input: ApplyInput, ctx: EngineContext, stage: St
           objects: keys,
           ...(steps?.meta ? { meta: steps.meta } : {}),
           ...(steps?.declared ? { declared: steps.declared } : {}),
+          serverIds: serverIdsOf(keys),
         });
       inventory.push({ write, outcome: 'ok' });
       return true;
@@ -109,6 +115,7 @@ export const applyPass = async (input: ApplyInput, ctx: EngineContext, stage: St
         concurrency: input.concurrency,
         log,
         ...(notStarted !== undefined ? { notStarted } : {}),
+        assigned: (key, serverId) => assigned.set(key, serverId),
       },
       ctx,
     );
@@ -128,7 +135,10 @@ export const applyPass = async (input: ApplyInput, ctx: EngineContext, stage: St
         if ((outcomes.get(h.to) ?? 'ok') === 'ok') removed.add(objectKey(h.kind, h.id));
       }
       const final = finalInventory(steps, grown, removed);
-      const after = afterWrite({ ...steps, recordExists: true }, grown, final);
+      const learnt = [...assigned].filter(
+        ([key, serverId]) => final.has(key) && serverIds.get(key) !== serverId,
+      ).length;
+      const after = afterWrite({ ...steps, recordExists: true }, grown, final, learnt);
       if (after) {
         try {
           await writeRecord(after, final);

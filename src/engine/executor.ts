@@ -29,6 +29,8 @@ export interface ExecuteInput {
   log: PlanLogSink;
   /** Start no change: each is `skipped` with this reason (what had to happen first failed). */
   notStarted?: string;
+  /** Told the id the server assigned to an object a change wrote (`ApplyContext.assigned`). */
+  assigned?: (key: ObjectKey, serverId: string) => void;
 }
 
 export const INTERRUPTED = 'interrupted: the run was stopped before this change started';
@@ -182,10 +184,12 @@ export const executePlan = async (input: ExecuteInput, ctx: EngineContext): Prom
       runnable.map(async (change) => {
         const sent = recordingClient(ctx, change, input.log);
         try {
+          const key = objectKey(change.kind, change.id);
           await handler.apply(toKindChange(change), {
             client: sent.client,
             options: input.options,
             warn: warnFor(change),
+            ...(input.assigned ? { assigned: (serverId: string) => input.assigned?.(key, serverId) } : {}),
           });
           record(handler, change, undefined, sent, stepStarted);
         } catch (error) {

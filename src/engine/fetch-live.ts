@@ -19,6 +19,7 @@ import { referencesOf } from '../core/references.js';
 import type { AnyKindHandler, AnyReadOnlyKind, FetchContext } from '../kinds/types.js';
 import { OWNERSHIP_STORE } from '../kinds/ownership.js';
 import type { OwnershipIndex, OwnershipSnapshot, OwnershipStore } from '../ownership/store.js';
+import { adoptionCandidates, confirmAbsences, readRecordsTwice } from './confirm-absence.js';
 
 export interface LiveState {
   /** The live objects of the managed kinds (never the store's own). */
@@ -42,6 +43,12 @@ export interface LiveState {
    * it. The plan covers these objects alone. Absent: the whole workspace was read.
    */
   scope?: ReadonlySet<ObjectKey>;
+  /**
+   * Declared or recorded objects a list left out whose absence a read by identity could not
+   * confirm (`engine/confirm-absence.ts`): neither created nor dropped from the record; an error
+   * says why.
+   */
+  unconfirmed?: ReadonlySet<ObjectKey>;
 }
 
 /**
@@ -247,15 +254,63 @@ export const fetchLiveState = async (input: {
     readReferenced(client, handlers, input.readOnlyKinds ?? [], desired),
   ]);
   for (const kind of referenced.unreadable) unreadable.add(kind);
+  const store = input.store ?? OWNERSHIP_STORE;
+  const confirmed = await confirmLive({ ...input, store, live, ownership, seen });
   if (input.holders && sourceId !== undefined)
-    live.push(...(await readHolders(client, handlers, desired, live, sourceId, ownership.index)));
+    live.push(...(await readHolders(client, handlers, desired, live, sourceId, confirmed.ownership.index)));
   return {
     live,
-    ownership,
-    inventories: ownership.index,
+    ownership: confirmed.ownership,
+    inventories: confirmed.ownership.index,
     referenced: referenced.live,
     unreadable,
-    diagnostics: [...ownership.diagnostics, ...unreadableWarnings, ...referenced.diagnostics],
+    diagnostics: [
+      ...confirmed.ownership.diagnostics,
+      ...unreadableWarnings,
+      ...referenced.diagnostics,
+      ...confirmed.diagnostics,
+    ],
     seen,
+    ...(confirmed.unconfirmed.size > 0 ? { unconfirmed: confirmed.unconfirmed } : {}),
   };
+};
+
+/**
+ * What the lists left out, confirmed (`engine/confirm-absence.ts`): declared and recorded objects
+ * read again by identity (those found join `live`), and, before an object no record lists is
+ * adopted, the records read again (an owner either read showed counts).
+ */
+const confirmLive = async (input: {
+  client: ApiClient;
+  handlers: readonly AnyKindHandler[];
+  store: OwnershipStore;
+  desired: readonly DesiredObject[];
+  sourceId: string | undefined;
+  recordKinds?: ReadonlySet<KindName>;
+  live: LiveObject[];
+  ownership: OwnershipSnapshot;
+  seen: readonly LiveObject[];
+}): Promise<{ ownership: OwnershipSnapshot; unconfirmed: Set<ObjectKey>; diagnostics: Diagnostic[] }> => {
+  const { client, handlers, desired, sourceId, live } = input;
+  const check = await confirmAbsences({ client, handlers, desired, live, index: input.ownership.index, sourceId });
+  setRecordedOwners(check.found, handlers, input.ownership.index);
+  live.push(...check.found);
+  let ownership = input.ownership;
+  if (sourceId !== undefined && adoptionCandidates(handlers, desired, live).length > 0) {
+    const first = ownership.index;
+    ownership = await readRecordsTwice(client, input.store, {
+      sourceId,
+      seen: input.seen,
+      kinds: input.recordKinds ?? new Set(handlers.map((h) => h.kind)),
+    });
+    setRecordedOwners(live, handlers, ownership.index);
+    // An owner the first read showed still counts: a later list can leave its record out too.
+    const recorded = new Set(handlers.filter((h) => !h.ownershipOnObject).map((h) => h.kind));
+    for (const object of live) {
+      if (!recorded.has(object.kind) || object.owner !== undefined) continue;
+      const owner = first.ownerOf.get(objectKey(object.kind, object.id));
+      if (owner !== undefined) object.owner = owner;
+    }
+  }
+  return { ownership, unconfirmed: new Set(check.unconfirmed.keys()), diagnostics: check.diagnostics };
 };

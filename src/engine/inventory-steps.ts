@@ -3,7 +3,7 @@
  * the object writes, and which it loses after them. `plan` shows the predicted writes; `apply`
  * makes the first as planned and computes the second from what actually succeeded.
  */
-import type { Change, InventoryWrite, ObjectKey } from '../core/model.js';
+import type { Change, InventoryWrite, KindName, ObjectKey } from '../core/model.js';
 import { countOf } from '../core/plural.js';
 import { objectKey } from '../core/model.js';
 import type { Declaration, RecordMeta } from '../ownership/store.js';
@@ -28,7 +28,27 @@ export interface InventoryStepsInput {
    * written with the record. Brought up to date with any write, never a reason to write alone.
    */
   declared?: ReadonlyMap<ObjectKey, Declaration>;
+  /**
+   * The server-assigned ids the record is to keep (an Initiative's cid), as read live now, and as
+   * the record keeps them; `serverAssigned`: the kinds whose identity the server assigns (a create
+   * of one is recorded with its id after the apply).
+   */
+  serverIds?: ReadonlyMap<ObjectKey, string>;
+  previousServerIds?: ReadonlyMap<ObjectKey, string>;
+  serverAssigned?: ReadonlySet<KindName>;
 }
+
+/**
+ * Keys of the grown record whose server id the record does not keep yet (or keeps another): a
+ * reason to write it, since it is what confirms such an object when a list leaves it out.
+ */
+export const serverIdsToRecord = (input: InventoryStepsInput, keys: ReadonlySet<ObjectKey>): ObjectKey[] =>
+  [...(input.serverIds ?? [])]
+    .filter(([key, serverId]) => keys.has(key) && input.previousServerIds?.get(key) !== serverId)
+    .map(([key]) => key);
+
+const serverIdsReason = (n: number, created: boolean): string =>
+  `record the server-assigned id${n === 1 ? '' : 's'} of ${countOf(n, created ? 'created object' : 'object')}`;
 
 /**
  * Whether the record must be written for its origin alone: when it exists and names another one
@@ -72,11 +92,14 @@ export const finalInventory = (
 export const beforeWrite = (input: InventoryStepsInput): InventoryWrite | undefined => {
   const grown = grownInventory(input);
   const add = sorted([...grown].filter((key) => !input.previous.has(key)));
-  if (add.length === 0 && !originChanged(input)) return undefined;
+  const ids = serverIdsToRecord(input, grown);
+  if (add.length === 0 && !originChanged(input) && ids.length === 0) return undefined;
   const what =
     add.length > 0
       ? `track ${countOf(add.length, 'object')} before ${add.length === 1 ? 'it is' : 'they are'} written`
-      : 'record the origin its source id is bound to';
+      : originChanged(input)
+        ? 'record the origin its source id is bound to'
+        : serverIdsReason(ids.length, false);
   return {
     phase: 'before',
     id: input.id,
@@ -92,17 +115,24 @@ export const afterWrite = (
   input: InventoryStepsInput,
   from: ReadonlySet<ObjectKey>,
   to: ReadonlySet<ObjectKey>,
+  assignedIds = 0,
 ): InventoryWrite | undefined => {
   const remove = sorted([...from].filter((key) => !to.has(key)));
   const add = sorted([...to].filter((key) => !from.has(key)));
-  if (remove.length === 0 && add.length === 0) return undefined;
+  if (remove.length === 0 && add.length === 0 && assignedIds === 0) return undefined;
+  const what = [
+    ...(remove.length > 0 || add.length > 0
+      ? [`drop ${countOf(remove.length, 'object')} removed, handed over or gone`]
+      : []),
+    ...(assignedIds > 0 ? [serverIdsReason(assignedIds, true)] : []),
+  ].join('; ');
   return {
     phase: 'after',
     id: input.id,
     action: input.recordExists || from.size > 0 ? 'update' : 'create',
     add,
     remove,
-    reason: `ownership record of source \`${input.sourceId}\`: drop ${countOf(remove.length, 'object')} removed, handed over or gone`,
+    reason: `ownership record of source \`${input.sourceId}\`: ${what}`,
   };
 };
 
@@ -121,6 +151,8 @@ export const plannedInventoryWrites = (
     ...handedOver,
   ]);
   const before = beforeWrite(input);
+  // A create whose identity the server assigns: its id is recorded once the apply knows it.
+  const created = changes.filter((c) => c.action === 'create' && input.serverAssigned?.has(c.kind) === true).length;
   const after = afterWrite(
     {
       ...input,
@@ -129,6 +161,7 @@ export const plannedInventoryWrites = (
     },
     grown,
     finalInventory(input, grown, removed),
+    created,
   );
   return [before, after].filter((w): w is InventoryWrite => w !== undefined);
 };

@@ -42,6 +42,8 @@ import type { OwnershipIndex, RecordMeta } from '../ownership/store.js';
 import type { SyncConfig } from './config.js';
 import { fetchLiveState, type LiveState, referencedReadOnlyKinds } from './fetch-live.js';
 import type { LiveReader, PlannedPass } from './plan-pass.js';
+import { referencesOf } from '../core/references.js';
+import type { AnyKindHandler } from '../kinds/types.js';
 import { kindsWithoutSingleRead, readByKeys, readStoreUses, unreadableById } from './recheck.js';
 
 /** Objects read one by one cost about two requests each; beyond half a full read's, read everything. */
@@ -206,14 +208,18 @@ export class LiveCache {
       }
       if (!recordsAsKept(ownership.index, kept, sourceId)) return full('ownership-changed');
 
+      // What the changed objects reference (the scorecard an Initiative names), read again too: the
+      // plan judges them against it (a level or rule removed in the UI since the last full read).
+      const referenced = referencedTargets(touched, request.handlers, lookup);
       const fresh = await readByKeys({
         client: request.client,
-        targets: touched,
+        targets: [...touched, ...referenced],
         lookup,
         handlers: request.handlers,
-        desired: touched,
+        desired: request.desired,
         readBefore: [...kept.live.values()],
         index: ownership.index,
+        sourceId,
       }).catch(unreadableById);
       if (fresh === undefined) return full('no-single-read');
       const own = ownership.index.bySource.get(sourceId) ?? new Set<ObjectKey>();
@@ -231,6 +237,17 @@ export class LiveCache {
         }
         // Live but not this source's: adopting or taking over is decided on a whole read.
         if (!own.has(key) || (found.owner !== undefined && found.owner !== sourceId)) return full('not-in-record');
+        live.set(key, found);
+      }
+      for (const ref of referenced) {
+        const key = objectKey(ref.kind, ref.id);
+        const found = fresh.get(key);
+        // Gone live since the last full read: what else went with it (and what the plan must put back first) is unknown.
+        if (found === undefined) {
+          // Kept, or written by the last apply (declared): it existed, so it went.
+          if (kept.live.has(key) || now.has(key)) return full('reference-changed');
+          continue;
+        }
         live.set(key, found);
       }
       read ??= { path: 'incremental', objects: scope.size };
@@ -312,6 +329,32 @@ export class LiveCache {
     };
   }
 }
+
+/**
+ * The objects `touched` reference whose live state their plan is judged against
+ * (`KindModel.referencesReadLive`), of managed kinds read by identity, not touched themselves:
+ * each once.
+ */
+const referencedTargets = (
+  touched: readonly DesiredObject[],
+  handlers: readonly AnyKindHandler[],
+  lookup: (kind: KindName) => AnyKindHandler,
+): { kind: KindName; id: string }[] => {
+  const managed = new Set(handlers.filter((h) => h.fetchByIds !== undefined).map((h) => h.kind));
+  const seen = new Set(touched.map((o) => objectKey(o.kind, o.id)));
+  const out: { kind: KindName; id: string }[] = [];
+  for (const obj of touched) {
+    const handler = lookup(obj.kind);
+    const readLive = new Set(handler.referencesReadLive ?? []);
+    for (const ref of referencesOf(handler, obj)) {
+      const key = objectKey(ref.kind, ref.id);
+      if (!readLive.has(ref.kind) || !managed.has(ref.kind) || seen.has(key)) continue;
+      seen.add(key);
+      out.push({ kind: ref.kind, id: ref.id });
+    }
+  }
+  return out;
+};
 
 const isEmptyIndex = (index: OwnershipIndex): boolean => index.bySource.size + index.ignored.length === 0;
 

@@ -2,7 +2,7 @@
  * What this run writes into its source's ownership record besides the keys (pure): which kinds
  * the record tracks, and where each object it will hold was declared.
  */
-import type { DesiredObject, ObjectKey } from '../core/model.js';
+import type { DesiredObject, LiveObject, ObjectKey } from '../core/model.js';
 import { objectKey } from '../core/model.js';
 import type { KindModel } from '../core/kind-contract.js';
 import type { Declaration } from '../ownership/store.js';
@@ -30,5 +30,23 @@ export const declarationsFor = (
     const keys = byKind.get(obj.kind)?.managedKeys?.(obj);
     out.set(objectKey(obj.kind, obj.id), { file: obj.source.file, ...(keys !== undefined ? { keys } : {}) });
   }
+  return out;
+};
+
+/**
+ * The server-assigned ids the record keeps (kinds whose identity the server assigns): each object
+ * read live by its id now; an object not read live keeps the record's entry only while its absence
+ * is unconfirmed (a confirmed absence drops it: the id names nothing any more).
+ */
+export const serverIdsFor = (
+  handlers: readonly Pick<KindModel, 'kind' | 'serverAssignsIdentity'>[],
+  live: readonly LiveObject[],
+  previous: ReadonlyMap<ObjectKey, string> = new Map(),
+  unconfirmed: ReadonlySet<ObjectKey> = new Set(),
+): Map<ObjectKey, string> => {
+  const kinds = new Set(handlers.filter((h) => h.serverAssignsIdentity === true).map((h) => h.kind));
+  const out = new Map<ObjectKey, string>();
+  for (const [key, serverId] of previous) if (unconfirmed.has(key)) out.set(key, serverId);
+  for (const o of live) if (kinds.has(o.kind) && o.serverId !== undefined) out.set(objectKey(o.kind, o.id), o.serverId);
   return out;
 };

@@ -35,7 +35,7 @@ import type { EngineContext } from './context.js';
 import { deleteScopeOf } from './delete-scope.js';
 import type { LiveState } from './fetch-live.js';
 import { type InventoryStepsInput, plannedInventoryWrites } from './inventory-steps.js';
-import { declarationsFor, trackedKinds } from './ownership-record.js';
+import { declarationsFor, serverIdsFor, trackedKinds } from './ownership-record.js';
 import { leftoversDiagnostic, managedWithoutManifest } from './leftovers.js';
 import { withSignal } from './recording-client.js';
 
@@ -156,8 +156,12 @@ export const planPass = async (input: PassInput, ctx: EngineContext, stage: Stag
     // A read of some objects only (by identity) plans those objects alone.
     const scope = state.scope;
     const inScope = (o: { kind: string; id: string }) => scope === undefined || scope.has(objectKey(o.kind, o.id));
+    // An object a list left out that no read could confirm absent is not planned (never a create);
+    // an error says why (`engine/confirm-absence.ts`).
+    const unconfirmed = state.unconfirmed ?? new Set<ObjectKey>();
+    const planned = desired.filter((o) => !unconfirmed.has(objectKey(o.kind, o.id)));
     const plan = buildPlan({
-      desired: scope === undefined ? desired : desired.filter(inScope),
+      desired: scope === undefined ? planned : planned.filter(inScope),
       live: scope === undefined ? state.live : state.live.filter(inScope),
       handlers,
       options: {
@@ -187,10 +191,14 @@ export const planPass = async (input: PassInput, ctx: EngineContext, stage: Stag
             previous: new Set<ObjectKey>(previousKeys ?? []),
             recordExists: previousKeys !== undefined,
             desired: desired.filter((o) => tracked.has(o.kind)).map((o) => objectKey(o.kind, o.id)),
-            live: new Set(state.live.map((o) => objectKey(o.kind, o.id))),
+            // Unconfirmed absences count as live: never dropped from the record on a list's word.
+            live: new Set([...state.live.map((o) => objectKey(o.kind, o.id)), ...unconfirmed]),
             previousMeta: recordedMeta ?? {},
             meta: recordMetaOf(config),
             declared: declarationsFor(desired, handlers, state.inventories.declared.get(sourceId)),
+            serverIds: serverIdsFor(handlers, state.live, state.inventories.serverIds.get(sourceId), unconfirmed),
+            previousServerIds: state.inventories.serverIds.get(sourceId) ?? new Map(),
+            serverAssigned: new Set(handlers.filter((h) => h.serverAssignsIdentity === true).map((h) => h.kind)),
           };
     const handedOver = (plan.handOvers ?? []).map((h) => objectKey(h.kind, h.id));
     plan.inventory = steps ? plannedInventoryWrites(steps, plan.changes, handedOver) : [];

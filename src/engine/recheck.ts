@@ -18,6 +18,7 @@ import type { RecheckFallback } from '../core/outcome.js';
 import type { AnyKindHandler } from '../kinds/types.js';
 import { othersFingerprint, sortedMeta } from '../ownership/index-records.js';
 import type { OwnershipIndex, OwnershipSnapshot, OwnershipStore } from '../ownership/store.js';
+import { serverIdsOf } from './confirm-absence.js';
 import { setRecordedOwners } from './fetch-live.js';
 import type { PlannedPass } from './plan-pass.js';
 
@@ -65,6 +66,8 @@ export const readByKeys = async (input: {
   desired: readonly DesiredObject[];
   readBefore: readonly LiveObject[];
   index: OwnershipIndex;
+  /** This source: the server ids its record keeps read those objects by them. */
+  sourceId?: string | undefined;
 }): Promise<Map<ObjectKey, LiveObject>> => {
   const idsByKind = new Map<KindName, string[]>();
   for (const t of input.targets) idsByKind.set(t.kind, [...(idsByKind.get(t.kind) ?? []), t.id]);
@@ -72,11 +75,13 @@ export const readByKeys = async (input: {
     [...idsByKind].map(async ([kind, ids]) => {
       const handler = input.lookup(kind);
       const wanted = new Set(ids);
+      const serverIds = serverIdsOf(input.index, input.sourceId, kind);
       const found = await (handler.fetchByIds?.(ids, {
         client: input.client,
         desired: input.desired.filter((d) => d.kind === kind && wanted.has(d.id)),
         managedIds: [],
         readBefore: input.readBefore.filter((o) => (handler.fetchUses ?? []).includes(o.kind)),
+        ...(serverIds !== undefined ? { serverIds } : {}),
       }) ?? Promise.resolve([]));
       return found.filter((o) => o.kind === kind && wanted.has(o.id));
     }),
@@ -171,6 +176,7 @@ export const recheckWrites = async (
     desired: planned.desired,
     readBefore: state.live,
     index: ownership.index,
+    sourceId,
   }).catch(unreadableById);
   if (fresh === undefined) return { same: false, fallback: 'no-single-read' };
   for (const change of writes) {

@@ -39,6 +39,11 @@ export interface FetchContext<S = unknown> {
    */
   managedIds: readonly string[];
   /**
+   * id → the server id this source's ownership record keeps for it (kinds whose identity the
+   * server assigns, `KindModel.serverAssignsIdentity`): a read by identity reads those by it.
+   */
+  serverIds?: ReadonlyMap<string, string>;
+  /**
    * Live objects of the kinds read before the others: those some kind's read uses (see
    * `KindIO.fetchUses`; entity lists filter by entity type name), never cortex-sync's own records.
    */
@@ -77,6 +82,11 @@ export interface ApplyContext {
   /** A client that records every request in the plan log, tagged with the change(s) being applied. */
   client: ApiClient;
   options: ApplyOptions;
+  /**
+   * Optional: told the id the server assigned to the object written (a create's answer, or the
+   * existing object a create found instead), so the ownership record keeps it.
+   */
+  assigned?(serverId: string): void;
   /** Optional: receives warnings about a change that succeeded (e.g. the API's descriptor warnings). */
   warn?(diagnostics: Diagnostic[]): void;
 }
@@ -143,6 +153,12 @@ export interface KindIO<S = unknown, L = unknown> {
    * read would have read before this kind. A kind without it is read in full. Only GETs.
    */
   fetchByIds?(ids: readonly string[], ctx: FetchContext<S>): Promise<LiveObject<L>[]>;
+  /**
+   * `true` when `fetchLive` itself reads again every desired object its list did not show (by
+   * identity, or another list): the engine then confirms only the recorded objects a list left out
+   * (`engine/confirm-absence.ts`).
+   */
+  readonly readsMissingDesired?: boolean;
   /**
    * Optional: how `export` reads this kind, when not as a plan does (`fetchLive` with no
    * manifests): the dependency edges of every entity, archived entities when asked. Only GETs.

@@ -19,6 +19,8 @@ export interface ParsedRecord {
   meta: RecordMeta;
   /** Parsed for one index, which may take this map over. */
   declared: Map<ObjectKey, Declaration>;
+  /** Server-assigned ids by object key, as stored (entries of keys the record does not list are ignored). */
+  serverIds?: ReadonlyMap<ObjectKey, string>;
 }
 
 export const emptyOwnershipIndex = (): OwnershipIndex => ({
@@ -28,6 +30,7 @@ export const emptyOwnershipIndex = (): OwnershipIndex => ({
   ignored: [],
   meta: new Map(),
   declared: new Map(),
+  serverIds: new Map(),
 });
 
 /** Indexes the records (see the module comment); entries of kinds not in `kinds` are ignored. */
@@ -54,6 +57,9 @@ export const indexRecords = (
     index.bySource.set(record.source, keys);
     index.meta.set(record.source, record.meta);
     index.declared.set(record.source, declarationsAmong(record.declared, keys));
+    const serverIds = new Map<ObjectKey, string>();
+    for (const [key, serverId] of record.serverIds ?? []) if (keys.has(key)) serverIds.set(key, serverId);
+    index.serverIds.set(record.source, serverIds);
     for (const key of keys) {
       const first = firstClaim.get(key);
       if (first === undefined) firstClaim.set(key, record.source);

@@ -44,6 +44,12 @@ export interface OwnershipIndex {
   meta: Map<string, RecordMeta>;
   /** source id → where each of its objects was declared, as far as its record says. */
   declared: Map<string, Map<ObjectKey, Declaration>>;
+  /**
+   * source id → the ids the server assigned to its objects whose identity the server assigns (an
+   * Initiative's cid), as its record keeps them: what confirms such an object by a read by
+   * identity when a list leaves it out.
+   */
+  serverIds: Map<string, Map<ObjectKey, string>>;
 }
 
 /** A source's record, as the engine writes it. */
@@ -52,6 +58,8 @@ export interface OwnershipRecord {
   objects: ReadonlySet<ObjectKey>;
   /** Where the objects were declared (objects left out: unknown). */
   declared?: ReadonlyMap<ObjectKey, Declaration>;
+  /** The server-assigned ids of its objects (see `OwnershipIndex.serverIds`). */
+  serverIds?: ReadonlyMap<ObjectKey, string>;
   meta?: RecordMeta;
 }
 
@@ -156,7 +164,16 @@ export interface OwnershipStore {
    */
   read(
     client: ApiClient,
-    input: { sourceId: string | undefined; seen: readonly LiveObject[]; kinds: ReadonlySet<KindName> },
+    input: {
+      sourceId: string | undefined;
+      seen: readonly LiveObject[];
+      kinds: ReadonlySet<KindName>;
+      /**
+       * Read the list of records twice and keep every record either read showed: before an object
+       * no record lists is adopted (a list can leave out the record that does).
+       */
+      twice?: boolean;
+    },
   ): Promise<OwnershipSnapshot>;
   readonly lease: LeaseStore;
 }

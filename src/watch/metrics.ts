@@ -31,7 +31,7 @@ export class WatchMetrics {
   });
   private readonly reads = new Counter({
     name: 'cortex_sync_reconcile_reads_total',
-    help: 'How runs read the live workspace: path "incremental" (only the objects a change touched) or "full" with the reason (no-cache, heal, cache-expired, config-changed, manifest-removed, type-changed, no-single-read, kind-unreadable, many-changes, reference-kinds, ownership-changed, not-in-record, gone-live).',
+    help: 'How runs read the live workspace: path "incremental" (only the objects a change touched) or "full" with the reason (no-cache, heal, cache-expired, config-changed, manifest-removed, type-changed, no-single-read, kind-unreadable, many-changes, reference-kinds, ownership-changed, not-in-record, gone-live, reference-changed).',
     labelNames: ['path', 'reason'],
     registers: [this.registry],
   });

@@ -125,3 +125,29 @@ it('windowed429 answers 429 to every k-th request and to every request inside th
     null,
   ]);
 });
+
+it('dropFromLists leaves a named item out of list answers for that many reads; reads by identity still find it', async () => {
+  const emu = await start();
+  for (const tag of ['kept', 'hidden']) await call(emu, 'POST', '/api/v1/open-api', { body: descriptor(tag) });
+  const set = await call(emu, 'POST', '/_emulator/faults', {
+    body: { dropFromLists: [{ match: 'hidden', reads: 2, path: '/api/v1/catalog' }] },
+    key: null,
+  });
+  expect(set.json).toEqual({ dropFromLists: [{ match: 'hidden', reads: 2, path: '/api/v1/catalog' }] });
+  const tags = async () =>
+    ((await call(emu, 'GET', '/api/v1/catalog')).json as { entities: { tag: string }[]; total: number }).entities
+      .map((e) => e.tag)
+      .sort();
+  // Another path's lists are not touched, and do not count.
+  const descriptors = await call(emu, 'GET', '/api/v1/catalog/descriptors');
+  expect(JSON.stringify(descriptors.json)).toContain('hidden');
+  expect(await tags()).toEqual(['kept']);
+  const short = (await call(emu, 'GET', '/api/v1/catalog')).json as { total: number };
+  expect(short.total).toBe(1); // the answer looks whole
+  expect((await call(emu, 'GET', '/api/v1/catalog/hidden')).status).toBe(200);
+  expect(await tags()).toEqual(['hidden', 'kept']);
+  expect((await call(emu, 'GET', '/_emulator/faults', { key: null })).json).toEqual({
+    dropFromLists: [{ match: 'hidden', reads: 0, path: '/api/v1/catalog' }],
+  });
+  expect(emu.requests.filter((r) => r.fault === 'list-dropped')).toHaveLength(2);
+});

@@ -18,7 +18,10 @@ const listClient = (inventories: unknown[], badges: string[] | number): ApiClien
     paged,
     close: async () => {},
     stats: emptyClientStats,
-    request: async () => {
+    request: async <T>(req: ApiRequest) => {
+      // The record type, confirmed by its definition when the entity types read did not show it: absent here.
+      if (req.path === `/api/v1/catalog/definitions/${INVENTORY_ENTITY_TYPE}`)
+        return { status: 404, headers: {}, body: undefined as T, attempts: 1, durationMs: 1 };
       throw new Error('no single requests expected');
     },
     paginate: async <T>(req: ApiRequest): Promise<T[]> => {
@@ -78,7 +81,8 @@ const liveKind = (
   ...tracedKind(kind, newTrace()),
   ...extra,
   fetchLive: async (ctx) => {
-    seen[kind] = ctx;
+    // The first read (a recorded object it did not show is read again: that read is not kept here).
+    seen[kind] ??= ctx;
     return ids.map((id): LiveObject => ({ kind, id, state: {}, ...(owner ? { owner } : {}) }));
   },
 });
@@ -113,6 +117,8 @@ describe('fetchLiveState', () => {
     expect(seen['catalog-page']?.managedIds).toEqual(['home', 'shared', 'deleted-live']);
     expect(seen['entity']?.readBefore.map((o) => o.id)).toContain('database');
     expect(seen['entity']?.readBefore.map((o) => o.id)).not.toContain(INVENTORY_ENTITY_TYPE);
+    // A recorded object the list did not show is read again before it is taken for gone.
+    expect(state.live.some((o) => o.id === 'deleted-live')).toBe(false);
     expect(state.diagnostics).toEqual([
       expect.objectContaining({
         severity: 'warning',

@@ -343,7 +343,7 @@ describe('the watcher reads only what changed', () => {
 
   it('more changed objects than reading them one by one is worth: the run reads everything', async () => {
     await start();
-    for (const i of [27, 28, 29, 30, 31]) await retitle(i, `Service ${i}, edited`);
+    for (const i of [27, 28, 29, 30, 31, 32, 33, 34]) await retitle(i, `Service ${i}, edited`);
     expect(await runOnce()).toMatchObject({ result: 'applied', read: { path: 'full', reason: 'many-changes' } });
     expect(entityTitle(emulator, tagOf(31))).toBe('Service 31, edited');
   });

@@ -27,6 +27,8 @@ export const createEntityKind = (settings: Partial<EntitySettings> = {}): Entity
   fetchUses: ['entity-type'],
   fetchLive: fetchEntityLive,
   fetchByIds: fetchEntitiesByTag,
+  // Desired entities the descriptor list did not show are looked up by tag, or in the list with archived ones.
+  readsMissingDesired: true,
   exportLive: exportEntities,
   fetchHolders: fetchArchivedHolders,
   apply: applyEntityChange,

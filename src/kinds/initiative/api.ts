@@ -118,6 +118,30 @@ const settle = async (client: ApiClient, existing: LiveInitiative, spec: Initiat
   sameAsManifest(existing, spec) || putInitiative(client, existing.cid, spec);
 
 /**
+ * The Initiative with this cid (`GET /api/v1/initiatives/{cid}`), `undefined` on a 404: the read
+ * by identity that confirms an Initiative a list left out. Any other failure is thrown.
+ */
+export const getInitiative = async (client: ApiClient, cid: string): Promise<LiveInitiative | undefined> => {
+  const res = await client.request<unknown>({
+    operation: `read Initiative ${cid}`,
+    method: 'GET',
+    path: `/api/v1/initiatives/${encodePathSegment(cid)}`,
+    acceptStatus: [404],
+  });
+  if (res.status === 404) return undefined;
+  const parsed = liveInitiativeSchema.safeParse(res.body);
+  if (!parsed.success)
+    throw new CortexSyncError('API', `read Initiative ${cid} returned an Initiative that cannot be read`);
+  return parsed.data;
+};
+
+/** The cid of a create's answer, when it has one. */
+const cidOfAnswer = (body: unknown): string | undefined => {
+  const cid = (body as { cid?: unknown } | null | undefined)?.cid;
+  return typeof cid === 'string' && cid !== '' ? cid : undefined;
+};
+
+/**
  * Creates the Initiative, unless one with its name already exists (then it is updated by its cid).
  * `POST /api/v1/initiatives` has no client-chosen identity, so a POST is never repeated blindly:
  * - a create an earlier run recorded as pending (its outcome unknown: a timeout, a kill) is looked
@@ -132,14 +156,14 @@ export const createInitiative = async (
   client: ApiClient,
   spec: InitiativeManifest,
   pending?: PendingCreates,
-): Promise<void> => {
+): Promise<string | undefined> => {
   const key = pendingKey(spec.name);
   const since = pending?.since(key);
   if (pending !== undefined && since !== undefined) {
     const earlier = await lookUntil(client, spec.name, pending, since + pending.windowMs);
     if (earlier && (await settle(client, earlier, spec))) {
       await pending.clear(key);
-      return;
+      return earlier.cid;
     }
   }
   for (let attempt = 1; attempt <= MAX_CREATE_ATTEMPTS; attempt++) {
@@ -147,19 +171,20 @@ export const createInitiative = async (
     if (existing) {
       if (await settle(client, existing, spec)) {
         await pending?.clear(key);
-        return;
+        return existing.cid;
       }
       continue; // deleted between the read and the PUT: look again
     }
     await pending?.record(key);
+    let answer: unknown;
     try {
-      await client.request({
+      ({ body: answer } = await client.request<unknown>({
         operation: `create Initiative "${spec.name}"`,
         method: 'POST',
         path: '/api/v1/initiatives',
         body: initiativeRequestBody(spec),
         idempotent: false,
-      });
+      }));
     } catch (error) {
       const outcome = failedCreateOutcome(error);
       if (outcome === 'refused') {
@@ -173,7 +198,7 @@ export const createInitiative = async (
       const created = await lookUntil(client, spec.name, pending, until);
       if (created && (await settle(client, created, spec))) {
         await pending?.clear(key);
-        return;
+        return created.cid;
       }
       if (outcome === 'answered') {
         // The server finished with the request and nothing was created: an ordinary API failure.
@@ -187,7 +212,7 @@ export const createInitiative = async (
       );
     }
     await pending?.clear(key);
-    return;
+    return cidOfAnswer(answer);
   }
   throw new CortexSyncError(
     'APPLY_FAILED',
@@ -195,15 +220,18 @@ export const createInitiative = async (
   );
 };
 
-/** Updates the Initiative `cid`; if it vanished meanwhile, creates it (with the create's look-up by name). */
+/**
+ * Updates the Initiative `cid`; if it vanished meanwhile, creates it (with the create's look-up by
+ * name). Returns the cid it has now.
+ */
 export const updateInitiative = async (
   client: ApiClient,
   cid: string,
   spec: InitiativeManifest,
   pending?: PendingCreates,
-): Promise<void> => {
-  if (await putInitiative(client, cid, spec)) return;
-  await createInitiative(client, spec, pending);
+): Promise<string | undefined> => {
+  if (await putInitiative(client, cid, spec)) return cid;
+  return createInitiative(client, spec, pending);
 };
 
 /** Deletes the Initiative `cid`; one already gone counts as deleted. */

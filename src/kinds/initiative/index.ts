@@ -5,7 +5,14 @@
 import { CortexSyncError, isApiError } from '../../core/errors.js';
 import type { Diagnostic, LiveObject } from '../../core/model.js';
 import type { ApplyContext, FetchContext, KindChange, KindHandler } from '../types.js';
-import { createInitiative, deleteInitiative, duplicateNameError, listInitiatives, updateInitiative } from './api.js';
+import {
+  createInitiative,
+  deleteInitiative,
+  duplicateNameError,
+  getInitiative,
+  listInitiatives,
+  updateInitiative,
+} from './api.js';
 import { initiativeModel } from './model.js';
 import { canonicalDesiredInitiative, canonicalLiveInitiative } from './normalize.js';
 import type { InitiativeManifest, LiveInitiative } from './schema.js';
@@ -42,16 +49,37 @@ const fetchLive = (ctx: FetchContext<InitiativeManifest>): Promise<LiveObject<Li
 
 /**
  * The Initiatives with these names. An Initiative is known by its name, which the API cannot look
- * up: the list is read (one request for any number of names) and the names kept, as `fetchLive`
- * would read them.
+ * up; one whose cid this source's record keeps (`ctx.serverIds`) is read by that cid
+ * (`GET /initiatives/{cid}`: a list can leave it out), and is the one named so when that read
+ * answers it under this name. The others, and any whose cid answers 404 or another name (deleted,
+ * renamed in the UI, or a record edited by hand), are looked for in the list (one request for any
+ * number of names), as `fetchLive` would read them: never taken for another Initiative by its cid.
  */
 const fetchByIds = async (
   ids: readonly string[],
   ctx: FetchContext<InitiativeManifest>,
 ): Promise<LiveObject<LiveInitiative>[]> => {
   const wanted = new Set(ids);
-  return (await liveInitiatives(ctx, wanted)).filter((o) => wanted.has(o.id));
+  const found: LiveObject<LiveInitiative>[] = [];
+  await Promise.all(
+    [...wanted].map(async (name) => {
+      const cid = ctx.serverIds?.get(name);
+      if (cid === undefined) return;
+      const live = await getInitiative(ctx.client, cid);
+      if (live?.name === name && live.cid === cid) found.push(liveObject(live));
+    }),
+  );
+  const rest = new Set([...wanted].filter((name) => !found.some((o) => o.id === name)));
+  if (rest.size === 0) return found;
+  return [...found, ...(await liveInitiatives(ctx, rest)).filter((o) => rest.has(o.id))];
 };
+
+const liveObject = (i: LiveInitiative): LiveObject<LiveInitiative> => ({
+  kind: 'initiative',
+  id: i.name,
+  serverId: i.cid,
+  state: i,
+});
 
 /** Every Initiative but those sharing a name; `ours` sharing one stops the plan (see `fetchLive`). */
 const liveInitiatives = async (
@@ -72,7 +100,7 @@ const liveInitiatives = async (
       continue;
     }
     const [only] = same;
-    if (only) objects.push({ kind: 'initiative', id: name, serverId: only.cid, state: only });
+    if (only) objects.push(liveObject(only));
   }
   return objects;
 };
@@ -81,18 +109,24 @@ const apply = async (change: InitiativeChange, ctx: ApplyContext): Promise<void>
   switch (change.action) {
     case 'noop':
       return;
-    case 'create':
-      return createInitiative(ctx.client, change.desired.spec, ctx.options.pendingCreates);
-    case 'update':
+    case 'create': {
+      const cid = await createInitiative(ctx.client, change.desired.spec, ctx.options.pendingCreates);
+      if (cid !== undefined) ctx.assigned?.(cid);
+      return;
+    }
+    case 'update': {
       // An adopted Initiative that already equals its manifest needs no write (ownership is in
       // the inventory); a PUT could even be refused, e.g. once its targetDate has passed.
       if (liveEqualsManifest(change.live.state, change.desired.spec)) return;
-      return updateInitiative(
+      const cid = await updateInitiative(
         ctx.client,
         cidOf(change.live, change.action),
         change.desired.spec,
         ctx.options.pendingCreates,
       );
+      if (cid !== undefined) ctx.assigned?.(cid);
+      return;
+    }
     case 'delete':
       return deleteInitiative(ctx.client, cidOf(change.live, change.action), change.id);
     case 'archive':

@@ -134,5 +134,7 @@ export const initiativeModel: KindModel<InitiativeManifest, LiveInitiative> = {
   desiredState: (obj) => canonicalDesiredInitiative(obj.spec),
   liveState: (obj, desired) => canonicalLiveInitiative(obj.state, desired?.spec),
   pruneAction: 'delete',
+  serverAssignsIdentity: true,
+  referencesReadLive: ['scorecard', 'entity-type'],
   toManifestFiles,
 };

@@ -24,6 +24,7 @@ import {
   inventoryDescriptor,
   inventoryTag,
   readInventories,
+  UNREADABLE_ORIGIN,
   writeInventory,
 } from '../../../src/kinds/entity/records/inventory.js';
 import type { Declaration } from '../../../src/ownership/store.js';
@@ -140,7 +141,7 @@ describe('the record format', () => {
     }
   });
 
-  it('lists are checked element by element as before: a record with a non-string id is not read, a bad declaration entry or file costs only the declarations', () => {
+  it('lists are checked element by element as before: a record with a non-string id is unreadable (there, listing nothing, bound to no origin), a bad declaration entry or file costs only the declarations', () => {
     const record = (objects: unknown, declared?: unknown) => ({
       info: {
         'x-cortex-tag': inventoryTag(SOURCE),
@@ -149,7 +150,11 @@ describe('the record format', () => {
     });
     for (const ids of [['a', 7], ['a', null], 'a', [['a']]]) {
       const index = indexInventories([record({ entity: ids })], SOURCE);
-      expect(index.bySource.has(SOURCE), JSON.stringify(ids)).toBe(false);
+      // At the source's exact tag it is never taken for absent: another origin must not bind the source.
+      expect(index.bySource.get(SOURCE)?.size, JSON.stringify(ids)).toBe(0);
+      expect(index.meta.get(SOURCE)?.origin, JSON.stringify(ids)).toBe(UNREADABLE_ORIGIN);
+      // Elsewhere it is not read at all.
+      expect(indexInventories([record({ entity: ids })], 'another-source').bySource.size).toBe(0);
     }
     const good = { files: ['a.yaml'], keys: [], objects: { entity: [[0], null] } };
     expect(indexInventories([record({ entity: ['a', 'b'] }, good)], SOURCE).declared.get(SOURCE)?.size).toBe(1);

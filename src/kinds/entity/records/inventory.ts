@@ -14,6 +14,8 @@
  * objects:                               # kind → sorted ids: every version reads this
  *   catalog-page: [home]
  *   entity: [payments, shipping]
+ * serverIds:                             # ids the server assigned (an Initiative's cid); older readers ignore it
+ *   initiative: { Production readiness Q3: in2da8159dbeefb974 }
  * declared:                              # since declarations were recorded; older readers ignore it
  *   files: [.cortex/catalog-pages/home.yaml, services/payments/cortex.yaml, ...]  # each file once
  *   keys: [[info.title, info.x-cortex-owners, info.x-cortex-tag]]                 # each key list once
@@ -105,6 +107,8 @@ const inventoryDefinitionSchema = z
     objects: z.record(z.string(), stringList).default({}),
     /** Where each object was declared (absent in records written before; anything unreadable is ignored). */
     declared: declaredSchema.optional().catch(undefined),
+    /** The ids the server assigned to objects whose identity it assigns (absent before; anything unreadable is ignored). */
+    serverIds: z.record(z.string(), z.record(z.string(), z.string())).optional().catch(undefined),
   })
   .loose();
 
@@ -161,8 +165,57 @@ const parseRecord = (raw: unknown): (ParsedRecord & { definition: InventoryDefin
     objects: def.objects,
     meta: metaOf(def),
     declared: declarationsOf(def),
+    serverIds: serverIdsOf(def),
     definition: def,
   };
+};
+
+/** The server ids a record keeps, by object key. */
+const serverIdsOf = (def: InventoryDefinition): Map<ObjectKey, string> => {
+  const out = new Map<ObjectKey, string>();
+  for (const [kind, ids] of Object.entries(def.serverIds ?? {}))
+    for (const [id, serverId] of Object.entries(ids)) if (serverId !== '') out.set(`${kind}/${id}`, serverId);
+  return out;
+};
+
+/**
+ * A record at a source's exact tag that does not parse (edited by hand): it is there, so it is
+ * never read as absent (a run would bind the source to its own origin and write over it). It
+ * lists nothing and names an origin no run has: every origin is refused until the operator rebinds
+ * the source (--allow-takeover), and nothing is pruned on its word.
+ */
+const unreadableRecord = (sourceId: string): ParsedRecord & { definition: InventoryDefinition } => ({
+  id: inventoryTag(sourceId),
+  source: sourceId,
+  objects: {},
+  meta: { origin: UNREADABLE_ORIGIN },
+  declared: new Map(),
+  definition: { source: sourceId, objects: {} },
+});
+
+/** The tag a raw descriptor is at, if it says. */
+const tagOfRaw = (raw: unknown): string | undefined => {
+  if (typeof raw !== 'object' || raw === null) return undefined;
+  const info = (raw as { info?: unknown }).info;
+  if (typeof info !== 'object' || info === null) return undefined;
+  const tag = (info as Record<string, unknown>)['x-cortex-tag'];
+  return typeof tag === 'string' ? tag : undefined;
+};
+
+/**
+ * The records of `descriptors`; the one at `ownSource`'s exact tag counts whether or not it parses
+ * (see `unreadableRecord`).
+ */
+const parseRecords = (
+  descriptors: readonly unknown[],
+  ownSource: string | undefined,
+): (ParsedRecord & { definition: InventoryDefinition })[] => {
+  const ownTag = ownSource === undefined ? undefined : inventoryTag(ownSource);
+  return descriptors.flatMap((raw) => {
+    const record = parseRecord(raw);
+    if (record !== undefined) return [record];
+    return ownSource !== undefined && tagOfRaw(raw) === ownTag ? [unreadableRecord(ownSource)] : [];
+  });
 };
 
 /**
@@ -175,11 +228,7 @@ export const indexInventories = (
   descriptors: readonly unknown[],
   ownSource: string | undefined,
   kinds: ReadonlySet<KindName> = registeredKinds(),
-): OwnershipIndex =>
-  indexRecords(
-    descriptors.flatMap((raw) => parseRecord(raw) ?? []),
-    { ownSource, kinds, recordId: inventoryTag },
-  );
+): OwnershipIndex => indexRecords(parseRecords(descriptors, ownSource), { ownSource, kinds, recordId: inventoryTag });
 
 /** Every inventory descriptor (one paged list filtered to the inventory type). */
 const readDescriptors = (client: ApiClient): Promise<unknown[]> =>
@@ -193,12 +242,55 @@ const readDescriptors = (client: ApiClient): Promise<unknown[]> =>
     'descriptors',
   );
 
+/**
+ * A source's record read by its exact tag (`GET /catalog/{tag}/openapi`): a list answer can leave
+ * it out (an eventually consistent index, a page boundary that moved), and a record taken for
+ * absent lets another origin bind the source and write over it. `undefined` only on a 404; any
+ * other failure is thrown (nothing is decided on it).
+ */
+const readRecordByTag = async (client: ApiClient, sourceId: string): Promise<unknown> => {
+  const tag = inventoryTag(sourceId);
+  const res = await client.request<unknown>({
+    operation: `read ownership inventory \`${tag}\``,
+    method: 'GET',
+    path: `/api/v1/catalog/${encodePathSegment(tag)}/openapi`,
+    query: { yaml: false },
+    acceptStatus: [404],
+  });
+  return res.status === 404 ? undefined : res.body;
+};
+
+/**
+ * Every record the list shows, and this source's own read by its tag when the list did not show
+ * it. `twice`: the list is read a second time and every record either answer showed is kept (the
+ * second's version of one both showed).
+ */
+const readRecords = async (
+  client: ApiClient,
+  ownSource: string | undefined,
+  twice = false,
+): Promise<(ParsedRecord & { definition: InventoryDefinition })[]> => {
+  const first = parseRecords(await readDescriptors(client), ownSource);
+  let records = first;
+  if (twice) {
+    const second = parseRecords(await readDescriptors(client), ownSource);
+    const shown = new Set(second.map((r) => `${r.id}\n${r.source}`));
+    records = [...second, ...first.filter((r) => !shown.has(`${r.id}\n${r.source}`))];
+  }
+  if (ownSource === undefined) return records;
+  const ownTag = inventoryTag(ownSource);
+  if (records.some((r) => r.id === ownTag)) return records;
+  const raw = await readRecordByTag(client, ownSource);
+  return raw === undefined ? records : [...records, ...parseRecords([raw], ownSource)];
+};
+
 /** Reads and indexes every inventory (one paged descriptor list filtered to the inventory type). */
 export const readInventories = async (
   client: ApiClient,
   ownSource: string | undefined,
   kinds: ReadonlySet<KindName> = registeredKinds(),
-): Promise<OwnershipIndex> => indexInventories(await readDescriptors(client), ownSource, kinds);
+): Promise<OwnershipIndex> =>
+  indexRecords(await readRecords(client, ownSource), { ownSource, kinds, recordId: inventoryTag });
 
 /**
  * Reads every inventory, and what this source's own record holds of kinds not in `kinds` (written
@@ -208,9 +300,10 @@ export const readInventoriesKeeping = async (
   client: ApiClient,
   ownSource: string | undefined,
   kinds: ReadonlySet<KindName>,
+  twice = false,
 ): Promise<{ index: OwnershipIndex; kept: Map<string, string[]> }> => {
   // Each record parsed once (this source's own holds every object it manages).
-  const records = (await readDescriptors(client)).flatMap((raw) => parseRecord(raw) ?? []);
+  const records = await readRecords(client, ownSource, twice);
   const kept = new Map<string, string[]>();
   if (ownSource !== undefined) {
     for (const record of records) {
@@ -300,12 +393,32 @@ export const inventoryDescriptor = (
   meta: RecordMeta = {},
   declared: ReadonlyMap<ObjectKey, Declaration> = new Map(),
   kept: ReadonlyMap<string, readonly string[]> = new Map(),
+  serverIds: ReadonlyMap<ObjectKey, string> = new Map(),
 ): string => {
   const objects = sortedObjects(keys, kept);
   const block = declaredBlock(objects, declared);
-  const text = recordTextOf(sourceId, objects, meta, block);
+  const ids = serverIdsBlock(keys, serverIds);
+  const text = recordTextOf(sourceId, objects, meta, block, ids);
   if (block === undefined || Buffer.byteLength(text, 'utf8') <= DECLARATIONS_BUDGET_BYTES) return text;
-  return recordTextOf(sourceId, objects, meta, undefined);
+  return recordTextOf(sourceId, objects, meta, undefined, ids);
+};
+
+/** The `serverIds` block: kind → id → server id, of the keys written (sorted). */
+const serverIdsBlock = (
+  keys: ReadonlySet<ObjectKey>,
+  serverIds: ReadonlyMap<ObjectKey, string>,
+): Record<string, Record<string, string>> | undefined => {
+  const out: Record<string, Record<string, string>> = {};
+  let any = false;
+  for (const key of [...serverIds.keys()].sort()) {
+    const serverId = serverIds.get(key);
+    if (!keys.has(key) || serverId === undefined) continue;
+    const slash = key.indexOf('/');
+    const kind = key.slice(0, slash);
+    out[kind] = { ...out[kind], [key.slice(slash + 1)]: serverId };
+    any = true;
+  }
+  return any ? out : undefined;
 };
 
 const recordTextOf = (
@@ -313,6 +426,7 @@ const recordTextOf = (
   objects: Record<string, string[]>,
   meta: RecordMeta,
   block: Record<string, unknown> | undefined,
+  serverIds: Record<string, Record<string, string>> | undefined,
 ): string =>
   recordText({
     openapi: '3.0.1',
@@ -333,6 +447,7 @@ const recordTextOf = (
             }
           : {}),
         objects,
+        ...(serverIds !== undefined ? { serverIds } : {}),
         ...(block !== undefined ? { declared: block } : {}),
       },
     },
@@ -377,6 +492,7 @@ export const writeInventory = async (
   meta: RecordMeta = {},
   declared: ReadonlyMap<ObjectKey, Declaration> = new Map(),
   kept: ReadonlyMap<string, readonly string[]> = new Map(),
+  serverIds: ReadonlyMap<ObjectKey, string> = new Map(),
 ): Promise<void> => {
   if (!typeExists && !(await recordTypeExists(client)))
     await createInventoryType(client).catch(async (error: unknown) => {
@@ -387,7 +503,7 @@ export const writeInventory = async (
     operation: `write ownership inventory \`${tag}\``,
     method: 'POST',
     path: '/api/v1/open-api',
-    body: inventoryDescriptor(sourceId, keys, meta, declared, kept),
+    body: inventoryDescriptor(sourceId, keys, meta, declared, kept, serverIds),
     contentType: 'application/openapi;charset=UTF-8',
     idempotent: true,
   });

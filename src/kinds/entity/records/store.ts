@@ -9,7 +9,13 @@ import type { Diagnostic, LiveObject } from '../../../core/model.js';
 import { emptyOwnershipIndex } from '../../../ownership/index-records.js';
 import type { OwnershipStore } from '../../../ownership/store.js';
 import { KIND as ENTITY_TYPE_KIND } from '../../entity-type/model.js';
-import { INVENTORY_ENTITY_TYPE, inventoryTag, readInventoriesKeeping, writeInventory } from './inventory.js';
+import {
+  INVENTORY_ENTITY_TYPE,
+  inventoryTag,
+  readInventoriesKeeping,
+  recordTypeExists,
+  writeInventory,
+} from './inventory.js';
 import { ensureRecordType, leaseTag, readLeaseAnswer, writeLease } from './lease.js';
 
 /** The record type, among the entity types read. */
@@ -19,10 +25,12 @@ export const entityRecordStore: OwnershipStore = {
   uses: [ENTITY_TYPE_KIND],
   isOwn: isRecordType,
   recordId: inventoryTag,
-  read: async (client, { sourceId, seen, kinds }) => {
-    let typeExists = seen.some(isRecordType);
+  read: async (client, { sourceId, seen, kinds, twice }) => {
+    // The record type missing from the entity types read is a list's word only: confirmed by its
+    // definition (one GET) before every record is taken for absent.
+    let typeExists = seen.some(isRecordType) || (await recordTypeExists(client));
     const { index, kept } = typeExists
-      ? await readInventoriesKeeping(client, sourceId, kinds)
+      ? await readInventoriesKeeping(client, sourceId, kinds, twice === true)
       : { index: emptyOwnershipIndex(), kept: new Map<string, string[]>() };
     const diagnostics: Diagnostic[] = [];
     for (const forged of index.ignored) {
@@ -51,6 +59,7 @@ export const entityRecordStore: OwnershipStore = {
           record.meta,
           record.declared,
           record.sourceId === sourceId ? kept : new Map(),
+          record.serverIds,
         );
         typeExists = true;
       },
