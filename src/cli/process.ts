@@ -3,7 +3,7 @@
  * SIGINT/SIGTERM aborts the run's signal (an apply stops starting changes, finishes those in
  * flight, writes its logs and exits 130 / 143); a second one exits at once.
  */
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, writeSync } from 'node:fs';
 import { signalExitCode } from '../core/outcome.js';
 import type { TerminalWriter } from './confirm.js';
 import { runCli } from './main.js';
@@ -15,6 +15,16 @@ const openTerminal = (): TerminalWriter | undefined => {
     return { write: (text) => void writeSync(fd, text), close: () => closeSync(fd) };
   } catch {
     return undefined;
+  }
+};
+
+/** Whether fd 1 is a pipe or a socket (another program reads it), not a terminal or a file. */
+const stdoutIsPipe = (): boolean => {
+  try {
+    const stat = fstatSync(1);
+    return stat.isFIFO() || stat.isSocket();
+  } catch {
+    return false;
   }
 };
 
@@ -59,6 +69,7 @@ export const runProcess = async (): Promise<number> => {
       openTerminal,
       stdout: process.stdout,
       stderr: process.stderr,
+      stdoutIsPipe: stdoutIsPipe(),
       env: process.env,
       cwd: process.cwd(),
       untilStopped,
