@@ -78,7 +78,7 @@ export const runApply = async (
     return true;
   };
   try {
-    fileLog = o.dryRun ? undefined : openPlanLog(logFile);
+    fileLog = o.dryRun ? undefined : openPlanLog(logFile, { under: io.cwd });
     planLog = fileLog ? redactingPlanLog(fileLog, redaction.redact) : undefined;
     const mode = o.dryRun ? 'plan' : 'apply';
     const result = await reconcile({ config: c, mode, approve, ...(planLog ? { planLog } : {}) }, ctx);
