@@ -40,9 +40,15 @@ export interface EmulatorFlags {
 }
 
 const dirOption = () => new Option('--dir <dir>', 'manifest root (default: the current directory)');
+const allowEmptyOption = () =>
+  new Option(
+    '--allow-empty',
+    'a manifest root with no manifest is an empty repository on purpose (else an error: a mistyped --dir must not look like one)',
+  );
 const sharedSyncOptions = (cmd: Command) =>
   cmd
     .addOption(dirOption())
+    .addOption(allowEmptyOption())
     .option('--prune', 'remove objects this repository manages whose manifests are gone')
     .option('--no-prune', 'never prune in this run, whatever cortex-sync.yaml or CORTEX_SYNC_PRUNE says')
     .option('--allow-mass-delete', 'allow a prune above the configured share or count of managed objects')
@@ -53,6 +59,7 @@ const sharedSyncOptions = (cmd: Command) =>
 export const defineValidate = (command: Command, session: CliSession): void => {
   command
     .addOption(dirOption())
+    .addOption(allowEmptyOption())
     .addOption(new Option('--output <format>', 'output format').choices(['text', 'json']).default('text'))
     .action(async (o: CommonOptions) => {
       const { runValidate } = await import('./run-validate.js');

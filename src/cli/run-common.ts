@@ -21,6 +21,7 @@ export interface CommonOptions {
   concurrency?: number;
   forceEntityTypeSchema?: boolean;
   breakLease?: boolean;
+  allowEmpty?: boolean;
   output?: 'text' | 'json' | 'markdown';
 }
 
@@ -35,6 +36,7 @@ export const settingsOf = (o: CommonOptions): OperatorSettings => ({
   concurrency: o.concurrency,
   forceEntityTypeSchema: o.forceEntityTypeSchema,
   breakLease: o.breakLease,
+  allowEmpty: o.allowEmpty,
 });
 
 /** A manifest root (flag, CORTEX_SYNC_DIR or the current directory) that is missing or a file: said, true. */

@@ -47,6 +47,8 @@ export interface ConfigFlags {
   forceEntityTypeSchema?: boolean;
   /** Take the source's apply lease even when another apply holds it (the operator's way out of a stuck lease). */
   breakLease?: boolean;
+  /** A manifest root with no manifest is a deliberate empty repository, not a mistyped folder (`--allow-empty`). */
+  allowEmpty?: boolean;
   /** What these flags are, in the plan's header: command-line flags (default), Action inputs or watcher settings. */
   from?: 'flag' | 'input' | 'setting';
   /** The folder whose identity is the run's origin when it is not `dir` (a watched `--dir` whose symlink moves). */
@@ -158,6 +160,8 @@ export interface SyncConfig {
   origin?: string;
   /** Take the apply lease even when another apply holds it. */
   breakLease?: boolean;
+  /** A manifest root with no manifest is not an error (`--allow-empty`; see `source/unowned.ts`). */
+  allowEmpty?: boolean;
 }
 
 const LOOPBACK_HOSTS = new Set(['localhost', '[::1]']);
@@ -436,6 +440,7 @@ export const resolveConfig = async (
       ...(flags.from !== undefined ? { flagsAre: flags.from } : {}),
       origin: read.text('CORTEX_SYNC_ORIGIN') ?? (await deriveOrigin(flags.originDir ?? dir, env)),
       ...(flags.breakLease ? { breakLease: true } : {}),
+      ...(flags.allowEmpty ? { allowEmpty: true } : {}),
     },
   };
 };

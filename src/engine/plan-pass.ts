@@ -110,6 +110,7 @@ export const planPass = async (input: PassInput, ctx: EngineContext, stage: Stag
       now: ctx.clock.now(),
       ...(input.manifestCache ? { cache: input.manifestCache } : {}),
       ...(input.onlyNotedChanges === true ? { onlyNotedChanges: true } : {}),
+      ...(config.allowEmpty === true ? { allowEmpty: true } : {}),
     }),
   );
   if (hasErrors(loaded.diagnostics)) return { status: 'invalid', diagnostics: loaded.diagnostics };
@@ -162,6 +163,7 @@ export const planPass = async (input: PassInput, ctx: EngineContext, stage: Stag
         prune: config.prune,
         allowTakeover: config.allowTakeover,
         allowMassDelete: config.allowMassDelete,
+        ...(config.allowEmpty === true ? { allowEmpty: true } : {}),
         maxDeleteShare: config.maxDeleteShare,
         ...(config.maxDeleteCount !== undefined ? { maxDeleteCount: config.maxDeleteCount } : {}),
         protect: config.protect,

@@ -64,9 +64,10 @@ export const validateManifests = async (
   dir: string,
   ctx: Pick<EngineContext, 'signal'>,
   handlers: readonly AnyKindHandler[] = KIND_HANDLERS,
+  options: { allowEmpty?: boolean } = {},
 ): Promise<ValidateResult> => {
   if (ctx.signal.aborted) throw new InterruptedError();
-  const loaded = await loadManifests(dir, handlers);
+  const loaded = await loadManifests(dir, handlers, options.allowEmpty === true ? { allowEmpty: true } : {});
   const diagnostics = [...loaded.diagnostics];
   if (!hasErrors(diagnostics))
     diagnostics.push(...checkReferences({ desired: loaded.objects, handlers: [...handlers, ...READ_ONLY_KINDS] }));
