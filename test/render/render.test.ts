@@ -108,6 +108,17 @@ describe('renderPlanText', () => {
     expect(renderPlanText(plan, { color: false })).toBe('No changes. The workspace matches the manifests.\n');
   });
 
+  it('a refused plan with nothing to change says only the refusal, never "No changes" too', () => {
+    const plan: Plan = {
+      changes: [],
+      diagnostics: [{ severity: 'error', code: 'source-claimed', message: 'claimed' }],
+      summary: { create: 0, update: 0, delete: 0, archive: 0, noop: 0 },
+    };
+    const text = renderPlanText(plan, { color: false });
+    expect(text).toBe('Plan refused: 1 error in this plan; apply would write nothing.\n');
+    expect(renderPlanMarkdown(plan)).not.toContain('No changes');
+  });
+
   it('emits escape codes only when colour is asked for', () => {
     expect(renderPlanText(samplePlan(), { color: false })).not.toContain(ESC);
     expect(renderPlanText(samplePlan(), { color: true })).toContain(ESC);
