@@ -175,6 +175,18 @@ const isLoopback = (hostname: string): boolean =>
  */
 export const checkBaseUrl = (value: string, origin: string): Diagnostic | undefined => {
   const fail = (why: string): Diagnostic => ({ severity: 'error', code: 'config', message: `${origin}: ${why}` });
+  // `127.0.0.1:8787`, `localhost:8787`, `api.example.com`: a host without its scheme.
+  const schemeless = !/^[a-z][a-z0-9+.-]*:\/\//i.test(value);
+  const withScheme = (): string | undefined => {
+    try {
+      const guess = new URL(`https://${value}`);
+      return `${isLoopback(guess.hostname) ? 'http' : 'https'}://${value}`;
+    } catch {
+      return undefined;
+    }
+  };
+  const suggestion = schemeless ? withScheme() : undefined;
+  if (suggestion !== undefined) return fail(`'${excerpt(value)}' has no scheme; did you mean ${excerpt(suggestion)}?`);
   let url: URL;
   try {
     url = new URL(value);
