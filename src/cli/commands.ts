@@ -82,7 +82,10 @@ export const defineApply = (command: Command, session: CliSession): void => {
   sharedSyncOptions(
     command
       .option('--dry-run', 'only plan (sends GET requests only)')
-      .option('--auto-approve', 'apply without asking for confirmation (asked only on a terminal)')
+      .option(
+        '--auto-approve',
+        'apply without asking (env CORTEX_SYNC_AUTO_APPROVE=true); without a terminal on stdin, apply writes nothing unless approved so',
+      )
       .option('--plan-log <file>', 'JSON Lines log of every API operation (default .cortex-sync/plan-log-<time>.jsonl)')
       .option('--concurrency <n>', 'changes applied at once (1–64)', concurrency)
       .option('--force-entity-type-schema', 'allow entity type schema changes that break existing entities')
