@@ -190,7 +190,7 @@ export const runScorecardRoundTrip = async (input: ScorecardRoundTripInput): Pro
     return result;
   };
 
-  const applied = await step('apply', ['apply', '--dir', repo, '--output', 'json'], repo, [0]);
+  const applied = await step('apply', ['apply', '--dir', repo, '--output', 'json', '--auto-approve'], repo, [0]);
   if (applied.changes !== 2 * n) problems.push(`apply planned ${applied.changes} changes, not ${2 * n}`);
   const again = await step('plan again', ['plan', '--dir', repo, '--output', 'json', '--detailed-exitcode'], repo, [0]);
   if (again.changes !== 0) problems.push(`the plan after apply has ${again.changes} changes`);

@@ -40,6 +40,11 @@ export interface EmulatorFlags {
 }
 
 const dirOption = () => new Option('--dir <dir>', 'manifest root (default: the current directory)');
+const allowEmptyOption = () =>
+  new Option(
+    '--allow-empty',
+    'a manifest root with no manifest is an empty repository on purpose (else an error: a mistyped --dir must not look like one)',
+  );
 const strictOptions = (cmd: Command) =>
   cmd
     .option('--strict', 'every warning is an error (env CORTEX_SYNC_STRICT; strict: true in cortex-sync.yaml)')
@@ -47,6 +52,7 @@ const strictOptions = (cmd: Command) =>
 const sharedSyncOptions = (cmd: Command) =>
   strictOptions(cmd)
     .addOption(dirOption())
+    .addOption(allowEmptyOption())
     .option('--prune', 'remove objects this repository manages whose manifests are gone')
     .option('--no-prune', 'never prune in this run, whatever cortex-sync.yaml or CORTEX_SYNC_PRUNE says')
     .option('--allow-mass-delete', 'allow a prune above the configured share or count of managed objects')
@@ -57,6 +63,7 @@ const sharedSyncOptions = (cmd: Command) =>
 export const defineValidate = (command: Command, session: CliSession): void => {
   strictOptions(command)
     .addOption(dirOption())
+    .addOption(allowEmptyOption())
     .addOption(new Option('--output <format>', 'output format').choices(['text', 'json']).default('text'))
     .action(async (o: CommonOptions) => {
       const { runValidate } = await import('./run-validate.js');
@@ -79,7 +86,10 @@ export const defineApply = (command: Command, session: CliSession): void => {
   sharedSyncOptions(
     command
       .option('--dry-run', 'only plan (sends GET requests only)')
-      .option('--auto-approve', 'apply without asking for confirmation (asked only on a terminal)')
+      .option(
+        '--auto-approve',
+        'apply without asking (env CORTEX_SYNC_AUTO_APPROVE=true); without a terminal on stdin, apply writes nothing unless approved so',
+      )
       .option('--plan-log <file>', 'JSON Lines log of every API operation (default .cortex-sync/plan-log-<time>.jsonl)')
       .option('--concurrency <n>', 'changes applied at once (1–64)', concurrency)
       .option('--force-entity-type-schema', 'allow entity type schema changes that break existing entities')

@@ -31,7 +31,19 @@ false included: cortex-sync.yaml proposes, the operator decides):
                           that is not on loopback
   NO_PROXY                hosts sent past the proxy, comma-separated: host, host:port, .domain, *
   CORTEX_SYNC_STRICT      true/false: every warning is an error (default false); --strict / --no-strict
+  CORTEX_SYNC_AUTO_APPROVE  true: apply without asking; without a terminal on stdin (CI, cron) apply
+                          writes nothing unless this or --auto-approve is given
   NO_COLOR                no colour even on a terminal
+
+The watcher (cortex-sync watch; its --help has the flags):
+  CORTEX_SYNC_LISTEN      address of the health, metrics and webhook port (default 127.0.0.1:8080)
+  CORTEX_SYNC_CACHE_DIR   a folder per source: its checkout, lock and plan log (default a temp directory)
+  CORTEX_SYNC_WEBHOOK_SECRET, CORTEX_SYNC_WEBHOOK_SECRET_FILE
+                          the secret webhook deliveries are signed with (a value, or a file holding it)
+  CORTEX_SYNC_GIT_TOKEN, CORTEX_SYNC_GIT_TOKEN_FILE
+                          a token for an https git remote (a value, or a file holding it)
+  CORTEX_SYNC_SSH_KEY_FILE          the private key for an ssh git remote
+  CORTEX_SYNC_SSH_KNOWN_HOSTS_FILE  the known_hosts file that key's server is checked against
 
 What the API key must be allowed to do:
   validate                nothing: it is offline and needs no key

@@ -6,7 +6,7 @@
  * a second SIGHUP does not (a hangup is delivered twice, by the kernel and by the shell, and nobody
  * is there to insist). With the terminal gone, output that cannot be written is dropped.
  */
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, writeSync } from 'node:fs';
 import { signalExitCode } from '../core/outcome.js';
 import type { TerminalWriter } from './confirm.js';
 import { runCli } from './main.js';
@@ -18,6 +18,16 @@ const openTerminal = (): TerminalWriter | undefined => {
     return { write: (text) => void writeSync(fd, text), close: () => closeSync(fd) };
   } catch {
     return undefined;
+  }
+};
+
+/** Whether fd 1 is a pipe or a socket (another program reads it), not a terminal or a file. */
+const stdoutIsPipe = (): boolean => {
+  try {
+    const stat = fstatSync(1);
+    return stat.isFIFO() || stat.isSocket();
+  } catch {
+    return false;
   }
 };
 
@@ -69,6 +79,7 @@ export const runProcess = async (): Promise<number> => {
       openTerminal,
       stdout: process.stdout,
       stderr: process.stderr,
+      stdoutIsPipe: stdoutIsPipe(),
       env: process.env,
       cwd: process.cwd(),
       untilStopped,

@@ -13,11 +13,11 @@ import { KIND_HANDLERS } from '../kinds/registry.js';
 import { renderApplyReport, renderDiagnostics } from '../render/index.js';
 import { manifestText, stoppedBy, writeLine } from '../runtime-io/io.js';
 import { cancelledLine } from './cancelled.js';
-import { askToApply, canAsk } from './confirm.js';
+import { askToApply, autoApproveFromEnvironment, canAsk, NOT_APPROVED } from './confirm.js';
 import { renderApplyJson, renderRunPlan } from './output.js';
 import { createApplyProgress } from './progress.js';
 import { contextFor } from './engine-context.js';
-import { type CommonOptions, configFor } from './run-common.js';
+import { type CommonOptions, configFor, rootMissing } from './run-common.js';
 import { redactingPlanLog, withPrintableEvents } from './safe-output.js';
 import type { CliSession } from './session.js';
 
@@ -26,6 +26,17 @@ export const runApply = async (
   session: CliSession,
 ): Promise<number> => {
   const { io, clock, stop, redaction, colorOut, colorErr } = session;
+  // Approval first: a run no one approved and no one can be asked about reads and writes nothing.
+  const fromEnvironment = autoApproveFromEnvironment(io.env);
+  if (fromEnvironment.error !== undefined) {
+    writeLine(io.stderr, `error: ${fromEnvironment.error}`);
+    return 1;
+  }
+  const approved = o.autoApprove === true || fromEnvironment.value === true;
+  if (!o.dryRun && !approved && !canAsk(io)) {
+    if (!(await rootMissing(o, session))) writeLine(io.stderr, `error: ${NOT_APPROVED}.`);
+    return 1;
+  }
   const c = await configFor(o, session);
   if (!c) return 1;
   const json = o.output === 'json';
@@ -61,12 +72,13 @@ export const runApply = async (
       shownFirst = true;
     }
     if (!work.hasWork) return true;
-    if (!o.autoApprove && canAsk(io) && !(await askToApply(io, stop))) return false;
+    const planOnStdout = !json && (o.output ?? 'text') === 'text';
+    if (!approved && !(await askToApply(io, stop, { planOnStdout, flushed: session.flushed }))) return false;
     progress.start(pendingByKind(work));
     return true;
   };
   try {
-    fileLog = o.dryRun ? undefined : openPlanLog(logFile);
+    fileLog = o.dryRun ? undefined : openPlanLog(logFile, { under: io.cwd });
     planLog = fileLog ? redactingPlanLog(fileLog, redaction.redact) : undefined;
     const mode = o.dryRun ? 'plan' : 'apply';
     const result = await reconcile({ config: c, mode, approve, ...(planLog ? { planLog } : {}) }, ctx);

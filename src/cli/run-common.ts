@@ -22,6 +22,7 @@ export interface CommonOptions {
   forceEntityTypeSchema?: boolean;
   breakLease?: boolean;
   strict?: boolean;
+  allowEmpty?: boolean;
   output?: 'text' | 'json' | 'markdown';
 }
 
@@ -37,6 +38,7 @@ export const settingsOf = (o: CommonOptions): OperatorSettings => ({
   forceEntityTypeSchema: o.forceEntityTypeSchema,
   breakLease: o.breakLease,
   strict: o.strict,
+  allowEmpty: o.allowEmpty,
 });
 
 /** A manifest root (flag, CORTEX_SYNC_DIR or the current directory) that is missing or a file: said, true. */

@@ -1,6 +1,6 @@
 /** `cortex-sync validate`: offline, every manifest parsed and checked; no key, no request. */
 import { countOf } from '../core/plural.js';
-import { hasErrors } from '../core/model.js';
+import { type Diagnostic, hasErrors } from '../core/model.js';
 import { configureRun } from '../engine/config.js';
 import { validateManifests } from '../engine/reconcile.js';
 import { renderDiagnostics } from '../render/index.js';
@@ -8,11 +8,20 @@ import { manifestText, writeLine } from '../runtime-io/io.js';
 import { type CommonOptions, rootMissing, settingsOf } from './run-common.js';
 import type { CliSession } from './session.js';
 
-/** `3 files`, `1 file and 2 paths that could not be read`, `1 path that could not be read`. */
-const placesChecked = (result: { files: readonly string[]; unreadable: readonly string[] }): string => {
+/**
+ * The summary of a failed validate: the errors, the files they are in (a manifest, a YAML file no
+ * kind reads, a path that could not be read), then what was read: `74 errors in 74 files; 4
+ * manifest files read.`, `1 error in 1 file; 0 manifest files read, 1 path could not be read.`
+ */
+const errorSummary = (
+  errors: readonly Diagnostic[],
+  result: { files: readonly string[]; unreadable: readonly string[] },
+): string => {
+  const inFiles = new Set(errors.flatMap((d) => (d.file !== undefined ? [d.file] : []))).size;
+  const where = inFiles > 0 ? ` in ${countOf(inFiles, 'file')}` : '';
   const unread = result.unreadable.length;
-  const read = result.files.length > 0 || unread === 0 ? [countOf(result.files.length, 'file')] : [];
-  return [...read, ...(unread > 0 ? [`${countOf(unread, 'path')} that could not be read`] : [])].join(' and ');
+  const read = `${countOf(result.files.length, 'manifest file')} read${unread > 0 ? `, ${countOf(unread, 'path')} could not be read` : ''}`;
+  return `${countOf(errors.length, 'error')}${where}; ${read}.`;
 };
 
 export const runValidate = async (o: CommonOptions, session: CliSession): Promise<number> => {
@@ -23,7 +32,7 @@ export const runValidate = async (o: CommonOptions, session: CliSession): Promis
     c.dir,
     { signal: session.stop, clock: session.clock },
     undefined,
-    { strict: c.strict === true },
+    { strict: c.strict === true, allowEmpty: o.allowEmpty === true },
   );
   const diagnostics = [...configDiagnostics, ...result.diagnostics];
   const failed = hasErrors(diagnostics);
@@ -42,7 +51,10 @@ export const runValidate = async (o: CommonOptions, session: CliSession): Promis
     writeLine(
       failed ? io.stderr : io.stdout,
       failed
-        ? `${countOf(diagnostics.filter((d) => d.severity === 'error').length, 'error')} in ${placesChecked(result)}.`
+        ? errorSummary(
+            diagnostics.filter((d) => d.severity === 'error'),
+            result,
+          )
         : `OK: ${countOf(result.objects.length, 'object')} in ${countOf(result.files.length, 'file')}.`,
     );
   }

@@ -23,7 +23,15 @@ export interface CliSession {
   exit: (code: number) => void;
   /** The API's host, named when a request gets no answer (set when a command opens its client). */
   apiHost: string | undefined;
+  /** Resolves once everything written so far to stdout and stderr has left this process (a pipe is written asynchronously). */
+  flushed: () => Promise<void>;
 }
+
+/** Resolves when `stream` has written everything before this call (its callback runs in order). */
+const drained = (stream: NodeJS.WritableStream): Promise<void> =>
+  new Promise((resolve) => {
+    stream.write('', () => resolve());
+  });
 
 export const createSession = (processIo: CliIo, exit: (code: number) => void): CliSession => {
   const redaction = createOutputRedaction(keysToRedact(processIo.env, processIo.cwd));
@@ -41,5 +49,8 @@ export const createSession = (processIo: CliIo, exit: (code: number) => void): C
     colorErr: useColor(io.stderr, io.env),
     exit,
     apiHost: undefined,
+    flushed: async () => {
+      await Promise.all([drained(processIo.stdout), drained(processIo.stderr)]);
+    },
   };
 };

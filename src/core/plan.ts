@@ -49,6 +49,8 @@ export interface PlanOptions {
   allowTakeover: boolean;
   /** Allow prunes beyond `maxDeleteShare` / `maxDeleteCount`. */
   allowMassDelete: boolean;
+  /** No manifest is a deliberate empty repository (`--allow-empty`): its prunes go to the mass-delete guard. */
+  allowEmpty?: boolean;
   /** Largest share of this source's live objects one plan may prune (default 0.25). */
   maxDeleteShare?: number;
   /** Largest number of objects one plan may prune. */
@@ -384,11 +386,11 @@ function planPrunes(
   held.push(...candidates.map((c) => objectKey(c.kind, c.id)).filter((key) => !removable.has(key)));
   if (!options.prune || prunes.length === 0) return [];
 
-  if (desired.size === 0) {
+  if (desired.size === 0 && options.allowEmpty !== true) {
     diagnostics.push({
       severity: 'error',
       code: 'prune-empty',
-      message: `no manifests were found, so --prune would remove all ${countOf(prunes.length, 'object')} managed by source \`${sourceId}\`; nothing will be pruned (check --dir)`,
+      message: `no manifests were found, so --prune would remove all ${countOf(prunes.length, 'object')} managed by source \`${sourceId}\`; nothing will be pruned (check --dir; --allow-empty if the repository is empty on purpose)`,
     });
     return [];
   }

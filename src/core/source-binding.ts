@@ -7,6 +7,7 @@
  * See docs/adr-0003-trust-model.md.
  */
 import type { BindingState, Diagnostic } from './model.js';
+import { claimedAdvice, describeOrigin } from './origin-kind.js';
 import { countOf } from './plural.js';
 import { printable } from './printable.js';
 
@@ -60,7 +61,7 @@ export const bindingDiagnostics = (binding: SourceBinding | undefined, withheld:
         {
           severity: 'error',
           code: 'source-claimed',
-          message: `source id ${id} belongs to origin ${quoted(binding.recordedOrigin ?? '')} (recorded at its first apply), but this run comes from ${here}: it removes, changes and takes over nothing of that source${removals}. Use a source id of your own, or, if ${here} is now the rightful home of ${id}, let the operator pass --allow-takeover once`,
+          message: `source id ${id} belongs to origin ${describeOrigin(binding.recordedOrigin ?? '')}, recorded at its first apply, but this run comes from origin ${describeOrigin(binding.origin)}: it removes, changes and takes over nothing of that source${removals}. To go on: ${claimedAdvice(binding.recordedOrigin ?? '', binding.origin, binding.sourceId)}`,
         },
       ];
     case 'unbound':

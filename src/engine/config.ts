@@ -51,6 +51,8 @@ export interface ConfigFlags {
   breakLease?: boolean;
   /** Every warning is an error (`--strict`). */
   strict?: boolean;
+  /** A manifest root with no manifest is a deliberate empty repository, not a mistyped folder (`--allow-empty`). */
+  allowEmpty?: boolean;
   /** What these flags are, in the plan's header: command-line flags (default), Action inputs or watcher settings. */
   from?: 'flag' | 'input' | 'setting';
   /** The folder whose identity is the run's origin when it is not `dir` (a watched `--dir` whose symlink moves). */
@@ -170,6 +172,8 @@ export interface SyncConfig {
    * (`--strict`, `CORTEX_SYNC_STRICT`, `strict` in the file or the Action's input). Absent: false.
    */
   strict?: boolean;
+  /** A manifest root with no manifest is not an error (`--allow-empty`; see `source/unowned.ts`). */
+  allowEmpty?: boolean;
 }
 
 const LOOPBACK_HOSTS = new Set(['localhost', '[::1]']);
@@ -183,6 +187,18 @@ const isLoopback = (hostname: string): boolean =>
  */
 export const checkBaseUrl = (value: string, origin: string): Diagnostic | undefined => {
   const fail = (why: string): Diagnostic => ({ severity: 'error', code: 'config', message: `${origin}: ${why}` });
+  // `127.0.0.1:8787`, `localhost:8787`, `api.example.com`: a host without its scheme.
+  const schemeless = !/^[a-z][a-z0-9+.-]*:\/\//i.test(value);
+  const withScheme = (): string | undefined => {
+    try {
+      const guess = new URL(`https://${value}`);
+      return `${isLoopback(guess.hostname) ? 'http' : 'https'}://${value}`;
+    } catch {
+      return undefined;
+    }
+  };
+  const suggestion = schemeless ? withScheme() : undefined;
+  if (suggestion !== undefined) return fail(`'${excerpt(value)}' has no scheme; did you mean ${excerpt(suggestion)}?`);
   let url: URL;
   try {
     url = new URL(value);
@@ -462,6 +478,7 @@ export const resolveConfig = async (
       ...(flags.breakLease ? { breakLease: true } : {}),
       ...(proxy.settings ? { proxy: proxy.settings } : {}),
       ...(strict.value ? { strict: true } : {}),
+      ...(flags.allowEmpty ? { allowEmpty: true } : {}),
     },
   };
 };

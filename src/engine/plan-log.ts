@@ -2,10 +2,11 @@
  * The plan log: JSON Lines, one line per API operation of an apply (interface.md), plus one line
  * per change skipped (something it depends on failed, or the run was stopped first).
  */
-import { createWriteStream, existsSync, mkdirSync, openSync, rmdirSync, rmSync, type WriteStream } from 'node:fs';
+import { createWriteStream, rmdirSync, rmSync, type WriteStream } from 'node:fs';
 import { dirname } from 'node:path';
 import { ConfigError, CortexSyncError } from '../core/errors.js';
 import type { PlanLogEntry } from '../core/model.js';
+import { openForAppendNoFollow } from './no-follow-path.js';
 
 export interface PlanLogSink {
   write(entry: PlanLogEntry): void;
@@ -32,20 +33,22 @@ const writeFailure = (file: string, error: Error): CortexSyncError =>
   );
 
 /**
- * Appends entries to `file` (created with its directory). The file is opened at once, so a path
- * that cannot be written fails here — before the apply sends anything — as a `ConfigError`.
+ * Appends entries to `file` (created with its folders), never through a symlink: below `under`
+ * (the working directory) when `file` is inside it, every folder on the way must be a real one
+ * (`no-follow-path.ts`). The file is opened at once, so a path that cannot be written fails here
+ * — before the apply sends anything — as a `ConfigError` naming the path.
  * Reads are held back until the run logs something else (a write, a failure, a skipped change):
  * a run that only read (no changes, a refused plan, a lease it never got) leaves no plan log,
  * and no folder it created for one.
  */
-export const openPlanLog = (file: string): FilePlanLog => {
+export const openPlanLog = (file: string, options: { under?: string } = {}): FilePlanLog => {
   let fd: number;
-  const existed = existsSync(file);
+  let existed: boolean;
   let createdDir: string | undefined;
   try {
-    createdDir = mkdirSync(dirname(file), { recursive: true });
-    fd = openSync(file, 'a');
+    ({ fd, existed, createdFolder: createdDir } = openForAppendNoFollow(file, options.under, 'the plan log'));
   } catch (error) {
+    if (error instanceof ConfigError) throw error;
     throw new ConfigError(`cannot open the plan log ${file}: ${(error as Error).message}`, { cause: error });
   }
   const stream: WriteStream = createWriteStream(file, { fd, encoding: 'utf8' });

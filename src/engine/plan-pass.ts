@@ -111,6 +111,7 @@ export const planPass = async (input: PassInput, ctx: EngineContext, stage: Stag
       now: ctx.clock.now(),
       ...(input.manifestCache ? { cache: input.manifestCache } : {}),
       ...(input.onlyNotedChanges === true ? { onlyNotedChanges: true } : {}),
+      ...(config.allowEmpty === true ? { allowEmpty: true } : {}),
     }),
   );
   // Strict mode: every warning is an error, those of the manifests first (nothing is read then).
@@ -169,6 +170,7 @@ export const planPass = async (input: PassInput, ctx: EngineContext, stage: Stag
         prune: config.prune,
         allowTakeover: config.allowTakeover,
         allowMassDelete: config.allowMassDelete,
+        ...(config.allowEmpty === true ? { allowEmpty: true } : {}),
         maxDeleteShare: config.maxDeleteShare,
         ...(config.maxDeleteCount !== undefined ? { maxDeleteCount: config.maxDeleteCount } : {}),
         protect: config.protect,

@@ -65,10 +65,13 @@ export const validateManifests = async (
   dir: string,
   ctx: Pick<EngineContext, 'signal'> & Partial<Pick<EngineContext, 'clock'>>,
   handlers: readonly AnyKindHandler[] = KIND_HANDLERS,
-  options: { strict?: boolean } = {},
+  options: { strict?: boolean; allowEmpty?: boolean } = {},
 ): Promise<ValidateResult> => {
   if (ctx.signal.aborted) throw new InterruptedError();
-  const loaded = await loadManifests(dir, handlers, ctx.clock ? { now: ctx.clock.now() } : {});
+  const loaded = await loadManifests(dir, handlers, {
+    ...(ctx.clock ? { now: ctx.clock.now() } : {}),
+    ...(options.allowEmpty === true ? { allowEmpty: true } : {}),
+  });
   const diagnostics = strictly(loaded.diagnostics, options.strict);
   if (!hasErrors(diagnostics))
     diagnostics.push(

@@ -73,17 +73,24 @@ const inside = (root: string, dir: string): string | undefined => {
   return rel.startsWith('..') || isAbsolute(rel) ? undefined : rel;
 };
 
+/**
+ * The repository's remote URL: the `origin` remote's, else the only remote's (a clone whose one
+ * remote has another name); several remotes and none named `origin`: undefined (which is the
+ * repository's is not for us to guess).
+ */
 const originUrl = (gitConfig: string): string | undefined => {
-  let inOrigin = false;
+  const urls = new Map<string, string>();
+  let remote: string | undefined;
   for (const raw of gitConfig.split('\n')) {
     const line = raw.trim();
-    if (line.startsWith('[')) inOrigin = /^\[remote\s+"origin"\]$/.test(line);
-    else if (inOrigin) {
+    if (line.startsWith('[')) remote = /^\[remote\s+"([^"]*)"\]$/.exec(line)?.[1];
+    else if (remote !== undefined && !urls.has(remote)) {
       const m = /^url\s*=\s*(.+)$/.exec(line);
-      if (m?.[1]) return m[1];
+      if (m?.[1]) urls.set(remote, m[1]);
     }
   }
-  return undefined;
+  if (urls.has('origin')) return urls.get('origin');
+  return urls.size === 1 ? [...urls.values()][0] : undefined;
 };
 
 /**

@@ -38,7 +38,8 @@ export const checkConfigSourceId = (input: Pick<OutDirInput, 'outDir' | 'givenSo
 /** Checks the directory (throws a `ConfigError` naming the reason) and returns what it declares. */
 export const checkOutDir = async (input: OutDirInput): Promise<DeclaredObjects> => {
   checkConfigSourceId(input);
-  const loaded = await loadManifests(input.outDir, input.handlers);
+  // An empty (or new) output folder is the usual case here: nothing in it is not a mistake.
+  const loaded = await loadManifests(input.outDir, input.handlers, { allowEmpty: true });
   const declared: DeclaredObjects = new Map();
   for (const obj of loaded.objects) {
     const key = `${obj.kind}/${obj.id}`;

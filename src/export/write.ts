@@ -18,7 +18,8 @@ import { link, lstat, mkdir, realpath, rename, rm, writeFile } from 'node:fs/pro
 import { dirname, join, posix } from 'node:path';
 import { ConfigError } from '../core/errors.js';
 import { countOf } from '../core/plural.js';
-import { fileTypeName, isInsideFolder } from '../source/regular-file.js';
+import { folderProblem, foldersOf, targetProblem } from '../engine/no-follow-path.js';
+import { isInsideFolder } from '../source/regular-file.js';
 
 export interface FileToWrite {
   /** Relative to the output directory, `/` separators. */
@@ -52,12 +53,6 @@ const lstatOrNothing = async (path: string): Promise<Stats | undefined> => {
   }
 };
 
-/** The folders from `--out` down to `relPath`'s folder: `a`, `a/b` for `a/b/c.yaml`. */
-const foldersOf = (relPath: string): string[] => {
-  const parts = relPath.split('/').slice(0, -1);
-  return parts.map((_, i) => parts.slice(0, i + 1).join('/'));
-};
-
 /** Why `relPath` may not be written (a path that leaves `--out`, a link on the way), or undefined; `existing` when it exists. */
 const checkTarget = async (
   realOut: string | undefined,
@@ -70,14 +65,13 @@ const checkTarget = async (
   for (const folder of foldersOf(relPath)) {
     const found = await lstatOrNothing(join(realOut, folder));
     if (found === undefined) return {};
-    if (found.isSymbolicLink()) return { problem: `${folder} is a symlink; export writes only into real folders` };
-    if (!found.isDirectory()) return { problem: `${folder} is ${fileTypeName(found)}, not a folder` };
+    const problem = folderProblem(found, 'export');
+    if (problem !== undefined) return { problem: `${folder} ${problem}` };
   }
   const target = await lstatOrNothing(join(realOut, relPath));
   if (target === undefined) return {};
-  if (target.isSymbolicLink()) return { problem: `${relPath} is a symlink; export never writes through one` };
-  if (!target.isFile()) return { problem: `${relPath} is ${fileTypeName(target)}, not a regular file` };
-  return { existing: true };
+  const problem = targetProblem(target, false, 'export');
+  return problem !== undefined ? { problem: `${relPath} ${problem}` } : { existing: true };
 };
 
 /** Creates `relDir` under `realOut` one level at a time, refusing a link or a non-folder on the way. */

@@ -151,7 +151,9 @@ export function renderPlanMarkdown(plan: Plan, options: MarkdownPlanOptions = {}
   out += invalid
     ? 'No plan: fix the errors below first.\n\n'
     : !planWork(plan).hasWork
-      ? 'No changes. The workspace matches the manifests.\n\n'
+      ? errors > 0
+        ? ''
+        : 'No changes. The workspace matches the manifests.\n\n'
       : `**${summaryLine(plan.summary)}**\n\n`;
   for (const w of plan.inventory ?? []) {
     const what = [w.add.length ? `adds ${w.add.length}` : '', w.remove.length ? `removes ${w.remove.length}` : '']

@@ -23,7 +23,7 @@ export const inventoryChange = (write: InventoryWrite, limit = Number.POSITIVE_I
     id: write.id,
     action: write.action,
     phase: write.phase,
-    reason: `${write.reason}${hidden > 0 ? ` (${hidden} more not listed)` : ''}`,
+    reason: `${write.reason}${hidden > 0 ? ` (${hidden} more not listed here; the JSON plan (--output json) lists all ${fields.length})` : ''}`,
     waitsFor: [],
     diff: hidden > 0 ? fields.slice(0, limit) : fields,
   };

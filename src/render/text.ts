@@ -51,17 +51,18 @@ export function renderPlanText(plan: Plan, options: TextOptions): string {
   const paint = painter(options.color);
   const lines: string[] = scopeTextLines(plan).map((line) => paint('yellow', line));
   const shown = planSteps(plan, INVENTORY_KEYS_SHOWN).filter((c) => c.action !== 'noop' || options.showNoop);
+  const errors = plan.diagnostics.filter((d) => d.severity === 'error').length;
   if (!planWork(plan).hasWork) {
     for (const c of shown) lines.push(...changeLines(c, paint));
+    // A refused plan says only that: "No changes" would read as the workspace being in sync.
     if (lines.length > 0) lines.push('');
-    lines.push(paint('green', 'No changes. The workspace matches the manifests.'));
+    if (errors === 0) lines.push(paint('green', 'No changes. The workspace matches the manifests.'));
   } else {
     lines.push('cortex-sync will perform the following actions:', '');
     for (const c of shown) lines.push(...changeLines(c, paint));
     lines.push('', paint('bold', summaryLine(plan.summary)));
     if (inventoryLine(plan) !== '') lines.push(paint('bold', inventoryLine(plan)));
   }
-  const errors = plan.diagnostics.filter((d) => d.severity === 'error').length;
   if (errors > 0)
     lines.push(paint('red', `Plan refused: ${countOf(errors, 'error')} in this plan; apply would write nothing.`));
   return `${lines.join('\n')}\n`;

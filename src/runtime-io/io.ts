@@ -30,6 +30,8 @@ export interface CliIo {
   clock?: Clock;
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
   stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  /** stdout is a pipe or a socket (`apply | tee log`): the apply's question follows the plan there. */
+  stdoutIsPipe?: boolean;
   env: NodeJS.ProcessEnv;
   cwd: string;
   /** Resolves when the process is asked to stop (SIGINT/SIGTERM/SIGHUP); used by long-running commands. */

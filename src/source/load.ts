@@ -33,6 +33,8 @@ export interface LoadOptions {
    * walked and files not named are not looked at, unless only a walk can tell (`noted-changes.ts`).
    */
   onlyNotedChanges?: boolean;
+  /** A root with no manifest is a warning, not an error (`--allow-empty`; `unowned.ts`). */
+  allowEmpty?: boolean;
 }
 
 export interface LoadResult {
@@ -266,6 +268,7 @@ export const loadManifests = async (
       root,
       json: unownedJson,
       unreadable: walkProblems.length > 0,
+      ...(options.allowEmpty === true ? { allowEmpty: true } : {}),
     }),
   );
   const files = discovered.map((f) => f.relPath);

@@ -43,7 +43,17 @@ export interface UnownedContext {
   json?: readonly string[];
   /** Some path could not be read (reported elsewhere): "no manifests found" would say less than that does. */
   unreadable?: boolean;
+  /**
+   * A root with no manifest is a deliberate empty repository (`--allow-empty`): a warning. Else it
+   * is an error, as Terraform's "No configuration files": a mistyped folder must never look like
+   * a repository that declares nothing (which an apply with prune would act on).
+   */
+  allowEmpty?: boolean;
 }
+
+/** What follows "no manifests found …" when that is an error. */
+const EMPTY_ON_PURPOSE =
+  'applying no manifests would prune everything this source manages; if the repository is empty on purpose, pass --allow-empty';
 
 const DESCRIPTOR_NAME = /^cortex\.ya?ml$/i;
 const baseName = (file: string): string => file.slice(file.lastIndexOf('/') + 1);
@@ -132,19 +142,21 @@ export const unownedYamlDiagnostics = (
   }
   // A path that could not be read may hold the manifests: "no manifests found" would say more than is known.
   if (context.unreadable) return diagnostics;
+  const severity: Diagnostic['severity'] = context.allowEmpty === true ? 'warning' : 'error';
+  const ending = severity === 'error' ? `; ${EMPTY_ON_PURPOSE}` : '';
   if (manifestsFound === 0 && elsewhere.length > 0) {
     const named = elsewhere.slice(0, NAMED).join(', ');
     const more = elsewhere.length > NAMED ? ` and ${elsewhere.length - NAMED} more` : '';
     diagnostics.push({
-      severity: 'warning',
+      severity,
       code: 'no-manifests',
-      message: `no manifests found, but ${countOf(elsewhere.length, 'YAML file')} no kind reads: ${named}${more}. ${descriptorsText(descriptorKind)}other kinds from their .cortex/ folders (see the repository layout in the README)`,
+      message: `no manifests found, but ${countOf(elsewhere.length, 'YAML file')} no kind reads: ${named}${more}. ${descriptorsText(descriptorKind)}other kinds from their .cortex/ folders (see the repository layout in the README)${ending}`,
     });
-  } else if (manifestsFound === 0 && diagnostics.length === 0) {
+  } else if (manifestsFound === 0 && !diagnostics.some((d) => d.severity === 'error')) {
     diagnostics.push({
-      severity: 'warning',
+      severity,
       code: 'no-manifests',
-      message: `no manifests found${context.root !== undefined ? ` in ${context.root}` : ''}: looked for ${layoutText(folders)}. Is --dir (or the working directory) the repository's manifest root?`,
+      message: `no manifests found${context.root !== undefined ? ` in ${context.root}` : ''}: looked for ${layoutText(folders)}. Is --dir (or the working directory) the repository's manifest root?${severity === 'error' ? ` ${EMPTY_ON_PURPOSE.charAt(0).toUpperCase()}${EMPTY_ON_PURPOSE.slice(1)}` : ''}`,
     });
   }
   return diagnostics;

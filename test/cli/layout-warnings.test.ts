@@ -18,8 +18,14 @@ afterAll(() => emulator.stop());
 const env = { CORTEX_SYNC_SOURCE_ID: 'layout-warnings' };
 
 describe('an empty or wrong directory', () => {
-  it.each([['validate'], ['plan'], ['apply']])('%s warns, naming where it looked and what for', async (command) => {
+  it.each([['validate'], ['plan'], ['apply']])('%s fails, naming where it looked and what for', async (command) => {
     const run = await cli([command], { cwd: dir, emulator, env });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain(`error: no manifests found in ${dir}: looked for cortex.yaml / cortex.yml files`);
+  });
+
+  it.each([['validate'], ['plan'], ['apply']])('%s --allow-empty warns instead', async (command) => {
+    const run = await cli([command, '--allow-empty'], { cwd: dir, emulator, env });
     expect(run.code).toBe(0);
     expect(run.stderr).toContain(`warning: no manifests found in ${dir}: looked for cortex.yaml / cortex.yml files`);
   });

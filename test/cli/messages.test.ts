@@ -156,3 +156,21 @@ describe('the end of an apply', () => {
     expect(out).not.toMatch(/\(s\)/);
   });
 });
+
+describe('a base URL without its scheme', () => {
+  it.each([
+    ['127.0.0.1:8787', 'http://127.0.0.1:8787'],
+    ['localhost:8787', 'http://localhost:8787'],
+    ['api.example.com', 'https://api.example.com'],
+  ])('--base-url %s suggests %s, and nothing is sent', async (given, suggested) => {
+    const dir = await tempDir();
+    try {
+      await writeFiles(dir, { 'svc/cortex.yaml': serviceYaml('scheme') });
+      const run = await cli(['plan', '--base-url', given], { cwd: dir, env: { CORTEX_API_KEY: 'k-0123456789abcdef' } });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toContain(`has no scheme; did you mean ${suggested}?`);
+    } finally {
+      await removeDir(dir);
+    }
+  });
+});

@@ -49,6 +49,8 @@ export const cli = async (args: string[], options: RunOptions): Promise<CliRun> 
   const out = capture(tty.stdout);
   const err = capture(tty.stderr);
   const env: NodeJS.ProcessEnv = {
+    // As CI runs it: approved beforehand, unless the test gives stdin a terminal to ask on.
+    ...(tty.stdin ? {} : { CORTEX_SYNC_AUTO_APPROVE: 'true' }),
     ...(options.emulator ? { CORTEX_BASE_URL: options.emulator.url, CORTEX_API_KEY: API_KEY } : {}),
     ...options.env,
   };

@@ -72,10 +72,11 @@ describe('YAML files no kind reads', () => {
     );
   });
 
-  it('--dir with YAML files but no manifest: a warning naming the layout instead of a silent "0 objects"', async () => {
+  it('--dir with YAML files but no manifest: an error naming the layout instead of a silent "0 objects"', async () => {
     await writeFiles(dir, { 'catalog/alpha.yaml': serviceYaml('alpha') });
     const run = await cli(['validate', '--dir', 'catalog'], { cwd: dir });
-    expect(run.stderr).toMatch(/warning: no manifests found, but 1 YAML file no kind reads: alpha\.yaml/);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/error: no manifests found, but 1 YAML file no kind reads: alpha\.yaml/);
     expect(run.stderr).toContain('cortex.yaml');
   });
 });

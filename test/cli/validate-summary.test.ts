@@ -30,7 +30,7 @@ describe('the summary of validate', () => {
     const run = await validate();
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('.cortex/catalog/svc.yaml is not a regular file');
-    expect(run.last).toBe('1 error in 1 path that could not be read.');
+    expect(run.last).toBe('1 error in 1 file; 0 manifest files read, 1 path could not be read.');
   });
 
   it('a unix socket and a dangling symlink beside a manifest read: both counts, each in the right number', async () => {
@@ -41,7 +41,7 @@ describe('the summary of validate', () => {
     try {
       const run = await validate();
       expect(run.code).toBe(1);
-      expect(run.last).toBe('2 errors in 1 file and 2 paths that could not be read.');
+      expect(run.last).toBe('2 errors in 2 files; 1 manifest file read, 2 paths could not be read.');
     } finally {
       await new Promise((resolve) => socket.close(resolve));
     }
@@ -54,7 +54,7 @@ describe('the summary of validate', () => {
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/^\.cortex\/catalog:1:1: error: \.cortex\/catalog is not a folder/m);
     expect(run.stderr).not.toContain('no manifests found');
-    expect(run.last).toBe('1 error in 1 path that could not be read.');
+    expect(run.last).toBe('1 error in 1 file; 0 manifest files read, 1 path could not be read.');
   });
 
   it('a .cortex that is a regular file is an error naming it', async () => {
@@ -62,13 +62,31 @@ describe('the summary of validate', () => {
     const run = await validate();
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/^\.cortex:1:1: error: \.cortex is not a folder/m);
-    expect(run.last).toBe('1 error in 1 file and 1 path that could not be read.');
+    expect(run.last).toBe('1 error in 1 file; 1 manifest file read, 1 path could not be read.');
   });
 
   it('counts only the files read when every path was read', async () => {
     await writeFiles(dir, { 'a/cortex.yaml': serviceYaml('a'), 'b/cortex.yaml': 'info: {}\n' });
     const run = await validate();
     expect(run.code).toBe(1);
-    expect(run.last).toMatch(/^\d+ errors? in 2 files\.$/);
+    expect(run.last).toMatch(/^\d+ errors? in 1 file; 2 manifest files read\.$/);
+  });
+
+  it('counts the files that have errors, not the manifests read (many files no kind reads beside a few manifests)', async () => {
+    await writeFiles(dir, {
+      'a/cortex.yaml': serviceYaml('a'),
+      '.cortex/catalogs/b.yaml': serviceYaml('b'),
+      '.cortex/catalogs/c.yaml': serviceYaml('c'),
+      '.cortex/catalogs/d.yaml': serviceYaml('d'),
+    });
+    const run = await validate();
+    expect(run.code).toBe(1);
+    expect(run.last).toBe('3 errors in 3 files; 1 manifest file read.');
+  });
+
+  it('an error of no file (an empty root) is counted without a file', async () => {
+    const run = await validate();
+    expect(run.code).toBe(1);
+    expect(run.last).toBe('1 error; 0 manifest files read.');
   });
 });

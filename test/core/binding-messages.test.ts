@@ -32,6 +32,33 @@ describe('source-claimed', () => {
   });
 });
 
+describe('source-claimed between origins that look alike', () => {
+  it('path:/x/catalog and /x/catalog are told apart by their kind, each quoted', () => {
+    const binding = sourceBinding({
+      sourceId: 'catalog',
+      origin: '/x/catalog',
+      record: { exists: true, origin: 'path:/x/catalog' },
+      allowTakeover: false,
+    });
+    const message = bindingDiagnostics(binding, 0)[0]?.message ?? '';
+    expect(message).toContain('`path:/x/catalog` (a local folder with no git remote)');
+    expect(message).toContain('`/x/catalog` (an origin named by CORTEX_SYNC_ORIGIN)');
+    expect(message).toContain('--allow-takeover');
+  });
+
+  it('bound to a repository, run from a folder without a remote: says to run from a clone', () => {
+    const binding = sourceBinding({
+      sourceId: 'catalog',
+      origin: 'path:/home/me/catalog',
+      record: { exists: true, origin: 'github.com/acme/catalog' },
+      allowTakeover: false,
+    });
+    const message = bindingDiagnostics(binding, 0)[0]?.message ?? '';
+    expect(message).toContain('`github.com/acme/catalog` (the git repository');
+    expect(message).toContain('run from a clone of that repository');
+  });
+});
+
 describe('protect patterns dropped since the record', () => {
   it('are counted in words', () => {
     const config = {

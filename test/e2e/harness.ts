@@ -37,6 +37,8 @@ export const cli = async (
   const err = collect();
   const env: NodeJS.ProcessEnv = {
     NO_COLOR: '1',
+    // No terminal on stdin: approved beforehand, as CI runs it.
+    CORTEX_SYNC_AUTO_APPROVE: 'true',
     ...(options.emulator ? { CORTEX_BASE_URL: options.emulator.url, CORTEX_API_KEY: API_KEY } : {}),
     ...options.env,
   };

@@ -38,7 +38,7 @@ interface Finished {
 const start = (dir: string, source: string): { child: ChildProcess; finished: Promise<Finished> } => {
   const child = spawn(
     process.execPath,
-    [entry, 'apply', '--dir', dir, '--plan-log', 'log.jsonl', '--concurrency', '1'],
+    [entry, 'apply', '--auto-approve', '--dir', dir, '--plan-log', 'log.jsonl', '--concurrency', '1'],
     {
       cwd: dir,
       env: {

@@ -70,6 +70,16 @@ describe('deriveOrigin', () => {
     expect(await deriveOrigin(join(root, 'rev-1'), {})).not.toBe(origin);
   });
 
+  it('one remote not named origin is the repository; several and none named origin are not guessed', async () => {
+    await writeFiles(root, { '.git/config': '[remote "github"]\n\turl = git@github.com:acme/catalog.git\n' });
+    expect(await deriveOrigin(root, {})).toBe('github.com/acme/catalog');
+    await writeFiles(root, {
+      '.git/config':
+        '[remote "github"]\n\turl = git@github.com:acme/catalog.git\n[remote "fork"]\n\turl = git@github.com:me/catalog.git\n',
+    });
+    expect(await deriveOrigin(root, {})).toBe(`path:${root}`);
+  });
+
   it('a very long origin is cut with a hash of the whole (two long ones stay apart)', async () => {
     const long = (end: string) => `https://github.com/acme/${'x'.repeat(400)}${end}`;
     const a = await originOfRemote(long('a'));

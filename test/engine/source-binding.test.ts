@@ -209,7 +209,7 @@ describe('folders and tags', () => {
     const run = await cli(['apply', '--dir', 'teamA'], { emulator, cwd: root });
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(
-      /belongs to origin `github\.com\/acme\/monorepo\/\/teamB`.*comes from `github\.com\/acme\/monorepo\/\/teamA`/,
+      /belongs to origin `github\.com\/acme\/monorepo\/\/teamB`.*comes from origin `github\.com\/acme\/monorepo\/\/teamA`/,
     );
     expect(await entityState('mono-b2')).toBe('active');
   });

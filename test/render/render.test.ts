@@ -108,6 +108,35 @@ describe('renderPlanText', () => {
     expect(renderPlanText(plan, { color: false })).toBe('No changes. The workspace matches the manifests.\n');
   });
 
+  it('a refused plan with nothing to change says only the refusal, never "No changes" too', () => {
+    const plan: Plan = {
+      changes: [],
+      diagnostics: [{ severity: 'error', code: 'source-claimed', message: 'claimed' }],
+      summary: { create: 0, update: 0, delete: 0, archive: 0, noop: 0 },
+    };
+    const text = renderPlanText(plan, { color: false });
+    expect(text).toBe('Plan refused: 1 error in this plan; apply would write nothing.\n');
+    expect(renderPlanMarkdown(plan)).not.toContain('No changes');
+  });
+
+  it('an ownership record of many objects: how many are not listed, and where every one is', () => {
+    const keys = Array.from({ length: 25 }, (_, i) => `entity/svc-${i}` as const);
+    const plan: Plan = {
+      changes: [],
+      diagnostics: [],
+      summary: { create: 0, update: 0, delete: 0, archive: 0, noop: 0 },
+      inventory: [
+        { phase: 'after', id: 'cortex-sync-inventory', action: 'create', add: keys, remove: [], reason: 'records' },
+      ],
+    };
+    const text = renderPlanText(plan, { color: false });
+    expect(text).toContain('entity/svc-19');
+    expect(text).not.toContain('entity/svc-20');
+    expect(text).toContain('5 more not listed here; the JSON plan (--output json) lists all 25');
+    const json = renderPlanJson(plan);
+    for (const key of keys) expect(json).toContain(key);
+  });
+
   it('emits escape codes only when colour is asked for', () => {
     expect(renderPlanText(samplePlan(), { color: false })).not.toContain(ESC);
     expect(renderPlanText(samplePlan(), { color: true })).toContain(ESC);

@@ -62,9 +62,12 @@ describe('layout mistakes', () => {
     );
   });
 
-  it('an empty root is a warning naming where it looked and what for', async () => {
+  it('an empty root is an error naming where it looked and what for (a warning with allowEmpty)', async () => {
     const { diagnostics } = await load();
-    expect(diagnostics).toMatchObject([{ severity: 'warning', code: 'no-manifests' }]);
+    expect(diagnostics).toMatchObject([{ severity: 'error', code: 'no-manifests' }]);
+    expect(diagnostics[0]?.message).toContain('if the repository is empty on purpose, pass --allow-empty');
+    const allowed = await loadManifests(root, KIND_HANDLERS, { allowEmpty: true });
+    expect(allowed.diagnostics).toMatchObject([{ severity: 'warning', code: 'no-manifests' }]);
     expect(diagnostics[0]?.message).toContain(
       `no manifests found in ${root}: looked for cortex.yaml / cortex.yml files`,
     );
@@ -75,7 +78,7 @@ describe('layout mistakes', () => {
     await put('cortex-sync.yaml', 'sourceId: mine\n');
     await put('docs/notes.yaml', 'a: 1\n');
     const { diagnostics } = await load();
-    expect(diagnostics).toMatchObject([{ severity: 'warning', code: 'no-manifests' }]);
+    expect(diagnostics).toMatchObject([{ severity: 'error', code: 'no-manifests' }]);
     expect(diagnostics[0]?.message).toContain('1 YAML file no kind reads: docs/notes.yaml.');
     expect(diagnostics[0]?.message).not.toContain('cortex-sync.yaml');
   });
