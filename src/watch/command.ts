@@ -16,6 +16,8 @@ export interface WatchFlags {
   dir?: string;
   /** Default: `CORTEX_SYNC_LISTEN`, else 127.0.0.1:8080. */
   listen?: string;
+  /** Comma-separated DNS names the read endpoints answer on (default: `CORTEX_SYNC_ALLOWED_HOSTS`). */
+  allowedHosts?: string;
   interval: number;
   healInterval: number;
   shutdownTimeout: number;
@@ -68,6 +70,10 @@ export const defineWatchCommand = (command: Command, io: CliIo, done: (code: num
         '--listen <host:port>',
         `address of the health, metrics and webhook port (env CORTEX_SYNC_LISTEN; default ${DEFAULT_LISTEN}, this machine only; 0.0.0.0:8080 for every interface)`,
       ).argParser(listenFlag),
+    )
+    .option(
+      '--allowed-hosts <names>',
+      'DNS names (comma-separated) on which /status, /metrics and the probes answer besides IP addresses and localhost (env CORTEX_SYNC_ALLOWED_HOSTS; the webhook answers on any)',
     )
     .addOption(
       new Option('--interval <duration>', 'how often to fetch the branch (0 = webhooks only)')

@@ -52,6 +52,13 @@ const listenSetting = (o: WatchFlags, env: NodeJS.ProcessEnv): { value: string; 
   return { value: DEFAULT_LISTEN, named: 'the default listen address' };
 };
 
+/** `a.example, b.example` → the names (blank entries dropped). */
+const hostNames = (list: string | undefined): string[] =>
+  (list ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
+
 export const runWatch = async (o: WatchFlags, io: CliIo): Promise<number> => {
   if (Boolean(o.repo) === Boolean(o.dir)) throw new ConfigError('watch needs exactly one of --repo URL or --dir DIR');
   const cacheDir = resolve(io.cwd, o.cacheDir ?? io.env.CORTEX_SYNC_CACHE_DIR ?? join(tmpdir(), 'cortex-sync-watch'));
@@ -165,6 +172,7 @@ export const runWatch = async (o: WatchFlags, io: CliIo): Promise<number> => {
         secrets,
         host: listen.host,
         port: listen.port,
+        allowedHosts: hostNames(o.allowedHosts ?? io.env.CORTEX_SYNC_ALLOWED_HOSTS),
         healIntervalMs: o.healInterval,
         pruneSettleMs: o.pruneSettle ?? DEFAULT_PRUNE_SETTLE_MS,
         leaseLingerMs: o.leaseLinger ?? DEFAULT_LEASE_LINGER_MS,

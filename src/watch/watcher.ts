@@ -33,6 +33,8 @@ import { type BackoffOptions, SerialRunner, type StopResult, type Trigger } from
 import { startServer } from './server.js';
 import type { Source, SourceSnapshot } from './source.js';
 import { RecentDeliveries, RejectionBurst } from './webhook.js';
+import { BodyBudget } from './webhook-body.js';
+import { createScrapeCache } from './metrics-cache.js';
 
 export { DEFAULT_LEASE_LINGER_MS, DEFAULT_PRUNE_SETTLE_MS } from './defaults.js';
 
@@ -48,6 +50,8 @@ export interface WatcherOptions {
   secrets?: readonly string[];
   host: string;
   port: number;
+  /** DNS names `/status`, `/metrics` and the probes answer on besides addresses and `localhost`. */
+  allowedHosts?: readonly string[];
   /** 0 = off. */
   healIntervalMs: number;
   webhookSecret?: string;
@@ -271,14 +275,19 @@ export const startWatcher = async (options: WatcherOptions): Promise<RunningWatc
   });
 
   const rejections = new RejectionBurst((msg, fields) => log.warn(msg, fields));
+  const scrape = createScrapeCache({
+    render: async () => redact(await metrics.text()),
+    version: () => metrics.version,
+  });
   const server = await startServer(options.host, options.port, {
     healthy: () => ({ ok: !stopping, reason: stopping ? 'shutting down' : 'ok' }),
     ready: () => history.readiness(runner.state(), stopping),
-    metrics: async () => ({ contentType: metrics.contentType, text: await metrics.text() }),
+    metrics: async () => ({ contentType: metrics.contentType, text: await scrape() }),
     status: () => ({
       source: options.source.description,
       appliedRevision: history.lastApplied()?.revision ?? null,
       ...runner.state(),
+      ...(options.source.state ? { sourceEvents: options.source.state() } : {}),
       runs: history.runs(),
     }),
     onPush: (revision) => {
@@ -288,6 +297,8 @@ export const startWatcher = async (options: WatcherOptions): Promise<RunningWatc
     webhookSecret: options.webhookSecret,
     branch: options.branch,
     deliveries: new RecentDeliveries(),
+    bodies: new BodyBudget(),
+    ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
     redact,
     onWebhookAnswered: (status, rejected) => {
       metrics.recordWebhook(status);
