@@ -33,6 +33,7 @@ import { acquireSourceLock, describeHolder, type LockRecord } from './source-loc
 import type { WatchFlags } from './command.js';
 import { DEFAULT_LEASE_LINGER_MS, DEFAULT_PRUNE_SETTLE_MS } from './defaults.js';
 import { startWatcher } from './watcher.js';
+import { DEFAULT_PLAN_LOG_KEEP, DEFAULT_PLAN_LOG_MAX_BYTES } from './plan-log-rotation.js';
 
 /** What the flags say for every run, by the names every runtime uses (`engine/config.ts`). */
 const settingsOf = (o: WatchFlags, dir: string): OperatorSettings => ({
@@ -179,6 +180,10 @@ export const runWatch = async (o: WatchFlags, io: CliIo): Promise<number> => {
         ...(webhookSecret ? { webhookSecret } : {}),
         ...(o.branch ? { branch: o.branch } : {}),
         planLogFile: resolve(io.cwd, o.planLog ?? join(folder, 'plan-log.jsonl')),
+        planLogRotation: {
+          maxBytes: o.planLogMaxSize ?? DEFAULT_PLAN_LOG_MAX_BYTES,
+          keep: o.planLogKeep ?? DEFAULT_PLAN_LOG_KEEP,
+        },
         logger,
         backoff: { baseMs: Math.max(1, o.backoff) },
         onListening: (url) => {

@@ -35,6 +35,7 @@ import type { Source, SourceSnapshot } from './source.js';
 import { RecentDeliveries, RejectionBurst } from './webhook.js';
 import { BodyBudget } from './webhook-body.js';
 import { createScrapeCache } from './metrics-cache.js';
+import { type PlanLogRotation, rotatePlanLog } from './plan-log-rotation.js';
 
 export { DEFAULT_LEASE_LINGER_MS, DEFAULT_PRUNE_SETTLE_MS } from './defaults.js';
 
@@ -59,6 +60,8 @@ export interface WatcherOptions {
   branch?: string;
   /** JSON Lines of every API operation, appended run after run. */
   planLogFile: string;
+  /** When the plan log is rotated, and how many old files are kept (default: never rotated). */
+  planLogRotation?: PlanLogRotation;
   logger: Logger;
   backoff?: Partial<BackoffOptions>;
   /** A delete or archive needs its manifest missing on two looks this far apart; 0 = one look. */
@@ -177,6 +180,14 @@ export const startWatcher = async (options: WatcherOptions): Promise<RunningWatc
       if (!check.approved) deferred = check;
       return check.approved;
     };
+    if (options.planLogRotation) {
+      await rotatePlanLog(options.planLogFile, options.planLogRotation).catch((error: unknown) =>
+        log.warn('could not rotate the plan log: appending to it', {
+          file: options.planLogFile,
+          error: shown(error instanceof Error ? error.message : String(error)),
+        }),
+      );
+    }
     const planLog = openPlanLog(options.planLogFile);
     try {
       const held = await clientFor(config);
