@@ -92,7 +92,7 @@ const webhook = async (req: IncomingMessage, res: ServerResponse, e: Endpoints):
     // it), then the connection is closed.
     res.once('finish', () => {
       req.resume();
-      setTimeout(() => req.destroy(), LINGER_MS).unref();
+      setTimeout(() => req.socket.destroy(), LINGER_MS).unref();
     });
   };
   // Everything that needs no body is checked before a byte of it is read.
@@ -197,6 +197,9 @@ export const startServer = async (host: string, port: number, endpoints: Endpoin
   });
   server.requestTimeout = 30_000;
   server.headersTimeout = 10_000;
+  // A connection quiet this long is closed: one that never sends a byte is not seen by the two
+  // above. (Below `headersTimeout`: on Node 20, a longer one was seen never to fire.)
+  server.timeout = 8_000;
   // Connections beyond this are closed as they arrive; each holds little (headers are capped at
   // 16 KB, bodies by `webhook-body.ts`), and the timeouts above close the idle ones.
   server.maxConnections = MAX_CONNECTIONS;

@@ -138,3 +138,16 @@ it('reads only a few bodies with a well-formed wrong signature at once: the rest
   expect(await signedDelivery(url)).toBe(202);
   expect((await fetch(`${url}/healthz`)).status).toBe(200);
 }, 120_000);
+
+it('closes connections that never send a byte (which the header and request timeouts never see)', async () => {
+  const url = await startWatcherProcess();
+  const { port } = new URL(url);
+  const idle = Array.from({ length: 50 }, () => {
+    const socket = connect(Number(port), '127.0.0.1');
+    sockets.push(socket);
+    socket.on('error', () => {});
+    return new Promise<void>((resolve) => socket.once('close', () => resolve()));
+  });
+  await Promise.all(idle);
+  expect((await fetch(`${url}/healthz`)).status).toBe(200);
+}, 120_000);
