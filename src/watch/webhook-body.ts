@@ -12,8 +12,8 @@ import type { IncomingMessage } from 'node:http';
 export const MAX_WEBHOOK_BODIES = 8;
 /** Bytes all bodies being read may hold together. */
 export const MAX_WEBHOOK_BYTES_IN_FLIGHT = 4 * 1024 * 1024;
-/** A body must have arrived this long after its headers (GitHub sends one at once). */
-export const WEBHOOK_BODY_TIMEOUT_MS = 10_000;
+/** A body must have arrived this long after its headers (GitHub sends one at once); below the port's 8 s quiet-connection timeout, so a stalled body is answered, not cut off. */
+export const WEBHOOK_BODY_TIMEOUT_MS = 5_000;
 
 const SIGNATURE = /^sha256=([0-9a-f]{64})$/i;
 
