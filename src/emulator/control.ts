@@ -10,6 +10,7 @@
  * is refused with 403 or 415, without effect.
  */
 import { randomBytes } from 'node:crypto';
+import { isAddressHost } from '../core/local-host.js';
 import { z } from 'zod';
 import { type EmulatorResponse, errorResponse, PERMISSIONS, type Permission } from './contract.js';
 import { type EmulatorFaults, parseFaults } from './faults.js';
@@ -48,13 +49,10 @@ export interface ControlRequest {
 /** Media types a browser sends cross-origin without a preflight. */
 const SIMPLE_TYPES = new Set(['text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data']);
 
-/** An IP literal (v4, or v6 in brackets) or `localhost`, with an optional port. */
-const SAFE_HOST = /^(localhost|\d{1,3}(\.\d{1,3}){3}|\[[0-9a-f:.]+\])(:\d+)?$/i;
-
 /** Why a control request must be refused as cross-origin, if it must. */
 export const crossOriginRefusal = (req: ControlRequest): EmulatorResponse | undefined => {
   const host = req.headers.host ?? '';
-  if (!SAFE_HOST.test(host)) {
+  if (!isAddressHost(host)) {
     return errorResponse(403, 'FORBIDDEN', `Control endpoints answer only on an IP address or localhost, not ${host}`);
   }
   const origin = req.headers.origin;

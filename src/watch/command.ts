@@ -8,6 +8,7 @@ import type { CliIo } from '../runtime-io/io.js';
 import { DurationError, formatDuration, parseDuration } from './duration.js';
 import { DEFAULT_LISTEN, ListenSyntaxError, parseListen } from './listen.js';
 import { DEFAULT_LEASE_LINGER_MS, DEFAULT_PRUNE_SETTLE_MS } from './defaults.js';
+import { DEFAULT_PLAN_LOG_KEEP, DEFAULT_PLAN_LOG_MAX_BYTES, parseSize } from './plan-log-rotation.js';
 
 export interface WatchFlags {
   repo?: string;
@@ -16,6 +17,8 @@ export interface WatchFlags {
   dir?: string;
   /** Default: `CORTEX_SYNC_LISTEN`, else 127.0.0.1:8080. */
   listen?: string;
+  /** Comma-separated DNS names the read endpoints answer on (default: `CORTEX_SYNC_ALLOWED_HOSTS`). */
+  allowedHosts?: string;
   interval: number;
   healInterval: number;
   shutdownTimeout: number;
@@ -24,6 +27,10 @@ export interface WatchFlags {
   leaseLinger?: number;
   cacheDir?: string;
   planLog?: string;
+  /** Bytes at which the plan log is rotated. */
+  planLogMaxSize?: number;
+  /** Rotated plan logs kept. */
+  planLogKeep?: number;
   prune?: boolean;
   allowMassDelete?: boolean;
   allowTakeover?: boolean;
@@ -44,6 +51,20 @@ const duration = (value: string): number => {
 const concurrency = (value: string): number => {
   const n = Number(value);
   if (!Number.isInteger(n) || n < 1 || n > 64) throw new InvalidArgumentError('expected a whole number from 1 to 64');
+  return n;
+};
+
+const size = (value: string): number => {
+  try {
+    return parseSize(value);
+  } catch (error) {
+    throw new InvalidArgumentError(error instanceof Error ? error.message : String(error));
+  }
+};
+
+const keepCount = (value: string): number => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0 || n > 100) throw new InvalidArgumentError('expected a whole number from 0 to 100');
   return n;
 };
 
@@ -69,6 +90,10 @@ export const defineWatchCommand = (command: Command, io: CliIo, done: (code: num
         '--listen <host:port>',
         `address of the health, metrics and webhook port (env CORTEX_SYNC_LISTEN; default ${DEFAULT_LISTEN}, this machine only; 0.0.0.0:8080 for every interface)`,
       ).argParser(listenFlag),
+    )
+    .option(
+      '--allowed-hosts <names>',
+      'DNS names (comma-separated) on which /status, /metrics and the probes answer besides IP addresses and localhost (env CORTEX_SYNC_ALLOWED_HOSTS; the webhook answers on any)',
     )
     .addOption(
       new Option('--interval <duration>', 'how often to fetch the branch (0 = webhooks only)')
@@ -111,6 +136,19 @@ export const defineWatchCommand = (command: Command, io: CliIo, done: (code: num
       'a folder per source: its checkout and plan log (env CORTEX_SYNC_CACHE_DIR; default a temp directory)',
     )
     .option('--plan-log <file>', "JSON Lines log of every API operation (default: in the source's folder)")
+    .addOption(
+      new Option(
+        '--plan-log-max-size <size>',
+        'rotate the plan log before a run once it is this big (10M, 512K, bytes)',
+      )
+        .argParser(size)
+        .default(DEFAULT_PLAN_LOG_MAX_BYTES, '10M'),
+    )
+    .addOption(
+      new Option('--plan-log-keep <n>', 'rotated plan logs kept (plan-log.jsonl.1 the newest; 0 = none)')
+        .argParser(keepCount)
+        .default(DEFAULT_PLAN_LOG_KEEP),
+    )
     .option('--prune', 'remove objects this repository manages whose manifests are gone')
     .option('--no-prune', 'never prune, whatever cortex-sync.yaml or CORTEX_SYNC_PRUNE says')
     .option('--allow-mass-delete', 'allow a prune above the configured share or count of managed objects')

@@ -18,6 +18,11 @@ export interface DirSourceOptions {
   dir: string;
   /** Quiet time after the last change before a run starts; default 300 ms. */
   debounceMs?: number;
+  /**
+   * The longest a change waits for that quiet: files that never stop changing (a tool rewriting
+   * one every 0.1 s) hold no other change back beyond it; default 3 s.
+   */
+  maxWaitMs?: number;
   /** How often the root's identity is checked; default 1 s. */
   rootCheckMs?: number;
 }
@@ -28,12 +33,20 @@ const identityOf = async (root: string): Promise<string | undefined> => {
   return found?.isDirectory() ? `${found.dev}:${found.ino}` : undefined;
 };
 
+/** The longest a change waits for the files to be quiet. */
+export const DEFAULT_MAX_WAIT_MS = 3000;
+
 export const createDirSource = (options: DirSourceOptions): Source => {
   const root = resolve(options.dir);
   const debounceMs = options.debounceMs ?? 300;
+  const maxWaitMs = Math.max(debounceMs, options.maxWaitMs ?? DEFAULT_MAX_WAIT_MS);
   let watcher: TreeWatcher | undefined;
   let watched: string | undefined;
   let timer: NodeJS.Timeout | undefined;
+  /** Set while changes wait for quiet: ends the wait at `maxWaitMs` from the first of them. */
+  let maxTimer: NodeJS.Timeout | undefined;
+  let cutByMaxWait = 0;
+  let lastCutAt: string | undefined;
   let rootTimer: NodeJS.Timeout | undefined;
   let closed = false;
   let changed = new Set<string>();
@@ -53,10 +66,22 @@ export const createDirSource = (options: DirSourceOptions): Source => {
     },
     watch: async (onChange: (trigger: SourceTrigger) => void, onError: (error: Error) => void) => {
       if (watcher || rootTimer) return;
+      const fire = (cut: boolean) => {
+        clearTimeout(timer);
+        clearTimeout(maxTimer);
+        timer = undefined;
+        maxTimer = undefined;
+        if (cut) {
+          cutByMaxWait += 1;
+          lastCutAt = new Date().toISOString();
+        }
+        onChange('file-change');
+      };
       const noted = (paths: readonly string[]) => {
         for (const path of paths) changed.add(path);
         clearTimeout(timer);
-        timer = setTimeout(() => onChange('file-change'), debounceMs);
+        timer = setTimeout(() => fire(false), debounceMs);
+        maxTimer ??= setTimeout(() => fire(true), maxWaitMs);
       };
       /** (Re)starts the file watcher on the folder now at the root. */
       const arm = async (identity: string | undefined) => {
@@ -81,8 +106,7 @@ export const createDirSource = (options: DirSourceOptions): Source => {
           } else {
             // Everything under the root may differ: the next run reads it all.
             changed.add(EVERYTHING);
-            clearTimeout(timer);
-            onChange('file-change');
+            fire(false);
           }
         } finally {
           checking = false;
@@ -94,9 +118,16 @@ export const createDirSource = (options: DirSourceOptions): Source => {
       }, options.rootCheckMs ?? 1000);
       rootTimer.unref?.();
     },
+    state: () => ({
+      debounceMs,
+      maxWaitMs,
+      cutByMaxWait,
+      ...(lastCutAt !== undefined ? { lastCutAt } : {}),
+    }),
     close: () => {
       closed = true;
       clearTimeout(timer);
+      clearTimeout(maxTimer);
       clearInterval(rootTimer);
       rootTimer = undefined;
       watcher?.close();

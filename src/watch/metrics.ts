@@ -10,6 +10,7 @@ import type { RunRecord } from './history.js';
 
 export class WatchMetrics {
   readonly registry = new Registry();
+  private changes = 0;
   private readonly runs = new Counter({
     name: 'cortex_sync_reconcile_runs_total',
     help: 'Reconcile runs by result (applied, partial, invalid, refused, failed, interrupted).',
@@ -88,6 +89,7 @@ export class WatchMetrics {
   /** The engine's events, as metrics. */
   readonly events: EventSink = {
     emit: (event: EngineEvent) => {
+      if (event.type === 'request' || event.type === 'ratelimit.paused') this.changes += 1;
       if (event.type === 'request') {
         this.requests.inc({ method: event.method, status: event.status === null ? 'error' : String(event.status) });
         if (event.status === 429) this.rateLimited.inc();
@@ -99,6 +101,7 @@ export class WatchMetrics {
 
   /** A finished run: its record, the engine's report when it got that far, and the changes it found that no revision explains. */
   recordRun(record: RunRecord, report: RunReport | undefined, drift: number): void {
+    this.changes += 1;
     this.runs.inc({ result: record.result });
     this.duration.observe(record.durationMs / 1000);
     if (report && report.outcome !== 'invalid') {
@@ -121,7 +124,13 @@ export class WatchMetrics {
 
   /** A webhook delivery was answered with `status`. */
   recordWebhook(status: number): void {
+    this.changes += 1;
     this.webhooks.inc({ status: String(status) });
+  }
+
+  /** Changes whenever a metric does (a rendering of an unchanged version may be reused). */
+  get version(): number {
+    return this.changes;
   }
 
   /** The exposition text of every metric. */

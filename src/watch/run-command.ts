@@ -33,6 +33,7 @@ import { acquireSourceLock, describeHolder, type LockRecord } from './source-loc
 import type { WatchFlags } from './command.js';
 import { DEFAULT_LEASE_LINGER_MS, DEFAULT_PRUNE_SETTLE_MS } from './defaults.js';
 import { startWatcher } from './watcher.js';
+import { DEFAULT_PLAN_LOG_KEEP, DEFAULT_PLAN_LOG_MAX_BYTES } from './plan-log-rotation.js';
 
 /** What the flags say for every run, by the names every runtime uses (`engine/config.ts`). */
 const settingsOf = (o: WatchFlags, dir: string): OperatorSettings => ({
@@ -52,6 +53,13 @@ const listenSetting = (o: WatchFlags, env: NodeJS.ProcessEnv): { value: string; 
   if (env.CORTEX_SYNC_LISTEN?.trim()) return { value: env.CORTEX_SYNC_LISTEN.trim(), named: 'CORTEX_SYNC_LISTEN' };
   return { value: DEFAULT_LISTEN, named: 'the default listen address' };
 };
+
+/** `a.example, b.example` → the names (blank entries dropped). */
+const hostNames = (list: string | undefined): string[] =>
+  (list ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter((name) => name !== '');
 
 export const runWatch = async (o: WatchFlags, io: CliIo): Promise<number> => {
   if (Boolean(o.repo) === Boolean(o.dir)) throw new ConfigError('watch needs exactly one of --repo URL or --dir DIR');
@@ -166,12 +174,17 @@ export const runWatch = async (o: WatchFlags, io: CliIo): Promise<number> => {
         secrets,
         host: listen.host,
         port: listen.port,
+        allowedHosts: hostNames(o.allowedHosts ?? io.env.CORTEX_SYNC_ALLOWED_HOSTS),
         healIntervalMs: o.healInterval,
         pruneSettleMs: o.pruneSettle ?? DEFAULT_PRUNE_SETTLE_MS,
         leaseLingerMs: o.leaseLinger ?? DEFAULT_LEASE_LINGER_MS,
         ...(webhookSecret ? { webhookSecret } : {}),
         ...(o.branch ? { branch: o.branch } : {}),
         planLogFile: resolve(io.cwd, o.planLog ?? join(folder, 'plan-log.jsonl')),
+        planLogRotation: {
+          maxBytes: o.planLogMaxSize ?? DEFAULT_PLAN_LOG_MAX_BYTES,
+          keep: o.planLogKeep ?? DEFAULT_PLAN_LOG_KEEP,
+        },
         logger,
         backoff: { baseMs: Math.max(1, o.backoff) },
         onListening: (url) => {

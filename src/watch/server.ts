@@ -7,11 +7,15 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { CortexSyncError } from '../core/errors.js';
-import { decideDelivery, MAX_WEBHOOK_BODY_BYTES, type RecentDeliveries, verifySignature } from './webhook.js';
+import { isAddressHost } from '../core/local-host.js';
+import { printable } from '../core/printable.js';
+import { decideDelivery, MAX_WEBHOOK_BODY_BYTES, type RecentDeliveries } from './webhook.js';
+import { type BodyBudget, type BodyRead, readSignedBody, signatureBytes } from './webhook-body.js';
 
 export interface Endpoints {
   healthy(): { ok: boolean; reason: string };
   ready(): { ready: boolean; reason: string };
+  /** The exposition text, already redacted. */
   metrics(): Promise<{ contentType: string; text: string }>;
   status(): unknown;
   /** A verified push to the followed branch arrived. */
@@ -25,7 +29,12 @@ export interface Endpoints {
   deliveries: RecentDeliveries;
   /** Applied to every response body. */
   redact: (text: string) => string;
+  /** The bodies being read at once and the bytes they hold. */
+  bodies: BodyBudget;
   maxBodyBytes?: number;
+  bodyTimeoutMs?: number;
+  /** DNS names the read endpoints answer on besides addresses and `localhost`. */
+  allowedHosts?: readonly string[];
 }
 
 /** The address could not be bound: in use, not this machine's, not allowed, or not resolvable. */
@@ -60,58 +69,61 @@ const send = (
   res.end(body);
 };
 
-/** The body, or `undefined` as soon as it exceeds `limit` (the rest is never read). */
-const readCapped = (req: IncomingMessage, limit: number): Promise<Buffer | undefined> =>
-  new Promise((resolve, reject) => {
-    const declared = Number(req.headers['content-length']);
-    if (Number.isFinite(declared) && declared > limit) {
-      resolve(undefined);
-      return;
-    }
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size <= limit) {
-        chunks.push(chunk);
-        return;
-      }
-      req.off('data', onData);
-      req.pause();
-      resolve(undefined);
-    };
-    req.on('data', onData);
-    req.on('end', () => resolve(Buffer.concat(chunks)));
-    req.on('error', reject);
-  });
+/** How long a refused delivery's connection stays open, dropping what arrives, after the answer. */
+const LINGER_MS = 1000;
+
+/** Why a delivery's body was not read, as its answer. */
+const UNREAD: Readonly<Record<Exclude<BodyRead['kind'], 'read'>, [number, string]>> = {
+  'too-large': [413, 'payload too large'],
+  busy: [503, 'too many deliveries are being read; try again'],
+  timeout: [408, 'the body did not arrive in time'],
+  aborted: [400, 'the connection closed before the body ended'],
+};
 
 const webhook = async (req: IncomingMessage, res: ServerResponse, e: Endpoints): Promise<void> => {
-  const json = (status: number, body: unknown) => {
+  const json = (status: number, body: unknown) =>
     send(res, status, `${JSON.stringify(body, null, 2)}\n`, 'application/json', e.redact);
-    if (status < 400) e.onWebhookAnswered(status);
-  };
   const reject = (status: number, reason: string) => {
     e.onWebhookAnswered(status, reason);
-    // The connection is closed after the answer: an unread body is dropped with it.
-    res.setHeader('Connection', 'close');
+    if (status === 503) res.setHeader('Retry-After', '5');
     json(status, { error: reason });
-    res.once('finish', () => req.destroy());
+    // What is left of the body is read and dropped for a moment, so that the sender sees the
+    // answer (closing with unread bytes resets the connection, and the answer may be lost with
+    // it), then the connection is closed.
+    res.once('finish', () => {
+      req.resume();
+      setTimeout(() => req.socket.destroy(), LINGER_MS).unref();
+    });
   };
-  const body = await readCapped(req, e.maxBodyBytes ?? MAX_WEBHOOK_BODY_BYTES);
-  if (body === undefined) return reject(413, 'payload too large');
+  // Everything that needs no body is checked before a byte of it is read.
   if (!e.webhookSecret) return reject(401, 'webhooks are not accepted: CORTEX_SYNC_WEBHOOK_SECRET is not set');
-  const signature = req.headers['x-hub-signature-256'];
-  if (!verifySignature(body, typeof signature === 'string' ? signature : undefined, e.webhookSecret)) {
-    return reject(401, signature ? 'signature does not match' : 'missing X-Hub-Signature-256');
-  }
+  const header = req.headers['x-hub-signature-256'];
+  if (header === undefined) return reject(401, 'missing X-Hub-Signature-256');
+  const signature = signatureBytes(typeof header === 'string' ? header : undefined);
+  if (signature === undefined) return reject(401, 'X-Hub-Signature-256 is not sha256=<64 hex digits>');
+  const read = await readSignedBody(req, {
+    limit: e.maxBodyBytes ?? MAX_WEBHOOK_BODY_BYTES,
+    budget: e.bodies,
+    secret: e.webhookSecret,
+    signature,
+    ...(e.bodyTimeoutMs !== undefined ? { timeoutMs: e.bodyTimeoutMs } : {}),
+  });
+  if (read.kind !== 'read') return reject(...UNREAD[read.kind]);
+  if (!read.signed) return reject(401, 'signature does not match');
   const delivery = req.headers['x-github-delivery'];
-  if (e.deliveries.replayed(typeof delivery === 'string' ? delivery : undefined, body)) {
+  if (e.deliveries.replayed(typeof delivery === 'string' ? delivery : undefined, read.body)) {
+    e.onWebhookAnswered(200);
     return json(200, { triggered: false, reason: 'this delivery was received before; ignored' });
   }
   const event = req.headers['x-github-event'];
-  const decision = decideDelivery(typeof event === 'string' ? event : undefined, body, e.branch);
-  if (!decision.trigger) return json(decision.status, { triggered: false, reason: decision.reason });
+  const decision = decideDelivery(typeof event === 'string' ? event : undefined, read.body, e.branch);
+  if (!decision.trigger) {
+    // A signed delivery the watcher cannot use (not JSON, no ref) is counted and logged as refused.
+    e.onWebhookAnswered(decision.status, decision.status >= 400 ? decision.reason : undefined);
+    return json(decision.status, { triggered: false, reason: decision.reason });
+  }
   e.onPush(decision.revision);
+  e.onWebhookAnswered(202);
   json(202, { triggered: true });
 };
 
@@ -127,6 +139,14 @@ const route = async (req: IncomingMessage, res: ServerResponse, e: Endpoints): P
     return webhook(req, res, e);
   }
   if (method !== 'GET' && method !== 'HEAD') return text(405, 'use GET\n');
+  // What these answer is readable by a page that rebound its own DNS name to this address: they
+  // answer only on an address, `localhost` or a name the operator listed (the webhook is signed).
+  if (!isAddressHost(req.headers.host, e.allowedHosts)) {
+    return text(
+      403,
+      `this port answers only on an IP address or localhost, not ${printable(req.headers.host ?? '(no Host)')}: list other names with --allowed-hosts\n`,
+    );
+  }
   switch (path) {
     case '/healthz': {
       const h = e.healthy();
@@ -137,8 +157,9 @@ const route = async (req: IncomingMessage, res: ServerResponse, e: Endpoints): P
       return text(r.ready ? 200 : 503, `${r.reason}\n`);
     }
     case '/metrics': {
+      // Already redacted, and kept between scrapes while nothing changed (`metrics-cache.ts`).
       const m = await e.metrics();
-      return text(200, m.text, m.contentType);
+      return send(res, 200, m.text, m.contentType, (t) => t);
     }
     case '/status':
       return text(200, `${JSON.stringify(e.status(), null, 2)}\n`, 'application/json');
@@ -153,6 +174,9 @@ export interface RunningServer {
   port: number;
   close(): Promise<void>;
 }
+
+/** Connections open at once (a probe, a scrape and GitHub need few). */
+export const MAX_CONNECTIONS = 512;
 
 /** Listens on `host:port`; an address that cannot be bound throws `ListenError` saying why. */
 export const startServer = async (host: string, port: number, endpoints: Endpoints): Promise<RunningServer> => {
@@ -173,6 +197,12 @@ export const startServer = async (host: string, port: number, endpoints: Endpoin
   });
   server.requestTimeout = 30_000;
   server.headersTimeout = 10_000;
+  // A connection quiet this long is closed: one that never sends a byte is not seen by the two
+  // above. (Below `headersTimeout`: on Node 20, a longer one was seen never to fire.)
+  server.timeout = 8_000;
+  // Connections beyond this are closed as they arrive; each holds little (headers are capped at
+  // 16 KB, bodies by `webhook-body.ts`), and the timeouts above close the idle ones.
+  server.maxConnections = MAX_CONNECTIONS;
   await new Promise<void>((resolve, reject) => {
     const failed = (error: NodeJS.ErrnoException) => {
       const problem = LISTEN_PROBLEMS[error.code ?? ''] ?? `${error.code ?? 'error'}: ${error.message}`;

@@ -22,6 +22,8 @@ export interface Source {
   sync(signal: AbortSignal): Promise<SourceSnapshot>;
   /** Starts noticing new revisions (resolves once it does); `onChange` may be called any number of times. */
   watch(onChange: (trigger: SourceTrigger) => void, onError: (error: Error) => void): Promise<void>;
+  /** What `/status` shows of how it notices changes (the debounce of `--dir`), when it has anything to say. */
+  state?(): Record<string, unknown>;
   /** Stops noticing changes and releases watchers and timers. Idempotent. */
   close(): Promise<void>;
 }

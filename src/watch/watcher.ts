@@ -40,6 +40,9 @@ import { type BackoffOptions, SerialRunner, type StopResult, type Trigger } from
 import { startServer } from './server.js';
 import type { Source, SourceSnapshot } from './source.js';
 import { RecentDeliveries, RejectionBurst } from './webhook.js';
+import { BodyBudget } from './webhook-body.js';
+import { createScrapeCache } from './metrics-cache.js';
+import { type PlanLogRotation, rotatePlanLog } from './plan-log-rotation.js';
 
 export { DEFAULT_LEASE_LINGER_MS, DEFAULT_PRUNE_SETTLE_MS } from './defaults.js';
 
@@ -58,6 +61,8 @@ export interface WatcherOptions {
   secrets?: readonly string[];
   host: string;
   port: number;
+  /** DNS names `/status`, `/metrics` and the probes answer on besides addresses and `localhost`. */
+  allowedHosts?: readonly string[];
   /** 0 = off. */
   healIntervalMs: number;
   webhookSecret?: string;
@@ -65,6 +70,8 @@ export interface WatcherOptions {
   branch?: string;
   /** JSON Lines of every API operation, appended run after run. */
   planLogFile: string;
+  /** When the plan log is rotated, and how many old files are kept (default: never rotated). */
+  planLogRotation?: PlanLogRotation;
   logger: Logger;
   backoff?: Partial<BackoffOptions>;
   /** A delete or archive needs its manifest missing on two looks this far apart; 0 = one look. */
@@ -183,6 +190,14 @@ export const startWatcher = async (options: WatcherOptions): Promise<RunningWatc
       if (!check.approved) deferred = check;
       return check.approved;
     };
+    if (options.planLogRotation) {
+      await rotatePlanLog(options.planLogFile, options.planLogRotation).catch((error: unknown) =>
+        log.warn('could not rotate the plan log: appending to it', {
+          file: options.planLogFile,
+          error: shown(error instanceof Error ? error.message : String(error)),
+        }),
+      );
+    }
     const planLog = openPlanLog(options.planLogFile);
     try {
       const held = await clientFor(config);
@@ -314,14 +329,19 @@ export const startWatcher = async (options: WatcherOptions): Promise<RunningWatc
   });
 
   const rejections = new RejectionBurst((msg, fields) => log.warn(msg, fields));
+  const scrape = createScrapeCache({
+    render: async () => redact(await metrics.text()),
+    version: () => metrics.version,
+  });
   const server = await startServer(options.host, options.port, {
     healthy: () => ({ ok: !stopping, reason: stopping ? 'shutting down' : 'ok' }),
     ready: () => history.readiness(runner.state(), stopping),
-    metrics: async () => ({ contentType: metrics.contentType, text: await metrics.text() }),
+    metrics: async () => ({ contentType: metrics.contentType, text: await scrape() }),
     status: () => ({
       source: options.source.description,
       appliedRevision: history.lastApplied()?.revision ?? null,
       ...runner.state(),
+      ...(options.source.state ? { sourceEvents: options.source.state() } : {}),
       runs: history.runs(),
     }),
     onPush: (revision) => {
@@ -331,6 +351,8 @@ export const startWatcher = async (options: WatcherOptions): Promise<RunningWatc
     webhookSecret: options.webhookSecret,
     branch: options.branch,
     deliveries: new RecentDeliveries(),
+    bodies: new BodyBudget(),
+    ...(options.allowedHosts ? { allowedHosts: options.allowedHosts } : {}),
     redact,
     onWebhookAnswered: (status, rejected) => {
       metrics.recordWebhook(status);

@@ -5,19 +5,16 @@
  */
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { printable } from '../core/printable.js';
+import { signatureBytes } from './webhook-body.js';
 
 /** GitHub caps payloads at 25 MB; a push event is far smaller. Larger bodies get 413. */
 export const MAX_WEBHOOK_BODY_BYTES = 1024 * 1024;
 
-const SIGNATURE = /^sha256=([0-9a-f]{64})$/i;
-
 /** True only when `header` is a well-formed `sha256=` signature of `body` under `secret`. */
 export const verifySignature = (body: Buffer, header: string | undefined, secret: string): boolean => {
-  if (secret === '' || header === undefined) return false;
-  const hex = SIGNATURE.exec(header.trim())?.[1];
-  if (hex === undefined) return false;
+  const given = signatureBytes(header);
+  if (secret === '' || given === undefined) return false;
   const expected = createHmac('sha256', secret).update(body).digest();
-  const given = Buffer.from(hex, 'hex');
   return given.length === expected.length && timingSafeEqual(given, expected);
 };
 
