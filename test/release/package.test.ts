@@ -3,6 +3,7 @@
  * CI and the release workflow run): the command's files only. A stray file left in a folder the
  * package ships (a `.env`, a `.cortex-sync/` state folder, a test, a key, a packed tarball) stays
  * out, by `package.json`'s own `files` list.
+ * (No time limits: `npm pack` runs as a process, slowly on a loaded machine.)
  */
 import { spawnSync } from 'node:child_process';
 import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -19,7 +20,7 @@ const check = (dir?: string) => {
 };
 
 describe('the npm package', () => {
-  it("of this repository holds bin, dist and schemas, and the Action's bundle is committed", () => {
+  it("of this repository holds bin, dist and schemas, and the Action's bundle is committed", { timeout: 0 }, () => {
     const run = check();
     expect(run.err).toBe('');
     expect(run.out).toMatch(/^cortex-sync@\d+\.\d+\.\d+: \d+ files, .*bin, dist, schemas only\.$/m);
@@ -49,14 +50,14 @@ describe('the npm package', () => {
       await rm(dir, { recursive: true, force: true });
     });
 
-    it('leaves them out', () => {
+    it('leaves them out', { timeout: 0 }, () => {
       const run = check(dir);
       expect(run.err).toBe('');
       expect(run.out).toMatch(/: 5 files, /); // package.json, bin, the two dist files, the schema
       expect(run.code).toBe(0);
     });
 
-    it('names each one that a `files` list without the exclusions would let in', async () => {
+    it('names each one that a `files` list without the exclusions would let in', { timeout: 0 }, async () => {
       await writeFile(
         join(dir, 'package.json'),
         JSON.stringify({

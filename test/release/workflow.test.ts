@@ -4,6 +4,7 @@
  * npm package carries provenance, the image is multi-arch on ghcr.io, and the Action's major tag
  * moves only for a full release. actionlint lints it with the example workflow (no argument needed).
  * Its changelog step (`scripts/release-notes.mjs`) runs here on a repository of its own.
+ * (No time limits: npm, git and actionlint run as processes, slowly on a loaded machine.)
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -37,7 +38,7 @@ const needsOf = (job: Job): string[] => (typeof job.needs === 'string' ? [job.ne
 const runs = (job: Job): string => job.steps.map((s) => s.run ?? '').join('\n');
 
 describe('the release workflow', () => {
-  it('runs on a version tag only, reading by default', async () => {
+  it('runs on a version tag only, reading by default', { timeout: 0 }, async () => {
     const w = await workflow();
     expect(Object.keys(w.on)).toEqual(['push']);
     expect(w.on.push.branches).toBeUndefined();
@@ -45,24 +46,28 @@ describe('the release workflow', () => {
     expect(w.permissions).toEqual({ contents: 'read' });
   });
 
-  it('publishes only after the job that runs CI and checks the package on the tagged commit', async () => {
-    const { jobs } = await workflow();
-    const verify = Object.entries(jobs).find(([, job]) => runs(job).includes('.ci/run'));
-    expect(verify, 'a job runs .ci/run').toBeDefined();
-    const [name = '', job] = verify ?? [];
-    expect(needsOf(job as Job)).toEqual([]);
-    expect(runs(job as Job)).toMatch(/release-notes\.mjs "\$TAG"/); // the tag is the package's version
-    // Everything else waits for it, directly or through another job.
-    const waits = (job: string): boolean => job === name || needsOf(jobs[job] as Job).some(waits);
-    for (const other of Object.keys(jobs).filter((j) => j !== name))
-      expect(needsOf(jobs[other] as Job).some(waits), other).toBe(true);
-    // And the CI that runs here checks what it publishes.
-    const ci = await readFile(join(ROOT, '.ci', 'run'), 'utf8');
-    expect(ci).toMatch(/npm run check:package/);
-    expect(ci).toMatch(/npm run check:action/);
-  });
+  it(
+    'publishes only after the job that runs CI and checks the package on the tagged commit',
+    { timeout: 0 },
+    async () => {
+      const { jobs } = await workflow();
+      const verify = Object.entries(jobs).find(([, job]) => runs(job).includes('.ci/run'));
+      expect(verify, 'a job runs .ci/run').toBeDefined();
+      const [name = '', job] = verify ?? [];
+      expect(needsOf(job as Job)).toEqual([]);
+      expect(runs(job as Job)).toMatch(/release-notes\.mjs "\$TAG"/); // the tag is the package's version
+      // Everything else waits for it, directly or through another job.
+      const waits = (job: string): boolean => job === name || needsOf(jobs[job] as Job).some(waits);
+      for (const other of Object.keys(jobs).filter((j) => j !== name))
+        expect(needsOf(jobs[other] as Job).some(waits), other).toBe(true);
+      // And the CI that runs here checks what it publishes.
+      const ci = await readFile(join(ROOT, '.ci', 'run'), 'utf8');
+      expect(ci).toMatch(/npm run check:package/);
+      expect(ci).toMatch(/npm run check:action/);
+    },
+  );
 
-  it('publishes the npm tarball with provenance, and a multi-arch image to ghcr.io', async () => {
+  it('publishes the npm tarball with provenance, and a multi-arch image to ghcr.io', { timeout: 0 }, async () => {
     const { jobs } = await workflow();
     const npm = Object.values(jobs).find((job) => /npm publish/.test(runs(job))) as Job;
     expect(runs(npm)).toMatch(/npm publish "cortex-sync-\$VERSION\.tgz" --provenance/);
@@ -77,7 +82,7 @@ describe('the release workflow', () => {
     expect(String(meta?.with?.images)).toMatch(/^ghcr\.io\//);
   });
 
-  it("moves the Action's major tag for a full release only", async () => {
+  it("moves the Action's major tag for a full release only", { timeout: 0 }, async () => {
     const { jobs } = await workflow();
     const step = Object.values(jobs)
       .flatMap((job) => job.steps)
@@ -86,7 +91,7 @@ describe('the release workflow', () => {
     expect(step?.run).toMatch(/major="v\$\{VERSION%%\.\*\}"/);
   });
 
-  it('passes actionlint, linted with the example workflow by default', () => {
+  it('passes actionlint, linted with the example workflow by default', { timeout: 0 }, () => {
     const run = spawnSync(process.execPath, [join(ROOT, 'scripts', 'lint-workflows.mjs')], {
       cwd: tmpdir(),
       encoding: 'utf8',
@@ -129,7 +134,7 @@ describe('the changelog (scripts/release-notes.mjs)', () => {
     await rm(repo, { recursive: true, force: true });
   });
 
-  it('lists the commits since the previous version tag, each subject escaped', () => {
+  it('lists the commits since the previous version tag, each subject escaped', { timeout: 0 }, () => {
     git('tag', 'v0.2.0');
     const run = notes('v0.2.0');
     expect(run.err).toBe('');
@@ -147,7 +152,7 @@ describe('the changelog (scripts/release-notes.mjs)', () => {
     expect(notes('--head').out).toBe(run.out);
   });
 
-  it('refuses a tag that is not the package’s version, or not a version', () => {
+  it('refuses a tag that is not the package’s version, or not a version', { timeout: 0 }, () => {
     git('tag', 'v0.3.0');
     expect(notes('v0.3.0')).toMatchObject({
       code: 1,
