@@ -6,7 +6,7 @@
 
 # Stage 1: install with the lockfile (this builds dist/, the CLI's bundle included, through
 # `prepare`), then drop dev dependencies.
-FROM node:20-bookworm-slim AS build
+FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
 COPY scripts/build-cli.mjs ./scripts/
@@ -15,10 +15,12 @@ COPY src ./src
 COPY schemas ./schemas
 RUN npm ci --no-audit --no-fund && npm prune --omit=dev --no-audit --no-fund
 
-# Stage 2: the runtime, with git and ssh for the remote, running as an unprivileged user.
-FROM node:20-bookworm-slim
+# Stage 2: the runtime, with git and ssh for the remote, running as an unprivileged user, under
+# tini as PID 1: it forwards `docker stop`'s SIGTERM and reaps what git's helpers (ssh,
+# git-remote-https) leave behind, which Node as PID 1 never would.
+FROM node:24-bookworm-slim
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends git openssh-client ca-certificates \
+    && apt-get install -y --no-install-recommends git openssh-client ca-certificates tini \
     && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 COPY --from=build /app/package.json ./package.json
@@ -39,5 +41,5 @@ EXPOSE 8080
 # GET /healthz at the address CORTEX_SYNC_LISTEN names; it answers as soon as the port listens.
 HEALTHCHECK --interval=30s --timeout=5s --retries=3 \
     CMD ["node", "/app/dist/watch/healthcheck-main.js"]
-ENTRYPOINT ["cortex-sync"]
+ENTRYPOINT ["/usr/bin/tini", "--", "cortex-sync"]
 CMD ["watch"]

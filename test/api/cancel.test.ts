@@ -2,10 +2,15 @@
  * `ApiRequest.signal` cancels waiting — in the rate limiter's queue, a Retry-After pause, a
  * backoff — at once with a `CancelledError`, and no new attempt starts. An attempt already sent is
  * not aborted. And a server that keeps the client waiting is reported while it does.
+ *
+ * "At once" without a stopwatch: the waits run on a clock whose sleeps end only when cancelled, and
+ * the request held in the queue is cancelled while what holds it is still held, so a wait that
+ * cancellation did not end never ends and the test cannot pass.
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/client.js';
 import { CancelledError } from '../../src/core/errors.js';
+import type { Clock } from '../../src/core/clock.js';
 import type { EngineEvent } from '../../src/engine/context.js';
 import { sendJson, startServer, type TestServer } from './helpers.js';
 
@@ -20,7 +25,7 @@ afterEach(async () => {
   closeClient = undefined;
 });
 
-const clientFor = (url: string, events: EngineEvent[] = [], extra: { concurrency?: number } = {}) => {
+const clientFor = (url: string, events: EngineEvent[] = [], extra: { concurrency?: number; clock?: Clock } = {}) => {
   const client = createApiClient({ baseUrl: url, apiKey: KEY, events: { emit: (e) => events.push(e) }, ...extra });
   closeClient = () => client.close();
   return client;
@@ -30,13 +35,30 @@ const until = async (condition: () => boolean): Promise<void> => {
   while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
 };
 
-/** How a promise settles, and how long after `from` it did. */
-const settled = async (promise: Promise<unknown>, from: number) => {
-  const value = await promise.then(
+/** How a promise settles. */
+const settled = async (promise: Promise<unknown>) =>
+  promise.then(
     (v) => ({ ok: true as const, v }),
     (e: unknown) => ({ ok: false as const, e }),
   );
-  return { ...value, afterMs: performance.now() - from };
+
+/**
+ * A stopped clock: its time does not move and its sleeps never end on their own, only when their
+ * signal aborts; `waits` are the lengths asked.
+ */
+const stoppedClock = (): Clock & { waits: number[] } => {
+  const waits: number[] = [];
+  return {
+    waits,
+    now: () => 1_750_000_000_000,
+    sleep: (ms, signal) => {
+      waits.push(ms);
+      return new Promise((_resolve, reject) => {
+        if (signal?.aborted) reject(signal.reason);
+        signal?.addEventListener('abort', () => reject(signal.reason), { once: true });
+      });
+    },
+  };
 };
 
 describe('cancellation', () => {
@@ -56,29 +78,28 @@ describe('cancellation', () => {
       signal: controller.signal,
     });
     await until(() => server?.received.length === 1);
-    const from = performance.now();
     controller.abort();
-    const outcome = await settled(queued, from);
+    // Settled while the first request still holds the only slot: it never waited for the slot.
+    const outcome = await settled(queued);
     expect(outcome.ok).toBe(false);
     expect(!outcome.ok && outcome.e).toBeInstanceOf(CancelledError);
-    expect(outcome.afterMs).toBeLessThan(500);
     release();
     await first;
     expect(server.received.map((r) => r.url)).toEqual(['/api/v1/first']);
   });
 
-  it('a request waiting out a long Retry-After is cancelled within 1 s and not sent again', async () => {
+  it('a request waiting out a long Retry-After is cancelled at once and not sent again', async () => {
     server = await startServer((_req, res) => sendJson(res, 429, { title: 'slow down' }, { 'retry-after': '120' }));
     const events: EngineEvent[] = [];
-    const client = clientFor(server.url, events);
+    const clock = stoppedClock();
+    const client = clientFor(server.url, events, { clock });
     const controller = new AbortController();
     const waiting = client.request({ operation: 'list', method: 'GET', path: '/api/v1/x', signal: controller.signal });
-    await until(() => events.some((e) => e.type === 'ratelimit.paused'));
-    const from = performance.now();
+    await until(() => events.some((e) => e.type === 'ratelimit.paused') && clock.waits.length > 0);
     controller.abort();
-    const outcome = await settled(waiting, from);
+    const outcome = await settled(waiting);
     expect(!outcome.ok && outcome.e).toBeInstanceOf(CancelledError);
-    expect(outcome.afterMs).toBeLessThan(1000);
+    expect(clock.waits).toEqual([120_000]);
     expect(server.received).toHaveLength(1);
     expect(events.filter((e) => e.type === 'request')).toEqual([
       {
@@ -94,16 +115,15 @@ describe('cancellation', () => {
 
   it('a request in a backoff sleep (503, Retry-After 20 s) is cancelled at once', async () => {
     server = await startServer((_req, res) => sendJson(res, 503, { message: 'down' }, { 'retry-after': '20' }));
-    const client = clientFor(server.url);
+    const clock = stoppedClock();
+    const client = clientFor(server.url, [], { clock });
     const controller = new AbortController();
     const waiting = client.request({ operation: 'list', method: 'GET', path: '/api/v1/x', signal: controller.signal });
-    await until(() => server?.received.length === 1);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const from = performance.now();
+    await until(() => server?.received.length === 1 && clock.waits.length > 0);
     controller.abort();
-    const outcome = await settled(waiting, from);
+    const outcome = await settled(waiting);
     expect(!outcome.ok && outcome.e).toMatchObject({ code: 'CANCELLED', operation: 'list' });
-    expect(outcome.afterMs).toBeLessThan(1000);
+    expect(clock.waits).toEqual([20_000]);
     expect(server.received).toHaveLength(1);
   });
 
