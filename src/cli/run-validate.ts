@@ -28,12 +28,10 @@ export const runValidate = async (o: CommonOptions, session: CliSession): Promis
   const { io } = session;
   if (await rootMissing(o, session)) return 1;
   const { config: c, diagnostics: configDiagnostics } = await configureRun({ said: settingsOf(o) }, io.env, io.cwd);
-  const result = await validateManifests(
-    c.dir,
-    { signal: session.stop, clock: session.clock },
-    undefined,
-    { strict: c.strict === true, allowEmpty: o.allowEmpty === true },
-  );
+  const result = await validateManifests(c.dir, { signal: session.stop, clock: session.clock }, undefined, {
+    strict: c.strict === true,
+    allowEmpty: o.allowEmpty === true,
+  });
   const diagnostics = [...configDiagnostics, ...result.diagnostics];
   const failed = hasErrors(diagnostics);
   if (o.output === 'json') {
