@@ -4,6 +4,7 @@
  * naming the file, the line and the floor; the operator's `CORTEX_RATE_LIMIT` may still go lower.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Clock } from '../../src/engine/context.js';
 import type { RunningEmulator } from '../../src/emulator/server.js';
 import { cli, removeDir, serviceYaml, startTestEmulator, tempDir, writeFiles } from './run.js';
 
@@ -68,5 +69,63 @@ describe('requestsPerMinute in cortex-sync.yaml', () => {
     const low = await cli(['plan', '--dir', '.'], { cwd: dir, emulator, env: { CORTEX_RATE_LIMIT: '30' } });
     expect(low.stderr).not.toMatch(/requestsPerMinute/);
     expect(low.code).toBe(0);
+  });
+});
+
+/**
+ * Virtual time for a whole CLI run: every sleep waits for its deadline, and time jumps to the
+ * earliest deadline only while something sleeps (real I/O to the emulator happens in between).
+ */
+const schedulerClock = () => {
+  let t = 0;
+  const sleepers: { until: number; wake: () => void }[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  const drive = () => {
+    timer = undefined;
+    sleepers.sort((a, b) => a.until - b.until);
+    const next = sleepers.shift();
+    if (!next) return;
+    t = Math.max(t, next.until);
+    next.wake();
+    if (sleepers.length > 0) timer ??= setTimeout(drive, 2);
+  };
+  const clock: Clock = {
+    now: () => t,
+    sleep: (ms, signal) =>
+      new Promise<void>((resolve, reject) => {
+        if (signal?.aborted) return reject(new Error('aborted'));
+        const sleeper = { until: t + ms, wake: resolve };
+        signal?.addEventListener(
+          'abort',
+          () => {
+            const i = sleepers.indexOf(sleeper);
+            if (i >= 0) sleepers.splice(i, 1);
+            reject(new Error('aborted'));
+          },
+          { once: true },
+        );
+        sleepers.push(sleeper);
+        timer ??= setTimeout(drive, 2);
+      }),
+  };
+  return clock;
+};
+
+describe('a plan slowed by a low operator rate', () => {
+  it('prints a line at least every 10 s while its requests wait for the rate', async () => {
+    const run = await cli(['plan', '--dir', '.'], {
+      cwd: dir,
+      emulator,
+      env: { CORTEX_RATE_LIMIT: '2', CORTEX_SYNC_SOURCE_ID: 'rate-floor' },
+      clock: schedulerClock(),
+    });
+    expect(run.code).toBe(0);
+    const stamps = [...run.stderr.matchAll(/^\[(?:(\d+)m )?(\d+) ?s\] Reading the workspace/gm)].map(
+      (m) => Number(m[1] ?? 0) * 60 + Number(m[2]),
+    );
+    expect(stamps.length).toBeGreaterThan(2);
+    const gaps = stamps.slice(1).map((s, i) => s - (stamps[i] ?? 0));
+    expect(Math.max(stamps[0] ?? 0, ...gaps)).toBeLessThanOrEqual(10);
+    expect(run.stderr).toContain('for the rate limit');
   });
 });
