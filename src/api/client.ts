@@ -164,6 +164,7 @@ export const createApiClient = (options: ApiClientOptions): ApiClient => {
     adaptive: options.adaptiveRate ?? true,
     slowStart: true,
     pollBeforeStart: true,
+    onWait: (ms) => emit({ type: 'ratelimit.waiting', ms }),
   });
   const counters: Omit<ClientStats, 'pausedMs' | 'currentPerMinute' | 'rateDecreases'> = {
     requestsSent: 0,

@@ -27,6 +27,11 @@ export interface RateLimiterOptions {
   slowStart?: boolean;
   /** Learn the server's limit from 429s (`rateLimited`); default false. */
   adaptive?: boolean | Omit<AdaptiveRateOptions, 'maxPerMinute'>;
+  /**
+   * Told when the next request waits `ms` (a second or more) for a token: the rate, not a
+   * `Retry-After` pause, holds the run back (progress keeps its lines coming meanwhile).
+   */
+  onWait?: (ms: number) => void;
 }
 
 interface Waiter {
@@ -68,6 +73,7 @@ export class RateLimiter {
   private window: number;
   private rateLimitedCount = 0;
   private readonly pollBeforeStart: boolean;
+  private readonly onWait: ((ms: number) => void) | undefined;
   private lastStart = Number.NEGATIVE_INFINITY;
   /** Since counting started (the last 429 that measured): requests started, and time with requests waiting. */
   private startedSinceCount = 0;
@@ -100,6 +106,7 @@ export class RateLimiter {
     this.sleep = options.sleep;
     this.window = options.slowStart ? 1 : this.concurrency;
     this.pollBeforeStart = options.pollBeforeStart ?? false;
+    this.onWait = options.onWait;
     this.tokens = this.burstAtMax;
     this.lastRefill = this.now();
     if (options.adaptive) {
@@ -344,6 +351,14 @@ export class RateLimiter {
     return Math.ceil(((1 - this.tokens) * 60_000) / rate);
   }
 
+  private tellWait(ms: number): void {
+    try {
+      this.onWait?.(ms);
+    } catch {
+      // An observer must not break a sync.
+    }
+  }
+
   /** Ends the pump's current sleep early (a pause changed, the queue emptied, the gate closed). */
   private wakePump(): void {
     this.pumpSleep?.abort();
@@ -359,6 +374,7 @@ export class RateLimiter {
         if (this.inFlightCount >= this.window) return;
         const wait = this.waitMs();
         if (wait > 0) {
+          if (wait >= 1_000 && !this.isPaused()) this.tellWait(wait);
           const controller = new AbortController();
           this.pumpSleep = controller;
           try {

@@ -4,7 +4,9 @@
  * While the workspace is read (a plan, and an apply before its first write): a Retry-After pause
  * and a slow answer are said at once, and while the reads go on a line comes at least every 10 s
  * of the run's clock (requests answered, what is being waited for), so a plan against a
- * rate-limited server is never silent.
+ * rate-limited server is never silent. While a Retry-After pause or the client's own rate (a low
+ * `CORTEX_RATE_LIMIT`: `ratelimit.waiting`) holds a plan or an apply back, a line still comes at
+ * least every 10 s, saying what it waits for.
  *
  * While an apply writes: on a terminal, one line rewritten in place (done/total, failures,
  * requests, a Retry-After pause, an estimate of the time left); elsewhere (CI logs) a line every
@@ -76,6 +78,62 @@ export const waitingLine = (event: Extract<EngineEvent, { type: 'request.waiting
 export const pausedLine = (ms: number, doing: string): string =>
   `Paused ${seconds(ms)}: the API asked to wait (Retry-After); ${doing} goes on after.`;
 
+/**
+ * Lines while the run is held back (a Retry-After pause, a request waiting for the client's rate):
+ * `tick` at least every 10 s of the run's clock until the hold is over. Between holds the reads
+ * and writes themselves are the heartbeat (each answered request checks whether a line is due; a
+ * slow answer has the client's own `request.waiting` lines), so nothing sleeps on the run's clock
+ * in an open-ended loop.
+ */
+const holdTicker = (clock: Clock, runSignal: AbortSignal | undefined, lastLineAt: () => number, tick: () => void) => {
+  let until = 0;
+  let stop: AbortController | undefined;
+  let ticking = false;
+  const loop = async () => {
+    if (ticking || !stop) return;
+    ticking = true;
+    const signal = AbortSignal.any([stop.signal, ...(runSignal ? [runSignal] : [])]);
+    try {
+      while (!signal.aborted && until > clock.now()) {
+        const now = clock.now();
+        const wait = Math.max(1, Math.min(PROGRESS_EVERY_MS - (now - lastLineAt()), until - now));
+        try {
+          await clock.sleep(wait, signal);
+          // A macrotask between two looks, whatever the clock's sleep does.
+          await new Promise<void>((resolve) => setImmediate(resolve));
+        } catch {
+          return;
+        }
+        if (!signal.aborted) tick();
+      }
+    } finally {
+      ticking = false;
+    }
+  };
+  return {
+    start() {
+      stop ??= new AbortController();
+    },
+    /** The run is held back until `at` (extends, never shortens, a hold in force). */
+    holdUntil(at: number) {
+      until = Math.max(until, at);
+      void loop();
+    },
+    stop() {
+      stop?.abort();
+      stop = undefined;
+      until = 0;
+    },
+  };
+};
+
+/** What holds the run back now, for a progress line: a Retry-After pause first, else the client's rate. */
+const heldLine = (now: number, pausedUntil: number, waitingUntil: number, more: string): string | undefined => {
+  if (pausedUntil > now) return `paused ${seconds(pausedUntil - now)}${more} for Retry-After`;
+  if (waitingUntil > now) return `the next request waits ${seconds(waitingUntil - now)}${more} for the rate limit`;
+  return undefined;
+};
+
 export const createReadProgress = (options: {
   stream: NodeJS.WritableStream;
   clock: Clock;
@@ -85,8 +143,8 @@ export const createReadProgress = (options: {
   let startedAt: number | undefined;
   let lastLineAt = 0;
   let pausedUntil = 0;
+  let waitingUntil = 0;
   let stats: (() => Pick<ClientStats, 'requestsSent'>) | undefined;
-  let stopTicker: AbortController | undefined;
 
   const line = (text: string) => {
     stream.write(`${text}\n`);
@@ -97,37 +155,12 @@ export const createReadProgress = (options: {
     const now = clock.now();
     if (now - lastLineAt < PROGRESS_EVERY_MS) return;
     const sent = stats?.().requestsSent ?? 0;
-    const pause = pausedUntil > now ? `; paused ${seconds(pausedUntil - now)} more for Retry-After` : '';
-    line(`[${duration(now - startedAt)}] Reading the workspace: ${countOf(sent, 'request')} so far${pause}`);
+    const held = heldLine(now, pausedUntil, waitingUntil, ' more');
+    line(
+      `[${duration(now - startedAt)}] Reading the workspace: ${countOf(sent, 'request')} so far${held ? `; ${held}` : ''}`,
+    );
   };
-  /**
-   * Lines while a Retry-After pause runs (nothing else happens then): one at least every 10 s of
-   * the run's clock until the pause is over. Between pauses the reads themselves are the
-   * heartbeat (each answered request checks whether a line is due; a slow answer has the client's
-   * own `request.waiting` lines), so nothing sleeps on the run's clock in an open-ended loop.
-   */
-  let ticking = false;
-  const tickWhilePaused = async () => {
-    if (ticking || !stopTicker) return;
-    ticking = true;
-    const signal = AbortSignal.any([stopTicker.signal, ...(options.signal ? [options.signal] : [])]);
-    try {
-      while (!signal.aborted && pausedUntil > clock.now()) {
-        const now = clock.now();
-        const wait = Math.max(1, Math.min(PROGRESS_EVERY_MS - (now - lastLineAt), pausedUntil - now));
-        try {
-          await clock.sleep(wait, signal);
-          // A macrotask between two looks, whatever the clock's sleep does.
-          await new Promise<void>((resolve) => setImmediate(resolve));
-        } catch {
-          return;
-        }
-        if (!signal.aborted) heartbeat();
-      }
-    } finally {
-      ticking = false;
-    }
-  };
+  const ticker = holdTicker(clock, options.signal, () => lastLineAt, heartbeat);
 
   return {
     emit(event) {
@@ -143,7 +176,10 @@ export const createReadProgress = (options: {
         const wasPaused = pausedUntil > now;
         pausedUntil = Math.max(pausedUntil, now + event.ms);
         if (!wasPaused) line(pausedLine(event.ms, 'reading'));
-        void tickWhilePaused();
+        ticker.holdUntil(pausedUntil);
+      } else if (event.type === 'ratelimit.waiting') {
+        waitingUntil = Math.max(waitingUntil, clock.now() + event.ms);
+        ticker.holdUntil(waitingUntil);
       } else if (event.type === 'request.waiting') {
         line(waitingLine(event));
       } else if (event.type === 'request') {
@@ -155,11 +191,10 @@ export const createReadProgress = (options: {
       stats = s;
       startedAt = clock.now();
       lastLineAt = startedAt;
-      stopTicker = new AbortController();
+      ticker.start();
     },
     finish() {
-      stopTicker?.abort();
-      stopTicker = undefined;
+      ticker.stop();
       startedAt = undefined;
     },
   };
@@ -196,6 +231,7 @@ export const createApplyProgress = (options: ProgressOptions): ApplyProgress => 
   let requests = 0;
   let startedAt: number | undefined;
   let pausedUntil = 0;
+  let waitingUntil = 0;
   let pauseSeen = false;
   let lastLineAt = 0;
   let lastLineDone = 0;
@@ -255,7 +291,10 @@ export const createApplyProgress = (options: ProgressOptions): ApplyProgress => 
     if (skipped > 0) parts.push(`${skipped} not done`);
     parts.push(countOf(requests, 'request'));
     if (stopping()) parts.push('stopping: changes in flight finish, no new one starts');
-    else if (pausedUntil > now) parts.push(`paused ${seconds(pausedUntil - now)} for Retry-After`);
+    else {
+      const held = heldLine(now, pausedUntil, waitingUntil, '');
+      if (held !== undefined) parts.push(held);
+    }
     const left = eta(now);
     if (left !== undefined) parts.push(`about ${left} left`);
     return `Applying: ${parts.join(', ')}`;
@@ -284,6 +323,14 @@ export const createApplyProgress = (options: ProgressOptions): ApplyProgress => 
     lastLineAt = now;
     lastLineDone = done;
   };
+
+  /** While a pause or the rate holds the apply back: a line at least every 10 s (TTY: the line redrawn). */
+  const ticker = holdTicker(
+    clock,
+    options.signal,
+    () => lastLineAt,
+    () => update(),
+  );
 
   const onEvent = (event: EngineEvent) => {
     if (startedAt === undefined) {
@@ -327,8 +374,13 @@ export const createApplyProgress = (options: ProgressOptions): ApplyProgress => 
         pauseSeen = true;
         if (!tty && !wasPaused) permanent(pausedLine(event.ms, 'the apply'));
         update();
+        ticker.holdUntil(pausedUntil);
         return;
       }
+      case 'ratelimit.waiting':
+        waitingUntil = Math.max(waitingUntil, clock.now() + event.ms);
+        ticker.holdUntil(waitingUntil);
+        return;
       case 'request.waiting':
         permanent(waitingLine(event));
         update();
@@ -353,10 +405,12 @@ export const createApplyProgress = (options: ProgressOptions): ApplyProgress => 
       startedAt = clock.now();
       lastLineAt = startedAt;
       pace.add(startedAt, 0);
+      ticker.start();
       update(true);
     },
     finish() {
       reading.finish();
+      ticker.stop();
       if (startedAt === undefined) return;
       if (tty) clearLine();
       else if (done !== lastLineDone || skipped > 0) update(true);

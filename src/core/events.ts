@@ -30,6 +30,8 @@ export type EngineEvent =
       retryInMs?: number;
     }
   | { type: 'ratelimit.paused'; ms: number }
+  /** The next request waits this long for the client's own rate (a low `CORTEX_RATE_LIMIT`, a rate lowered by 429s). */
+  | { type: 'ratelimit.waiting'; ms: number }
   /** The client has waited this long for an answer (a slow or hung server): what for, how long, which attempt of how many. */
   | {
       type: 'request.waiting';

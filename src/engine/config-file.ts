@@ -6,7 +6,9 @@
  *   quotes what such a file holds;
  * - the settings only the operator decides are errors here, naming the line and why: `baseUrl`
  *   (where the API key is sent) and `forceEntityTypeSchema` (a schema change that breaks entities);
- * - a document that is not a mapping is refused without quoting it.
+ * - a document that is not a mapping is refused without quoting it;
+ * - `requestsPerMinute` under `MIN_FILE_REQUESTS_PER_MINUTE` is an error (a file must not slow
+ *   every read to a crawl).
  * The file is validated strictly; a bad key is an error naming the file and line.
  */
 import { realpath } from 'node:fs/promises';
@@ -19,6 +21,13 @@ import { DEFAULT_PARSE_LIMITS, parseManifestFile } from '../source/yaml.js';
 import { zodIssuesToDiagnostics } from '../source/zod-diagnostics.js';
 
 export const CONFIG_FILE = SETTINGS_FILE;
+
+/**
+ * The lowest request rate the file may set (requests per minute). Below it every read crawls (at
+ * 1 a minute a plan of 200 objects takes hours): a pull request must not be able to do that to
+ * every plan and the watcher. The operator's `CORTEX_RATE_LIMIT` may go lower.
+ */
+export const MIN_FILE_REQUESTS_PER_MINUTE = 60;
 
 export const configFileSchema = z.strictObject({
   /** Identifies this repository in the workspace's ownership records. */
@@ -33,7 +42,12 @@ export const configFileSchema = z.strictObject({
   /** `kind/id` patterns (`*` wildcard) never pruned: `entity/payments-*`. */
   protect: z.array(z.string().min(1)).optional(),
   concurrency: z.int().min(1).max(64).optional(),
-  requestsPerMinute: z.int().min(1).optional(),
+  requestsPerMinute: z
+    .int()
+    .min(MIN_FILE_REQUESTS_PER_MINUTE, {
+      error: `expected a whole number of at least ${MIN_FILE_REQUESTS_PER_MINUTE} (the lowest rate a repository file may set; the operator may set a lower one with CORTEX_RATE_LIMIT)`,
+    })
+    .optional(),
   /** How long an apply waits for another apply of this source to finish (seconds, default 120). */
   leaseWaitSeconds: z.int().min(0).max(3600).optional(),
   /** How long one request may wait for an answer before it counts as timed out (seconds, default 30). */

@@ -21,6 +21,21 @@ describe('RateLimiter', () => {
     expect(starts).toEqual([0, 0, 1000, 2000, 3000]);
   });
 
+  it('says how long a request waits for its token when the wait is a second or more (progress reports it)', async () => {
+    const clock = virtualClock(0);
+    const waits: number[] = [];
+    const limiter = new RateLimiter({
+      requestsPerMinute: 2,
+      burst: 1,
+      concurrency: 10,
+      ...clock,
+      onWait: (ms) => waits.push(ms),
+    });
+    await Promise.all(Array.from({ length: 3 }, () => limiter.schedule(() => Promise.resolve())));
+    expect(waits).toEqual([30_000, 30_000]);
+    expect(clock.now()).toBe(60_000);
+  });
+
   it('with a peak factor, a task spends the burst at that many times the rate; without one, at once', async () => {
     const clock = virtualClock(0);
     const limiter = new RateLimiter({ requestsPerMinute: 600, burst: 4, concurrency: 10, ...clock });

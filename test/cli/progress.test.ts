@@ -27,6 +27,32 @@ const request: EngineEvent = {
   durationMs: 5,
 };
 
+/** A clock whose sleeps resolve when the test moves time past their end. */
+const steppedClock = () => {
+  let t = 0;
+  const slept: number[] = [];
+  const sleepers: { until: number; wake: () => void }[] = [];
+  const clock: Clock = {
+    now: () => t,
+    sleep: (ms, signal) =>
+      new Promise<void>((resolve, reject) => {
+        slept.push(ms);
+        if (signal?.aborted) return reject(new Error('aborted'));
+        signal?.addEventListener('abort', () => reject(new Error('aborted')), { once: true });
+        sleepers.push({ until: t + ms, wake: resolve });
+      }),
+  };
+  const advance = async (to: number) => {
+    t = to;
+    for (const s of sleepers.splice(0)) {
+      if (s.until <= t) s.wake();
+      else sleepers.push(s);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  };
+  return { clock, slept, advance };
+};
+
 describe('apply progress', () => {
   it('without a terminal: each failure at once, a pause for Retry-After, what a slow answer holds up, an ETA from the rate', () => {
     const out = capture();
@@ -235,5 +261,60 @@ describe('the reads of a plan', () => {
       '[33 s] Reading the workspace: 9 requests so far; paused 25 s more for Retry-After',
     ]);
     expect(slept.every((ms) => ms <= 10_000)).toBe(true);
+  });
+
+  it("a line at least every 10 s while a request waits for the client's rate limit (a low CORTEX_RATE_LIMIT)", async () => {
+    const out = capture();
+    const time = steppedClock();
+    const reading = createReadProgress({ stream: out.stream, clock: time.clock });
+    reading.start(() => ({ requestsSent: 1 }));
+    reading.emit({ type: 'ratelimit.waiting', ms: 30_000 });
+    await time.advance(10_000);
+    await time.advance(20_000);
+    await time.advance(30_000);
+    reading.finish();
+    await time.advance(40_000);
+    expect(out.text().trim().split('\n')).toEqual([
+      '[10 s] Reading the workspace: 1 request so far; the next request waits 20 s more for the rate limit',
+      '[20 s] Reading the workspace: 1 request so far; the next request waits 10 s more for the rate limit',
+      '[30 s] Reading the workspace: 1 request so far',
+    ]);
+    expect(time.slept.every((ms) => ms <= 10_000)).toBe(true);
+  });
+});
+
+describe('an apply slowed by the rate limiter', () => {
+  it('without a terminal: a line at least every 10 s through a Retry-After pause and a wait for the rate limit', async () => {
+    const out = capture();
+    const time = steppedClock();
+    const progress = createApplyProgress({ stream: out.stream, tty: false, clock: time.clock });
+    progress.emit({
+      type: 'plan.ready',
+      summary: { create: 3, update: 0, delete: 0, archive: 0, noop: 0 },
+      pending: 3,
+    });
+    progress.start();
+    progress.emit(request);
+    progress.emit(done('a'));
+    progress.emit({ type: 'ratelimit.paused', ms: 25_000 });
+    await time.advance(10_000);
+    await time.advance(20_000);
+    await time.advance(25_000);
+    progress.emit(request);
+    progress.emit(done('b'));
+    progress.emit({ type: 'ratelimit.waiting', ms: 20_000 });
+    await time.advance(35_000);
+    await time.advance(45_000);
+    progress.finish();
+    await time.advance(60_000);
+    expect(out.text().trim().split('\n')).toEqual([
+      '[0 s] Applying: 0/3 done, 0 failed, 0 requests',
+      'Paused 25 s: the API asked to wait (Retry-After); the apply goes on after.',
+      '[10 s] Applying: 1/3 done, 0 failed, 1 request, paused 15 s for Retry-After, about 50 s left',
+      '[20 s] Applying: 1/3 done, 0 failed, 1 request, paused 5 s for Retry-After, about 50 s left',
+      '[35 s] Applying: 2/3 done, 0 failed, 2 requests, the next request waits 10 s for the rate limit, about 18 s left',
+      '[45 s] Applying: 2/3 done, 0 failed, 2 requests, about 23 s left',
+    ]);
+    expect(time.slept.every((ms) => ms <= 10_000)).toBe(true);
   });
 });
