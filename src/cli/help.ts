@@ -37,6 +37,8 @@ false included: cortex-sync.yaml proposes, the operator decides):
 
 The watcher (cortex-sync watch; its --help has the flags):
   CORTEX_SYNC_LISTEN      address of the health, metrics and webhook port (default 127.0.0.1:8080)
+  CORTEX_SYNC_ALLOWED_HOSTS  DNS names (comma-separated) /status, /metrics and the probes answer on,
+                          besides IP addresses and localhost (the webhook answers on any)
   CORTEX_SYNC_CACHE_DIR   a folder per source: its checkout, lock and plan log (default a temp directory)
   CORTEX_SYNC_WEBHOOK_SECRET, CORTEX_SYNC_WEBHOOK_SECRET_FILE
                           the secret webhook deliveries are signed with (a value, or a file holding it)

@@ -124,8 +124,8 @@ const editRecord = async (edit: (definition: Record<string, unknown>) => void): 
   expect(res.status, await res.text()).toBe(200);
 };
 
-const applied = async (dir: string) => {
-  const run = await cli(['apply'], { emulator, cwd: dir });
+const applied = async (dir: string, ...flags: string[]) => {
+  const run = await cli(['apply', ...flags], { emulator, cwd: dir });
   expect(run.code, run.stdout + run.stderr).toBe(0);
   return run;
 };
@@ -154,7 +154,9 @@ describe('attacks on the absence checks', () => {
       ],
     });
     const from = emulator.requests.length;
-    const run = await cli(['apply'], { emulator, cwd: other });
+    // The other origin's checkout holds only its settings: an empty repository on purpose, the
+    // most a hostile fork could ask (remove everything), so the binding is what refuses it.
+    const run = await cli(['apply', '--allow-empty'], { emulator, cwd: other });
     expect(run.code).not.toBe(0);
     expect(run.stderr).toMatch(/read ownership inventory/);
     expect(since(from).filter((r) => r.method !== 'GET')).toEqual([]);
@@ -229,7 +231,9 @@ describe('attacks on the absence checks', () => {
     });
     dropFromLists(INVENTORY_ENTITY_TYPE, 5, '/api/v1/catalog/definitions');
     const from = emulator.requests.length;
-    const run = await cli(['apply'], { emulator, cwd: other });
+    // The other origin's checkout holds only its settings: an empty repository on purpose, the
+    // most a hostile fork could ask (remove everything), so the binding is what refuses it.
+    const run = await cli(['apply', '--allow-empty'], { emulator, cwd: other });
     expect(run.code).toBe(1);
     expect(run.stdout + run.stderr).toMatch(/source-claimed/);
     expect(since(from).some((r) => r.fault === 'list-dropped')).toBe(true);
@@ -243,7 +247,9 @@ describe('attacks on the absence checks', () => {
     });
     const other = await checkout('https://github.com/mallory/fork', { 'cortex-sync.yaml': `sourceId: ${SOURCE}\n` });
     const from = emulator.requests.length;
-    const run = await cli(['apply'], { emulator, cwd: other });
+    // The other origin's checkout holds only its settings: an empty repository on purpose, the
+    // most a hostile fork could ask (remove everything), so the binding is what refuses it.
+    const run = await cli(['apply', '--allow-empty'], { emulator, cwd: other });
     expect(run.code).toBe(1);
     expect(run.stdout + run.stderr).toMatch(/source-claimed/);
     expect(since(from).filter((r) => r.method !== 'GET')).toEqual([]);
@@ -255,7 +261,7 @@ describe('attacks on the absence checks', () => {
     await rm(join(dir, '.cortex/initiatives/kill2.yaml'));
     await rm(join(dir, '.cortex/scorecards/readiness.yaml'));
     dropFromLists('readiness', 5, '/api/v1/scorecards');
-    await applied(dir);
+    await applied(dir, '--allow-empty');
     emulator.setFaults({});
     expect(((await recordOf(SOURCE)).objects as Record<string, string[]>).scorecard).toEqual(['readiness']);
   });

@@ -394,7 +394,7 @@ describe('a new source id that reads as a recorded one', () => {
     const out = run.stdout + run.stderr;
     expect(out).toContain('lookalike-source-id');
     expect(out).toContain(
-      'source id `r\\u{435}po-b` is new to this workspace but reads as `repo-b` (Unicode look-alike or invisible characters), a source that already has an ownership record',
+      'source id `r\\u{435}po-b` is new to this workspace but reads as `repo-b` (Unicode look-alike, invisible characters or punctuation at its ends), a source that already has an ownership record',
     );
     expect(out).not.toMatch(/b-one/);
     expect(await entityState('b-one')).toBe('active');

@@ -84,7 +84,10 @@ describe('watch --repo', () => {
     expect((await post({ 'X-Hub-Signature-256': signBody(otherBranch, WEBHOOK_SECRET) }, otherBranch)).status).toBe(
       202,
     );
-    expect((await post({}, 'x'.repeat(2 * 1024 * 1024))).status).toBe(413);
+    // An unsigned body is refused on its headers, before any of it is read; a signed one over 1 MB is 413.
+    expect((await post({}, 'x'.repeat(2 * 1024 * 1024))).status).toBe(401);
+    const big = 'x'.repeat(2 * 1024 * 1024);
+    expect((await post({ 'X-Hub-Signature-256': signBody(big, WEBHOOK_SECRET) }, big)).status).toBe(413);
     await sleep(300);
     expect((await watch.status()).runs).toHaveLength(1);
     expect(emulator.requests.length).toBe(before);
