@@ -8,92 +8,15 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { stringify } from 'yaml';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { RunningEmulator } from '../../src/emulator/server.js';
-import { inventoryTag } from '../../src/kinds/entity/records/inventory.js';
-import { API_KEY, cli, removeDir, startTestEmulator, tempDir, writeFiles } from '../cli/run.js';
-import { INVENTORY_ENTITY_TYPE } from '../../src/kinds/entity/records/inventory.js';
+import { describe, expect, it } from 'vitest';
+import { INVENTORY_ENTITY_TYPE, inventoryTag } from '../../src/kinds/entity/records/inventory.js';
+import { API_KEY, cli, writeFiles } from '../cli/run.js';
+import { absenceWorld, INITIATIVE, initiative, scorecard, SOURCE } from './absence-world.js';
 
-let emulator: RunningEmulator;
-const dirs: string[] = [];
-
-beforeEach(async () => {
-  emulator = await startTestEmulator();
-});
-afterEach(async () => {
-  await emulator.stop();
-  await Promise.all(dirs.splice(0).map(removeDir));
-});
-
-const SOURCE = 'absence-test';
-const INITIATIVE = 'Kill2 test 3';
-
-const scorecard = (description = 'The bar') => `tag: readiness
-name: Readiness
-description: ${description}
-ladder:
-  levels:
-    - name: Gold
-      rank: 1
-      color: "#FFD700"
-rules:
-  - title: Has git
-    expression: git != null
-    level: Gold
-`;
-const initiative = (name: string, description = 'Reach Gold') => `name: ${name}
-description: ${description}
-scorecardTag: readiness
-targetDate: "2030-12-31"
-isDraft: false
-emphasizedLevels:
-  - rank: 1
-`;
-
-/** A checkout of `remote` holding `files`. */
-const checkout = async (remote: string, files: Record<string, string>): Promise<string> => {
-  const dir = await tempDir();
-  dirs.push(dir);
-  await writeFiles(dir, { '.git/config': `[remote "origin"]\n\turl = ${remote}\n`, ...files });
-  return dir;
-};
-
-const repository = (files: Record<string, string> = {}) =>
-  checkout('https://github.com/acme/catalog', {
-    'cortex-sync.yaml': `sourceId: ${SOURCE}\n`,
-    '.cortex/scorecards/readiness.yaml': scorecard(),
-    '.cortex/initiatives/kill2.yaml': initiative(INITIATIVE),
-    ...files,
-  });
-
-const api = async (path: string): Promise<unknown> => {
-  const res = await fetch(`${emulator.url}${path}`, { headers: { authorization: `Bearer ${API_KEY}` } });
-  return res.json();
-};
-
-const initiativesNamed = async (name: string): Promise<unknown[]> => {
-  const body = (await api('/api/v1/initiatives?includeDrafts=true&includeExpired=true&pageSize=1000')) as {
-    initiatives: { name: string }[];
-  };
-  return body.initiatives.filter((i) => i.name === name);
-};
-
-const recordOf = async (sourceId: string): Promise<Record<string, unknown>> => {
-  const body = (await api(`/api/v1/catalog/${encodeURIComponent(inventoryTag(sourceId))}/openapi`)) as {
-    info: { 'x-cortex-definition': Record<string, unknown> };
-  };
-  return body.info['x-cortex-definition'];
-};
-
-const since = (from: number) => emulator.requests.slice(from);
-const posts = (from: number, path: string) => since(from).filter((r) => r.method === 'POST' && r.path === path);
-
-/** Leaves `match` out of the next `reads` list answers (of `path`, when given). */
-const dropFromLists = (match: string, reads: number, path?: string) =>
-  emulator.setFaults({ dropFromLists: [{ match, reads, ...(path !== undefined ? { path } : {}) }] });
+const { emulator, checkout, repository, api, initiativesNamed, recordOf, since, posts, dropFromLists } = absenceWorld();
 
 const send = (method: string, path: string, body?: unknown, contentType = 'application/json') =>
-  fetch(`${emulator.url}${path}`, {
+  fetch(`${emulator().url}${path}`, {
     method,
     headers: { authorization: `Bearer ${API_KEY}`, 'content-type': contentType },
     ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
@@ -125,7 +48,7 @@ const editRecord = async (edit: (definition: Record<string, unknown>) => void): 
 };
 
 const applied = async (dir: string, ...flags: string[]) => {
-  const run = await cli(['apply', ...flags], { emulator, cwd: dir });
+  const run = await cli(['apply', ...flags], { emulator: emulator(), cwd: dir });
   expect(run.code, run.stdout + run.stderr).toBe(0);
   return run;
 };
@@ -138,7 +61,7 @@ describe('attacks on the absence checks', () => {
     await createByHand(INITIATIVE);
     await writeFiles(dir, { '.cortex/initiatives/kill2.yaml': initiative(INITIATIVE) });
     dropFromLists(INITIATIVE, 2, '/api/v1/initiatives');
-    const from = emulator.requests.length;
+    const from = emulator().requests.length;
     await applied(dir);
     expect(posts(from, '/api/v1/initiatives')).toEqual([]);
     expect(await initiativesNamed(INITIATIVE)).toHaveLength(1);
@@ -147,16 +70,16 @@ describe('attacks on the absence checks', () => {
   it('2. the own record left out and its read by tag failing (503): the run from another origin fails naming the read, writes nothing', async () => {
     await applied(await repository());
     const other = await checkout('https://github.com/mallory/fork', { 'cortex-sync.yaml': `sourceId: ${SOURCE}\n` });
-    emulator.setFaults({
+    emulator().setFaults({
       dropFromLists: [{ match: inventoryTag(SOURCE), reads: 50, path: '/api/v1/catalog/descriptors' }],
       reject: [
         { method: 'GET', path: `/api/v1/catalog/${inventoryTag(SOURCE)}/openapi`, status: 503, message: 'busy' },
       ],
     });
-    const from = emulator.requests.length;
+    const from = emulator().requests.length;
     // The other origin's checkout holds only its settings: an empty repository on purpose, the
     // most a hostile fork could ask (remove everything), so the binding is what refuses it.
-    const run = await cli(['apply', '--allow-empty'], { emulator, cwd: other });
+    const run = await cli(['apply', '--allow-empty'], { emulator: emulator(), cwd: other });
     expect(run.code).not.toBe(0);
     expect(run.stderr).toMatch(/read ownership inventory/);
     expect(since(from).filter((r) => r.method !== 'GET')).toEqual([]);
@@ -166,12 +89,12 @@ describe('attacks on the absence checks', () => {
     const dir = await repository();
     await applied(dir);
     const cid = ((await recordOf(SOURCE)).serverIds as Record<string, Record<string, string>>).initiative?.[INITIATIVE];
-    emulator.setFaults({
+    emulator().setFaults({
       dropFromLists: [{ match: INITIATIVE, reads: 50, path: '/api/v1/initiatives' }],
       reject: [{ method: 'GET', path: `/api/v1/initiatives/${cid}`, status: 503, message: 'busy' }],
     });
-    const from = emulator.requests.length;
-    const run = await cli(['apply'], { emulator, cwd: dir });
+    const from = emulator().requests.length;
+    const run = await cli(['apply'], { emulator: emulator(), cwd: dir });
     expect(run.code).toBe(1);
     expect(run.stdout + run.stderr).toMatch(/absence-unconfirmed/);
     expect(run.stdout + run.stderr).toMatch(/Initiative `Kill2 test 3` is missing from the list/);
@@ -184,7 +107,7 @@ describe('attacks on the absence checks', () => {
     await applied(dir);
     const [old] = (await initiativesNamed(INITIATIVE)) as { cid: string }[];
     expect((await send('DELETE', `/api/v1/initiatives/${old?.cid}`)).ok).toBe(true);
-    const from = emulator.requests.length;
+    const from = emulator().requests.length;
     await applied(dir);
     expect(posts(from, '/api/v1/initiatives')).toHaveLength(1);
     const [now] = (await initiativesNamed(INITIATIVE)) as { cid: string }[];
@@ -201,7 +124,7 @@ describe('attacks on the absence checks', () => {
     });
     await writeFiles(dir, { '.cortex/initiatives/kill2.yaml': initiative(INITIATIVE, 'Edited') });
     dropFromLists(INITIATIVE, 1, '/api/v1/initiatives');
-    const from = emulator.requests.length;
+    const from = emulator().requests.length;
     await applied(dir);
     expect(since(from).filter((r) => r.method === 'PUT' && r.path === `/api/v1/initiatives/${foreign}`)).toEqual([]);
     expect(posts(from, '/api/v1/initiatives')).toEqual([]);
@@ -217,7 +140,7 @@ describe('attacks on the absence checks', () => {
     const dir = await repository({
       '.cortex/initiatives/kill2.yaml': `${initiative(INITIATIVE)}cid: in0000000000000000\n`,
     });
-    const run = await cli(['validate'], { emulator, cwd: dir });
+    const run = await cli(['validate'], { emulator: emulator(), cwd: dir });
     expect(run.code).toBe(1);
     expect(run.stdout + run.stderr).toMatch(/kill2\.yaml:\d+/);
     expect(run.stdout + run.stderr).toMatch(/cid/);
@@ -230,10 +153,10 @@ describe('attacks on the absence checks', () => {
       '.cortex/scorecards/readiness.yaml': scorecard('Taken over'),
     });
     dropFromLists(INVENTORY_ENTITY_TYPE, 5, '/api/v1/catalog/definitions');
-    const from = emulator.requests.length;
+    const from = emulator().requests.length;
     // The other origin's checkout holds only its settings: an empty repository on purpose, the
     // most a hostile fork could ask (remove everything), so the binding is what refuses it.
-    const run = await cli(['apply', '--allow-empty'], { emulator, cwd: other });
+    const run = await cli(['apply', '--allow-empty'], { emulator: emulator(), cwd: other });
     expect(run.code).toBe(1);
     expect(run.stdout + run.stderr).toMatch(/source-claimed/);
     expect(since(from).some((r) => r.fault === 'list-dropped')).toBe(true);
@@ -246,10 +169,10 @@ describe('attacks on the absence checks', () => {
       definition.objects = 'not a map';
     });
     const other = await checkout('https://github.com/mallory/fork', { 'cortex-sync.yaml': `sourceId: ${SOURCE}\n` });
-    const from = emulator.requests.length;
+    const from = emulator().requests.length;
     // The other origin's checkout holds only its settings: an empty repository on purpose, the
     // most a hostile fork could ask (remove everything), so the binding is what refuses it.
-    const run = await cli(['apply', '--allow-empty'], { emulator, cwd: other });
+    const run = await cli(['apply', '--allow-empty'], { emulator: emulator(), cwd: other });
     expect(run.code).toBe(1);
     expect(run.stdout + run.stderr).toMatch(/source-claimed/);
     expect(since(from).filter((r) => r.method !== 'GET')).toEqual([]);
@@ -262,7 +185,7 @@ describe('attacks on the absence checks', () => {
     await rm(join(dir, '.cortex/scorecards/readiness.yaml'));
     dropFromLists('readiness', 5, '/api/v1/scorecards');
     await applied(dir, '--allow-empty');
-    emulator.setFaults({});
+    emulator().setFaults({});
     expect(((await recordOf(SOURCE)).objects as Record<string, string[]>).scorecard).toEqual(['readiness']);
   });
 
@@ -275,8 +198,8 @@ describe('attacks on the absence checks', () => {
     const ours = await repository();
     await rm(join(ours, '.cortex/initiatives/kill2.yaml'));
     dropFromLists(inventoryTag('theirs'), 1, '/api/v1/catalog/descriptors');
-    const from = emulator.requests.length;
-    const run = await cli(['apply'], { emulator, cwd: ours });
+    const from = emulator().requests.length;
+    const run = await cli(['apply'], { emulator: emulator(), cwd: ours });
     expect(run.code).toBe(1);
     expect(run.stdout + run.stderr).toMatch(/managed by source `theirs`/);
     expect(run.stdout + run.stderr).not.toMatch(/not yet managed by any repository/);
