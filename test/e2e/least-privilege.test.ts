@@ -3,7 +3,7 @@
  * custom role holds exactly a command's permissions runs it over examples/; a key missing any one of
  * them makes it fail, naming the operation and the 403, never the key.
  */
-import { rm } from 'node:fs/promises';
+import { readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, copyExamples, type Emulator, removeDir, startTestEmulator } from './harness.js';
@@ -22,23 +22,29 @@ const APPLY = [
 const PRUNE = [...APPLY, 'ARCHIVE_ENTITIES'];
 const EXPORT = PLAN;
 
+const postControl = async (emulator: Emulator, path: string, body: unknown): Promise<Record<string, unknown>> => {
+  const r = await fetch(emulator.url + path, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
+  expect(r.status).toBe(200);
+  return (await r.json()) as Record<string, unknown>;
+};
+
+/** A fresh key holding these roles. */
+const keyWithRoles = async (emulator: Emulator, roles: unknown[]): Promise<string> => {
+  const { apiKey } = await postControl(emulator, '/_emulator/api-keys', { roles });
+  expect(typeof apiKey).toBe('string');
+  return String(apiKey);
+};
+
 let roleCount = 0;
 /** A fresh key whose only role is a custom role holding exactly `permissions`. */
 const keyWith = async (emulator: Emulator, permissions: readonly string[]): Promise<string> => {
-  const post = async (path: string, body: unknown): Promise<Record<string, unknown>> => {
-    const r = await fetch(emulator.url + path, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    expect(r.status).toBe(200);
-    return (await r.json()) as Record<string, unknown>;
-  };
   const tag = `least-${++roleCount}`;
-  await post('/_emulator/roles', { tag, permissions });
-  const { apiKey } = await post('/_emulator/api-keys', { roles: [{ type: 'CUSTOM', tag }] });
-  expect(typeof apiKey).toBe('string');
-  return String(apiKey);
+  await postControl(emulator, '/_emulator/roles', { tag, permissions });
+  return keyWithRoles(emulator, [{ type: 'CUSTOM', tag }]);
 };
 
 const without = (set: readonly string[], one: string): string[] => set.filter((p) => p !== one);
@@ -123,4 +129,74 @@ describe.each(CASES)('least privilege: $name', ({ args, permissions, checked, be
       expect(r.stderr + r.stdout).not.toContain(r.key);
     },
   );
+});
+
+describe('least privilege: keys an operator might hand out', () => {
+  let emulator: Emulator;
+  let dir: string;
+  beforeAll(async () => {
+    emulator = await startTestEmulator();
+  });
+  afterAll(async () => {
+    await emulator.stop();
+  });
+  const fresh = async (): Promise<void> => {
+    emulator.reset();
+    dir = await copyExamples();
+  };
+  const run = async (argv: string[], key: string) => {
+    try {
+      return await cli(argv, { emulator, cwd: dir, env: { CORTEX_API_KEY: key } });
+    } finally {
+      await removeDir(dir);
+    }
+  };
+
+  it('a READ_ONLY key cannot plan: the error names listing entity types and the 403', async () => {
+    await fresh();
+    const key = await keyWithRoles(emulator, [{ type: 'DEFAULT', role: 'READ_ONLY' }]);
+    const r = await run(['plan', '--dir', '.'], key);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(
+      /list entity types failed: GET \/api\/v1\/catalog\/definitions\S* → HTTP 403: .*EDIT_ENTITY_TYPES/,
+    );
+    expect(r.stderr + r.stdout).not.toContain(key);
+  });
+
+  it('a READ_ONLY role plus a custom role holding the rest of the set plans', async () => {
+    await fresh();
+    await postControl(emulator, '/_emulator/roles', { tag: 'types-only', permissions: ['EDIT_ENTITY_TYPES'] });
+    const key = await keyWithRoles(emulator, [
+      { type: 'DEFAULT', role: 'READ_ONLY' },
+      { type: 'CUSTOM', tag: 'types-only' },
+    ]);
+    expect((await run(['plan', '--dir', '.'], key)).code).toBe(0);
+  });
+
+  it('a key with more than apply needs applies the same', async () => {
+    await fresh();
+    const key = await keyWith(emulator, [...PRUNE, 'DELETE_ENTITIES', 'EDIT_API_KEYS', 'VIEW_GITOPS_LOGS']);
+    const r = await run(['apply', '--dir', '.', '--auto-approve'], key);
+    expect(r.code).toBe(0);
+    expect(r.stderr).not.toMatch(/403/);
+  });
+
+  it('export with a key that cannot read Initiatives fails closed and writes no export', async () => {
+    await fresh();
+    await applyAll(emulator, dir);
+    const out = join(dir, 'exported');
+    const key = await keyWith(emulator, without(EXPORT, 'VIEW_INITIATIVES'));
+    const r = await cli(['export', '--out', out, '--source-id', 'example-catalog'], {
+      emulator,
+      cwd: dir,
+      env: { CORTEX_API_KEY: key },
+    });
+    try {
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/failed: GET \/api\/v1\/\S+ → HTTP 403: .*VIEW_INITIATIVES/);
+      await expect(readdir(out)).rejects.toThrow(/ENOENT/);
+    } finally {
+      await removeDir(dir);
+    }
+  });
 });
