@@ -53,7 +53,7 @@ What the API key must be allowed to do (its role's permissions; the README's lea
   apply                   EDIT_ENTITY_TYPES, VIEW_CATALOGS, EDIT_CATALOGS, EDIT_INITIATIVES,
                           EDIT_ENTITIES (also the ownership record and apply lease),
                           CONFIGURE_SCAFFOLDER, EDIT_SCORECARDS
-  apply --prune           apply's, and ARCHIVE_ENTITIES (DELETE_ENTITIES with pruneEntities: delete)
+  apply --prune           apply's, and ARCHIVE_ENTITIES (DELETE_ENTITIES instead with pruneEntities: delete)
   watch                   apply's (apply --prune's with --prune)
   emulator                none: it prints a key of its own
 

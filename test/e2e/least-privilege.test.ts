@@ -55,6 +55,7 @@ interface Case {
   permissions: readonly string[];
   /** The permissions whose absence this run shows (default: all of them). */
   checked?: readonly string[];
+  env?: NodeJS.ProcessEnv;
   /** Brings the emulator to the state the command starts from (after a reset). */
   before: (emulator: Emulator, dir: string) => Promise<void>;
 }
@@ -80,6 +81,18 @@ const CASES: Case[] = [
     },
   },
   {
+    name: 'apply --prune, pruneEntities delete',
+    args: () => ['apply', '--dir', '.', '--auto-approve', '--prune'],
+    permissions: [...APPLY, 'DELETE_ENTITIES'],
+    checked: ['DELETE_ENTITIES'],
+    env: { CORTEX_SYNC_PRUNE_ENTITIES: 'delete' },
+    // Deleting refuses an entity another manifest still references (archiving does not).
+    before: async (emulator, dir) => {
+      await applyAll(emulator, dir);
+      await rm(join(dir, '.cortex', 'catalog', 'ledger-db.yaml'));
+    },
+  },
+  {
     name: 'export',
     args: (dir) => ['export', '--out', join(dir, 'exported'), '--source-id', 'example-catalog'],
     permissions: EXPORT,
@@ -90,7 +103,7 @@ const CASES: Case[] = [
   },
 ];
 
-describe.each(CASES)('least privilege: $name', ({ args, permissions, checked, before }) => {
+describe.each(CASES)('least privilege: $name', ({ args, permissions, checked, env, before }) => {
   let emulator: Emulator;
   beforeAll(async () => {
     emulator = await startTestEmulator();
@@ -106,7 +119,7 @@ describe.each(CASES)('least privilege: $name', ({ args, permissions, checked, be
     try {
       await before(emulator, dir);
       const key = await keyWith(emulator, held);
-      const result = await cli(args(dir), { emulator, cwd: dir, env: { CORTEX_API_KEY: key } });
+      const result = await cli(args(dir), { emulator, cwd: dir, env: { ...env, CORTEX_API_KEY: key } });
       return { ...result, key };
     } finally {
       await removeDir(dir);
