@@ -47,13 +47,16 @@ The watcher (cortex-sync watch; its --help has the flags):
   CORTEX_SYNC_SSH_KEY_FILE          the private key for an ssh git remote
   CORTEX_SYNC_SSH_KNOWN_HOSTS_FILE  the known_hosts file that key's server is checked against
 
-What the API key must be allowed to do:
-  validate                nothing: it is offline and needs no key
-  plan, apply --dry-run   read the catalog, entity types, catalog pages, Initiatives, Scaffolder
-                          templates and dependencies (and scorecards a manifest names); GET only
-  apply                   the reads above, and edit each kind it changes (Configure Scaffolder for
-                          Scaffolder templates); with a source id it also writes the
-                          repository's ownership record and its apply lease
+What the API key must be allowed to do (its role's permissions; the README's least-privilege table):
+  validate, webhook-route nothing: offline, no key
+  plan, apply --dry-run   EDIT_ENTITY_TYPES (the API needs it even to list entity types, so a
+                          READ_ONLY key cannot plan), VIEW_CATALOGS, VIEW_INITIATIVES; GET only
+  export                  the same as plan; GET only
+  apply                   EDIT_ENTITY_TYPES, VIEW_CATALOGS, EDIT_CATALOGS, EDIT_INITIATIVES,
+                          EDIT_ENTITIES (also the ownership record and apply lease),
+                          CONFIGURE_SCAFFOLDER, EDIT_SCORECARDS
+  apply --prune           apply's, and ARCHIVE_ENTITIES (DELETE_ENTITIES instead with pruneEntities: delete)
+  watch                   apply's (apply --prune's with --prune)
   emulator                none: it prints a key of its own
 
 Outputs: plan and apply print the plan on stdout (--output text, json or markdown) and

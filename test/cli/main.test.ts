@@ -44,8 +44,19 @@ describe('help, version and usage errors', () => {
     for (const name of ['CORTEX_API_KEY', 'CORTEX_BASE_URL', 'CORTEX_SYNC_SOURCE_ID', 'CORTEX_RATE_LIMIT', 'NO_COLOR'])
       expect(run.stdout).toContain(name);
     expect(run.stdout).toContain('(default https://api.getcortexapp.com)');
-    expect(run.stdout).toMatch(/What the API key must be allowed to do:\n\s+validate\s+nothing/);
-    expect(run.stdout).toMatch(/^\s+apply\s+the reads above, and edit each kind it changes/m);
+    expect(run.stdout).toMatch(/What the API key must be allowed to do[^\n]*\n\s+validate, webhook-route\s+nothing/);
+    // The README's least-privilege table (test/e2e/least-privilege.test.ts), by the API's names.
+    expect(run.stdout).toMatch(/^\s+plan, apply --dry-run\s+EDIT_ENTITY_TYPES .*READ_ONLY key cannot plan/ms);
+    for (const name of [
+      'VIEW_CATALOGS',
+      'VIEW_INITIATIVES',
+      'EDIT_CATALOGS',
+      'CONFIGURE_SCAFFOLDER',
+      'ARCHIVE_ENTITIES',
+    ])
+      expect(run.stdout).toContain(name);
+    expect(run.stdout).toMatch(/^\s+export\s+the same as plan/m);
+    expect(run.stdout).toMatch(/^\s+watch\s+apply's/m);
   });
 
   it('plan --help describes its options and exits 0', async () => {
