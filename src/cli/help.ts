@@ -50,7 +50,8 @@ The watcher (cortex-sync watch; its --help has the flags):
 What the API key must be allowed to do (its role's permissions; the README's least-privilege table):
   validate, webhook-route nothing: offline, no key
   plan, apply --dry-run   EDIT_ENTITY_TYPES (the API needs it even to list entity types, so a
-                          READ_ONLY key cannot plan), VIEW_CATALOGS, VIEW_INITIATIVES; GET only
+                          READ_ONLY key cannot plan), EDIT_ENTITIES (the API spec puts entity
+                          and dependency reads under it), VIEW_CATALOGS, VIEW_INITIATIVES; GET only
   export                  the same as plan; GET only
   apply                   EDIT_ENTITY_TYPES, VIEW_CATALOGS, EDIT_CATALOGS, EDIT_INITIATIVES,
                           EDIT_ENTITIES (also the ownership record and apply lease),
