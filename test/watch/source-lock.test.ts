@@ -5,7 +5,7 @@
  * never both win; a holder whose record was replaced is told.
  */
 import { spawn } from 'node:child_process';
-import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { systemClock } from '../../src/engine/context.js';
@@ -94,11 +94,15 @@ describe('the source lock', () => {
 
   it('from another host: kept while its heartbeat moves, taken over once it stayed still (by our own elapsed time)', async () => {
     const text = await plant({ hostname: 'elsewhere', pid: 1 }, { since: '2999-01-01T00:00:00.000Z' });
-    // A live holder elsewhere: its record changes every 50 ms.
+    // A live holder elsewhere: its record changes every 50 ms, written beside the lock and renamed
+    // into place as a real holder does (a plain rewrite could be read half-written).
     let beat = 0;
     const alive = setInterval(() => {
       beat += 1;
-      void writeFile(join(folder, LOCK_FILE), text.replace('"beat":0', `"beat":${beat}`));
+      const temp = join(folder, `${LOCK_FILE}.beat-${beat}`);
+      void writeFile(temp, text.replace('"beat":0', `"beat":${beat}`))
+        .then(() => rename(temp, join(folder, LOCK_FILE)))
+        .catch(() => {});
     }, 50);
     try {
       await expect(acquire({ staleAfterMs: 400 })).rejects.toThrow('pid 1 on host elsewhere since 2999-01-01');
