@@ -59,7 +59,9 @@ export const runProcess = async (): Promise<number> => {
       process.stderr.write(`\n${name} again: exiting at once.\n`);
       process.exit(signalExitCode(name));
     }
-    process.stderr.write(`\n${name}: stopping (${name} again to exit at once).\n`);
+    // A hangup comes twice (the kernel and the shell), so a second one does not exit at once.
+    const hint = name === 'SIGHUP' ? 'SIGINT or SIGTERM to exit at once' : `${name} again to exit at once`;
+    process.stderr.write(`\n${name}: stopping (${hint}).\n`);
     controller.abort(name);
   };
   const onInt = () => onSignal('SIGINT');

@@ -194,6 +194,8 @@ describe('an interrupted apply gives its lease back', () => {
       emulator.setFaults({});
       expect(run.code, run.stderr).toBe(129);
       expect(run.stderr).not.toMatch(/exiting at once/);
+      // What it says is what it does: another hangup does not exit at once.
+      expect(run.stderr).toContain('SIGHUP: stopping (SIGINT or SIGTERM to exit at once)');
       expect(run.stdout).toMatch(/Apply interrupted: \d+ created/);
       expectCompleteLog(await planLog(dir), source);
       expect((await readLease(api, source))?.expiresAt).toBe(0);
