@@ -23,7 +23,7 @@ import {
   supersededSummary,
   togetherLines,
 } from './merge-messages.js';
-import { type Merge, type MergeRecord, mergesToAnswer, recordIn, recordLine } from './merges.js';
+import { type Merge, type MergeRecord, type MergeStatus, mergesToAnswer, recordIn, recordLine } from './merges.js';
 import {
   type AppliedBasis,
   applyResultBody,
@@ -66,17 +66,20 @@ const collectMerges = async (scope: RunScope): Promise<MergeState[]> => {
   };
   const { sourceId, dir } = scope.label;
   const recordOf = async (pr: number) => recordIn(await commentsOf(pr), sourceId, dir, author);
-  // Without comments nothing is recorded: only this push's merges are answered for.
-  const answered = async (pr: number) => !scope.inputs.comment || (await recordOf(pr)) !== undefined;
-  const merges = await mergesToAnswer(github, scope.run.sha, scope.run.before, answered);
+  const lookupOf = async (pr: number) => reviewedPlanIn(await commentsOf(pr), marker(scope), author);
+  const status = async (pr: number): Promise<MergeStatus> => {
+    const lookup = await lookupOf(pr);
+    return { record: await recordOf(pr), planned: !(lookup.status === 'none' && lookup.why === undefined) };
+  };
+  // Without comments nothing is recorded: only this push's merges are answered for. A merge of
+  // the push without a plan comment (it changed no manifest, or nobody planned it) is passed over:
+  // what it changed shows up as steps none of the others reviewed.
+  const merges = await mergesToAnswer(github, scope.run, status, scope.inputs.comment);
   const states: MergeState[] = [];
   for (const merge of merges)
-    states.push({
-      merge,
-      lookup: reviewedPlanIn(await commentsOf(merge.pullRequest), marker(scope), author),
-      record: await recordOf(merge.pullRequest),
-    });
-  return states;
+    states.push({ merge, lookup: await lookupOf(merge.pullRequest), record: await recordOf(merge.pullRequest) });
+  const planned = states.filter((s) => !(s.lookup.status === 'none' && s.lookup.why === undefined));
+  return planned.length > 0 ? planned : states;
 };
 
 const appliedAlready = (s: MergeState): boolean =>

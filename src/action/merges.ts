@@ -4,8 +4,8 @@
  * its push (from its commit back to the push's `before`, along first parents) and for earlier
  * merges no run answered (a run GitHub cancelled while it was pending), oldest first. A merge is
  * answered when the Action's account left a comment ending with a record for this source and directory on its
- * pull request (`applied` with the reviewed digest, or `refused`), or, for comments of versions
- * before records, any comment of that account that is not a plan comment.
+ * pull request (`applied` with the reviewed digest, `failed` or `refused`), or, for versions
+ * before records, a comment of that account headed like their merge comments.
  */
 import type { AssociatedPullRequest, GitHubPort, IssueComment } from './github.js';
 import { type CommentAuthor, sameAccount } from './plan-comments.js';
@@ -31,6 +31,9 @@ const lastLine = (body: string): string => body.trimEnd().split(/\r?\n/).at(-1) 
 export const recordLine = (sourceId: string, dir: string, record: MergeRecord): string =>
   `<!-- cortex-sync:merge source=${enc(sourceId)} dir=${enc(dir)} outcome=${record.outcome}${record.outcome === 'applied' ? ` digest=${record.digest}` : ''} -->`;
 
+/** The heading of a merge comment of a version before records (its apply result, drift or refusal). */
+const LEGACY = /^### .*cortex-sync(?: apply|:)/;
+
 const RECORD =
   /^<!-- cortex-sync:merge source=(\S+) dir=(\S+) outcome=(applied|failed|refused)(?: digest=(sha256:[0-9a-f]{64}))? -->$/;
 
@@ -51,7 +54,7 @@ export const recordIn = (
         m[3] === 'applied' && m[4]
           ? { outcome: 'applied', digest: m[4] }
           : { outcome: m[3] === 'failed' ? 'failed' : 'refused' };
-    } else if (!firstLine(c.body).startsWith('<!-- cortex-sync:') && found === undefined) found = 'legacy';
+    } else if (LEGACY.test(firstLine(c.body)) && found === undefined) found = 'legacy';
   }
   return found;
 };
@@ -63,28 +66,39 @@ const mergedAt = (
 ): AssociatedPullRequest | undefined =>
   prs.find((pr) => pr.merged && pr.mergeCommitSha === sha) ?? (first ? prs.find((pr) => pr.merged) : undefined);
 
+/** What a merge's pull request holds: its record, and whether it has a plan comment of this source and directory. */
+export interface MergeStatus {
+  record: MergeRecord | 'legacy' | undefined;
+  planned: boolean;
+}
+
 /**
  * The merges this run answers for, oldest first: from `sha` back along first parents to `before`
- * (this push), then further while a merge is unanswered (`answered`), at most `MAX_MERGES_BACK`.
+ * (this push: each merge with a plan comment, and this commit's whatever it has), then further
+ * while merges are not answered (`status`: one without a plan comment is passed over), at most
+ * `MAX_MERGES_BACK` commits. `lookBack: false` (nothing is recorded): no further than the push.
  */
 export const mergesToAnswer = async (
   github: GitHubPort,
-  sha: string,
-  before: string | undefined,
-  answered: (pullRequest: number) => Promise<boolean>,
+  run: { sha: string; before?: string },
+  status: (pullRequest: number) => Promise<MergeStatus>,
+  lookBack: boolean,
 ): Promise<Merge[]> => {
   const found: Merge[] = [];
   let inPush = true;
-  let commit: string | undefined = sha;
+  let commit: string | undefined = run.sha;
   for (let step = 0; commit !== undefined && step < MAX_MERGES_BACK; step += 1) {
-    if (commit === before) inPush = false;
+    if (commit === run.before) inPush = false;
+    if (!inPush && !lookBack) break;
     const pr = mergedAt(await github.pullRequestsOfCommit(commit), commit, step === 0);
     if (pr && !found.some((m) => m.pullRequest === pr.number)) {
-      if (!inPush && (await answered(pr.number))) break;
-      found.push({ pullRequest: pr.number, sha: commit, inPush });
+      const { record, planned } = step === 0 ? { record: undefined, planned: true } : await status(pr.number);
+      // An answered merge before this push, or one a version before records answered: the runs before answered the rest.
+      if (record === 'legacy' || (!inPush && record !== undefined)) break;
+      if (planned) found.push({ pullRequest: pr.number, sha: commit, inPush });
     }
-    // Without a `before` (not a push), only this commit's merge and the unanswered ones before it.
-    if (before === undefined) inPush = false;
+    // Without a `before` (not a push, or a forced one), only this commit's merge and the unanswered ones before it.
+    if (run.before === undefined) inPush = false;
     commit = await github.firstParent(commit);
   }
   return found.reverse();

@@ -17,6 +17,8 @@ const M0 = 'a'.repeat(40);
 const M1 = 'b'.repeat(40);
 const M2 = 'c'.repeat(40);
 const M3 = 'd'.repeat(40);
+/** Each test is several runs of the Action against the emulator: slow on a loaded machine. */
+const SLOW = { timeout: 180_000 };
 const STRANGER = { login: 'mallory', id: 666, type: 'User' as const, association: 'CONTRIBUTOR' };
 
 let emulator: Emulator;
@@ -87,45 +89,49 @@ const describeAs = async (tag: string, text: string) => {
 const restore = (tag: string) => cp(join(EXAMPLES, `.cortex/catalog/${tag}.yaml`), file(tag));
 
 describe('a run applies only at the head of its branch, and never a reviewed plan twice', () => {
-  it('re-running an old merge run after a later merge restored what it archived writes nothing and says why', async () => {
-    await baseline();
-    await rm(file('notifications'));
-    expect((await planPr(7, { prune: 'true' })).code).toBe(0);
-    merged(7, M1, M0);
-    expect((await push(M1, M0, { prune: 'true' })).code).toBe(0);
-    const ui = workspaceEdits(emulator);
-    expect(await ui.entityState('notifications')).toBe('archived');
+  it(
+    're-running an old merge run after a later merge restored what it archived writes nothing and says why',
+    SLOW,
+    async () => {
+      await baseline();
+      await rm(file('notifications'));
+      expect((await planPr(7, { prune: 'true' })).code).toBe(0);
+      merged(7, M1, M0);
+      expect((await push(M1, M0, { prune: 'true' })).code).toBe(0);
+      const ui = workspaceEdits(emulator);
+      expect(await ui.entityState('notifications')).toBe('archived');
 
-    await restore('notifications');
-    expect((await planPr(8, { prune: 'true' })).code).toBe(0);
-    merged(8, M2, M1);
-    expect((await push(M2, M1, { prune: 'true' })).code).toBe(0);
-    expect(await ui.entityState('notifications')).toBe('active');
+      await restore('notifications');
+      expect((await planPr(8, { prune: 'true' })).code).toBe(0);
+      merged(8, M2, M1);
+      expect((await push(M2, M1, { prune: 'true' })).code).toBe(0);
+      expect(await ui.entityState('notifications')).toBe('active');
 
-    // Re-run M1's run: its checkout has no manifest for notifications.
-    await rm(file('notifications'));
-    const before = writes().length;
-    const commentsBefore = github.comments.length;
-    const rerun = await push(M1, M0, { prune: 'true' });
-    expect(rerun.code).toBe(0);
-    expect(writes()).toHaveLength(before);
-    expect(await ui.entityState('notifications')).toBe('active');
-    expect(github.comments).toHaveLength(commentsBefore);
-    const summary = rerun.runtime.summaries.join('\n');
-    expect(summary).toContain('not the head of the branch');
-    expect(summary).toContain(`the head of \`main\` is \`${M2.slice(0, 12)}\``);
-    expect(summary).toContain('Nothing was applied');
-    expect(rerun.runtime.outputs.get('changes')).toBe('false');
+      // Re-run M1's run: its checkout has no manifest for notifications.
+      await rm(file('notifications'));
+      const before = writes().length;
+      const commentsBefore = github.comments.length;
+      const rerun = await push(M1, M0, { prune: 'true' });
+      expect(rerun.code).toBe(0);
+      expect(writes()).toHaveLength(before);
+      expect(await ui.entityState('notifications')).toBe('active');
+      expect(github.comments).toHaveLength(commentsBefore);
+      const summary = rerun.runtime.summaries.join('\n');
+      expect(summary).toContain('not the head of the branch');
+      expect(summary).toContain(`the head of \`main\` is \`${M2.slice(0, 12)}\``);
+      expect(summary).toContain('Nothing was applied');
+      expect(rerun.runtime.outputs.get('changes')).toBe('false');
 
-    // After a revert commit pushed on top (no pull request), re-running M2's run writes nothing either.
-    await restore('notifications');
-    github.branches.set('main', M3);
-    const again = await push(M2, M1, { prune: 'true' });
-    expect(again.code).toBe(0);
-    expect(writes()).toHaveLength(before);
-  });
+      // After a revert commit pushed on top (no pull request), re-running M2's run writes nothing either.
+      await restore('notifications');
+      github.branches.set('main', M3);
+      const again = await push(M2, M1, { prune: 'true' });
+      expect(again.code).toBe(0);
+      expect(writes()).toHaveLength(before);
+    },
+  );
 
-  it('re-running the head’s run after its reviewed plan was applied does not apply it again', async () => {
+  it('re-running the head’s run after its reviewed plan was applied does not apply it again', SLOW, async () => {
     await baseline();
     const ui = workspaceEdits(emulator);
     await ui.archiveEntity('notifications');
@@ -149,38 +155,48 @@ describe('a run applies only at the head of its branch, and never a reviewed pla
 });
 
 describe('a reviewed step the head dropped is never reported as done', () => {
-  it('reviewed "update search-api and notifications", the head reverts notifications: refused, naming it', async () => {
-    await baseline();
-    await describeAs('search-api', 'Product and catalog search.');
-    await describeAs('notifications', 'Sends every notification.');
-    expect((await planPr(7)).code).toBe(0);
-    await restore('notifications'); // pushed after the review; its plan run was cancelled
-    merged(7, M1, M0);
-    const before = writes().length;
-    const result = await push(M1, M0);
-    expect(result.code).toBe(1);
-    expect(writes()).toHaveLength(before);
-    const comment = commentsOn(7).at(-1)?.body ?? '';
-    expect(comment).toContain('**Reviewed, neither planned now nor live as reviewed:**');
-    expect(comment).toContain('update `entity/notifications`: reviewed, but neither planned now nor live as reviewed');
-    expect(comment).not.toContain('already done');
-    expect(result.runtime.summaries.join('\n')).toContain('Nothing was applied');
-  });
+  it(
+    'reviewed "update search-api and notifications", the head reverts notifications: refused, naming it',
+    SLOW,
+    async () => {
+      await baseline();
+      await describeAs('search-api', 'Product and catalog search.');
+      await describeAs('notifications', 'Sends every notification.');
+      expect((await planPr(7)).code).toBe(0);
+      await restore('notifications'); // pushed after the review; its plan run was cancelled
+      merged(7, M1, M0);
+      const before = writes().length;
+      const result = await push(M1, M0);
+      expect(result.code).toBe(1);
+      expect(writes()).toHaveLength(before);
+      const comment = commentsOn(7).at(-1)?.body ?? '';
+      expect(comment).toContain('**Reviewed, neither planned now nor live as reviewed:**');
+      expect(comment).toContain(
+        'update `entity/notifications`: reviewed, but neither planned now nor live as reviewed',
+      );
+      expect(comment).not.toContain('already done');
+      expect(result.runtime.summaries.join('\n')).toContain('Nothing was applied');
+    },
+  );
 
-  it('a dropped step that is live as reviewed (done by hand meanwhile) is the rest of the plan, and applies', async () => {
-    await baseline();
-    await describeAs('search-api', 'Product and catalog search.');
-    await describeAs('notifications', 'Sends every notification.');
-    expect((await planPr(7)).code).toBe(0);
-    // The notifications change is applied by another run of the same manifests (a laptop).
-    await restore('search-api');
-    merged(7, M1, M0);
-    expect((await push(M1, M0, { 'on-plan-drift': 'apply', comment: 'false' })).code).toBe(0);
-    await describeAs('search-api', 'Product and catalog search.');
-    const result = await push(M1, M0);
-    expect(result.code).toBe(0);
-    expect(commentsOn(7).at(-1)?.body).toContain('**the rest of the reviewed plan** (1 of its 2 steps');
-  });
+  it(
+    'a dropped step that is live as reviewed (done by hand meanwhile) is the rest of the plan, and applies',
+    SLOW,
+    async () => {
+      await baseline();
+      await describeAs('search-api', 'Product and catalog search.');
+      await describeAs('notifications', 'Sends every notification.');
+      expect((await planPr(7)).code).toBe(0);
+      // The notifications change is applied by another run of the same manifests (a laptop).
+      await restore('search-api');
+      merged(7, M1, M0);
+      expect((await push(M1, M0, { 'on-plan-drift': 'apply', comment: 'false' })).code).toBe(0);
+      await describeAs('search-api', 'Product and catalog search.');
+      const result = await push(M1, M0);
+      expect(result.code).toBe(0);
+      expect(commentsOn(7).at(-1)?.body).toContain('**the rest of the reviewed plan** (1 of its 2 steps');
+    },
+  );
 });
 
 describe('every merged pull request’s reviewed plan is applied, or its pull request is told why not', () => {
@@ -213,24 +229,28 @@ describe('every merged pull request’s reviewed plan is applied, or its pull re
     expect(again.runtime.summaries.join('\n')).toContain('Nothing to apply.');
   };
 
-  it('two pull requests merged in one push: each one’s reviewed plan is applied, and each is told', async () => {
+  it('two pull requests merged in one push: each one’s reviewed plan is applied, and each is told', SLOW, async () => {
     await twoPullRequests();
     await appliedTogether(M0);
   });
 
-  it('a merge whose run was cancelled while pending is picked up by the next run and reported on its pull request', async () => {
-    await twoPullRequests();
-    // Someone else forges the Action's record on #7, as if its merge had been answered.
-    github.comments.push({
-      id: 9_001,
-      issue: 7,
-      author: STRANGER,
-      body: `ok\n<!-- cortex-sync:merge source=example-catalog dir=catalog outcome=applied digest=${reviewedDigest(commentsOn(7)[0]?.body ?? '')} -->`,
-    });
-    await appliedTogether(M1);
-  });
+  it(
+    'a merge whose run was cancelled while pending is picked up by the next run and reported on its pull request',
+    SLOW,
+    async () => {
+      await twoPullRequests();
+      // Someone else forges the Action's record on #7, as if its merge had been answered.
+      github.comments.push({
+        id: 9_001,
+        issue: 7,
+        author: STRANGER,
+        body: `ok\n<!-- cortex-sync:merge source=example-catalog dir=catalog outcome=applied digest=${reviewedDigest(commentsOn(7)[0]?.body ?? '')} -->`,
+      });
+      await appliedTogether(M1);
+    },
+  );
 
-  it('three pull requests in one push, the middle one’s plan stale: nothing applied, each told why', async () => {
+  it('three pull requests in one push, the middle one’s plan stale: nothing applied, each told why', SLOW, async () => {
     await baseline();
     await describeAs('search-api', 'Product and catalog search.');
     expect((await planPr(7)).code).toBe(0);
@@ -265,7 +285,7 @@ describe('every merged pull request’s reviewed plan is applied, or its pull re
 });
 
 describe('two runs of one merge at once', () => {
-  it('the second sees the first applied the reviewed plan and says so, instead of "Rerun the job"', async () => {
+  it('the second sees the first applied the reviewed plan and says so, instead of "Rerun the job"', SLOW, async () => {
     await baseline();
     await describeAs('search-api', 'Product and catalog search.');
     expect((await planPr(7)).code).toBe(0);
