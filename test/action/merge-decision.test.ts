@@ -250,6 +250,22 @@ describe('every merged pull request’s reviewed plan is applied, or its pull re
     },
   );
 
+  it(
+    'a pull request that changed no manifest (no plan comment), merged last in the push, does not stop the others',
+    SLOW,
+    async () => {
+      await baseline();
+      await describeAs('search-api', 'Product and catalog search.');
+      expect((await planPr(7)).code).toBe(0);
+      merged(7, M1, M0);
+      merged(8, M2, M1); // a README change: its plan job planned nothing
+      const result = await push(M2, M0);
+      expect(result.code).toBe(0);
+      expect(commentsOn(7).at(-1)?.body).toMatch(/^### ✅ cortex-sync apply: 1 ok, 0 failed, 0 skipped/);
+      expect(commentsOn(8)).toEqual([]);
+    },
+  );
+
   it('three pull requests in one push, the middle one’s plan stale: nothing applied, each told why', SLOW, async () => {
     await baseline();
     await describeAs('search-api', 'Product and catalog search.');
