@@ -363,10 +363,11 @@ const applyAndReport = async (
   const planJson = await writePlanJson(join(scope.outDir, 'plan.json'), result.plan, scope.redact);
   const bodyFor = (s: MergeState | undefined): string => {
     const outcome = input.outcomes?.find((o) => o.pullRequest === s?.merge.pullRequest);
+    // The job summary of several merges (no one pull request): the reviewed plans, when judged so.
     const basis: AppliedBasis =
-      input.drifted || raced || !outcome
+      input.drifted || raced || (!outcome && s)
         ? { kind: 'drifted' }
-        : outcome.remaining < outcome.reviewed
+        : outcome && outcome.remaining < outcome.reviewed
           ? { kind: 'rest', remaining: outcome.remaining, reviewed: outcome.reviewed }
           : { kind: 'reviewed' };
     const body = applyResultBody({
@@ -376,7 +377,7 @@ const applyAndReport = async (
       sha: scope.run.sha,
       basis,
     });
-    const together = s ? togetherLines(outcome, others(tell, s.merge.pullRequest)) : [];
+    const together = togetherLines(outcome, s ? others(tell, s.merge.pullRequest) : []);
     return together.length ? `${body}\n${together.join('\n')}` : body;
   };
   const complete = result.run.steps.failed + result.run.steps.skipped === 0;
@@ -385,7 +386,7 @@ const applyAndReport = async (
     await say(s.merge.pullRequest, bodyFor(s), complete ? { outcome: 'applied', digest } : { outcome: 'failed' });
   }
   await scope.summary(
-    `${bodyFor(tell.length === 1 ? tell[0] : undefined)}\n${renderPlanComment(result.plan, diagnostics, { title, ...summaryOptions(scope) })}`,
+    `${bodyFor(tell.length === 1 ? tell[0] : undefined)}${tell.length > 1 ? `\nThe reviewed plans of ${tell.map((s) => `#${s.merge.pullRequest}`).join(', ')}, in merge order.\n` : ''}\n${renderPlanComment(result.plan, diagnostics, { title, ...summaryOptions(scope) })}`,
   );
   return scope.finish(outputsOf(result.run), { planJson, planLog: keptLog });
 };

@@ -216,6 +216,9 @@ describe('every merged pull request’s reviewed plan is applied, or its pull re
   const appliedTogether = async (before: string) => {
     const result = await push(M2, before);
     expect(result.code).toBe(0);
+    const summary = result.runtime.summaries.join('\n');
+    expect(summary).toContain(', the plan that was reviewed.');
+    expect(summary).toContain('The reviewed plans of #7, #8, in merge order.');
     for (const [pr, other] of [
       [7, 8],
       [8, 7],
