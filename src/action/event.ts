@@ -25,6 +25,8 @@ export interface GitHubRun {
   sha: string;
   /** `refs/heads/main`, `refs/pull/7/merge`, … */
   ref: string;
+  /** A push's `before`: the branch's head before this push (its merges are the commits after it). */
+  before?: string;
   defaultBranch?: string;
   pullRequest?: PullRequestEvent;
 }
@@ -34,6 +36,8 @@ const repoSchema = z.looseObject({ full_name: z.string().optional(), fork: z.boo
 const payloadSchema = z.looseObject({
   ref: z.string().optional(),
   after: z.string().optional(),
+  before: z.string().optional(),
+  forced: z.boolean().optional(),
   repository: z.looseObject({ default_branch: z.string().optional(), full_name: z.string().optional() }).optional(),
   pull_request: z
     .looseObject({
@@ -68,6 +72,9 @@ export const describeRun = (env: NodeJS.ProcessEnv, payload: unknown): GitHubRun
     sha: event.after ?? env.GITHUB_SHA ?? '',
     ref: event.ref ?? env.GITHUB_REF ?? '',
   };
+  // A forced push's `before` may not be an ancestor: then only the merges no run answered count.
+  if (event.before && !event.forced && /^[0-9a-f]{40}$/.test(event.before) && !/^0+$/.test(event.before))
+    run.before = event.before;
   if (event.repository?.default_branch) run.defaultBranch = event.repository.default_branch;
   const pr = event.pull_request;
   if (pr) {

@@ -52,6 +52,10 @@ export interface GitHubPort {
   updateComment(commentId: number, body: string): Promise<IssueComment>;
   deleteComment(commentId: number): Promise<void>;
   pullRequestsOfCommit(sha: string): Promise<AssociatedPullRequest[]>;
+  /** The commit at the head of a branch now. */
+  branchHead(branch: string): Promise<string>;
+  /** A commit's first parent, or undefined for a root commit or a commit GitHub does not have (404). */
+  firstParent(sha: string): Promise<string | undefined>;
 }
 
 /** A failure talking to GitHub, with the operation and status; never the token. */
@@ -183,6 +187,21 @@ export const octokitGitHub = (options: {
           merged: pr.merged_at !== null && pr.merged_at !== undefined,
           ...(pr.merge_commit_sha ? { mergeCommitSha: pr.merge_commit_sha } : {}),
         }));
+      }),
+    branchHead: (branch) =>
+      guarded(`read the head of ${branch} (GET /repos/${owner}/${repo}/git/ref/heads/${branch})`, async () => {
+        const { data } = await octokit.rest.git.getRef({ owner, repo, ref: `heads/${branch}` });
+        return data.object.sha;
+      }),
+    firstParent: (sha) =>
+      guarded(`read commit ${sha.slice(0, 12)}`, async () => {
+        try {
+          const { data } = await octokit.rest.repos.getCommit({ owner, repo, ref: sha, per_page: 1 });
+          return data.parents[0]?.sha;
+        } catch (error) {
+          if ((error as { status?: unknown }).status === 404) return undefined;
+          throw error;
+        }
       }),
   };
 };

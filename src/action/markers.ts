@@ -23,9 +23,11 @@ export const stickyMarker = (sourceId: string, dir: string): string =>
 
 const digestLine = (digest: string): string => `<!-- cortex-sync:digest ${MARKER_VERSION} ${digest} -->`;
 
-/** The reviewed steps, compressed: base64 of deflated JSON `[[action, key, hash], …]`. */
+/** The reviewed steps, compressed: base64 of deflated JSON `[[action, key, hash, after?], …]`. */
 const changesLine = (list: readonly ChangeFingerprint[]): string => {
-  const json = JSON.stringify(list.map((f) => [f.action, f.key, f.hash]));
+  const json = JSON.stringify(
+    list.map((f) => (f.after ? [f.action, f.key, f.hash, f.after] : [f.action, f.key, f.hash])),
+  );
   return `<!-- cortex-sync:changes ${MARKER_VERSION} ${deflateRawSync(Buffer.from(json, 'utf8')).toString('base64')} -->`;
 };
 
@@ -50,8 +52,12 @@ const TRAILER_LINE = /^<!-- cortex-sync:([a-z]+) (v[0-9]+) ([A-Za-z0-9+/=:]+) --
 const DIGEST = /^sha256:[0-9a-f]{64}$/;
 const INFLATED_LIMIT = 16 * 1024 * 1024;
 
+const HEX = z.string().regex(new RegExp(`^[0-9a-f]{${FINGERPRINT_HEX}}$`));
 const fingerprintsSchema = z.array(
-  z.tuple([z.string().min(1), z.string().min(1), z.string().regex(new RegExp(`^[0-9a-f]{${FINGERPRINT_HEX}}$`))]),
+  z.union([
+    z.tuple([z.string().min(1), z.string().min(1), HEX]),
+    z.tuple([z.string().min(1), z.string().min(1), HEX, HEX]),
+  ]),
 );
 
 const decodeChanges = (data: string): ChangeFingerprint[] | undefined => {
@@ -59,7 +65,12 @@ const decodeChanges = (data: string): ChangeFingerprint[] | undefined => {
     const text = inflateRawSync(Buffer.from(data, 'base64'), { maxOutputLength: INFLATED_LIMIT }).toString('utf8');
     const parsed = fingerprintsSchema.safeParse(JSON.parse(text));
     if (!parsed.success) return undefined;
-    const list = parsed.data.map(([action, key, hash]) => ({ action, key, hash }));
+    const list: ChangeFingerprint[] = parsed.data.map(([action, key, hash, after]) => ({
+      action,
+      key,
+      hash,
+      ...(after !== undefined ? { after } : {}),
+    }));
     return new Set(list.map((f) => f.key)).size === list.length ? list : undefined;
   } catch {
     return undefined;

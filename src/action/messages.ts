@@ -19,7 +19,7 @@ export interface RunLabel {
   runUrl?: string;
 }
 
-const where = (label: RunLabel): string =>
+export const where = (label: RunLabel): string =>
   `Source ${untrustedCode(label.sourceId)}, directory ${untrustedCode(label.dir)}${label.runUrl ? ` · [workflow run](${label.runUrl})` : ''}`;
 
 /**

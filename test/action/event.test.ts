@@ -82,3 +82,11 @@ describe('readInputs', () => {
     );
   });
 });
+
+describe('describeRun: the push a merge run answers for', () => {
+  it('takes the push’s before, but not from a forced push (it may not be an ancestor) nor a new branch', () => {
+    expect(describeRun(env('push'), pushPayload()).before).toBe('1f0c3a8b6d2e4f5a7b9c0d1e2f3a4b5c6d7e8f90');
+    expect(describeRun(env('push'), { ...pushPayload(), forced: true }).before).toBeUndefined();
+    expect(describeRun(env('push'), { ...pushPayload(), before: '0'.repeat(40) }).before).toBeUndefined();
+  });
+});

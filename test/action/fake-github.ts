@@ -1,7 +1,7 @@
 /**
  * A local fake of the parts of GitHub's API the Action uses, on 127.0.0.1: who a token is
  * (`GET /user`, and GraphQL `viewer`), issue comments (list with pagination, create, update,
- * delete, GitHub's 65,536-character limit) and the pull requests of a commit. Records every call;
+ * delete, GitHub's 65,536-character limit) the pull requests of a commit, a branch's head and a commit's first parent. Records every call;
  * a read-only token gets 403 on writes, as a fork's would.
  *
  * Tokens behave as GitHub documents them: an installation token — the workflow's `GITHUB_TOKEN`
@@ -63,6 +63,10 @@ export interface FakeGitHub {
   comments: FakeComment[];
   /** Pull requests associated with a commit sha. */
   commits: Map<string, FakePullRequest[]>;
+  /** The head of each branch (`GET /repos/…/git/ref/heads/{branch}`); `main` is `DEFAULT_HEAD` until set. */
+  branches: Map<string, string>;
+  /** A commit's first parent (`GET /repos/…/commits/{sha}`); a commit not listed is 404. */
+  parents: Map<string, string>;
   /** Tokens that may only read. */
   readOnlyTokens: Set<string>;
   /** Who each token is; a token not listed is the workflow's `GITHUB_TOKEN`. */
@@ -76,6 +80,9 @@ export interface FakeGitHub {
 }
 
 const MAX_BODY = 65_536;
+
+/** The head of `main` until a test says otherwise: the merge commit of the recorded push payload. */
+export const DEFAULT_HEAD = '9d8c7b6a5f4e3d2c1b0a99887766554433221100';
 const PER_PAGE_DEFAULT = 30;
 
 const readBody = async (req: IncomingMessage): Promise<unknown> => {
@@ -107,6 +114,8 @@ export const startFakeGitHub = async (): Promise<FakeGitHub> => {
   const calls: FakeCall[] = [];
   const comments: FakeComment[] = [];
   const commits = new Map<string, FakePullRequest[]>();
+  const branches = new Map<string, string>([['main', DEFAULT_HEAD]]);
+  const parents = new Map<string, string>();
   const readOnlyTokens = new Set<string>();
   const tokens = new Map<string, FakeToken>();
   const accounts: FakeAccount[] = [];
@@ -215,6 +224,19 @@ export const startFakeGitHub = async (): Promise<FakeGitHub> => {
           })),
         );
       }
+      m = /^\/repos\/[^/]+\/[^/]+\/git\/ref\/(.+)$/.exec(url.pathname);
+      if (m && req.method === 'GET') {
+        const ref = decodeURIComponent(m[1] ?? '');
+        const head = ref.startsWith('heads/') ? branches.get(ref.slice('heads/'.length)) : undefined;
+        if (!head) return send(res, 404, { message: 'Not Found' });
+        return send(res, 200, { ref: `refs/${ref}`, object: { sha: head, type: 'commit' } });
+      }
+      m = /^\/repos\/[^/]+\/[^/]+\/commits\/([0-9a-f]{40})$/.exec(url.pathname);
+      if (m && req.method === 'GET') {
+        const parent = parents.get(m[1] ?? '');
+        if (!parent) return send(res, 404, { message: 'No commit found for SHA' });
+        return send(res, 200, { sha: m[1], parents: [{ sha: parent }], files: [] });
+      }
       return send(res, 404, { message: 'Not Found' });
     })().catch((error: unknown) => send(res, 500, { message: String(error) }));
   });
@@ -225,6 +247,8 @@ export const startFakeGitHub = async (): Promise<FakeGitHub> => {
     calls,
     comments,
     commits,
+    branches,
+    parents,
     readOnlyTokens,
     tokens,
     accounts,

@@ -6,7 +6,7 @@
 import { type Token, lexer } from 'marked';
 import { describe, expect, it } from 'vitest';
 import { COMMENT_LIMIT, renderPlanComment } from '../../src/action/comment.js';
-import { fingerprints, judgePlan, planDigest } from '../../src/action/digest.js';
+import { fingerprints, planDigest } from '../../src/action/digest.js';
 import { planTrailer, readPlanComment, stickyMarker } from '../../src/action/markers.js';
 import { stickyCommentBody } from '../../src/action/messages.js';
 import { untrustedCode, untrustedMessage, untrustedText } from '../../src/render/untrusted.js';
@@ -194,19 +194,6 @@ describe('the digest reviews every action and flag', () => {
       expect.objectContaining({ key: 'inventory/cortex-sync-inventory-x@after', action: 'update' }),
     ]);
     expect(planDigest(plan([], [{ ...write, remove: ['catalog-page/other'] }]))).not.toBe(planDigest(withRecord));
-  });
-
-  it('judges the rest of a reviewed plan as the rest, and anything more or different as drift', () => {
-    const a = change({ kind: 'entity', id: 'a', action: 'create' });
-    const b = change({ kind: 'entity', id: 'b', action: 'create' });
-    const reviewed = plan([a, b]);
-    const record = { digest: planDigest(reviewed), changes: fingerprints(reviewed) };
-    expect(judgePlan(record, reviewed)).toEqual({ verdict: 'same' });
-    expect(judgePlan(record, plan([b]))).toEqual({ verdict: 'rest', remaining: 1, reviewed: 2 });
-    expect(judgePlan(record, plan([b, change({ kind: 'entity', id: 'c', action: 'create' })])).verdict).toBe('drift');
-    expect(judgePlan(record, plan([{ ...b, unarchive: true }])).verdict).toBe('drift');
-    expect(judgePlan(record, plan([b, a])).verdict).toBe('drift'); // another order: not less
-    expect(judgePlan({ digest: record.digest }, plan([b])).verdict).toBe('drift'); // nothing to compare with
   });
 });
 
