@@ -23,6 +23,7 @@ import {
 import { planCommentAuthor, type ReviewedLookup, reviewedPlanIn } from './plan-comments.js';
 import { annotate, outputsOf, writePlanJson } from './report.js';
 import { marker, planTitle, type RunScope, summaryOptions } from './scope.js';
+import { tellPullRequest } from './tell.js';
 
 /** The merged pull request this commit came from: the one whose merge commit it is, else the first merged one. */
 export const mergedPullRequest = (
@@ -54,7 +55,9 @@ export const applyReviewedPlan = async (scope: RunScope): Promise<number> => {
         ? `### ${title}: ❌ invalid manifests\n\n${diagnosticsSection('Problems', diagnostics)}`
         : renderPlanComment(planned.plan, diagnostics, { title: `${title}: ❌ refused`, ...summaryOptions(scope) });
     await scope.summary(`${body}\nNothing was applied.\n`);
-    return scope.finish(outputsOf(planned.run));
+    if (planned.status === 'invalid') return scope.finish(outputsOf(planned.run));
+    const planJson = await writePlanJson(join(scope.outDir, 'plan.json'), planned.plan, scope.redact);
+    return scope.finish(outputsOf(planned.run), { planJson });
   }
 
   const current = planned.plan;
@@ -68,8 +71,9 @@ export const applyReviewedPlan = async (scope: RunScope): Promise<number> => {
 
   const { pr, lookup } = await findReviewedPlan(scope);
   const applyAnyway = scope.inputs.onPlanDrift === 'apply';
+  // A comment that cannot be written is a warning: the summary and outputs carry the run's truth.
   const comment = async (body: string) => {
-    if (pr && scope.github && scope.inputs.comment) await scope.github.createComment(pr.number, body);
+    if (pr && scope.inputs.comment) await tellPullRequest(scope, pr.number, body);
   };
   const consequence = applyAnyway
     ? ': applying anyway (on-plan-drift: apply)'
@@ -78,8 +82,9 @@ export const applyReviewedPlan = async (scope: RunScope): Promise<number> => {
     await scope.summary(
       `${body}\n${renderPlanComment(current, [], { title: `${title} (not applied)`, ...summaryOptions(scope) })}`,
     );
-    // The Action's own refusal: the plan is reported as planned, and the step fails.
-    return scope.finish(outputsOf(planned.run, 1));
+    // The Action's own refusal: the plan is reported as planned (and its file named), and the step fails.
+    const planJson = await writePlanJson(join(scope.outDir, 'plan.json'), current, scope.redact);
+    return scope.finish(outputsOf(planned.run, 1), { planJson });
   };
 
   let verdict: ReviewVerdict;
@@ -88,6 +93,7 @@ export const applyReviewedPlan = async (scope: RunScope): Promise<number> => {
     const body = noReviewedPlanBody({
       label: scope.label,
       applied: applyAnyway,
+      looked: scope.github !== undefined,
       ...(pr ? { pullRequest: pr.number } : {}),
       ...(lookup.why !== undefined ? { why: lookup.why } : {}),
     });
@@ -117,11 +123,11 @@ export const applyReviewedPlan = async (scope: RunScope): Promise<number> => {
       });
       if (!applyAnyway) return refuse(body);
     } else if (verdict.verdict === 'rest') {
-      runtime.info(`The ${restSentence(verdict, pr?.number)}: applying.`);
+      runtime.info(`${restSentence(verdict, pr?.number)}: applying.`);
       runtime.annotate({
         severity: 'notice',
         title: 'cortex-sync: rest of the reviewed plan',
-        message: `The ${restSentence(verdict, pr?.number)}.`,
+        message: `${restSentence(verdict, pr?.number)}.`,
       });
     } else {
       runtime.info(`The plan matches the plan reviewed on #${pr?.number} (${currentDigest.slice(0, 19)}): applying.`);
@@ -158,7 +164,8 @@ export const applyReviewedPlan = async (scope: RunScope): Promise<number> => {
     await scope.summary(
       `### ${title}: ❌ not applied\n\n${message}\n\n${renderPlanComment(result.plan, diagnostics, { title: `${title} (not applied)`, ...summaryOptions(scope) })}`,
     );
-    return scope.finish(outputsOf(result.run), { planLog: keptLog });
+    const planJson = await writePlanJson(join(scope.outDir, 'plan.json'), result.plan, scope.redact);
+    return scope.finish(outputsOf(result.run), { planJson, planLog: keptLog });
   }
   if (result.status !== 'applied') {
     await scope.summary(`### ${title}: ❌ not applied\n\n${diagnosticsSection('Problems', diagnostics)}`);

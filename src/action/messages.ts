@@ -129,15 +129,19 @@ export const noReviewedPlanBody = (input: {
   pullRequest?: number;
   /** Why the pull request's plan comment gives no reviewed plan; absent: it has none. */
   why?: string;
+  /** False when the run had no `github-token`: it could not look for a pull request or its comments. */
+  looked?: boolean;
 }): string =>
   [
     '### ⚠️ cortex-sync: no reviewed plan',
     '',
-    input.pullRequest === undefined
-      ? 'This commit belongs to no pull request with a cortex-sync plan comment, so there is no reviewed plan to compare with.'
-      : input.why === undefined
-        ? `Pull request #${input.pullRequest} has no cortex-sync plan comment for this source and directory, so there is no reviewed plan to compare with.`
-        : `Pull request #${input.pullRequest} has no reviewed plan for this source and directory: ${untrustedMessage(input.why)}.`,
+    input.looked === false
+      ? 'This run has no `github-token`, so it could not look for the pull request this commit came from nor for its reviewed plan.'
+      : input.pullRequest === undefined
+        ? 'This commit belongs to no pull request with a cortex-sync plan comment, so there is no reviewed plan to compare with.'
+        : input.why === undefined
+          ? `Pull request #${input.pullRequest} has no cortex-sync plan comment for this source and directory, so there is no reviewed plan to compare with.`
+          : `Pull request #${input.pullRequest} has no reviewed plan for this source and directory: ${untrustedMessage(input.why)}.`,
     '',
     input.applied
       ? '**Applied anyway** (`on-plan-drift: apply`).'
@@ -160,7 +164,7 @@ export type AppliedBasis =
 
 /** One sentence on the rest of a reviewed plan, for the log, the summary and the comment. */
 export const restSentence = (basis: { remaining: number; reviewed: number }, pullRequest?: number): string =>
-  `the plan is the rest of the plan reviewed${pullRequest !== undefined ? ` on #${pullRequest}` : ''}: ${basis.remaining} of its ${basis.reviewed} steps remain, the other ${basis.reviewed - basis.remaining} are no longer planned (already done by an earlier run, or already live), and nothing else is planned`;
+  `The plan is the rest of the plan reviewed${pullRequest !== undefined ? ` on #${pullRequest}` : ''}: ${basis.remaining} of its ${basis.reviewed} steps remain, the other ${basis.reviewed - basis.remaining} are no longer planned (already done by an earlier run, or already live), and nothing else is planned`;
 
 const basisText = (basis: AppliedBasis): string =>
   basis.kind === 'reviewed'
