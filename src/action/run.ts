@@ -27,6 +27,7 @@ import {
   outputsOf,
   rootDiagnostics,
   setOutputs,
+  summaryWriter,
   writePlanJson,
 } from './report.js';
 import { type ActionDeps, marker, planTitle, type RunScope, summaryOptions } from './scope.js';
@@ -73,7 +74,7 @@ export const runAction = async (deps: ActionDeps): Promise<number> => {
     );
     const dirFromRoot = relative(workspace, resolved.config.dir).split(sep).join('/') || '.';
     const rooted = (d: readonly Diagnostic[]) => rootDiagnostics(d, dirFromRoot);
-    const summary = (markdown: string) => runtime.appendSummary(redact(markdown));
+    const summary = summaryWriter(runtime, redact);
     const finish = (outputs: ActionOutputs, files: { planJson?: string; planLog?: string } = {}) => {
       setOutputs(runtime, outputs, files);
       return outputs.exitCode;
