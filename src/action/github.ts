@@ -32,6 +32,9 @@ export interface IssueComment {
   id: number;
   body: string;
   author?: GitHubIdentity;
+  /** GitHub's `created_at` and `updated_at` (ISO 8601, to the second), when given. */
+  createdAt?: string;
+  updatedAt?: string;
 }
 
 export interface AssociatedPullRequest {
@@ -212,6 +215,8 @@ export const octokitGitHub = (options: {
               id: c.id,
               body: c.body ?? '',
               ...(c.user ? { author: { login: c.user.login, id: c.user.id } } : {}),
+              ...(c.created_at ? { createdAt: c.created_at } : {}),
+              ...(c.updated_at ? { updatedAt: c.updated_at } : {}),
             });
         return comments;
       }),
@@ -227,7 +232,12 @@ export const octokitGitHub = (options: {
       }),
     deleteComment: (commentId) =>
       guarded(`delete comment ${commentId}`, async () => {
-        await octokit.rest.issues.deleteComment({ owner, repo, comment_id: commentId });
+        try {
+          await octokit.rest.issues.deleteComment({ owner, repo, comment_id: commentId });
+        } catch (error) {
+          // Already gone (another run of the same pull request removed it): what was asked is done.
+          if ((error as { status?: unknown }).status !== 404) throw error;
+        }
       }),
     pullRequestsOfCommit: (sha) =>
       guarded(`list pull requests of commit ${sha.slice(0, 12)}`, async () => {

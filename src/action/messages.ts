@@ -8,7 +8,7 @@ import type { RunReport } from '../core/outcome.js';
 import { countOf } from '../core/plural.js';
 import { COMMENT_BUDGET, COMMENT_LIMIT, diagnosticItem } from './comment.js';
 import type { ChangeFingerprint, PlanDifference } from './digest.js';
-import { planTrailer } from './markers.js';
+import { planTrailer, visibleTextDigest } from './markers.js';
 import { code, untrustedCode, untrustedMessage } from '../render/untrusted.js';
 
 /** Where a run is, for the headers of comments: `dir` relative to the repository root. */
@@ -42,21 +42,27 @@ export const stickyCommentBody = (input: {
   fingerprints?: readonly ChangeFingerprint[];
 }): string => {
   let footer = `${where(input.label)}\n`;
-  if (input.digest !== undefined) {
-    const withChanges = input.fingerprints ? planTrailer(input.digest, input.fingerprints) : undefined;
-    const trailer =
-      withChanges !== undefined && withChanges.length <= TRAILER_BUDGET ? withChanges : planTrailer(input.digest);
-    footer += `\nPlan digest ${code(input.digest.slice(0, 19))}: on merge, this plan is applied only if a fresh plan is the same (or, after an interrupted apply, the rest of it).\n${trailer}`;
-  }
+  // The trailer's length does not depend on the text digest it records: sized with a stand-in.
+  const trailerFor = (text: string): string => {
+    if (input.digest === undefined) return '';
+    const withChanges = input.fingerprints ? planTrailer(input.digest, text, input.fingerprints) : undefined;
+    return withChanges !== undefined && withChanges.length <= TRAILER_BUDGET
+      ? withChanges
+      : planTrailer(input.digest, text);
+  };
+  if (input.digest !== undefined)
+    footer += `\nPlan digest ${code(input.digest.slice(0, 19))}: on merge, this plan is applied only if a fresh plan is the same (or, after an interrupted apply, the rest of it), and only if this comment was not edited.\n`;
   const head = `${input.marker}\n`;
-  const room = Math.min(COMMENT_BUDGET, COMMENT_LIMIT - 1_000 - head.length - footer.length);
+  const standIn = trailerFor(visibleTextDigest(''));
+  const room = Math.min(COMMENT_BUDGET, COMMENT_LIMIT - 1_000 - head.length - footer.length - standIn.length);
   const plan = input.renderPlan(room);
   // A renderer that ignores the limit (a list of long diagnostics) is cut; the blank line ends any span.
   const shown =
     plan.length <= room
       ? plan
       : `${plan.slice(0, room - 200)}…\n\n> [!NOTE]\n> Cut to fit GitHub's comment limit: the job summary has all of it.\n\n`;
-  return `${head}${shown}${footer}`;
+  // The trailer binds what the comment shows: an edit of the visible text is not the reviewed plan.
+  return `${head}${shown}${footer}${trailerFor(visibleTextDigest(`${shown}${footer}`))}`;
 };
 
 const LIST_LIMIT = 50;

@@ -33,6 +33,13 @@ export interface FakeComment {
   updatedAt?: string;
 }
 
+/** Hold the next `count` matching calls until all of them have arrived (two runs forced to interleave). */
+export interface FakeBarrier {
+  method: string;
+  path: RegExp;
+  count: number;
+}
+
 /** Answer matching calls with this status (and headers) `times` times (Infinity: forever), before anything else. */
 export interface FakeFault {
   method: string;
@@ -85,6 +92,7 @@ export interface FakeGitHub {
   graphqlStatus?: number;
   /** Failures injected before routing (a 502, a 429 with `Retry-After`). */
   faults: FakeFault[];
+  barriers: FakeBarrier[];
   writes(): FakeCall[];
   stop(): Promise<void>;
 }
@@ -134,6 +142,16 @@ export const startFakeGitHub = async (): Promise<FakeGitHub> => {
     );
   let nextId = 1000;
   const faults: FakeFault[] = [];
+  const barriers: FakeBarrier[] = [];
+  const held = new Map<FakeBarrier, (() => void)[]>();
+  const pass = async (barrier: FakeBarrier): Promise<void> => {
+    barrier.count -= 1;
+    const waiting = held.get(barrier) ?? [];
+    held.set(barrier, waiting);
+    const arrived = new Promise<void>((resolve) => waiting.push(resolve));
+    if (barrier.count === 0) for (const release of waiting) release();
+    await arrived;
+  };
   // GitHub's timestamps are to the second: each write of the fake is one second later.
   let seconds = Date.parse(EPOCH) / 1000;
   const now = (): string => new Date((seconds += 1) * 1000).toISOString().replace('.000Z', 'Z');
@@ -147,6 +165,8 @@ export const startFakeGitHub = async (): Promise<FakeGitHub> => {
       const auth = req.headers.authorization;
       const token = auth?.replace(/^(token|bearer)\s+/i, '');
       calls.push({ method: req.method ?? 'GET', path: url.pathname, ...(token ? { token } : {}) });
+      const barrier = barriers.find((b) => b.count > 0 && b.method === req.method && b.path.test(url.pathname));
+      if (barrier) await pass(barrier);
       const fault = faults.find((f) => f.times > 0 && f.method === req.method && f.path.test(url.pathname));
       if (fault) {
         fault.times -= 1;
@@ -265,6 +285,7 @@ export const startFakeGitHub = async (): Promise<FakeGitHub> => {
     tokens,
     accounts,
     faults,
+    barriers,
     get graphqlStatus() {
       return fake.graphqlStatus;
     },
