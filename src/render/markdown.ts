@@ -17,7 +17,7 @@ import { planWork } from '../core/outcome.js';
 import { countOf } from '../core/plural.js';
 import { locationOf, sortDiagnostics } from './diagnostics.js';
 import { rawScopeValue, SETTING_FROM_LABEL, settingSaidBy } from './scope.js';
-import { planSteps, type ShownChange } from './steps.js';
+import { flagsFor, lookalikeFlags, planSteps, type ShownChange } from './steps.js';
 import { formatValue, printedPath } from './style.js';
 import { INVENTORY_KEYS_SHOWN, summaryLine } from './text.js';
 import { printedCode, untrustedCode, untrustedMessage, untrustedText } from './untrusted.js';
@@ -105,7 +105,7 @@ const sourceOf = (c: ShownChange, dir: string): string | undefined =>
 /** A value as JSON (`formatValue` writes it printable: nothing is escaped twice). */
 const cell = (v: FieldDiff['before']): string => (v === undefined ? '' : printedCode(formatValue(v), CELL_LIMIT));
 
-const changeSection = (c: ShownChange, dir: string): string => {
+const changeSection = (c: ShownChange, dir: string, flags: readonly string[]): string => {
   const source = sourceOf(c, dir);
   const where =
     c.phase !== undefined
@@ -114,6 +114,7 @@ const changeSection = (c: ShownChange, dir: string): string => {
         ? ` — ${untrustedCode(`${source}${c.line !== undefined ? `:${c.line}` : ''}`)}`
         : '';
   const lines = [`#### ${ICON[c.action]} ${c.action} ${untrustedCode(c.id)}${where}`, ''];
+  for (const flag of flags) lines.push(`> [!WARNING]\n> ⚠️ ${untrustedMessage(flag)}`, '');
   if (c.reason) lines.push(untrustedMessage(c.reason), '');
   if (c.waitsFor.length > 0) lines.push(`After ${c.waitsFor.map((w) => untrustedCode(w)).join(', ')}`, '');
   if (c.diff.length > 0) {
@@ -125,9 +126,9 @@ const changeSection = (c: ShownChange, dir: string): string => {
   return `${lines.join('\n')}\n`;
 };
 
-const indexRow = (c: ShownChange, dir: string): string => {
+const indexRow = (c: ShownChange, dir: string, flagged: boolean): string => {
   const source = sourceOf(c, dir);
-  return `| ${ICON[c.action]} ${c.action} | ${c.kind} | ${untrustedCode(c.id)} | ${source === undefined ? '' : untrustedCode(source)} | ${c.diff.length} |\n`;
+  return `| ${ICON[c.action]} ${c.action} | ${c.kind} | ${untrustedCode(c.id)}${flagged ? ' ⚠️ look-alike' : ''} | ${source === undefined ? '' : untrustedCode(source)} | ${c.diff.length} |\n`;
 };
 
 const kindOpen = (kind: StepKind, n: number): string =>
@@ -153,9 +154,10 @@ const byAction = (steps: readonly ShownChange[]): string => {
   return parts.length <= 1 ? (parts[0] ?? '') : `${parts.slice(0, -1).join(', ')} and ${parts.at(-1) ?? ''}`;
 };
 
-const removalItem = (c: ShownChange, dir: string): string => {
+const removalItem = (c: ShownChange, dir: string, flags: readonly string[]): string => {
   const source = sourceOf(c, dir);
-  return `- ${ICON[c.action]} ${c.action} ${untrustedCode(c.id)} (${c.kind}${source !== undefined && c.phase === undefined ? `, ${untrustedCode(source)}` : ''})\n`;
+  const flagged = flags.map((f) => ` ⚠️ ${untrustedMessage(f)}`).join('');
+  return `- ${ICON[c.action]} ${c.action} ${untrustedCode(c.id)} (${c.kind}${source !== undefined && c.phase === undefined ? `, ${untrustedCode(source)}` : ''})${flagged}\n`;
 };
 
 /** How a budget is counted: characters (a comment) or UTF-8 bytes (a job summary, limited to 1 MiB). */
@@ -214,6 +216,7 @@ export function renderPlanMarkdown(plan: Plan, options: MarkdownPlanOptions = {}
   const dir = options.dirFromRoot ?? '.';
   const diags = sortDiagnostics(options.diagnostics ?? plan.diagnostics);
   const errors = diags.filter((d) => d.severity === 'error').length;
+  const flags = lookalikeFlags(diags);
   let out = '';
   let used = 0;
   const add = (text: string) => {
@@ -230,7 +233,7 @@ export function renderPlanMarkdown(plan: Plan, options: MarkdownPlanOptions = {}
   if (removals.length > 0) {
     add(`**Removed by this plan** (${removals.length}):\n\n`);
     for (const c of removals) {
-      const item = removalItem(c, dir);
+      const item = removalItem(c, dir, flagsFor(flags, c));
       if (!fits(item)) break;
       add(item);
       removalsShown += 1;
@@ -260,7 +263,7 @@ export function renderPlanMarkdown(plan: Plan, options: MarkdownPlanOptions = {}
       `<details>\n<summary>All ${countOf(steps.length, 'change')}</summary>\n\n| action | kind | id | file | fields |\n|---|---|---|---|---:|\n`,
     );
     for (const c of steps) {
-      const row = indexRow(c, dir);
+      const row = indexRow(c, dir, flagsFor(flags, c).length > 0);
       if (!fits(row)) break;
       add(row);
       indexed += 1;
@@ -280,7 +283,7 @@ export function renderPlanMarkdown(plan: Plan, options: MarkdownPlanOptions = {}
     }
     add(open);
     for (const c of ofKind) {
-      const section = changeSection(c, dir);
+      const section = changeSection(c, dir, flagsFor(flags, c));
       if (!fits(section)) {
         cut = true;
         break;
