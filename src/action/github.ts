@@ -87,6 +87,8 @@ export const GITHUB_RETRY = {
   maxWaitMs: 60_000,
 } as const;
 
+const HTTP_DATE = /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/;
+
 /** The `Retry-After` of a failed call, in ms (seconds or an HTTP date), if it has one. */
 const retryAfterMs = (error: unknown, now: number): number | undefined => {
   const headers = (error as { response?: { headers?: Record<string, unknown> } }).response?.headers;
@@ -94,6 +96,8 @@ const retryAfterMs = (error: unknown, now: number): number | undefined => {
   if (typeof value !== 'string' && typeof value !== 'number') return undefined;
   const text = String(value).trim();
   if (/^\d+$/.test(text)) return Number(text) * 1_000;
+  // Only an HTTP date (`Fri, 27 Nov 2026 10:00:30 GMT`): `-5` or `soon` is no Retry-After at all.
+  if (!HTTP_DATE.test(text)) return undefined;
   const at = Date.parse(text);
   return Number.isNaN(at) ? undefined : Math.max(0, at - now);
 };
