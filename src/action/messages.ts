@@ -73,6 +73,17 @@ const listed = (items: readonly string[]): string[] =>
 
 const fp = (f: ChangeFingerprint): string => `${f.action} ${untrustedCode(f.key)}`;
 
+const removes = (action: string): boolean => action === 'delete' || action === 'archive';
+
+/** Steps as list items, deletes and archives first and never cut; the rest up to the list's limit. */
+const listedSteps = (steps: readonly ChangeFingerprint[]): string[] => {
+  const first = steps.filter((f) => removes(f.action));
+  const rest = steps.filter((f) => !removes(f.action));
+  const shown = rest.slice(0, Math.max(0, LIST_LIMIT - first.length));
+  const items = [...first, ...shown].map((f) => `- ${fp(f)}`);
+  return shown.length < rest.length ? [...items, `- … and ${rest.length - shown.length} more`] : items;
+};
+
 /** What differs between the reviewed plan and the plan now, as Markdown lines. */
 export const differenceLines = (difference: PlanDifference | undefined): string[] => {
   if (!difference)
@@ -81,15 +92,11 @@ export const differenceLines = (difference: PlanDifference | undefined): string[
     ];
   const lines: string[] = [];
   if (difference.added.length)
-    lines.push(
-      `**New since the review** (${difference.added.length}):`,
-      ...listed(difference.added.map((f) => `- ${fp(f)}`)),
-      '',
-    );
+    lines.push(`**New since the review** (${difference.added.length}):`, ...listedSteps(difference.added), '');
   if (difference.removed.length)
     lines.push(
       `**Reviewed, no longer planned** (${difference.removed.length}):`,
-      ...listed(difference.removed.map((f) => `- ${fp(f)}`)),
+      ...listedSteps(difference.removed),
       '',
     );
   if (difference.changed.length)

@@ -2,9 +2,11 @@
  * The removal list and the look-alike flags hold strings a pull request controls (ids, file
  * names, look-alike messages): whatever they hold — a marker, HTML, Markdown, a mention, a
  * right-to-left override, zero-width characters — they are shown escaped, and the list stays
- * first and whole while the rest is cut.
+ * first and whole while the rest is cut. The Action's drift comment lists new deletes and
+ * archives first too.
  */
 import { describe, expect, it } from 'vitest';
+import { driftCommentBody } from '../../src/action/messages.js';
 import type { Change, Diagnostic, Plan } from '../../src/core/model.js';
 import { renderPlanMarkdown } from '../../src/render/markdown.js';
 import { renderPlanText } from '../../src/render/text.js';
@@ -75,5 +77,31 @@ describe('the removal list', () => {
     const md = renderPlanMarkdown(emoji, { limit: 50_000, unit: 'bytes' });
     expect(Buffer.byteLength(md, 'utf8')).toBeLessThanOrEqual(50_000);
     expect(md).toContain('- 🔴 delete');
+  });
+});
+
+describe('the drift comment', () => {
+  it('names every delete and archive new since the review, first, however many creates came too', () => {
+    const creates = Array.from({ length: 300 }, (_, i) => ({
+      key: `entity/svc-${i}`,
+      action: 'create',
+      hash: '0'.repeat(20),
+    }));
+    const body = driftCommentBody({
+      label: { sourceId: 'example-catalog', dir: 'catalog' },
+      reviewedDigest: `sha256:${'ab'.repeat(32)}`,
+      currentDigest: `sha256:${'cd'.repeat(32)}`,
+      difference: {
+        added: [...creates, { key: 'entity/payments-api', action: 'archive', hash: '1'.repeat(20) }],
+        removed: [],
+        changed: [],
+      },
+      applied: false,
+      sha: 'f'.repeat(40),
+    });
+    const archived = body.indexOf('- archive `entity/payments-api`');
+    expect(archived).toBeGreaterThan(0);
+    expect(archived).toBeLessThan(body.indexOf('- create `entity/svc-0`'));
+    expect(body).toContain('- … and 251 more');
   });
 });
