@@ -36,6 +36,7 @@ import {
 import { planCommentAuthor, type ReviewedLookup, reviewedPlanIn } from './plan-comments.js';
 import { annotate, noRunOutputs, outputsOf, writePlanJson } from './report.js';
 import { marker, planTitle, type RunScope, summaryOptions } from './scope.js';
+import { tellPullRequest } from './tell.js';
 
 interface MergeState {
   merge: Merge;
@@ -223,7 +224,9 @@ export const applyReviewedPlan = async (scope: RunScope): Promise<number> => {
         ? `### ${title}: ❌ invalid manifests\n\n${diagnosticsSection('Problems', diagnostics)}`
         : renderPlanComment(planned.plan, diagnostics, { title: `${title}: ❌ refused`, ...summaryOptions(scope) });
     await scope.summary(`${body}\nNothing was applied.\n`);
-    return scope.finish(outputsOf(planned.run));
+    if (planned.status === 'invalid') return scope.finish(outputsOf(planned.run));
+    const planJson = await writePlanJson(join(scope.outDir, 'plan.json'), planned.plan, scope.redact);
+    return scope.finish(outputsOf(planned.run), { planJson });
   }
 
   const current = planned.plan;
@@ -238,23 +241,25 @@ export const applyReviewedPlan = async (scope: RunScope): Promise<number> => {
   const merges = await collectMerges(scope);
   const decision = decide(merges, current);
   const applyAnyway = scope.inputs.onPlanDrift === 'apply';
+  // A comment that cannot be written is a warning: the summary and outputs carry the run's truth.
   const say = async (pr: number, body: string, record: MergeRecord) => {
-    if (scope.github && scope.inputs.comment)
-      await scope.github.createComment(pr, `${body}\n${recordLine(scope.label.sourceId, scope.label.dir, record)}\n`);
+    if (scope.inputs.comment)
+      await tellPullRequest(scope, pr, `${body}\n${recordLine(scope.label.sourceId, scope.label.dir, record)}\n`);
   };
   const refuse = async (body: string) => {
     await scope.summary(
       `${body}\n${renderPlanComment(current, [], { title: `${title} (not applied)`, ...summaryOptions(scope) })}`,
     );
-    // The Action's own refusal: the plan is reported as planned, and the step fails.
-    return scope.finish(outputsOf(planned.run, 1));
+    // The Action's own refusal: the plan is reported as planned (and its file named), and the step fails.
+    const planJson = await writePlanJson(join(scope.outDir, 'plan.json'), current, scope.redact);
+    return scope.finish(outputsOf(planned.run, 1), { planJson });
   };
   const consequence = applyAnyway
     ? ': applying anyway (on-plan-drift: apply)'
     : ': nothing applied (on-plan-drift: fail)';
 
   if (decision.kind === 'no-merge') {
-    const body = noReviewedPlanBody({ label: scope.label, applied: applyAnyway });
+    const body = noReviewedPlanBody({ label: scope.label, applied: applyAnyway, looked: scope.github !== undefined });
     runtime.annotate({
       severity: applyAnyway ? 'warning' : 'error',
       title: 'cortex-sync: no reviewed plan',
@@ -283,7 +288,7 @@ export const applyReviewedPlan = async (scope: RunScope): Promise<number> => {
   for (const o of outcomes) {
     const sentence =
       o.remaining < o.reviewed
-        ? `The ${restSentence(o, o.pullRequest)}`
+        ? restSentence(o, o.pullRequest)
         : `The plan matches the plan reviewed on #${o.pullRequest} (${currentDigest.slice(0, 19)})`;
     runtime.info(`${sentence}: applying.`);
     if (o.remaining < o.reviewed)
@@ -344,7 +349,8 @@ const applyAndReport = async (
     await scope.summary(
       `### ${title}: ❌ not applied\n\n${message}\n\n${renderPlanComment(result.plan, diagnostics, { title: `${title} (not applied)`, ...summaryOptions(scope) })}`,
     );
-    return scope.finish(outputsOf(result.run), { planLog: keptLog });
+    const planJson = await writePlanJson(join(scope.outDir, 'plan.json'), result.plan, scope.redact);
+    return scope.finish(outputsOf(result.run), { planJson, planLog: keptLog });
   }
   if (result.status !== 'applied') {
     await scope.summary(`### ${title}: ❌ not applied\n\n${diagnosticsSection('Problems', diagnostics)}`);

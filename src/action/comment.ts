@@ -13,8 +13,10 @@ export { diagnosticItem } from '../render/markdown.js';
 export const COMMENT_LIMIT = 65_536;
 /** What a plan comment aims for, leaving room for the markers and the footer. */
 export const COMMENT_BUDGET = 60_000;
-/** A job summary may hold 1 MiB per step. */
-export const SUMMARY_BUDGET = 1_000_000;
+/** GitHub drops a step's job summary over 1 MiB, counted in bytes. */
+export const SUMMARY_LIMIT = 1024 * 1024;
+/** What the plan in a job summary may take (bytes), leaving room for the result or refusal written with it. */
+export const SUMMARY_BUDGET = 900_000;
 
 export type PlanCommentOptions = Omit<MarkdownPlanOptions, 'diagnostics' | 'title' | 'limit'> & {
   title: string;

@@ -107,7 +107,7 @@ export const decideRun = (inputs: Pick<ActionInputs, 'command' | 'apiKey'>, run:
     return {
       mode: 'validate',
       reason:
-        'This pull request comes from a fork: GitHub gives its workflow runs no secrets and a read-only token, so the manifests were validated but not planned. The plan runs when a maintainer merges it (or re-runs it from a branch of this repository).',
+        'This pull request comes from a fork: GitHub gives its workflow runs no secrets and a read-only token, so the manifests were validated but not planned, and no plan is reviewed here: with `on-plan-drift: fail` its merge applies nothing (the merge says so). To have its plan reviewed and applied, a maintainer pushes its commits to a branch of this repository and opens a pull request from it.',
     };
   }
   if (isPullRequest && inputs.apiKey === '') {

@@ -32,6 +32,9 @@ export interface IssueComment {
   id: number;
   body: string;
   author?: GitHubIdentity;
+  /** GitHub's `created_at` and `updated_at` (ISO 8601, to the second), when given. */
+  createdAt?: string;
+  updatedAt?: string;
 }
 
 export interface AssociatedPullRequest {
@@ -78,11 +81,72 @@ const describe = (operation: string, error: unknown, proxy?: string): GitHubErro
   );
 };
 
-const guardedVia =
-  (proxy: string | undefined) =>
-  async <T>(operation: string, call: () => Promise<T>): Promise<T> => {
+/** How often and how long a GitHub call is retried when GitHub answers 5xx or 429. */
+export const GITHUB_RETRY = {
+  /** Tries in all, the first included. */
+  attempts: 4,
+  /** The pause before the second try, doubled before each next one, when GitHub names none. */
+  firstPauseMs: 1_000,
+  /** The longest `Retry-After` waited for: a run does not sit for minutes on a comment. */
+  maxWaitMs: 60_000,
+} as const;
+
+const HTTP_DATE = /^[A-Z][a-z]{2}, \d{2} [A-Z][a-z]{2} \d{4} \d{2}:\d{2}:\d{2} GMT$/;
+
+/** The `Retry-After` of a failed call, in ms (seconds or an HTTP date), if it has one. */
+const retryAfterMs = (error: unknown, now: number): number | undefined => {
+  const headers = (error as { response?: { headers?: Record<string, unknown> } }).response?.headers;
+  const value = headers?.['retry-after'];
+  if (typeof value !== 'string' && typeof value !== 'number') return undefined;
+  const text = String(value).trim();
+  if (/^\d+$/.test(text)) return Number(text) * 1_000;
+  // Only an HTTP date (`Fri, 27 Nov 2026 10:00:30 GMT`): `-5` or `soon` is no Retry-After at all.
+  if (!HTTP_DATE.test(text)) return undefined;
+  const at = Date.parse(text);
+  return Number.isNaN(at) ? undefined : Math.max(0, at - now);
+};
+
+/** GitHub's transient answers: a server error, too many requests, or a secondary rate limit (403 with `Retry-After`). */
+const isTransient = (error: unknown): boolean => {
+  const status = (error as { status?: unknown }).status;
+  if (typeof status !== 'number') return false;
+  return status >= 500 || status === 429 || (status === 403 && retryAfterMs(error, 0) !== undefined);
+};
+
+/**
+ * Calls `call`, again after a pause while GitHub answers 5xx or 429 (at most `GITHUB_RETRY.attempts`
+ * tries): the pause is GitHub's `Retry-After`, else 1 s, 2 s, 4 s. A `Retry-After` longer than
+ * `GITHUB_RETRY.maxWaitMs` is not waited for: the call fails saying when GitHub asked to be tried again.
+ */
+export const withRetry = async <T>(
+  call: () => Promise<T>,
+  sleep: (ms: number) => Promise<void>,
+  now: () => number = Date.now,
+): Promise<T> => {
+  for (let attempt = 1; ; attempt += 1) {
     try {
       return await call();
+    } catch (error) {
+      if (!isTransient(error) || attempt >= GITHUB_RETRY.attempts) throw error;
+      const asked = retryAfterMs(error, now());
+      if (asked !== undefined && asked > GITHUB_RETRY.maxWaitMs) {
+        const seconds = Math.ceil(asked / 1_000);
+        throw Object.assign(error instanceof Error ? error : new Error(String(error)), {
+          message: `${error instanceof Error ? error.message : String(error)} (GitHub asked to be tried again after Retry-After ${seconds} s, longer than the ${GITHUB_RETRY.maxWaitMs / 1_000} s a run waits)`,
+        });
+      }
+      await sleep(asked ?? GITHUB_RETRY.firstPauseMs * 2 ** (attempt - 1));
+    }
+  }
+};
+
+const realSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+const guardedVia =
+  (proxy: string | undefined, sleep: (ms: number) => Promise<void>) =>
+  async <T>(operation: string, call: () => Promise<T>): Promise<T> => {
+    try {
+      return await withRetry(call, sleep);
     } catch (error) {
       throw describe(operation, error, proxy);
     }
@@ -95,10 +159,12 @@ export const octokitGitHub = (options: {
   userAgent: string;
   /** The proxy from the environment (`HTTPS_PROXY`/`HTTP_PROXY`/`NO_PROXY`), as the API client's. */
   proxy?: ProxySettings;
+  /** How a pause before a retry is waited (tests record it instead). */
+  sleep?: (ms: number) => Promise<void>;
 }): GitHubPort => {
   const baseUrl = options.apiUrl.replace(/\/+$/, '');
   const dispatcher = options.proxy ? dispatcherFor(options.proxy, baseUrl) : undefined;
-  const guarded = guardedVia(proxyOf(options.proxy, baseUrl)?.from);
+  const guarded = guardedVia(proxyOf(options.proxy, baseUrl)?.from, options.sleep ?? realSleep);
   const octokit = new Octokit({
     auth: options.token,
     baseUrl,
@@ -157,6 +223,8 @@ export const octokitGitHub = (options: {
               id: c.id,
               body: c.body ?? '',
               ...(c.user ? { author: { login: c.user.login, id: c.user.id } } : {}),
+              ...(c.created_at ? { createdAt: c.created_at } : {}),
+              ...(c.updated_at ? { updatedAt: c.updated_at } : {}),
             });
         return comments;
       }),
@@ -172,7 +240,12 @@ export const octokitGitHub = (options: {
       }),
     deleteComment: (commentId) =>
       guarded(`delete comment ${commentId}`, async () => {
-        await octokit.rest.issues.deleteComment({ owner, repo, comment_id: commentId });
+        try {
+          await octokit.rest.issues.deleteComment({ owner, repo, comment_id: commentId });
+        } catch (error) {
+          // Already gone (another run of the same pull request removed it): what was asked is done.
+          if ((error as { status?: unknown }).status !== 404) throw error;
+        }
       }),
     pullRequestsOfCommit: (sha) =>
       guarded(`list pull requests of commit ${sha.slice(0, 12)}`, async () => {

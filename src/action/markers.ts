@@ -7,6 +7,7 @@
  * (`untrusted.ts`) so it can never form `<!--`; a comment holding one anyway was not written by
  * this code and is not read (fail closed: no reviewed plan).
  */
+import { createHash } from 'node:crypto';
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
 import { z } from 'zod';
 import { type ChangeFingerprint, FINGERPRINT_HEX } from './digest.js';
@@ -31,9 +32,20 @@ const changesLine = (list: readonly ChangeFingerprint[]): string => {
   return `<!-- cortex-sync:changes ${MARKER_VERSION} ${deflateRawSync(Buffer.from(json, 'utf8')).toString('base64')} -->`;
 };
 
-/** The trailer: the digest, and the steps' fingerprints when given. Ends with a newline. */
-export const planTrailer = (digest: string, changes?: readonly ChangeFingerprint[]): string =>
-  `${digestLine(digest)}\n${changes ? `${changesLine(changes)}\n` : ''}`;
+/**
+ * The digest of what a plan comment shows between its first line and its trailer: its lines
+ * (`\r\n` read as `\n`) without trailing blank ones. An edit of the visible text (a removed
+ * archive line) no longer matches it.
+ */
+export const visibleTextDigest = (text: string): string => {
+  const lines = text.split(/\r?\n/);
+  while (lines.length > 0 && lines[lines.length - 1] === '') lines.pop();
+  return `sha256:${createHash('sha256').update(lines.join('\n'), 'utf8').digest('hex')}`;
+};
+
+/** The trailer: the plan's digest, the visible text's, and the steps' fingerprints when given. Ends with a newline. */
+export const planTrailer = (digest: string, text: string, changes?: readonly ChangeFingerprint[]): string =>
+  `${digestLine(digest)}\n<!-- cortex-sync:text ${MARKER_VERSION} ${text} -->\n${changes ? `${changesLine(changes)}\n` : ''}`;
 
 export interface ReviewedPlan {
   digest: string;
@@ -95,7 +107,7 @@ export const readPlanComment = (body: string, sticky: string): PlanCommentRead =
     const [, name = '', version, value = ''] = m;
     if (version !== MARKER_VERSION)
       return { status: 'unreadable', why: `it was written by another version of cortex-sync (markers ${version})` };
-    if (fields.has(name) || (name !== 'digest' && name !== 'changes'))
+    if (fields.has(name) || (name !== 'digest' && name !== 'changes' && name !== 'text'))
       return { status: 'unreadable', why: `its trailer has the marker \`${name}\` twice or an unknown one` };
     fields.set(name, value);
   }
@@ -103,6 +115,17 @@ export const readPlanComment = (body: string, sticky: string): PlanCommentRead =
   if (digest === undefined)
     return fields.size === 0 ? { status: 'no-digest' } : { status: 'unreadable', why: 'its trailer has no digest' };
   if (!DIGEST.test(digest)) return { status: 'unreadable', why: 'its digest is malformed' };
+  const text = fields.get('text');
+  if (text === undefined)
+    return {
+      status: 'unreadable',
+      why: 'its visible text is not bound to its digest (written by an older cortex-sync): run the plan job again',
+    };
+  if (text !== visibleTextDigest(lines.slice(1, lines.length - trailer.length).join('\n')))
+    return {
+      status: 'unreadable',
+      why: 'its visible text was edited after cortex-sync wrote it, so what was reviewed is not the plan its digest covers',
+    };
   const data = fields.get('changes');
   if (data === undefined) return { status: 'reviewed', plan: { digest } };
   const changes = decodeChanges(data);

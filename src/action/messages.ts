@@ -8,7 +8,7 @@ import type { RunReport } from '../core/outcome.js';
 import { countOf } from '../core/plural.js';
 import { COMMENT_BUDGET, COMMENT_LIMIT, diagnosticItem } from './comment.js';
 import type { ChangeFingerprint, PlanDifference } from './digest.js';
-import { planTrailer } from './markers.js';
+import { planTrailer, visibleTextDigest } from './markers.js';
 import { code, untrustedCode, untrustedMessage } from '../render/untrusted.js';
 
 /** Where a run is, for the headers of comments: `dir` relative to the repository root. */
@@ -42,21 +42,27 @@ export const stickyCommentBody = (input: {
   fingerprints?: readonly ChangeFingerprint[];
 }): string => {
   let footer = `${where(input.label)}\n`;
-  if (input.digest !== undefined) {
-    const withChanges = input.fingerprints ? planTrailer(input.digest, input.fingerprints) : undefined;
-    const trailer =
-      withChanges !== undefined && withChanges.length <= TRAILER_BUDGET ? withChanges : planTrailer(input.digest);
-    footer += `\nPlan digest ${code(input.digest.slice(0, 19))}: on merge, this plan is applied only if a fresh plan is the same (or, after an interrupted apply, the rest of it).\n${trailer}`;
-  }
+  // The trailer's length does not depend on the text digest it records: sized with a stand-in.
+  const trailerFor = (text: string): string => {
+    if (input.digest === undefined) return '';
+    const withChanges = input.fingerprints ? planTrailer(input.digest, text, input.fingerprints) : undefined;
+    return withChanges !== undefined && withChanges.length <= TRAILER_BUDGET
+      ? withChanges
+      : planTrailer(input.digest, text);
+  };
+  if (input.digest !== undefined)
+    footer += `\nPlan digest ${code(input.digest.slice(0, 19))}: on merge, this plan is applied only if a fresh plan is the same (or, after an interrupted apply, the rest of it), and only if this comment was not edited.\n`;
   const head = `${input.marker}\n`;
-  const room = Math.min(COMMENT_BUDGET, COMMENT_LIMIT - 1_000 - head.length - footer.length);
+  const standIn = trailerFor(visibleTextDigest(''));
+  const room = Math.min(COMMENT_BUDGET, COMMENT_LIMIT - 1_000 - head.length - footer.length - standIn.length);
   const plan = input.renderPlan(room);
   // A renderer that ignores the limit (a list of long diagnostics) is cut; the blank line ends any span.
   const shown =
     plan.length <= room
       ? plan
       : `${plan.slice(0, room - 200)}…\n\n> [!NOTE]\n> Cut to fit GitHub's comment limit: the job summary has all of it.\n\n`;
-  return `${head}${shown}${footer}`;
+  // The trailer binds what the comment shows: an edit of the visible text is not the reviewed plan.
+  return `${head}${shown}${footer}${trailerFor(visibleTextDigest(`${shown}${footer}`))}`;
 };
 
 const LIST_LIMIT = 50;
@@ -67,6 +73,17 @@ const listed = (items: readonly string[]): string[] =>
 
 const fp = (f: ChangeFingerprint): string => `${f.action} ${untrustedCode(f.key)}`;
 
+const removes = (action: string): boolean => action === 'delete' || action === 'archive';
+
+/** Steps as list items, deletes and archives first and never cut; the rest up to the list's limit. */
+const listedSteps = (steps: readonly ChangeFingerprint[]): string[] => {
+  const first = steps.filter((f) => removes(f.action));
+  const rest = steps.filter((f) => !removes(f.action));
+  const shown = rest.slice(0, Math.max(0, LIST_LIMIT - first.length));
+  const items = [...first, ...shown].map((f) => `- ${fp(f)}`);
+  return shown.length < rest.length ? [...items, `- … and ${rest.length - shown.length} more`] : items;
+};
+
 /** What differs between the reviewed plan and the plan now, as Markdown lines. */
 export const differenceLines = (difference: PlanDifference | undefined): string[] => {
   if (!difference)
@@ -75,15 +92,11 @@ export const differenceLines = (difference: PlanDifference | undefined): string[
     ];
   const lines: string[] = [];
   if (difference.added.length)
-    lines.push(
-      `**New since the review** (${difference.added.length}):`,
-      ...listed(difference.added.map((f) => `- ${fp(f)}`)),
-      '',
-    );
+    lines.push(`**New since the review** (${difference.added.length}):`, ...listedSteps(difference.added), '');
   if (difference.removed.length)
     lines.push(
       `**Reviewed, no longer planned** (${difference.removed.length}):`,
-      ...listed(difference.removed.map((f) => `- ${fp(f)}`)),
+      ...listedSteps(difference.removed),
       '',
     );
   if (difference.changed.length)
@@ -129,15 +142,19 @@ export const noReviewedPlanBody = (input: {
   pullRequest?: number;
   /** Why the pull request's plan comment gives no reviewed plan; absent: it has none. */
   why?: string;
+  /** False when the run had no `github-token`: it could not look for a pull request or its comments. */
+  looked?: boolean;
 }): string =>
   [
     '### ⚠️ cortex-sync: no reviewed plan',
     '',
-    input.pullRequest === undefined
-      ? 'This commit belongs to no pull request with a cortex-sync plan comment, so there is no reviewed plan to compare with.'
-      : input.why === undefined
-        ? `Pull request #${input.pullRequest} has no cortex-sync plan comment for this source and directory, so there is no reviewed plan to compare with.`
-        : `Pull request #${input.pullRequest} has no reviewed plan for this source and directory: ${untrustedMessage(input.why)}.`,
+    input.looked === false
+      ? 'This run has no `github-token`, so it could not look for the pull request this commit came from nor for its reviewed plan.'
+      : input.pullRequest === undefined
+        ? 'This commit belongs to no pull request with a cortex-sync plan comment, so there is no reviewed plan to compare with.'
+        : input.why === undefined
+          ? `Pull request #${input.pullRequest} has no cortex-sync plan comment for this source and directory, so there is no reviewed plan to compare with.`
+          : `Pull request #${input.pullRequest} has no reviewed plan for this source and directory: ${untrustedMessage(input.why)}.`,
     '',
     input.applied
       ? '**Applied anyway** (`on-plan-drift: apply`).'
@@ -160,7 +177,7 @@ export type AppliedBasis =
 
 /** One sentence on the rest of a reviewed plan, for the log, the summary and the comment. */
 export const restSentence = (basis: { remaining: number; reviewed: number }, pullRequest?: number): string =>
-  `the plan is the rest of the plan reviewed${pullRequest !== undefined ? ` on #${pullRequest}` : ''}: ${basis.remaining} of its ${basis.reviewed} steps remain, the other ${basis.reviewed - basis.remaining} are no longer planned (already done by an earlier run, or already live), and nothing else is planned`;
+  `The plan is the rest of the plan reviewed${pullRequest !== undefined ? ` on #${pullRequest}` : ''}: ${basis.remaining} of its ${basis.reviewed} steps remain, the other ${basis.reviewed - basis.remaining} are no longer planned (already done by an earlier run, or already live), and nothing else is planned`;
 
 const basisText = (basis: AppliedBasis): string =>
   basis.kind === 'reviewed'

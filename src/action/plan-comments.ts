@@ -28,6 +28,10 @@ export const planComments = (
   author: CommentAuthor,
 ): IssueComment[] => comments.filter((c) => sameAccount(c.author, author) && firstLine(c.body) === marker);
 
+/** GitHub says the comment was edited since it was created (both times known and different). */
+const editedAfterWriting = (c: IssueComment): boolean =>
+  c.createdAt !== undefined && c.updatedAt !== undefined && c.updatedAt !== c.createdAt;
+
 export type ReviewedLookup = { status: 'reviewed'; plan: ReviewedPlan } | { status: 'none'; why?: string };
 
 /** The reviewed plan on a pull request, or why there is none (fail closed: anything doubtful is none). */
@@ -43,6 +47,13 @@ export const reviewedPlanIn = (
     return {
       status: 'none',
       why: `it has ${mine.length} plan comments by ${author.login} (one is expected; a new plan run on the pull request keeps one)`,
+    };
+  // The Action never edits a plan comment after writing it (a new plan is a new comment): any
+  // edit, by anyone who may (the token's account, a maintainer), means what shows is not what was written.
+  if (editedAfterWriting(only))
+    return {
+      status: 'none',
+      why: `its plan comment was edited after cortex-sync wrote it (created ${only.createdAt}, updated ${only.updatedAt}); an edited plan comment is not a review: run the plan job again for a new one`,
     };
   const read = readPlanComment(only.body, marker);
   if (read.status === 'no-digest')
@@ -111,17 +122,43 @@ export const planCommentAuthor = async (
   return self;
 };
 
-/** Updates this run's plan comment in place (removing any duplicate of it), or creates it. */
-export const upsertPlanComment = async (
+/** What became of the plan comment: left as it was (it shows this plan), or a new one with `removed` older ones deleted. */
+export interface PlanCommentWrite {
+  kept: boolean;
+  removed: number;
+}
+
+/** The existing comment already is this plan, unedited: same body, or the same plan digest read from an intact comment. */
+const showsSamePlan = (existing: IssueComment, marker: string, body: string): boolean => {
+  if (editedAfterWriting(existing)) return false;
+  if (existing.body === body) return true;
+  const before = readPlanComment(existing.body, marker);
+  const now = readPlanComment(body, marker);
+  return before.status === 'reviewed' && now.status === 'reviewed' && before.plan.digest === now.plan.digest;
+};
+
+/**
+ * Writes this run's plan comment. It is never edited in place: a plan that differs from the one
+ * shown (or a comment edited since) gets a new comment — after the reviews so far, so it needs its
+ * own — and the older ones are deleted. Two runs racing on one pull request converge: after
+ * writing, each lists again and keeps only the newest plan comment (the highest id), so both
+ * delete the same ones (a comment already gone counts as deleted).
+ */
+export const writePlanComment = async (
   port: GitHubPort,
   pullRequest: number,
   marker: string,
   author: CommentAuthor,
   body: string,
-): Promise<{ created: boolean; removed: number }> => {
-  const [first, ...duplicates] = planComments(await port.listComments(pullRequest), marker, author);
-  for (const extra of duplicates) await port.deleteComment(extra.id);
-  if (first) await port.updateComment(first.id, body);
-  else await port.createComment(pullRequest, body);
-  return { created: first === undefined, removed: duplicates.length };
+): Promise<PlanCommentWrite> => {
+  const existing = planComments(await port.listComments(pullRequest), marker, author);
+  const [only] = existing;
+  if (existing.length === 1 && only !== undefined && showsSamePlan(only, marker, body))
+    return { kept: true, removed: 0 };
+  await port.createComment(pullRequest, body);
+  const now = planComments(await port.listComments(pullRequest), marker, author);
+  const newest = Math.max(...now.map((c) => c.id));
+  const older = now.filter((c) => c.id !== newest);
+  for (const c of older) await port.deleteComment(c.id);
+  return { kept: false, removed: older.length };
 };

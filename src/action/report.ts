@@ -8,6 +8,7 @@ import type { Diagnostic, Plan } from '../core/model.js';
 import { exitCodeOf, type RunReport } from '../core/outcome.js';
 import { printable } from '../core/printable.js';
 import { renderPlanJson } from '../render/json.js';
+import { SUMMARY_LIMIT } from './comment.js';
 import type { ActionRuntime } from './runtime.js';
 
 /** Diagnostics' files are relative to the manifest root; GitHub wants them relative to the repository root. */
@@ -91,4 +92,30 @@ export const writePlanJson = async (file: string, plan: Plan, redact: (s: string
   await mkdir(dirname(file), { recursive: true });
   await writeFile(file, redact(renderPlanJson(plan)));
   return file;
+};
+
+const SUMMARY_CUT =
+  '\n\n> [!NOTE]\n> Cut here: GitHub keeps at most 1 MiB of a job summary. The files the `plan-json` and `plan-log` outputs name hold all of it.\n';
+
+/**
+ * Appends to the job summary (redacted), never past GitHub's 1 MiB (bytes) for the step, which it
+ * would drop whole: the part that would pass it is cut with a note, and later parts are dropped.
+ */
+export const summaryWriter = (runtime: ActionRuntime, redact: (s: string) => string) => {
+  let used = 0;
+  return async (markdown: string): Promise<void> => {
+    let text = redact(markdown);
+    const room = SUMMARY_LIMIT - used;
+    if (Buffer.byteLength(text, 'utf8') > room) {
+      const keep = room - Buffer.byteLength(SUMMARY_CUT, 'utf8');
+      if (keep <= 0) return;
+      // A cut inside a character leaves U+FFFD: dropped.
+      text = `${Buffer.from(text, 'utf8')
+        .subarray(0, keep)
+        .toString('utf8')
+        .replace(/\uFFFD+$/, '')}${SUMMARY_CUT}`;
+    }
+    used += Buffer.byteLength(text, 'utf8');
+    await runtime.appendSummary(text);
+  };
 };

@@ -19,7 +19,7 @@ import { GitHubError, redactingGitHub } from './github.js';
 import { InputError, readInputs } from './inputs.js';
 import { checkDirStaysInWorkspace } from './workspace-dir.js';
 import { diagnosticsSection, stickyCommentBody } from './messages.js';
-import { planCommentAuthor, upsertPlanComment } from './plan-comments.js';
+import { planCommentAuthor, writePlanComment } from './plan-comments.js';
 import {
   type ActionOutputs,
   annotate,
@@ -27,6 +27,7 @@ import {
   outputsOf,
   rootDiagnostics,
   setOutputs,
+  summaryWriter,
   writePlanJson,
 } from './report.js';
 import { type ActionDeps, marker, planTitle, type RunScope, summaryOptions } from './scope.js';
@@ -73,7 +74,7 @@ export const runAction = async (deps: ActionDeps): Promise<number> => {
     );
     const dirFromRoot = relative(workspace, resolved.config.dir).split(sep).join('/') || '.';
     const rooted = (d: readonly Diagnostic[]) => rootDiagnostics(d, dirFromRoot);
-    const summary = (markdown: string) => runtime.appendSummary(redact(markdown));
+    const summary = summaryWriter(runtime, redact);
     const finish = (outputs: ActionOutputs, files: { planJson?: string; planLog?: string } = {}) => {
       setOutputs(runtime, outputs, files);
       return outputs.exitCode;
@@ -170,9 +171,11 @@ const planOnly = async (scope: RunScope, pullRequest: number | undefined): Promi
   }
   if (pullRequest !== undefined && scope.inputs.comment && scope.github) {
     const author = await planCommentAuthor(scope.github, scope.inputs.planCommentAuthor, true);
-    const { created, removed } = await upsertPlanComment(scope.github, pullRequest, marker(scope), author, commentBody);
+    const { kept, removed } = await writePlanComment(scope.github, pullRequest, marker(scope), author, commentBody);
     scope.deps.runtime.info(
-      `${created ? 'Created' : 'Updated'} the plan comment on #${pullRequest}${removed > 0 ? ` (and removed ${countOf(removed, 'duplicate')} of it)` : ''}.`,
+      kept
+        ? `The plan comment on #${pullRequest} already shows this plan: left as it is.`
+        : `Wrote a new plan comment on #${pullRequest}${removed > 0 ? ` (and removed ${countOf(removed, 'earlier one')})` : ''}.`,
     );
   }
   return scope.finish(outputsOf(result.run), planJson ? { planJson } : {});

@@ -47,9 +47,10 @@ export const planTitle = (label: RunLabel): string =>
 
 export const marker = (scope: RunScope): string => stickyMarker(scope.label.sourceId, scope.label.dir);
 
-/** How the job summary renders a plan: every change listed, diffs as long as 1 MiB allows. */
+/** How the job summary renders a plan: every change listed, diffs as long as 1 MiB (in bytes) allows. */
 export const summaryOptions = (scope: RunScope) => ({
   limit: SUMMARY_BUDGET,
+  unit: 'bytes' as const,
   index: true,
   dirFromRoot: scope.label.dir,
   fullPlanAt: `the file the \`plan-json\` output names (upload it as an artifact)`,

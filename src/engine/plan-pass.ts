@@ -28,7 +28,7 @@ import type { AnyKindHandler, AnyReadOnlyKind } from '../kinds/types.js';
 import { ownInventoryOf, sharedRecordWith } from '../ownership/index-records.js';
 import type { OwnershipSnapshot, OwnershipStore, RecordMeta } from '../ownership/store.js';
 import { loadManifests } from '../source/load.js';
-import { lookalikeSourceIdWarnings } from '../source/lookalike-ids.js';
+import { lookalikeChangeWarnings, lookalikeSourceIdWarnings } from '../source/lookalike-ids.js';
 import type { ManifestCache } from '../source/manifest-cache.js';
 import type { SyncConfig } from './config.js';
 import type { EngineContext } from './context.js';
@@ -218,6 +218,10 @@ export const planPass = async (input: PassInput, ctx: EngineContext, stage: Stag
       const kept = new Set([...handedOver, ...(plan.held ?? [])]);
       plan.diagnostics.push(...leftoversDiagnostic(leftovers.filter((key) => !kept.has(key))));
     }
+
+    // Ids a reviewer cannot tell apart in one plan (a create beside an archive reads as a move): flagged beside each.
+    const declared = new Set(desired.map((o) => `${o.kind}/${o.id}`));
+    plan.diagnostics.push(...(await lookalikeChangeWarnings(plan.changes, declared, handlers)));
 
     const diagnostics = [
       ...loadDiagnostics,

@@ -17,7 +17,7 @@ import { planWork } from '../core/outcome.js';
 import { countOf } from '../core/plural.js';
 import { locationOf, sortDiagnostics } from './diagnostics.js';
 import { rawScopeValue, SETTING_FROM_LABEL, settingSaidBy } from './scope.js';
-import { planSteps, type ShownChange } from './steps.js';
+import { flagsFor, lookalikeFlags, planSteps, type ShownChange } from './steps.js';
 import { formatValue, printedPath } from './style.js';
 import { INVENTORY_KEYS_SHOWN, summaryLine } from './text.js';
 import { printedCode, untrustedCode, untrustedMessage, untrustedText } from './untrusted.js';
@@ -46,6 +46,8 @@ export interface MarkdownPlanOptions {
   dirFromRoot?: string;
   /** Where the full plan is, as Markdown; said when the plan is cut. */
   fullPlanAt?: string;
+  /** What `limit` counts: characters (default; GitHub's comment limit) or UTF-8 bytes (a job summary's 1 MiB). */
+  unit?: 'characters' | 'bytes';
 }
 
 /** `- **error** `file:line:col` message (`code`)`. */
@@ -103,7 +105,7 @@ const sourceOf = (c: ShownChange, dir: string): string | undefined =>
 /** A value as JSON (`formatValue` writes it printable: nothing is escaped twice). */
 const cell = (v: FieldDiff['before']): string => (v === undefined ? '' : printedCode(formatValue(v), CELL_LIMIT));
 
-const changeSection = (c: ShownChange, dir: string): string => {
+const changeSection = (c: ShownChange, dir: string, flags: readonly string[]): string => {
   const source = sourceOf(c, dir);
   const where =
     c.phase !== undefined
@@ -112,6 +114,7 @@ const changeSection = (c: ShownChange, dir: string): string => {
         ? ` — ${untrustedCode(`${source}${c.line !== undefined ? `:${c.line}` : ''}`)}`
         : '';
   const lines = [`#### ${ICON[c.action]} ${c.action} ${untrustedCode(c.id)}${where}`, ''];
+  for (const flag of flags) lines.push(`> [!WARNING]\n> ⚠️ ${untrustedMessage(flag)}`, '');
   if (c.reason) lines.push(untrustedMessage(c.reason), '');
   if (c.waitsFor.length > 0) lines.push(`After ${c.waitsFor.map((w) => untrustedCode(w)).join(', ')}`, '');
   if (c.diff.length > 0) {
@@ -123,23 +126,61 @@ const changeSection = (c: ShownChange, dir: string): string => {
   return `${lines.join('\n')}\n`;
 };
 
-const indexRow = (c: ShownChange, dir: string): string => {
+const indexRow = (c: ShownChange, dir: string, flagged: boolean): string => {
   const source = sourceOf(c, dir);
-  return `| ${ICON[c.action]} ${c.action} | ${c.kind} | ${untrustedCode(c.id)} | ${source === undefined ? '' : untrustedCode(source)} | ${c.diff.length} |\n`;
+  return `| ${ICON[c.action]} ${c.action} | ${c.kind} | ${untrustedCode(c.id)}${flagged ? ' ⚠️ look-alike' : ''} | ${source === undefined ? '' : untrustedCode(source)} | ${c.diff.length} |\n`;
 };
 
 const kindOpen = (kind: StepKind, n: number): string =>
   `<details>\n<summary><b>${kind}</b>: ${n} change${n === 1 ? '' : 's'}</summary>\n\n`;
 const KIND_CLOSE = '</details>\n\n';
 
-/** The plan (or a refused plan with its diagnostics) as Markdown of at most `limit` characters. */
-export function renderPlanMarkdown(plan: Plan, options: MarkdownPlanOptions = {}): string {
-  const limit = options.limit ?? MARKDOWN_LIMIT;
-  const dir = options.dirFromRoot ?? '.';
-  const diags = sortDiagnostics(options.diagnostics ?? plan.diagnostics);
-  const errors = diags.filter((d) => d.severity === 'error').length;
-  const invalid = options.status === 'invalid';
+/** Removals first, then updates, then creates (what is cut is the least important); apply order within each. */
+const RANK: Record<Change['action'], number> = { delete: 0, archive: 1, update: 2, create: 3, noop: 4 };
+const byImportance = (steps: readonly ShownChange[]): ShownChange[] =>
+  steps
+    .map((c, i) => ({ c, i }))
+    .sort((a, b) => RANK[a.c.action] - RANK[b.c.action] || a.i - b.i)
+    .map(({ c }) => c);
 
+const isRemoval = (c: ShownChange): boolean => c.action === 'delete' || c.action === 'archive';
+
+/** `1 create and 3 updates`: the changes of `steps` by action, in order of importance. */
+const byAction = (steps: readonly ShownChange[]): string => {
+  const parts = (['delete', 'archive', 'update', 'create'] as const)
+    .map((a) => [a, steps.filter((c) => c.action === a).length] as const)
+    .filter(([, n]) => n > 0)
+    .map(([a, n]) => countOf(n, a));
+  return parts.length <= 1 ? (parts[0] ?? '') : `${parts.slice(0, -1).join(', ')} and ${parts.at(-1) ?? ''}`;
+};
+
+const removalItem = (c: ShownChange, dir: string, flags: readonly string[]): string => {
+  const source = sourceOf(c, dir);
+  const flagged = flags.map((f) => ` ⚠️ ${untrustedMessage(f)}`).join('');
+  return `- ${ICON[c.action]} ${c.action} ${untrustedCode(c.id)} (${c.kind}${source !== undefined && c.phase === undefined ? `, ${untrustedCode(source)}` : ''})${flagged}\n`;
+};
+
+/** How a budget is counted: characters (a comment) or UTF-8 bytes (a job summary, limited to 1 MiB). */
+const sizeIn = (unit: MarkdownPlanOptions['unit']): ((s: string) => number) =>
+  unit === 'bytes' ? (s) => Buffer.byteLength(s, 'utf8') : (s) => s.length;
+
+/** `text` cut to at most `limit` (as `size` counts), ending with `…`. */
+const cutTo = (text: string, limit: number, size: (s: string) => number): string => {
+  if (size(text) <= limit) return text;
+  let lo = 0;
+  let hi = Math.min(text.length, limit);
+  while (lo < hi) {
+    const mid = Math.ceil((lo + hi) / 2);
+    if (size(`${text.slice(0, mid)}…\n`) <= limit) lo = mid;
+    else hi = mid - 1;
+  }
+  // Never half a surrogate pair.
+  return `${text.slice(0, lo).replace(/[\ud800-\udbff]$/, '')}…\n`;
+};
+
+/** The plan's head: heading, refusal, widened settings, counts, summary line, ownership-record writes. */
+const headOf = (plan: Plan, options: MarkdownPlanOptions, errors: number): string => {
+  const invalid = options.status === 'invalid';
   let out = `### ${options.title ?? 'cortex-sync plan'}\n\n`;
   if (invalid)
     out += `> [!CAUTION]\n> **Refused**: the manifests did not load (${countOf(errors, 'error')}); nothing can be applied.\n\n`;
@@ -161,38 +202,77 @@ export function renderPlanMarkdown(plan: Plan, options: MarkdownPlanOptions = {}
       .join(', ');
     out += `Ownership record ${untrustedCode(w.id)}: ${w.action} ${w.phase} the changes${what ? ` (${what})` : ''}.\n\n`;
   }
-  const fits = (extra: string) => out.length + extra.length + KIND_CLOSE.length <= limit - NOTE_RESERVE;
+  return out;
+};
+
+/**
+ * The plan (or a refused plan with its diagnostics) as Markdown of at most `limit` characters (or
+ * bytes). Every delete and archive is listed right after the counts, before anything that may be
+ * cut; then the diagnostics, the index and the diffs, removals first and creates last.
+ */
+export function renderPlanMarkdown(plan: Plan, options: MarkdownPlanOptions = {}): string {
+  const limit = options.limit ?? MARKDOWN_LIMIT;
+  const size = sizeIn(options.unit);
+  const dir = options.dirFromRoot ?? '.';
+  const diags = sortDiagnostics(options.diagnostics ?? plan.diagnostics);
+  const errors = diags.filter((d) => d.severity === 'error').length;
+  const flags = lookalikeFlags(diags);
+  let out = '';
+  let used = 0;
+  const add = (text: string) => {
+    out += text;
+    used += size(text);
+  };
+  const fits = (extra: string) => used + size(extra) + KIND_CLOSE.length <= limit - NOTE_RESERVE;
+  add(headOf(plan, options, errors));
+
+  // The steps an apply takes, most important first; the ownership record's writes last.
+  const steps = byImportance(planSteps(plan, INVENTORY_KEYS_SHOWN).filter((c) => c.action !== 'noop'));
+  const removals = steps.filter(isRemoval);
+  let removalsShown = 0;
+  if (removals.length > 0) {
+    add(`**Removed by this plan** (${removals.length}):\n\n`);
+    for (const c of removals) {
+      const item = removalItem(c, dir, flagsFor(flags, c));
+      if (!fits(item)) break;
+      add(item);
+      removalsShown += 1;
+    }
+    add('\n');
+  }
 
   let shownDiags = 0;
   if (diags.length > 0) {
-    out += `**${countOf(errors, 'error')}, ${countOf(diags.length - errors, 'warning')}**${errors > 0 ? ': nothing can be applied until they are fixed.' : ''}\n\n`;
+    add(
+      `**${countOf(errors, 'error')}, ${countOf(diags.length - errors, 'warning')}**${errors > 0 ? ': nothing can be applied until they are fixed.' : ''}\n\n`,
+    );
     for (const d of diags) {
       const line = `${diagnosticItem(d)}\n`;
       if (!fits(line)) break;
-      out += line;
+      add(line);
       shownDiags += 1;
     }
-    out += '\n';
+    add('\n');
   }
 
-  // The steps an apply takes, the ownership record's writes (with the keys they add and drop) last.
-  const steps = planSteps(plan, INVENTORY_KEYS_SHOWN).filter((c) => c.action !== 'noop');
   const kinds = kindsOf(steps).sort((a, b) => Number(a === 'inventory') - Number(b === 'inventory'));
-  let cut = shownDiags < diags.length;
+  let cut = shownDiags < diags.length || removalsShown < removals.length;
   let indexed = 0;
   if (options.index && steps.length > 0 && !cut) {
-    out += `<details>\n<summary>All ${countOf(steps.length, 'change')}</summary>\n\n| action | kind | id | file | fields |\n|---|---|---|---|---:|\n`;
+    add(
+      `<details>\n<summary>All ${countOf(steps.length, 'change')}</summary>\n\n| action | kind | id | file | fields |\n|---|---|---|---|---:|\n`,
+    );
     for (const c of steps) {
-      const row = indexRow(c, dir);
+      const row = indexRow(c, dir, flagsFor(flags, c).length > 0);
       if (!fits(row)) break;
-      out += row;
+      add(row);
       indexed += 1;
     }
-    out += `\n${KIND_CLOSE}`;
+    add(`\n${KIND_CLOSE}`);
     cut = indexed < steps.length;
   }
 
-  let shown = 0;
+  const shown = new Set<ShownChange>();
   for (const kind of kinds) {
     if (cut) break;
     const ofKind = steps.filter((c) => c.kind === kind);
@@ -201,26 +281,31 @@ export function renderPlanMarkdown(plan: Plan, options: MarkdownPlanOptions = {}
       cut = true;
       break;
     }
-    out += open;
+    add(open);
     for (const c of ofKind) {
-      const section = changeSection(c, dir);
+      const section = changeSection(c, dir, flagsFor(flags, c));
       if (!fits(section)) {
         cut = true;
         break;
       }
-      out += section;
-      shown += 1;
+      add(section);
+      shown.add(c);
     }
-    out += KIND_CLOSE;
+    add(KIND_CLOSE);
   }
   if (cut) {
     const missing: string[] = [];
+    if (removalsShown < removals.length)
+      missing.push(`${countOf(removals.length - removalsShown, 'removal')} (of ${removals.length})`);
     if (shownDiags < diags.length) missing.push(countOf(diags.length - shownDiags, 'diagnostic'));
-    if (options.index && indexed < steps.length) missing.push(countOf(steps.length - indexed, 'change'));
-    else if (shown < steps.length) missing.push(`the field diffs of ${countOf(steps.length - shown, 'change')}`);
+    if (options.index && indexed < steps.length) missing.push(byAction(steps.slice(indexed)));
+    else if (shown.size < steps.length)
+      missing.push(`the field diffs of ${byAction(steps.filter((c) => !shown.has(c)))}`);
     const where = options.fullPlanAt ?? 'the output of `cortex-sync plan --output json`';
-    out += `> [!NOTE]\n> This plan is too long to show whole here: ${missing.join(' and ')} not shown. The full plan is in ${where}.\n\n`;
+    add(
+      `> [!NOTE]\n> This plan is too long to show whole here: ${missing.join(' and ')} not shown. The full plan is in ${where}.\n\n`,
+    );
   }
   // A diagnostic or a heading longer than the whole budget: cut, never over it.
-  return out.length > limit ? `${out.slice(0, limit - 2)}…\n` : out;
+  return used > limit ? cutTo(out, limit, size) : out;
 }

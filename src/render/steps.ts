@@ -3,7 +3,7 @@
  * grows it, the changes, the write that shrinks it. Ownership-record writes show under their own
  * kind, `inventory`, with the keys they add (`+`) and drop (`-`) as fields.
  */
-import type { Change, InventoryWrite, Plan, StepKind } from '../core/model.js';
+import type { Change, Diagnostic, InventoryWrite, Plan, StepKind } from '../core/model.js';
 
 export type ShownChange = Pick<Change, 'id' | 'action' | 'source' | 'line' | 'diff' | 'reason' | 'waitsFor'> & {
   kind: StepKind;
@@ -36,3 +36,21 @@ export const planSteps = (plan: Plan, limit?: number): ShownChange[] => {
     writes.filter((w) => w.phase === phase).map((w) => inventoryChange(w, limit));
   return [...shown('before'), ...plan.changes, ...shown('after')];
 };
+
+/** Diagnostics that say an id looks like another one: shown beside the change they name. */
+const LOOKALIKE_CODES = new Set(['lookalike-change', 'lookalike-id', 'case-only-id']);
+
+/** The look-alike warnings of each change, by `kind/id`. */
+export const lookalikeFlags = (diagnostics: readonly Diagnostic[]): Map<string, string[]> => {
+  const flags = new Map<string, string[]>();
+  for (const d of diagnostics) {
+    if (!LOOKALIKE_CODES.has(d.code) || d.kind === undefined || d.id === undefined) continue;
+    const key = `${d.kind}/${d.id}`;
+    flags.set(key, [...(flags.get(key) ?? []), d.message]);
+  }
+  return flags;
+};
+
+/** The look-alike warnings of one change. */
+export const flagsFor = (flags: ReadonlyMap<string, string[]>, c: Pick<ShownChange, 'kind' | 'id'>): string[] =>
+  flags.get(`${c.kind}/${c.id}`) ?? [];

@@ -14,7 +14,7 @@ import { planWork } from '../core/outcome.js';
 import { countOf } from '../core/plural.js';
 import { printable } from '../core/printable.js';
 import { scopeTextLines } from './scope.js';
-import { planSteps, type ShownChange } from './steps.js';
+import { flagsFor, lookalikeFlags, planSteps, type ShownChange } from './steps.js';
 import { formatValue, painter, printedPath, type Style, type StyleName } from './style.js';
 
 /** Keys of an ownership-record write listed in text and Markdown before the rest are counted. */
@@ -52,14 +52,15 @@ export function renderPlanText(plan: Plan, options: TextOptions): string {
   const lines: string[] = scopeTextLines(plan).map((line) => paint('yellow', line));
   const shown = planSteps(plan, INVENTORY_KEYS_SHOWN).filter((c) => c.action !== 'noop' || options.showNoop);
   const errors = plan.diagnostics.filter((d) => d.severity === 'error').length;
+  const flags = lookalikeFlags(plan.diagnostics);
   if (!planWork(plan).hasWork) {
-    for (const c of shown) lines.push(...changeLines(c, paint));
+    for (const c of shown) lines.push(...changeLines(c, paint, flagsFor(flags, c)));
     // A refused plan says only that: "No changes" would read as the workspace being in sync.
     if (lines.length > 0) lines.push('');
     if (errors === 0) lines.push(paint('green', 'No changes. The workspace matches the manifests.'));
   } else {
     lines.push('cortex-sync will perform the following actions:', '');
-    for (const c of shown) lines.push(...changeLines(c, paint));
+    for (const c of shown) lines.push(...changeLines(c, paint, flagsFor(flags, c)));
     lines.push('', paint('bold', summaryLine(plan.summary)));
     if (inventoryLine(plan) !== '') lines.push(paint('bold', inventoryLine(plan)));
   }
@@ -68,7 +69,11 @@ export function renderPlanText(plan: Plan, options: TextOptions): string {
   return `${lines.join('\n')}\n`;
 }
 
-function changeLines(c: ShownChange, paint: (style: Style, text: string) => string): string[] {
+function changeLines(
+  c: ShownChange,
+  paint: (style: Style, text: string) => string,
+  flags: readonly string[],
+): string[] {
   const head = `${SYMBOL[c.action]} ${c.action} ${c.kind}/${printable(c.id)}`;
   const where =
     c.phase !== undefined
@@ -77,6 +82,8 @@ function changeLines(c: ShownChange, paint: (style: Style, text: string) => stri
         ? `  (${printable(c.source)}${c.line !== undefined ? `:${c.line}` : ''})`
         : '';
   const lines = [`  ${paint([STYLE[c.action], 'bold'], head)}${paint('dim', where)}`];
+  // Beside the change: an id a reader cannot tell from another one of this plan.
+  for (const flag of flags) lines.push(`      ${paint(['yellow', 'bold'], `⚠ ${printable(flag)}`)}`);
   if (c.reason) lines.push(`      ${paint('cyan', printable(c.reason))}`);
   for (const d of c.diff) lines.push(`      ${fieldLine(d, paint)}`);
   if (c.waitsFor.length > 0) lines.push(`      ${paint('dim', `after ${c.waitsFor.map(printable).join(', ')}`)}`);

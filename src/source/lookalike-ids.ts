@@ -12,7 +12,7 @@
  * API path, and paths differ in case legitimately).
  */
 import type { KindModel } from '../core/kind-contract.js';
-import type { DesiredObject, Diagnostic } from '../core/model.js';
+import type { Change, DesiredObject, Diagnostic } from '../core/model.js';
 import { isPrintable } from '../core/printable.js';
 
 type Mapper = (s: string) => string;
@@ -108,4 +108,53 @@ export const lookalikeSourceIdWarnings = async (
       message: `source id \`${revealed(sourceId)}\` is new to this workspace but ${how}, a source that already has an ownership record: this run makes a separate source that manages and removes nothing of \`${revealed(twin)}\`; if that is not meant, fix sourceId in cortex-sync.yaml`,
     },
   ];
+};
+
+/** `; U+2011` for each distinct character outside printable ASCII, so that two look-alikes read apart. */
+const codePoints = (id: string): string => {
+  const odd = [...new Set(Array.from(id).filter((ch) => !/^[\x20-\x7e]$/.test(ch)))];
+  return odd.map((ch) => `; U+${(ch.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}`).join('');
+};
+
+/**
+ * Changes of one plan whose ids look alike, at least one of them a write, not both declared in
+ * the manifests (those are warned of when they load): creating `payments‑api` (U+2011) while
+ * archiving `payments-api` reads as a file move. One `lookalike-change` warning per write of such
+ * a pair, with its kind and id, so that every renderer shows it beside that change.
+ */
+export const lookalikeChangeWarnings = async (
+  changes: readonly Pick<Change, 'kind' | 'id' | 'action'>[],
+  declared: ReadonlySet<string>,
+  kinds: readonly Pick<KindModel, 'kind' | 'idsMayLookAlike'>[],
+): Promise<Diagnostic[]> => {
+  const compared = new Set(kinds.filter((k) => k.idsMayLookAlike !== true).map((k) => k.kind));
+  const candidates = changes.filter((c) => compared.has(c.kind));
+  if (!candidates.some((c) => c.action !== 'noop') || candidates.length < 2) return [];
+  const map = await loadConfusables();
+  const bySkeleton = new Map<string, Pick<Change, 'kind' | 'id' | 'action'>[]>();
+  for (const c of candidates) {
+    const key = `${c.kind}\u0000${skeletonOf(c.id, map)}`;
+    bySkeleton.set(key, [...(bySkeleton.get(key) ?? []), c]);
+  }
+  const diagnostics: Diagnostic[] = [];
+  for (const group of bySkeleton.values()) {
+    for (const c of group) {
+      if (c.action === 'noop') continue;
+      const twins = group.filter(
+        (o) => o.id !== c.id && !(declared.has(`${c.kind}/${c.id}`) && declared.has(`${o.kind}/${o.id}`)),
+      );
+      if (twins.length === 0) continue;
+      const others = twins.map(
+        (o) => `\`${o.id}\` (${o.action === 'noop' ? 'unchanged' : o.action}${codePoints(o.id)})`,
+      );
+      diagnostics.push({
+        severity: 'warning',
+        code: 'lookalike-change',
+        message: `${c.kind} \`${c.id}\` (${c.action}${codePoints(c.id)}) looks like ${others.join(', ')} in this plan: a reader cannot tell them apart`,
+        kind: c.kind,
+        id: c.id,
+      });
+    }
+  }
+  return diagnostics;
 };

@@ -28,6 +28,25 @@ export interface FakeComment {
   body: string;
   /** Default: the workflow's bot. */
   author?: Omit<FakeAccount, 'id'> & { id?: number };
+  /** GitHub's `created_at` and `updated_at` (ISO, to the second); default: the fake's first second. */
+  createdAt?: string;
+  updatedAt?: string;
+}
+
+/** Hold the next `count` matching calls until all of them have arrived (two runs forced to interleave). */
+export interface FakeBarrier {
+  method: string;
+  path: RegExp;
+  count: number;
+}
+
+/** Answer matching calls with this status (and headers) `times` times (Infinity: forever), before anything else. */
+export interface FakeFault {
+  method: string;
+  path: RegExp;
+  status: number;
+  headers?: Record<string, string>;
+  times: number;
 }
 
 /** The account the workflow's `GITHUB_TOKEN` writes as. */
@@ -75,6 +94,9 @@ export interface FakeGitHub {
   accounts: FakeAccount[];
   /** Answer GraphQL with this status (e.g. 403, a server without GraphQL). */
   graphqlStatus?: number;
+  /** Failures injected before routing (a 502, a 429 with `Retry-After`). */
+  faults: FakeFault[];
+  barriers: FakeBarrier[];
   writes(): FakeCall[];
   stop(): Promise<void>;
 }
@@ -97,11 +119,15 @@ const send = (res: ServerResponse, status: number, body: unknown, headers: Recor
   res.end(JSON.stringify(body));
 };
 
+const EPOCH = '2026-01-01T00:00:00Z';
+
 const commentJson = (c: FakeComment, base: string) => {
   const author = c.author ?? ACTIONS_BOT;
   return {
     id: c.id,
     body: c.body,
+    created_at: c.createdAt ?? EPOCH,
+    updated_at: c.updatedAt ?? c.createdAt ?? EPOCH,
     html_url: `${base}/issues/${c.issue}#issuecomment-${c.id}`,
     user: { login: author.login, type: author.type, ...(author.id !== undefined ? { id: author.id } : {}) },
     author_association: author.association,
@@ -124,6 +150,20 @@ export const startFakeGitHub = async (): Promise<FakeGitHub> => {
       (a) => a.login.toLowerCase() === login.toLowerCase(),
     );
   let nextId = 1000;
+  const faults: FakeFault[] = [];
+  const barriers: FakeBarrier[] = [];
+  const held = new Map<FakeBarrier, (() => void)[]>();
+  const pass = async (barrier: FakeBarrier): Promise<void> => {
+    barrier.count -= 1;
+    const waiting = held.get(barrier) ?? [];
+    held.set(barrier, waiting);
+    const arrived = new Promise<void>((resolve) => waiting.push(resolve));
+    if (barrier.count === 0) for (const release of waiting) release();
+    await arrived;
+  };
+  // GitHub's timestamps are to the second: each write of the fake is one second later.
+  let seconds = Date.parse(EPOCH) / 1000;
+  const now = (): string => new Date((seconds += 1) * 1000).toISOString().replace('.000Z', 'Z');
   const fake = { graphqlStatus: undefined as number | undefined };
   const isAuthor = (comment: FakeComment, account: FakeAccount): boolean =>
     (comment.author ?? ACTIONS_BOT).id === account.id;
@@ -134,6 +174,13 @@ export const startFakeGitHub = async (): Promise<FakeGitHub> => {
       const auth = req.headers.authorization;
       const token = auth?.replace(/^(token|bearer)\s+/i, '');
       calls.push({ method: req.method ?? 'GET', path: url.pathname, ...(token ? { token } : {}) });
+      const barrier = barriers.find((b) => b.count > 0 && b.method === req.method && b.path.test(url.pathname));
+      if (barrier) await pass(barrier);
+      const fault = faults.find((f) => f.times > 0 && f.method === req.method && f.path.test(url.pathname));
+      if (fault) {
+        fault.times -= 1;
+        return send(res, fault.status, { message: `injected ${fault.status}` }, fault.headers ?? {});
+      }
       if (!token) return send(res, 401, { message: 'Requires authentication' });
       const identity = tokens.get(token) ?? INSTALLATION;
       if (url.pathname === '/user' && req.method === 'GET') {
@@ -183,7 +230,15 @@ export const startFakeGitHub = async (): Promise<FakeGitHub> => {
         if (typeof body?.body !== 'string') return send(res, 422, { message: 'body is missing' });
         if (body.body.length >= MAX_BODY)
           return send(res, 422, { message: 'Body is too long (maximum is 65536 characters)' });
-        const comment: FakeComment = { id: nextId++, issue: Number(m[1]), body: body.body, author: identity.account };
+        const at = now();
+        const comment: FakeComment = {
+          id: nextId++,
+          issue: Number(m[1]),
+          body: body.body,
+          author: identity.account,
+          createdAt: at,
+          updatedAt: at,
+        };
         comments.push(comment);
         return send(res, 201, commentJson(comment, ''));
       }
@@ -208,6 +263,7 @@ export const startFakeGitHub = async (): Promise<FakeGitHub> => {
         if (body.body.length >= MAX_BODY)
           return send(res, 422, { message: 'Body is too long (maximum is 65536 characters)' });
         comment.body = body.body;
+        comment.updatedAt = now();
         return send(res, 200, commentJson(comment, ''));
       }
       m = /^\/repos\/[^/]+\/[^/]+\/commits\/([0-9a-f]+)\/pulls$/.exec(url.pathname);
@@ -252,6 +308,8 @@ export const startFakeGitHub = async (): Promise<FakeGitHub> => {
     readOnlyTokens,
     tokens,
     accounts,
+    faults,
+    barriers,
     get graphqlStatus() {
       return fake.graphqlStatus;
     },

@@ -73,6 +73,8 @@ export const recordingRuntime = (inputs: Record<string, string>): RecordingRunti
 export interface InProcessRun {
   code: number;
   runtime: RecordingRuntime;
+  /** Every wait (ms) the GitHub port asked for before retrying; none is slept. */
+  waits: number[];
 }
 
 /** One run of the Action for `eventName` with `payload`, in `workspace`. */
@@ -102,6 +104,7 @@ export const runInProcess = async (options: {
     CORTEX_BASE_URL: options.emulator.url,
     ...options.env,
   };
+  const waits: number[] = [];
   const code = await runAction({
     runtime,
     env,
@@ -115,9 +118,10 @@ export const runInProcess = async (options: {
         repository: run.repository,
         userAgent: 'test',
         ...(proxy ? { proxy } : {}),
+        sleep: async (ms) => void waits.push(ms),
       }),
   });
-  return { code, runtime };
+  return { code, runtime, waits };
 };
 
 /** What someone does in the UI (or any other client of the API) between two runs. */

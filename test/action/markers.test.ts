@@ -7,7 +7,7 @@ import { type Token, lexer } from 'marked';
 import { describe, expect, it } from 'vitest';
 import { COMMENT_LIMIT, renderPlanComment } from '../../src/action/comment.js';
 import { fingerprints, planDigest } from '../../src/action/digest.js';
-import { planTrailer, readPlanComment, stickyMarker } from '../../src/action/markers.js';
+import { planTrailer, readPlanComment, stickyMarker, visibleTextDigest } from '../../src/action/markers.js';
 import { stickyCommentBody } from '../../src/action/messages.js';
 import { untrustedCode, untrustedMessage, untrustedText } from '../../src/render/untrusted.js';
 import type { Change, Diagnostic, Plan } from '../../src/core/model.js';
@@ -86,7 +86,11 @@ const allTokens = (tokens: Token[]): Token[] =>
   ]);
 
 describe('reading a plan comment', () => {
-  const genuine = `${MARKER}\n### plan\n\ntext\n${planTrailer(DIGEST, [{ key: 'entity/a', action: 'create', hash: '0123456789abcdef0123' }])}`;
+  const STEPS = [{ key: 'entity/a', action: 'create', hash: '0123456789abcdef0123' }];
+  /** A comment as the Action writes it: its visible text bound by the trailer. */
+  const commentWith = (visible: string) =>
+    `${MARKER}\n${visible}${planTrailer(DIGEST, visibleTextDigest(visible), STEPS)}`;
+  const genuine = commentWith('### plan\n\ntext\n');
 
   it('reads the digest and the steps from the trailer of a comment the Action wrote', () => {
     expect(readPlanComment(genuine, MARKER)).toEqual({
@@ -105,8 +109,18 @@ describe('reading a plan comment', () => {
     ['an HTML comment anywhere', genuine.replace('text', '<!-- a note -->')],
     ['markers of another version', `${MARKER}\ntext\n<!-- cortex-sync:digest ${DIGEST} -->\n`],
     ['a malformed digest', `${MARKER}\ntext\n<!-- cortex-sync:digest v2 sha256:xyz -->\n`],
-    ['unreadable steps', `${MARKER}\ntext\n${planTrailer(DIGEST)}<!-- cortex-sync:changes v2 bm90IGRlZmxhdGU= -->\n`],
-    ['another first line', `${stickyMarker('other', 'catalog')}\ntext\n${planTrailer(DIGEST)}`],
+    [
+      'unreadable steps',
+      `${MARKER}\ntext\n${planTrailer(DIGEST, visibleTextDigest('text'))}<!-- cortex-sync:changes v2 bm90IGRlZmxhdGU= -->\n`,
+    ],
+    [
+      'another first line',
+      `${stickyMarker('other', 'catalog')}\ntext\n${planTrailer(DIGEST, visibleTextDigest('text'))}`,
+    ],
+    // The visible text is bound by the trailer: an edit that keeps the first line and the trailer is seen.
+    ['its visible text edited (a line removed)', genuine.replace('\ntext\n', '\n')],
+    ['its visible text edited (a word changed)', genuine.replace('text', 'texts')],
+    ['no digest of its visible text', `${MARKER}\ntext\n<!-- cortex-sync:digest v2 ${DIGEST} -->\n`],
   ];
   for (const [what, body] of unreadable)
     it(`does not read a comment with ${what}`, () => {
@@ -114,9 +128,8 @@ describe('reading a plan comment', () => {
     });
 
   it('is not fooled by look-alike or zero-width-broken markers in the text (they are not markers)', () => {
-    const body = genuine.replace(
-      'text',
-      `\uff1c!-- cortex-sync:digest v2 ${OTHER} --\uff1e <\u200b!-- cortex-sync:digest v2 ${OTHER} -->`,
+    const body = commentWith(
+      `\uff1c!-- cortex-sync:digest v2 ${OTHER} --\uff1e <\u200b!-- cortex-sync:digest v2 ${OTHER} -->\n`,
     );
     expect(readPlanComment(body, MARKER)).toMatchObject({ status: 'reviewed', plan: { digest: DIGEST } });
   });
@@ -126,7 +139,7 @@ describe('repository-controlled strings in a comment', () => {
   it('never form a marker or an HTML comment: only the first line and the trailer hold one', () => {
     const p = hostilePlan();
     const body = commentOf(p, hostileDiagnostics);
-    expect(body.split('<!--')).toHaveLength(1 + 3);
+    expect(body.split('<!--')).toHaveLength(1 + 4); // the first line; the digest, text and changes lines
     expect(readPlanComment(body, MARKER)).toEqual({
       status: 'reviewed',
       plan: { digest: planDigest(p), changes: fingerprints(p) },

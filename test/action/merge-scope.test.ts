@@ -190,7 +190,8 @@ describe('a rerun of an interrupted apply', () => {
     expect(rerun.code).toBe(0);
     expect(Number(rerun.runtime.outputs.get('create'))).toBe(reviewedCreates - createdFirst);
     expect(rerun.runtime.log.join('\n')).toMatch(
-      new RegExp(`the plan is the rest of the plan reviewed on #${PR_NUMBER}: \\d+ of its \\d+ steps remain`),
+      // One sentence, capitalised once (it read "The the plan…").
+      new RegExp(`(^|\\n)The plan is the rest of the plan reviewed on #${PR_NUMBER}: \\d+ of its \\d+ steps remain`),
     );
     const result = prComments().at(-1)?.body ?? '';
     expect(result).toMatch(/^### ✅ cortex-sync apply: \d+ ok, 0 failed, 0 skipped/);

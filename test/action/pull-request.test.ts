@@ -56,7 +56,7 @@ const planPr = (inputs: Record<string, string> = {}, payload = pullRequestPayloa
 const prComments = () => github.comments.filter((c) => c.issue === PR_NUMBER);
 
 describe('the plan comment on a pull request', () => {
-  it('is created by the first plan and updated in place by the next (still one comment)', async () => {
+  it('is created by the first plan and replaced by a new one when the plan changes (still one comment)', async () => {
     await withExamples();
     const first = await planPr();
     expect(first.code).toBe(0);
@@ -73,7 +73,8 @@ describe('the plan comment on a pull request', () => {
     const second = await planPr();
     expect(second.code).toBe(0);
     expect(prComments()).toHaveLength(1);
-    expect(github.writes().map((c) => c.method)).toEqual(['POST', 'PATCH']);
+    // Never rewritten in place (a reviewed plan must not change under its review): a new comment, the old one deleted.
+    expect(github.writes().map((c) => c.method)).toEqual(['POST', 'POST', 'DELETE']);
     const updated = prComments()[0]?.body ?? '';
     expect(updated).toContain('billing-api');
     expect(reviewedDigest(updated)).not.toBe(firstDigest);
@@ -134,7 +135,7 @@ describe('the plan comment on a pull request', () => {
     expect(body.length).toBeLessThan(COMMENT_LIMIT);
     expect(body).toContain('| **all** | 3000 | 0 | 0 | 0 | 0 |');
     expect(body).toMatch(
-      /too long to show whole here: the field diffs of \d+ changes not shown\. The full plan is in \[the job summary\]/,
+      /too long to show whole here: the field diffs of \d+ (?:creates|updates) not shown\. The full plan is in \[the job summary\]/,
     );
     expect(reviewedDigest(body)).toMatch(/^sha256:/);
     // The job summary names every change (and carries as many diffs as 1 MiB holds).

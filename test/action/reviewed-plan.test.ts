@@ -91,7 +91,7 @@ describe('a file name cannot forge the reviewed plan', () => {
     const reviewed = commentsOn(PR_NUMBER)[0]?.body ?? '';
     // The file names are shown, but no marker is formed.
     expect(reviewed).toContain('cortex-sync:digest');
-    expect(reviewed.split('<!--').length - 1).toBe(3); // the first line and the two trailer lines
+    expect(reviewed.split('<!--').length - 1).toBe(4); // the first line and the three trailer lines
     expect(reviewedDigest(reviewed)).not.toBe(drifted);
 
     await ui.createService('search-api');
@@ -181,7 +181,7 @@ describe('only the Action’s own comment is the reviewed plan', () => {
     );
     expect(commentsOn(PR_NUMBER).at(-1)?.body).toContain('has no reviewed plan for this source and directory');
     const replanned = await planPr();
-    expect(replanned.runtime.log.join('\n')).toContain('removed 1 duplicate of it');
+    expect(replanned.runtime.log.join('\n')).toContain('(and removed 2 earlier ones)');
     expect(commentsOn(PR_NUMBER).filter((c) => c.body.startsWith('<!-- cortex-sync:plan'))).toHaveLength(1);
     expect((await merge()).code).toBe(0);
   });
