@@ -43,6 +43,11 @@ const COMMANDS: readonly CommandEntry[] = [
     define: async () => (await import('./commands.js')).defineApply,
   },
   {
+    name: 'status',
+    description: "a source's record: objects per kind, its origin, its lease, the last apply (GET requests only)",
+    define: async () => (await import('./status.js')).defineStatus,
+  },
+  {
     name: 'emulator',
     description: 'start the built-in API emulator on loopback and print its base URL',
     define: async () => (await import('./commands.js')).defineEmulator,
