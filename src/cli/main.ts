@@ -39,7 +39,8 @@ const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: 'apply',
-    description: 'plan, then apply the changes in dependency order',
+    description:
+      'plan, then apply the changes in dependency order; apply FILE applies exactly a plan saved by plan --out',
     define: async () => (await import('./commands.js')).defineApply,
   },
   {
