@@ -4,7 +4,8 @@
  * moved (Terraform's "Saved plan is stale"). The binary as it ships, as a child process, against
  * the emulator on 127.0.0.1; a "UI edit" is a direct API write to the emulator.
  */
-import { readFile, symlink, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../src/emulator/server.js';
@@ -207,6 +208,42 @@ describe('what apply FILE refuses, naming the file, writing nothing', () => {
     const r = await refused(['apply', 'p.json'], /stale/);
     expect(r.stderr).not.toContain('\u001b');
     expect(r.stderr).not.toMatch(/^::error::/m);
+  });
+
+  it('a file edited to prune (its digest made again): the archive it would add was never saved', async () => {
+    const { sealSavedPlan } = await import('../../src/engine/saved-plan.js');
+    // Five objects: removing one stays under the mass-delete guard's 25 %.
+    for (const x of ['c', 'd', 'e'])
+      await writeFiles(dir, { [`.cortex/catalog/${x}.yaml`]: serviceYaml(`saved-${x}-${n}`) });
+    await savedUpdate();
+    await rm(join(dir, '.cortex/catalog/b.yaml'));
+    // Planned without --prune after b's manifest went: only a's update is saved.
+    expect((await run(['plan', '--out', 'p.json'])).code).toBe(0);
+    const plan = JSON.parse(await readFile(planFile(), 'utf8')) as { settings: { prune: boolean } };
+    plan.settings.prune = true;
+    await writeFile(planFile(), JSON.stringify(sealSavedPlan(plan as never)));
+    const r = await refused(['apply', 'p.json'], /stale/);
+    expect(r.stderr).toContain(`archive entity/saved-b-${n} is planned now`);
+    expect(await titleOf(`saved-b-${n}`)).toBe(`saved-b-${n}`);
+  });
+
+  it('a plan file that is a FIFO, or a folder: refused without hanging', async () => {
+    execFileSync('mkfifo', [planFile()]);
+    await refused(['apply', 'p.json'], /p\.json: not a regular file/);
+    await refused(['apply', '.cortex'], /\.cortex: not a regular file/);
+  });
+
+  it('plan --out into a folder that is a symlink: refused', async () => {
+    const elsewhere = await tempDir();
+    try {
+      await symlink(elsewhere, join(dir, 'out'));
+      const r = await run(['plan', '--out', 'out/p.json']);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain('symlink');
+      expect(await readdir(elsewhere)).toEqual([]);
+    } finally {
+      await removeDir(elsewhere);
+    }
   });
 
   it('plan --out refuses to write through a symlink', async () => {
