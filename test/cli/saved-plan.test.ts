@@ -23,7 +23,7 @@ beforeAll(async () => {
   emulator = await startTestEmulator();
   bundleDir = await tempDir();
   entry = await bundleCli(bundleDir);
-});
+}, 240_000);
 afterAll(async () => {
   await emulator.stop();
   await removeDir(bundleDir);
@@ -74,7 +74,8 @@ const savedUpdate = async (): Promise<void> => {
   expect(planned.code, planned.stderr).toBe(0);
 };
 
-describe('plan --out, then apply FILE', () => {
+// Several processes each: a loaded machine takes a while, never a wrong answer.
+describe('plan --out, then apply FILE', { timeout: 240_000 }, () => {
   it('applies exactly the saved plan, without asking, and a second apply of it is stale', async () => {
     const planned = await run(['plan', '--out', 'p.json']);
     expect(planned.code, planned.stderr).toBe(0);
@@ -145,7 +146,8 @@ describe('plan --out, then apply FILE', () => {
   });
 });
 
-describe('what apply FILE refuses, naming the file, writing nothing', () => {
+// Several processes each: a loaded machine takes a while, never a wrong answer.
+describe('what apply FILE refuses, naming the file, writing nothing', { timeout: 240_000 }, () => {
   const refused = async (args: string[], pattern: RegExp, env: NodeJS.ProcessEnv = {}) => {
     const before = emulator.requests.length;
     const r = await run(args, env);

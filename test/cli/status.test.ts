@@ -21,7 +21,7 @@ beforeAll(async () => {
   emulator = await startTestEmulator();
   bundleDir = await tempDir();
   entry = await bundleCli(bundleDir);
-});
+}, 240_000);
 afterAll(async () => {
   await emulator.stop();
   await removeDir(bundleDir);
@@ -53,7 +53,8 @@ interface StatusJson {
   list?: { kind: string; id: string; file?: string }[];
 }
 
-describe('status', () => {
+// Several processes each: a loaded machine takes a while, never a wrong answer.
+describe('status', { timeout: 240_000 }, () => {
   it('after an apply: counts per kind, the origin, no lease, the last apply; GET only', async () => {
     expect((await run(['apply', '--auto-approve'], { CORTEX_SYNC_ORIGIN: 'github.com/acme/status' })).code).toBe(0);
     const before = emulator.requests.length;

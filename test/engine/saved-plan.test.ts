@@ -90,12 +90,13 @@ const nameOf = async (slug: string): Promise<unknown> =>
     ).json()) as { name?: unknown }
   ).name;
 
-describe('apply of a saved plan under the lease', () => {
+// Several processes each: a loaded machine takes a while, never a wrong answer.
+describe('apply of a saved plan under the lease', { timeout: 240_000 }, () => {
   beforeEach(async () => {
     await writeFiles(dir, { '.cortex/catalog-pages/alpha.yaml': page(`alpha-${n}`) });
     expect((await reconcile({ config: config(), mode: 'apply' }, ctx())).run.outcome).toBe('applied');
     await writeFiles(dir, { '.cortex/catalog-pages/alpha.yaml': page(`alpha-${n}`, 'Alpha, renamed') });
-  });
+  }, 240_000);
 
   it('an edit between its read and its lease: refused under the lease, nothing of the plan written', async () => {
     const saved = await save();
