@@ -75,8 +75,9 @@ export const definePlan = (command: Command, session: CliSession): void => {
   sharedSyncOptions(
     command
       .addOption(new Option('--output <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
-      .option('--detailed-exitcode', 'exit 2 when there are changes to apply'),
-  ).action(async (o: CommonOptions & { detailedExitcode?: boolean }) => {
+      .option('--detailed-exitcode', 'exit 2 when there are changes to apply')
+      .option('--out <file>', 'also save the plan to FILE (JSON), for `apply FILE` to apply exactly it'),
+  ).action(async (o: CommonOptions & { detailedExitcode?: boolean; out?: string }) => {
     const { runPlan } = await import('./run-plan.js');
     session.exit(await runPlan(o, session));
   });
@@ -85,6 +86,7 @@ export const definePlan = (command: Command, session: CliSession): void => {
 export const defineApply = (command: Command, session: CliSession): void => {
   sharedSyncOptions(
     command
+      .argument('[plan-file]', 'a plan saved by `plan --out`: applied exactly, without asking; refused when stale')
       .option('--dry-run', 'only plan (sends GET requests only)')
       .option(
         '--auto-approve',
@@ -100,10 +102,19 @@ export const defineApply = (command: Command, session: CliSession): void => {
       .addOption(
         new Option('--output <format>', 'plan output format').choices(['text', 'json', 'markdown']).default('text'),
       ),
-  ).action(async (o: CommonOptions & { dryRun?: boolean; planLog?: string; autoApprove?: boolean }) => {
-    const { runApply } = await import('./run-apply.js');
-    session.exit(await runApply(o, session));
-  });
+  ).action(
+    async (
+      file: string | undefined,
+      o: CommonOptions & { dryRun?: boolean; planLog?: string; autoApprove?: boolean },
+    ) => {
+      if (file !== undefined) {
+        const { runApplySaved } = await import('./apply-saved.js');
+        return session.exit(await runApplySaved(file, o, session));
+      }
+      const { runApply } = await import('./run-apply.js');
+      session.exit(await runApply(o, session));
+    },
+  );
 };
 
 export const defineEmulator = (command: Command, session: CliSession): void => {

@@ -33,6 +33,7 @@ false included: cortex-sync.yaml proposes, the operator decides):
   CORTEX_SYNC_STRICT      true/false: every warning is an error (default false); --strict / --no-strict
   CORTEX_SYNC_AUTO_APPROVE  true: apply without asking; without a terminal on stdin (CI, cron) apply
                           writes nothing unless this or --auto-approve is given
+                          (apply FILE does not ask: the saved plan was the review)
   NO_COLOR                no colour even on a terminal
 
 The watcher (cortex-sync watch; its --help has the flags):
@@ -53,6 +54,7 @@ What the API key must be allowed to do (its role's permissions; the README's lea
                           READ_ONLY key cannot plan), EDIT_ENTITIES (the API spec puts entity
                           and dependency reads under it), VIEW_CATALOGS, VIEW_INITIATIVES; GET only
   export                  the same as plan; GET only
+  status                  EDIT_ENTITY_TYPES, EDIT_ENTITIES (the ownership record and lease); GET only
   apply                   EDIT_ENTITY_TYPES, VIEW_CATALOGS, EDIT_CATALOGS, EDIT_INITIATIVES,
                           EDIT_ENTITIES (also the ownership record and apply lease),
                           CONFIGURE_SCAFFOLDER, EDIT_SCORECARDS

@@ -39,8 +39,14 @@ const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: 'apply',
-    description: 'plan, then apply the changes in dependency order',
+    description:
+      'plan, then apply the changes in dependency order; apply FILE applies exactly a plan saved by plan --out',
     define: async () => (await import('./commands.js')).defineApply,
+  },
+  {
+    name: 'status',
+    description: "a source's record: objects per kind, its origin, its lease, the last apply (GET requests only)",
+    define: async () => (await import('./status.js')).defineStatus,
   },
   {
     name: 'emulator',

@@ -8,6 +8,8 @@ import type { Diagnostic, Plan, ReconcileResult } from '../core/model.js';
 import { exitCodeOf, type PlanWork, pendingByKind } from '../core/outcome.js';
 import { leaseTag } from '../engine/lease.js';
 import { type FilePlanLog, openPlanLog, type PlanLogSink } from '../engine/plan-log.js';
+import type { SyncConfig } from '../engine/config.js';
+import type { PlannedPass } from '../engine/plan-pass.js';
 import { reconcile } from '../engine/reconcile.js';
 import { KIND_HANDLERS } from '../kinds/registry.js';
 import { renderApplyReport, renderDiagnostics } from '../render/index.js';
@@ -21,10 +23,16 @@ import { type CommonOptions, configFor, rootMissing } from './run-common.js';
 import { redactingPlanLog, withPrintableEvents } from './safe-output.js';
 import type { CliSession } from './session.js';
 
-export const runApply = async (
-  o: CommonOptions & { dryRun?: boolean; planLog?: string; autoApprove?: boolean },
-  session: CliSession,
-): Promise<number> => {
+export type ApplyOptions = CommonOptions & { dryRun?: boolean; planLog?: string; autoApprove?: boolean };
+
+/** `apply FILE` (`apply-saved.ts`): the file's configuration and judgement; the saved plan was the review. */
+export interface SavedApply {
+  config: SyncConfig;
+  onPlanned: (pass: PlannedPass) => Promise<void>;
+  beforeWrites: (plan: Plan) => void;
+}
+
+export const runApply = async (o: ApplyOptions, session: CliSession, saved?: SavedApply): Promise<number> => {
   const { io, clock, stop, redaction, colorOut, colorErr } = session;
   // Approval first: a run no one approved and no one can be asked about reads and writes nothing.
   const fromEnvironment = autoApproveFromEnvironment(io.env);
@@ -32,12 +40,12 @@ export const runApply = async (
     writeLine(io.stderr, `error: ${fromEnvironment.error}`);
     return 1;
   }
-  const approved = o.autoApprove === true || fromEnvironment.value === true;
+  const approved = saved !== undefined || o.autoApprove === true || fromEnvironment.value === true;
   if (!o.dryRun && !approved && !canAsk(io)) {
     if (!(await rootMissing(o, session))) writeLine(io.stderr, `error: ${NOT_APPROVED}.`);
     return 1;
   }
-  const c = await configFor(o, session);
+  const c = saved?.config ?? (await configFor(o, session));
   if (!c) return 1;
   const json = o.output === 'json';
   const made: { client?: ApiClient } = {};
@@ -63,6 +71,7 @@ export const runApply = async (
   let shownFirst = false;
   /** The plan and its diagnostics are shown once, before anything is written; on a terminal, only `yes` goes on. */
   const approve = async (plan: Plan, diagnostics: readonly Diagnostic[], work: PlanWork): Promise<boolean> => {
+    saved?.beforeWrites(plan);
     progress.reading.finish();
     const result: ReconcileResult = { status: 'planned', plan, diagnostics: [...diagnostics] };
     if (!json) {
@@ -81,7 +90,10 @@ export const runApply = async (
     fileLog = o.dryRun ? undefined : openPlanLog(logFile, { under: io.cwd });
     planLog = fileLog ? redactingPlanLog(fileLog, redaction.redact) : undefined;
     const mode = o.dryRun ? 'plan' : 'apply';
-    const result = await reconcile({ config: c, mode, approve, ...(planLog ? { planLog } : {}) }, ctx);
+    const result = await reconcile(
+      { config: c, mode, approve, ...(planLog ? { planLog } : {}), ...(saved ? { onPlanned: saved.onPlanned } : {}) },
+      ctx,
+    );
     progress.finish();
     // Closed before the report: the report names the plan log only when one was kept.
     await planLog?.close();

@@ -4,13 +4,14 @@ import { reconcile } from '../engine/reconcile.js';
 import { renderDiagnostics } from '../render/index.js';
 import { manifestText, writeLine } from '../runtime-io/io.js';
 import { renderRunPlan } from './output.js';
+import { planOut } from './plan-out.js';
 import { createReadProgress } from './progress.js';
 import { contextFor } from './engine-context.js';
 import { type CommonOptions, configFor } from './run-common.js';
 import { withPrintableEvents } from './safe-output.js';
 import type { CliSession } from './session.js';
 
-export const runPlan = async (o: CommonOptions & { detailedExitcode?: boolean }, session: CliSession) => {
+export const runPlan = async (o: CommonOptions & { detailedExitcode?: boolean; out?: string }, session: CliSession) => {
   const { io, clock, stop } = session;
   const c = await configFor(o, session);
   if (!c) return 1;
@@ -20,7 +21,8 @@ export const runPlan = async (o: CommonOptions & { detailedExitcode?: boolean },
   const ctx = contextFor(c, reading, session);
   reading.start(() => ctx.client.stats());
   try {
-    const result = await reconcile({ config: c, mode: 'plan' }, ctx);
+    const out = o.out !== undefined ? planOut(o.out, session) : undefined;
+    const result = await reconcile({ config: c, mode: 'plan', ...(out ? { onPlanned: out.onPlanned } : {}) }, ctx);
     reading.finish();
     if (result.diagnostics.length)
       writeLine(
@@ -29,6 +31,7 @@ export const runPlan = async (o: CommonOptions & { detailedExitcode?: boolean },
       );
     const shown = renderRunPlan(result, o.output, { color: session.colorOut });
     if (shown !== '') writeLine(io.stdout, shown);
+    await out?.save(c, result);
     return exitCodeOf(result.run, o.detailedExitcode ? { detailedExitcode: true } : {});
   } finally {
     reading.finish();

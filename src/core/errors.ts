@@ -17,6 +17,7 @@ export type ErrorCode =
   | 'UNSAFE_PRUNE'
   | 'OWNERSHIP_CONFLICT'
   | 'INTERRUPTED'
+  | 'STALE_PLAN'
   | 'INTERNAL';
 
 export class CortexSyncError extends Error {

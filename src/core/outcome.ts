@@ -137,7 +137,8 @@ export type ResultReason =
   | 'interrupted';
 
 /** Why a run that threw ended (see `failureReason` in `engine/reconcile.ts`). */
-export type FailureReason = 'interrupted' | 'lease-held' | 'lease-lost' | 'config' | 'api-error' | 'internal';
+export type FailureReason =
+  'interrupted' | 'lease-held' | 'lease-lost' | 'config' | 'api-error' | 'stale-plan' | 'internal';
 
 export type RunReason = ResultReason | FailureReason;
 

@@ -115,6 +115,11 @@ export interface ReconcileInput {
   fullRead?: FullReadReason;
   /** Who takes and gives back the apply lease (default: taken for the apply, released after it). */
   leases?: LeaseKeeper;
+  /**
+   * Called with the first plan that may be applied, before the lease or any write: a saved plan's
+   * judgement (`saved-plan.ts`) throws here when it is stale; `plan --out` keeps the pass.
+   */
+  onPlanned?: (pass: PlannedPass) => Promise<void> | void;
 }
 
 const NO_LOG: PlanLogSink = { write: () => {}, close: async () => {} };
@@ -129,7 +134,13 @@ export const failureReason = (error: unknown, aborted: boolean): FailureReason =
   if (error instanceof LeaseHeldError) return 'lease-held';
   if (error instanceof LeaseLostError) return 'lease-lost';
   if (error instanceof CortexSyncError)
-    return error.code === 'CONFIG' ? 'config' : error.code === 'INTERNAL' ? 'internal' : 'api-error';
+    return error.code === 'CONFIG'
+      ? 'config'
+      : error.code === 'INTERNAL'
+        ? 'internal'
+        : error.code === 'STALE_PLAN'
+          ? 'stale-plan'
+          : 'api-error';
   return 'internal';
 };
 
@@ -332,6 +343,7 @@ const stagesOf = async (
   const first = await pass(ctx, cache?.readLive ?? readEverything, input.onlyNotedChanges === true);
   const firstReadGets = ctx.client.stats().requestsByMethod.GET - getsBefore;
   if (first.status !== 'planned') return { result: first };
+  await input.onPlanned?.(first);
   const { plan, diagnostics } = first;
   if (input.mode === 'plan') return { result: { status: 'planned', plan, diagnostics } };
   const sourceId = first.sourceId;

@@ -24,6 +24,8 @@ const APPLY = [
 ];
 const PRUNE = [...APPLY, 'ARCHIVE_ENTITIES'];
 const EXPORT = PLAN;
+// status reads the ownership record (found through the entity types) and the lease: entity reads.
+const STATUS = ['EDIT_ENTITY_TYPES', 'EDIT_ENTITIES'];
 
 const postControl = async (emulator: Emulator, path: string, body: unknown): Promise<Record<string, unknown>> => {
   const r = await fetch(emulator.url + path, {
@@ -100,6 +102,13 @@ const CASES: Case[] = [
       await applyAll(emulator, dir);
       await rm(join(dir, '.cortex', 'catalog', 'ledger-db.yaml'));
     },
+  },
+  {
+    name: 'status',
+    args: () => ['status', '--dir', '.', '--objects'],
+    permissions: STATUS,
+    checked: ['EDIT_ENTITY_TYPES'],
+    before: applyAll,
   },
   {
     name: 'export',

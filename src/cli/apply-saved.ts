@@ -1,0 +1,105 @@
+/**
+ * `cortex-sync apply FILE`: applies exactly the plan `plan --out FILE` saved, and nothing else. The
+ * manifest root, the source id and every setting that shapes a plan are the file's; the API (the
+ * base URL) and the key are the operator's, and must be the workspace the plan was made for. The
+ * run is `apply`'s (`run-apply.ts`) with the saved plan's judgement (`engine/saved-plan.ts`): a
+ * plan made now that differs in anything from the saved one is refused before any write
+ * (`stale-plan`), naming what moved. The saved plan was the review: no question is asked, as
+ * Terraform's `apply PLANFILE`.
+ */
+import { resolve } from 'node:path';
+import { CortexSyncError } from '../core/errors.js';
+import { hasErrors } from '../core/model.js';
+import { printable } from '../core/printable.js';
+import { configureRun } from '../engine/config.js';
+import type { SavedPlan } from '../core/saved-plan.js';
+import { readSavedPlan, savedPlanJudge, StalePlanError } from '../engine/saved-plan.js';
+import { renderDiagnostics } from '../render/index.js';
+import { manifestRootProblems, writeLine } from '../runtime-io/io.js';
+import { type ApplyOptions, runApply } from './run-apply.js';
+import type { CliSession } from './session.js';
+
+/** Flags that would make another plan than the saved one: the file says them. */
+const FROM_THE_FILE: readonly (readonly [keyof ApplyOptions, string])[] = [
+  ['dir', '--dir'],
+  ['sourceId', '--source-id'],
+  ['prune', '--prune/--no-prune'],
+  ['allowMassDelete', '--allow-mass-delete'],
+  ['allowTakeover', '--allow-takeover'],
+  ['forceEntityTypeSchema', '--force-entity-type-schema'],
+  ['strict', '--strict/--no-strict'],
+  ['allowEmpty', '--allow-empty'],
+  ['dryRun', '--dry-run'],
+];
+
+/** Said as it is: every value in the message was escaped where it was put in. */
+const said = (session: CliSession, message: string): number => {
+  writeLine(session.io.stderr, `error: ${message}`);
+  return 1;
+};
+
+const readPlan = async (path: string, session: CliSession): Promise<SavedPlan | number> => {
+  try {
+    return await readSavedPlan(path);
+  } catch (error) {
+    if (error instanceof CortexSyncError) return said(session, error.message);
+    throw error;
+  }
+};
+
+export const runApplySaved = async (file: string, o: ApplyOptions, session: CliSession): Promise<number> => {
+  const { io } = session;
+  const given = FROM_THE_FILE.filter(([key]) => o[key] !== undefined).map(([, flag]) => flag);
+  if (given.length > 0)
+    return said(
+      session,
+      `apply ${printable(file)} takes the manifest root, the source id and the settings from the plan file: leave out ${given.join(', ')} (or plan again with them)`,
+    );
+  const saved = await readPlan(resolve(io.cwd, file), session);
+  if (typeof saved === 'number') return saved;
+  if (saved.steps.length === 0)
+    return said(session, `plan file ${printable(file)} has no changes: nothing to apply (the workspace was in sync)`);
+  const problems = await manifestRootProblems(saved.dir, `the manifest root of ${file}`);
+  if (problems.length) {
+    writeLine(io.stderr, renderDiagnostics(problems, { color: session.colorErr }));
+    return 1;
+  }
+  const { config, diagnostics } = await configureRun(
+    {
+      said: {
+        dir: saved.dir,
+        ...(saved.sourceId !== null ? { sourceId: saved.sourceId } : {}),
+        baseUrl: o.baseUrl,
+        prune: saved.settings.prune,
+        allowMassDelete: saved.settings.allowMassDelete,
+        allowTakeover: saved.settings.allowTakeover,
+        forceEntityTypeSchema: saved.settings.forceEntityTypeSchema,
+        strict: saved.settings.strict,
+        allowEmpty: saved.settings.allowEmpty,
+        concurrency: o.concurrency,
+        breakLease: o.breakLease,
+      },
+    },
+    io.env,
+    io.cwd,
+  );
+  session.redaction.add(config.apiKey);
+  if (diagnostics.length) writeLine(io.stderr, renderDiagnostics(diagnostics, { color: session.colorErr }));
+  if (hasErrors(diagnostics)) return 1;
+  if (config.baseUrl !== saved.baseUrl)
+    return said(
+      session,
+      `plan file ${printable(file)} was made for the workspace at ${printable(saved.baseUrl)}; this run's API is ${printable(config.baseUrl)} (--base-url, CORTEX_BASE_URL): nothing was applied`,
+    );
+  const judge = savedPlanJudge(saved, file);
+  try {
+    return await runApply(o, session, {
+      config,
+      onPlanned: (pass) => judge.firstPass(pass, config),
+      beforeWrites: judge.beforeWrites,
+    });
+  } catch (error) {
+    if (error instanceof StalePlanError) return said(session, error.message);
+    throw error;
+  }
+};
