@@ -24,13 +24,32 @@ const FROM_THE_FILE: readonly (readonly [keyof ApplyOptions, string])[] = [
   ['dir', '--dir'],
   ['sourceId', '--source-id'],
   ['prune', '--prune/--no-prune'],
-  ['allowMassDelete', '--allow-mass-delete'],
-  ['allowTakeover', '--allow-takeover'],
-  ['forceEntityTypeSchema', '--force-entity-type-schema'],
   ['strict', '--strict/--no-strict'],
   ['allowEmpty', '--allow-empty'],
   ['dryRun', '--dry-run'],
 ];
+
+/**
+ * The operator's decisions: a plan file may come from a build artifact or a pull request, so it
+ * cannot carry them. The file says whether the plan was made with each; the operator gives it again.
+ */
+const OPERATOR_DECISIONS = [
+  ['allowMassDelete', '--allow-mass-delete'],
+  ['allowTakeover', '--allow-takeover'],
+  ['forceEntityTypeSchema', '--force-entity-type-schema'],
+] as const;
+
+const decisionProblem = (file: string, saved: SavedPlan, o: ApplyOptions): string | undefined => {
+  for (const [key, flag] of OPERATOR_DECISIONS) {
+    const planned = saved.settings[key];
+    const given = o[key] === true;
+    if (planned && !given)
+      return `plan file ${printable(file)} was made with ${flag}, an operator's decision a plan file cannot carry: give ${flag} to apply it`;
+    if (given && !planned)
+      return `plan file ${printable(file)} was made without ${flag}: plan again with it (the saved plan is what is applied)`;
+  }
+  return undefined;
+};
 
 /** Said as it is: every value in the message was escaped where it was put in. */
 const said = (session: CliSession, message: string): number => {
@@ -57,6 +76,8 @@ export const runApplySaved = async (file: string, o: ApplyOptions, session: CliS
     );
   const saved = await readPlan(resolve(io.cwd, file), session);
   if (typeof saved === 'number') return saved;
+  const decision = decisionProblem(file, saved, o);
+  if (decision !== undefined) return said(session, decision);
   if (saved.steps.length === 0)
     return said(session, `plan file ${printable(file)} has no changes: nothing to apply (the workspace was in sync)`);
   const problems = await manifestRootProblems(saved.dir, `the manifest root of ${file}`);

@@ -201,6 +201,19 @@ describe('what apply FILE refuses, naming the file, writing nothing', { timeout:
     await refused(['apply', 'p.json', '--prune'], /--prune/);
   });
 
+  it("an operator's decision is not taken from the file: the operator gives it again", async () => {
+    expect((await run(['plan', '--out', 'p.json', '--allow-mass-delete'])).code).toBe(0);
+    await refused(['apply', 'p.json'], /p\.json was made with --allow-mass-delete.*give --allow-mass-delete/);
+    const applied = await run(['apply', 'p.json', '--allow-mass-delete']);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(await titleOf(`saved-a-${n}`)).toBe(`saved-a-${n}`);
+  });
+
+  it('an operator decision given that the plan was not made with: plan again', async () => {
+    expect((await run(['plan', '--out', 'p.json'])).code).toBe(0);
+    await refused(['apply', 'p.json', '--allow-takeover'], /made without --allow-takeover/);
+  });
+
   it('hostile values in the file are printed escaped', async () => {
     const { sealSavedPlan } = await import('../../src/engine/saved-plan.js');
     expect((await run(['plan', '--out', 'p.json'])).code).toBe(0);
