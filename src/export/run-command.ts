@@ -17,6 +17,8 @@ import { type ExportFile, exportFiles } from './files.js';
 import { checkConfigSourceId, checkOutDir } from './guard.js';
 import { readWorkspaceForExport } from '../engine/export-read.js';
 import { manifestYaml } from './render.js';
+import { parseSchemaBase, schemaFilesToWrite } from './schema-ref.js';
+import { manifestJsonSchemas } from '../schemas/json-schemas.js';
 import { inferredSourceIdLine, ownersOf, soleOwner, unclaimedSourceLine } from './source-id.js';
 import { writeExportFiles } from './write.js';
 
@@ -32,6 +34,7 @@ const summaryLine = (files: readonly ExportFile[], outDir: string): string => {
 export const runExport = async (o: ExportOptions, io: CliIo): Promise<number> => {
   const colorErr = useColor(io.stderr, io.env);
   const outDir = resolve(io.cwd, o.out);
+  const schemaBase = parseSchemaBase(o.schemaBase, io.cwd, outDir);
   const { config, diagnostics } = await configureRun(
     { said: { dir: outDir, sourceId: o.sourceId, baseUrl: o.baseUrl } },
     io.env,
@@ -89,6 +92,7 @@ export const runExport = async (o: ExportOptions, io: CliIo): Promise<number> =>
       ...(sourceId !== undefined ? { sourceId } : {}),
       ...(o.includeOtherSources ? { includeOtherSources: true } : {}),
       now: ctx.clock.now(),
+      schemaBase,
     });
     // The source id given for this export, or the one inferred, is the repository's: say so in its settings file.
     const settingsId = givenSourceId ?? inferred;
@@ -96,7 +100,12 @@ export const runExport = async (o: ExportOptions, io: CliIo): Promise<number> =>
       settingsId !== undefined && !hasSettings
         ? [{ path: CONFIG_FILE, text: manifestYaml({ sourceId: settingsId }) }]
         : [];
-    await writeExportFiles(outDir, [...selected.files, ...settings], o.force ?? false);
+    const schemas = schemaFilesToWrite(schemaBase, manifestJsonSchemas());
+    await writeExportFiles(
+      outDir,
+      [...selected.files, ...settings, ...schemas.map((s) => ({ ...s, generated: true }))],
+      o.force ?? false,
+    );
 
     writeLine(io.stdout, summaryLine(selected.files, outDir));
     if (inferred !== undefined) writeLine(io.stdout, inferredSourceIdLine(inferred));
