@@ -12,7 +12,6 @@
 import { posix, relative, resolve, sep } from 'node:path';
 import { ConfigError } from '../core/errors.js';
 import type { KindName } from '../core/model.js';
-import { printable } from '../core/printable.js';
 import { schemaFileName } from '../schemas/json-schemas.js';
 
 /**
@@ -33,8 +32,9 @@ const SCHEME = /^[a-z][a-z0-9+.-]*:/i;
 /** One-letter "schemes" are Windows drive letters: a path. */
 const DRIVE = /^[a-z]:[\\/]/i;
 
+/** The entrypoint escapes what it prints (`printable`): the value goes in as given. */
 const refused = (value: string, why: string): ConfigError =>
-  new ConfigError(`--schema-base \`${printable(value)}\` ${why}; nothing was read or written`);
+  new ConfigError(`--schema-base \`${value}\` ${why}; nothing was read or written`);
 
 /** A URL given as the base: http(s), no credentials, query or fragment (the file name is appended). */
 const parseUrl = (value: string): SchemaBase => {

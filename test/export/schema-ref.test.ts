@@ -150,6 +150,8 @@ describe('--schema-base', () => {
       expect(run.code, JSON.stringify(bad)).not.toBe(0);
       expect(run.stderr, JSON.stringify(bad)).toMatch(/--schema-base/);
       expect(run.stderr).not.toContain('secret');
+      // Escaped once where printed: a line break shows as `\n`, never as a new line or `\\n`.
+      if (bad.includes('\n')) expect(run.stderr).toContain('`https://example.com/s\\nfoo: bar`');
       expect(await listFiles(out), JSON.stringify(bad)).toEqual([]);
     }
   });
