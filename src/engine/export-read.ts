@@ -4,6 +4,13 @@
  * edges of every entity, archived entities when asked) and every kind those reads use read first
  * as a plan reads it. Owners come from the ownership records as in a plan. Only GET requests. No
  * kind is named here.
+ *
+ * What the export leaves out is known before the reads that hang off it: when it leaves out what
+ * other source ids manage (`othersLeftOut`), an export read is not given their objects of the kinds
+ * it reads through (`exportUses`: no dependency edges read for another source's entities, one
+ * request each), unless this source manages objects of the kind read (one of them may hang off
+ * another source's object: then everything is given, as a plan would need). A read that fails
+ * still fails the export.
  */
 import type { Diagnostic, KindName, LiveObject } from '../core/model.js';
 import { OWNERSHIP_STORE } from '../kinds/ownership.js';
@@ -26,6 +33,11 @@ export interface ExportReadInput {
   progress: (line: string) => void;
   /** Where the ownership records are kept (default: the registry's store). */
   store?: OwnershipStore;
+  /**
+   * The export leaves out what other source ids (any but `sourceId`) manage, and `sourceId` is
+   * known before the read (not inferred from it): see the module comment.
+   */
+  othersLeftOut?: boolean;
 }
 
 export interface ExportLive {
@@ -33,6 +45,8 @@ export interface ExportLive {
   diagnostics: Diagnostic[];
   /** Each source's origin as its ownership record has it (the repository that first applied it). */
   recordedOrigins: ReadonlyMap<string, string>;
+  /** Objects of other sources not given to the export reads through them (see the module comment). */
+  notReadThrough: number;
 }
 
 /** Reads what `export` writes (see the module comment). */
@@ -52,11 +66,29 @@ export const readWorkspaceForExport = async (input: ExportReadInput, ctx: Engine
     for (const used of usesOf(handler)) need(used);
   };
   for (const kind of [...kinds, ...store.uses]) need(kind);
+  const readFirst = new Set<KindName>([
+    ...store.uses,
+    ...[...needed].flatMap((k) => usesOf(byKind.get(k) as AnyKindHandler)),
+  ]);
+
+  // Another source's object, which this export leaves out: nothing is read through it.
+  const othersOwn = (o: LiveObject): boolean =>
+    input.othersLeftOut === true && o.owner !== undefined && o.owner !== input.sourceId;
+  let notReadThrough = 0;
+  const givenTo = (handler: AnyKindHandler, readBefore: readonly LiveObject[], managedIds: readonly string[]) => {
+    const through = new Set(handler.exportUses ?? []);
+    // A kind read first (others use it) is not told what this source manages: everything is given.
+    if (managedIds.length > 0 || readFirst.has(handler.kind)) return readBefore;
+    const given = readBefore.filter((o) => !(through.has(o.kind) && othersOwn(o)));
+    notReadThrough += readBefore.length - given.length;
+    return given;
+  };
 
   const read: ReadKind = (handler, fetchCtx) =>
     asked(handler) && handler.exportLive
       ? handler.exportLive({
           ...fetchCtx,
+          readBefore: givenTo(handler, fetchCtx.readBefore, fetchCtx.managedIds),
           includeArchived: input.includeArchived,
           signal: ctx.signal,
           now: () => ctx.clock.now(),
@@ -77,5 +109,5 @@ export const readWorkspaceForExport = async (input: ExportReadInput, ctx: Engine
   const recordedOrigins = new Map<string, string>();
   for (const [source, meta] of ownership.index.meta)
     if (meta.origin !== undefined) recordedOrigins.set(source, meta.origin);
-  return { live, diagnostics: ownership.diagnostics, recordedOrigins };
+  return { live, diagnostics: ownership.diagnostics, recordedOrigins, notReadThrough };
 };

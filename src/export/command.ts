@@ -1,6 +1,6 @@
 /**
  * The flags of `cortex-sync export --out DIR [--kinds K,K] [--only unmanaged|all]
- * [--include-archived] [--force]`, defined when the command is named (`src/cli/main.ts`); its
+ * [--include-archived] [--force] [--schema-base URL|DIR]`, defined when the command is named (`src/cli/main.ts`); its
  * action imports `run-command.ts`, which writes the live workspace as manifests in the repository layout.
  */
 import { type Command, InvalidArgumentError, Option } from 'commander';
@@ -18,6 +18,7 @@ export interface ExportOptions {
   sourceId?: string;
   baseUrl?: string;
   includeOtherSources?: boolean;
+  schemaBase?: string;
 }
 
 /** `--kinds entity,dependency` → the kind names, each checked. */
@@ -54,6 +55,10 @@ export const defineExportCommand = (command: Command, io: CliIo, done: (code: nu
     .option(
       '--source-id <id>',
       'the source id of the repository written to (default: its cortex-sync.yaml or git remote)',
+    )
+    .option(
+      '--schema-base <url-or-dir>',
+      "where each file's schema line points: an http(s) URL or a folder holding <kind>.schema.json (default: the schemas written to DIR/.cortex-sync-schemas/)",
     )
     .option('--base-url <url>', 'API base address (env CORTEX_BASE_URL)')
     .action(async (o: ExportOptions) => {

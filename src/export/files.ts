@@ -16,6 +16,7 @@ import type { KindName, LiveObject } from '../core/model.js';
 import type { AnyKindHandler, ManifestFile } from '../kinds/types.js';
 import { parseManifestFile } from '../source/yaml.js';
 import { manifestText } from './render.js';
+import { type SchemaBase, SCHEMAS_BESIDE, schemaReference } from './schema-ref.js';
 
 export type ExportScope = 'unmanaged' | 'all';
 
@@ -33,6 +34,8 @@ export interface ExportSelection {
   includeOtherSources?: boolean;
   /** The run's time, for the kinds' checks of what is written (an Initiative's target date). */
   now: number;
+  /** Where each file's schema line points (default: the schemas written beside the export). */
+  schemaBase?: SchemaBase;
 }
 
 /** An object left out because its manifest could not be written as one `validate` accepts. */
@@ -132,7 +135,8 @@ export const exportFiles = (live: readonly LiveObject[], selection: ExportSelect
       })
       .sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
     for (const file of filesOf(handler, sorted, skipped)) {
-      const text = manifestText(kind, file.document);
+      const ref = schemaReference(selection.schemaBase ?? SCHEMAS_BESIDE, kind, file.path);
+      const text = manifestText(kind, file.document, ref);
       const invalid = invalidReason(handler, file.path, text, selection.now);
       if (invalid !== undefined) skipped.push(...file.ids.map((id) => ({ kind, id, reason: invalid })));
       else files.push({ kind, path: file.path, text, ids: file.ids });

@@ -7,9 +7,6 @@ import { stringify } from 'yaml';
 import type { JsonValue, KindName } from '../core/model.js';
 import { schemaFileName } from '../schemas/json-schemas.js';
 
-/** Where editors find a kind's JSON Schema (the `$id` of the files in `schemas/`). */
-export const schemaUrl = (kind: KindName): string => `https://cortex-sync.dev/schemas/${schemaFileName(kind)}`;
-
 /** The YAML document alone. */
 export const manifestYaml = (document: JsonValue): string =>
   stringify(document, {
@@ -20,6 +17,10 @@ export const manifestYaml = (document: JsonValue): string =>
     aliasDuplicateObjects: false,
   });
 
-/** The whole file: the schema line (every kind has a schema in `schemas/`), then the document. */
-export const manifestText = (kind: KindName, document: JsonValue): string =>
-  `# yaml-language-server: $schema=${schemaUrl(kind)}\n${manifestYaml(document)}`;
+/**
+ * The whole file: the schema line (every kind has a schema in `schemas/`), then the document.
+ * `schemaRef` is where the file's editor finds it (`schema-ref.ts`: a URI reference, no space or
+ * line break); by default the schema's file name, as if it were beside the file.
+ */
+export const manifestText = (kind: KindName, document: JsonValue, schemaRef = schemaFileName(kind)): string =>
+  `# yaml-language-server: $schema=${schemaRef}\n${manifestYaml(document)}`;

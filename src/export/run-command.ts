@@ -17,6 +17,8 @@ import { type ExportFile, exportFiles } from './files.js';
 import { checkConfigSourceId, checkOutDir } from './guard.js';
 import { readWorkspaceForExport } from '../engine/export-read.js';
 import { manifestYaml } from './render.js';
+import { parseSchemaBase, schemaFilesToWrite } from './schema-ref.js';
+import { manifestJsonSchemas } from '../schemas/json-schemas.js';
 import { inferredSourceIdLine, ownersOf, soleOwner, unclaimedSourceLine } from './source-id.js';
 import { writeExportFiles } from './write.js';
 
@@ -32,6 +34,7 @@ const summaryLine = (files: readonly ExportFile[], outDir: string): string => {
 export const runExport = async (o: ExportOptions, io: CliIo): Promise<number> => {
   const colorErr = useColor(io.stderr, io.env);
   const outDir = resolve(io.cwd, o.out);
+  const schemaBase = parseSchemaBase(o.schemaBase, io.cwd, outDir);
   const { config, diagnostics } = await configureRun(
     { said: { dir: outDir, sourceId: o.sourceId, baseUrl: o.baseUrl } },
     io.env,
@@ -45,6 +48,13 @@ export const runExport = async (o: ExportOptions, io: CliIo): Promise<number> =>
   checkConfigSourceId({ outDir, givenSourceId, fileSourceId });
 
   const kinds = new Set<KindName>(o.kinds ?? KIND_NAMES);
+  const hasSettings = await access(join(outDir, CONFIG_FILE)).then(
+    () => true,
+    () => false,
+  );
+  // Whether the source id the export is for may be inferred from what is read (source-id.ts).
+  const inferable =
+    config.sourceId === undefined && fileSourceId === undefined && !hasSettings && o.only !== 'unmanaged';
   const ctx = openEngineContext(config, 'export reads the live workspace', io.stop ? { signal: io.stop } : {});
   try {
     const read = await readWorkspaceForExport(
@@ -55,20 +65,16 @@ export const runExport = async (o: ExportOptions, io: CliIo): Promise<number> =>
         sourceId: config.sourceId,
         requestsPerMinute: config.requestsPerMinute,
         progress: (line) => writeLine(io.stderr, line),
+        othersLeftOut: !inferable && o.includeOtherSources !== true,
       },
       ctx,
     );
     if (read.diagnostics.length) writeLine(io.stderr, renderDiagnostics(read.diagnostics, { color: colorErr }));
-    const hasSettings = await access(join(outDir, CONFIG_FILE)).then(
-      () => true,
-      () => false,
-    );
     // Nothing names the directory's source id: the export holds what the one source that manages
     // the objects read has, and claims that source only from the origin it is bound to (source-id.ts).
-    const sole =
-      config.sourceId === undefined && fileSourceId === undefined && !hasSettings && o.only !== 'unmanaged'
-        ? soleOwner(ownersOf(read.live, { kinds, includeArchived: o.includeArchived ?? false }))
-        : undefined;
+    const sole = inferable
+      ? soleOwner(ownersOf(read.live, { kinds, includeArchived: o.includeArchived ?? false }))
+      : undefined;
     const recordedOrigin = sole !== undefined ? read.recordedOrigins.get(sole) : undefined;
     const inferred = sole !== undefined && recordedOrigin === config.origin ? sole : undefined;
     const sourceId = config.sourceId ?? sole;
@@ -89,6 +95,7 @@ export const runExport = async (o: ExportOptions, io: CliIo): Promise<number> =>
       ...(sourceId !== undefined ? { sourceId } : {}),
       ...(o.includeOtherSources ? { includeOtherSources: true } : {}),
       now: ctx.clock.now(),
+      schemaBase,
     });
     // The source id given for this export, or the one inferred, is the repository's: say so in its settings file.
     const settingsId = givenSourceId ?? inferred;
@@ -96,7 +103,12 @@ export const runExport = async (o: ExportOptions, io: CliIo): Promise<number> =>
       settingsId !== undefined && !hasSettings
         ? [{ path: CONFIG_FILE, text: manifestYaml({ sourceId: settingsId }) }]
         : [];
-    await writeExportFiles(outDir, [...selected.files, ...settings], o.force ?? false);
+    const schemas = schemaFilesToWrite(schemaBase, manifestJsonSchemas());
+    await writeExportFiles(
+      outDir,
+      [...selected.files, ...settings, ...schemas.map((s) => ({ ...s, generated: true }))],
+      o.force ?? false,
+    );
 
     writeLine(io.stdout, summaryLine(selected.files, outDir));
     if (inferred !== undefined) writeLine(io.stdout, inferredSourceIdLine(inferred));
@@ -118,6 +130,12 @@ export const runExport = async (o: ExportOptions, io: CliIo): Promise<number> =>
       writeLine(
         io.stdout,
         `Left out ${countOf(selected.otherSources.count, 'object')} other source ids manage (${ids}); pass --include-other-sources to export them too.`,
+      );
+    }
+    if (read.notReadThrough > 0) {
+      writeLine(
+        io.stdout,
+        `Read no dependency edges of ${countOf(read.notReadThrough, 'entity', 'entities')} other source ids manage (an entity's edges are left with it); pass --include-other-sources to read them too.`,
       );
     }
     for (const skip of selected.skipped) {

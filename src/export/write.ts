@@ -11,10 +11,13 @@
  *   never through an existing name), whose real path is checked to be inside `--out`, then moved
  *   into place (`link` without `--force`, so a file that appeared meanwhile is never replaced;
  *   `rename` with it, which replaces a name, never writes through a link).
+ * A file marked `generated` (the JSON Schemas export writes beside the manifests: cortex-sync's
+ * own, not a person's) is written only when missing or different, and then replaced without
+ * `--force`; the same checks hold for it (a symlink in its place is refused, never read through).
  */
 import { randomBytes } from 'node:crypto';
-import type { Stats } from 'node:fs';
-import { link, lstat, mkdir, realpath, rename, rm, writeFile } from 'node:fs/promises';
+import { constants, type Stats } from 'node:fs';
+import { link, lstat, mkdir, open, realpath, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, posix } from 'node:path';
 import { ConfigError } from '../core/errors.js';
 import { countOf } from '../core/plural.js';
@@ -25,19 +28,24 @@ export interface FileToWrite {
   /** Relative to the output directory, `/` separators. */
   path: string;
   text: string;
+  /** cortex-sync's own file (see the module comment): skipped when the same, replaced when not. */
+  generated?: boolean;
 }
 
 /** File operations at once: enough to keep the file system's thread pool busy. */
 const FILE_CONCURRENCY = 16;
 
 /** Runs `fn` on every item, at most `FILE_CONCURRENCY` at once; results in the items' order. */
-const eachConcurrently = async <T, R>(items: readonly T[], fn: (item: T) => Promise<R>): Promise<R[]> => {
+const eachConcurrently = async <T, R>(
+  items: readonly T[],
+  fn: (item: T, index: number) => Promise<R>,
+): Promise<R[]> => {
   const results = new Array<R>(items.length);
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < items.length) {
       const i = next++;
-      results[i] = await fn(items[i] as T);
+      results[i] = await fn(items[i] as T, i);
     }
   };
   await Promise.all(Array.from({ length: Math.min(FILE_CONCURRENCY, items.length) }, worker));
@@ -111,6 +119,21 @@ const writeAtomically = async (realOut: string, relPath: string, text: string, f
   }
 };
 
+/** Whether the regular file at `path` holds exactly `text` (opened without following a link). */
+const holds = async (path: string, text: string): Promise<boolean> => {
+  const want = Buffer.from(text, 'utf8');
+  const handle = await open(path, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+  try {
+    const info = await handle.stat();
+    if (!info.isFile() || info.size !== want.length) return false;
+    const got = Buffer.alloc(want.length);
+    const { bytesRead } = await handle.read(got, 0, want.length, 0);
+    return bytesRead === want.length && got.equals(want);
+  } finally {
+    await handle.close();
+  }
+};
+
 const listed = (paths: readonly string[]): string => {
   const shown = paths.slice(0, 5).join(', ');
   return `${shown}${paths.length > 5 ? ` and ${paths.length - 5} more` : ''}`;
@@ -137,17 +160,25 @@ export const writeExportFiles = async (
     throw new ConfigError(
       `${countOf(refused.length, 'file')} to export cannot be written safely into ${outDir}: ${listed([...new Set(refused)])}. Nothing was written`,
     );
-  const existing = files.filter((_, i) => checked[i]?.existing === true).map((f) => f.path);
+  const isThere = (i: number): boolean => checked[i]?.existing === true;
+  // cortex-sync's own files that hold what would be written already are left as they are.
+  const same = await eachConcurrently(files, async (file, i) =>
+    file.generated === true && before !== undefined && isThere(i) ? holds(join(before, file.path), file.text) : false,
+  );
+  const existing = files.filter((f, i) => isThere(i) && f.generated !== true).map((f) => f.path);
   if (!force && existing.length > 0)
     throw new ConfigError(
       `${countOf(existing.length, 'file')} to export ${existing.length === 1 ? 'exists' : 'exist'} already in ${outDir}: ${listed(existing)}. Nothing was written; pass --force to replace ${existing.length === 1 ? 'it' : 'them'}`,
     );
+  const toWrite = files.filter((_, i) => same[i] !== true);
   await mkdir(outDir, { recursive: true });
   const realOut = await realpath(outDir);
   if (before !== undefined && realOut !== before)
     throw new ConfigError(`${outDir} was replaced while exporting; nothing was written`);
   // Folders first (once each), then the files side by side.
-  for (const folder of [...new Set(files.map((file) => posix.dirname(file.path)))])
+  for (const folder of [...new Set(toWrite.map((file) => posix.dirname(file.path)))])
     await createFolders(realOut, folder);
-  await eachConcurrently(files, (file) => writeAtomically(realOut, file.path, file.text, force));
+  await eachConcurrently(toWrite, (file) =>
+    writeAtomically(realOut, file.path, file.text, force || file.generated === true),
+  );
 };

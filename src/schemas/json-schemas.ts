@@ -1,7 +1,9 @@
 /**
  * JSON Schemas of the manifests, for editors (yaml-language-server), generated from the same zod
  * schemas that validate them. `npm run schemas` writes them to `schemas/`; a test fails when the
- * committed copies drift from the code.
+ * committed copies drift from the code. No `$id`: the project owns no address to name them by, and
+ * a relative one would resolve to wherever the file was read from, as no `$id` does (each schema
+ * refers only inside itself, `#/$defs/…`). `export` writes them beside the manifests.
  */
 import { z } from 'zod';
 import type { KindName } from '../core/model.js';
@@ -15,7 +17,6 @@ export const manifestJsonSchemas = (): Map<KindName, string> => {
   for (const handler of KIND_HANDLERS) {
     const schema = z.toJSONSchema(handler.manifestSchema, { io: 'input', unrepresentable: 'any' });
     const document = {
-      $id: `https://cortex-sync.dev/schemas/${schemaFileName(handler.kind)}`,
       title: `cortex-sync ${handler.title} manifest`,
       ...schema,
     };

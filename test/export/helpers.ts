@@ -147,6 +147,10 @@ export const listFiles = async (root: string): Promise<string[]> => {
     .sort();
 };
 
+/** The files under `root` but the JSON Schemas export writes beside the manifests (`.cortex-sync-schemas/`). */
+export const listManifestFiles = async (root: string): Promise<string[]> =>
+  (await listFiles(root)).filter((file) => !file.startsWith('.cortex-sync-schemas/'));
+
 /** `path → text` of every file under `root`. */
 export const readTree = async (root: string): Promise<Map<string, string>> => {
   const out = new Map<string, string>();

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { manifestBaseName } from '../../src/kinds/shared/file-name.js';
 import { cli, type Emulator, removeDir, startTestEmulator, tempDir } from '../e2e/harness.js';
-import { callApi, listFiles, readTree, seedWorkspace } from './helpers.js';
+import { callApi, listFiles, listManifestFiles, readTree, seedWorkspace } from './helpers.js';
 
 let emulator: Emulator;
 const dirs: string[] = [];
@@ -102,9 +102,11 @@ describe('export leaves out', () => {
     const out = await newDir();
     const run = await exportTo(out, ['--only', 'unmanaged']);
     expect(run.code).toBe(0);
-    expect(await listFiles(out)).toEqual(['.cortex/catalog/ledger.yaml']);
-    // Every object of the workspace but the ledger, the emulator's two sample scorecards included.
-    expect(run.stdout).toMatch(/Left out 13 objects a repository manages/);
+    expect(await listManifestFiles(out)).toEqual(['.cortex/catalog/ledger.yaml']);
+    // Every object of the workspace but the ledger, the emulator's two sample scorecards included;
+    // not the two edges of the entities that repository manages, which are not even read.
+    expect(run.stdout).toMatch(/Left out 11 objects a repository manages/);
+    expect(run.stdout).toContain('Read no dependency edges of 5 entities other source ids manage');
   });
 
   it('archived entities unless --include-archived', async () => {
@@ -123,7 +125,7 @@ describe('export leaves out', () => {
     const before = emulator.requests.length;
     const run = await exportTo(out, ['--kinds', 'catalog-page,scaffolder-template']);
     expect(run.code).toBe(0);
-    expect(await listFiles(out)).toEqual([
+    expect(await listManifestFiles(out)).toEqual([
       '.cortex/catalog-pages/agents.yaml',
       '.cortex/scaffolders/agent-template.yaml',
     ]);

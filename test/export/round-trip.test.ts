@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { manifestBaseName } from '../../src/kinds/shared/file-name.js';
 import { cli, type Emulator, removeDir, startTestEmulator, tempDir, writesSince } from '../e2e/harness.js';
-import { callApi, listFiles, type PlanJson, readTree, seedWorkspace } from './helpers.js';
+import { callApi, listManifestFiles, type PlanJson, readTree, seedWorkspace } from './helpers.js';
 
 let emulator: Emulator;
 let out: string;
@@ -37,7 +37,7 @@ describe('export round trip', () => {
     expect(run.code).toBe(0);
     const web = manifestBaseName('@acme/web.app');
     const bot = manifestBaseName('team/support-bot');
-    expect(await listFiles(out)).toEqual(
+    expect(await listManifestFiles(out)).toEqual(
       [
         '.cortex/catalog-pages/agents.yaml',
         `.cortex/catalog/${bot}.yaml`,
@@ -68,7 +68,7 @@ describe('export round trip', () => {
     expect(tree.get('.cortex/scaffolders/agent-template.yaml')).toContain('requirePullRequest: false');
     expect(tree.get(`.cortex/initiatives/${manifestBaseName('Agents ready')}.yaml`)).toContain('isDraft: true');
     for (const [file, text] of tree) {
-      if (file === 'cortex-sync.yaml') continue;
+      if (file === 'cortex-sync.yaml' || file.startsWith('.cortex-sync-schemas/')) continue;
       expect(text.split('\n')[0], file).toMatch(/^# yaml-language-server: \$schema=\S+\.schema\.json$/);
       expect(text, file).not.toMatch(/cortex-sync:|cid:|dateCreated|\ben[0-9a-f]{6,}/);
     }

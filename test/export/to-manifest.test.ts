@@ -129,7 +129,7 @@ describe('entity', () => {
   it('writes openapi, then info with title, tag and type first', () => {
     const text = manifestText('entity', files[0]?.document ?? null);
     expect(text.split('\n').slice(0, 6)).toEqual([
-      '# yaml-language-server: $schema=https://cortex-sync.dev/schemas/entity.schema.json',
+      '# yaml-language-server: $schema=entity.schema.json',
       'openapi: 3.0.1',
       'info:',
       '  title: Web app',
