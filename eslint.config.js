@@ -29,7 +29,18 @@ const IO_MODULES = [
 ];
 
 export default tseslint.config(
-  { ignores: ['dist/', 'dist-action/', 'node_modules/', 'coverage/', 'schemas/', 'bench/tmp/', '**/*.generated.ts'] },
+  {
+    ignores: [
+      'dist/',
+      'packages/*/dist/',
+      'dist-action/',
+      'node_modules/',
+      'coverage/',
+      'schemas/',
+      'bench/tmp/',
+      '**/*.generated.ts',
+    ],
+  },
   { linterOptions: { reportUnusedDisableDirectives: 'error' } },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked.map((config) => ({ ...config, files: ['**/*.ts'] })),
@@ -56,7 +67,7 @@ export default tseslint.config(
   {
     // Tests parse JSON documents and use vitest's asymmetric matchers (`expect.any`,
     // `expect.objectContaining`), both typed `any`; what a test reads it asserts at once.
-    files: ['test/**/*.ts'],
+    files: ['test/**/*.ts', 'packages/*/test/**/*.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-assignment': 'off',
       '@typescript-eslint/no-unsafe-member-access': 'off',
@@ -70,7 +81,7 @@ export default tseslint.config(
   {
     // The emulator answers whatever a client sends, as the real API does: it stringifies tolerant
     // request fields (a `method` or `title` of any JSON type) into its answers on purpose.
-    files: ['src/emulator/**/*.ts'],
+    files: ['packages/emulator/src/**/*.ts'],
     rules: {
       '@typescript-eslint/no-base-to-string': 'off',
       '@typescript-eslint/no-unsafe-assignment': 'off',
@@ -78,8 +89,9 @@ export default tseslint.config(
   },
   {
     // The layering of src/ as an allow-list per folder (eslint.layers.js): core ← api, source,
-    // render ← ownership ← kinds ← engine ← runtimes; a folder without a layer is an error.
-    files: ['src/**/*.ts'],
+    // render ← ownership ← kinds ← engine ← runtimes; a folder without a layer is an error. The
+    // workspace packages import only the folders of src/ listed for them, and src/ none of them.
+    files: ['src/**/*.ts', 'packages/*/src/**/*.ts'],
     plugins: { layers: layersPlugin },
     rules: { 'layers/allowed-imports': 'error' },
   },

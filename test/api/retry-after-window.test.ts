@@ -21,7 +21,7 @@ import { join } from 'node:path';
 import { Agent, type Dispatcher, request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { exitCodeOf } from '../../src/core/outcome.js';
-import type { RequestLogEntry } from '../../src/emulator/server.js';
+import type { RequestLogEntry } from '../../packages/emulator/src/server.js';
 import { apiClientFor } from '../../src/engine/api-client.js';
 import { resolveConfig } from '../../src/engine/config.js';
 import { NO_EVENTS, systemClock } from '../../src/engine/context.js';

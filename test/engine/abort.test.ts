@@ -4,7 +4,7 @@ import type { SyncConfig } from '../../src/engine/config.js';
 import { createEngineContext, type EngineEvent } from '../../src/engine/context.js';
 import { memoryPlanLog } from '../../src/engine/plan-log.js';
 import { reconcile } from '../../src/engine/reconcile.js';
-import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
+import { type RunningEmulator, startEmulator } from '../../packages/emulator/src/server.js';
 import { type Forwarder, startForwarder } from '../support/forwarder.js';
 import { removeDir, tempDir, writeFiles } from './helpers.js';
 

@@ -8,7 +8,7 @@ import { createServer, request, type Server } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/client.js';
 import type { ApiClient } from '../../src/api/types.js';
-import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
+import { type RunningEmulator, startEmulator } from '../../packages/emulator/src/server.js';
 import { systemClock } from '../../src/engine/context.js';
 import { acquireLease, DEFAULT_LEASE_SETTINGS, type LeaseSettings } from '../../src/engine/lease.js';
 import { createInitiative, pendingKey } from '../../src/kinds/initiative/api.js';

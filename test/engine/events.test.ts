@@ -4,7 +4,7 @@ import type { SyncConfig } from '../../src/engine/config.js';
 import { createEngineContext, type EngineEvent } from '../../src/engine/context.js';
 import { memoryPlanLog } from '../../src/engine/plan-log.js';
 import { reconcile } from '../../src/engine/reconcile.js';
-import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
+import { type RunningEmulator, startEmulator } from '../../packages/emulator/src/server.js';
 import { renderPlanJson, renderPlanMarkdown, renderPlanText } from '../../src/render/index.js';
 import { removeDir, syncConfig, tempDir, writeFiles } from './helpers.js';
 

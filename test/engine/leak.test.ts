@@ -9,7 +9,7 @@ import { createApiClient } from '../../src/api/client.js';
 import type { SyncConfig } from '../../src/engine/config.js';
 import { createEngineContext } from '../../src/engine/context.js';
 import { reconcile } from '../../src/engine/reconcile.js';
-import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
+import { type RunningEmulator, startEmulator } from '../../packages/emulator/src/server.js';
 import { removeDir, tempDir, writeFiles } from './helpers.js';
 
 const API_KEY = 'leak-test-key-0123456789';

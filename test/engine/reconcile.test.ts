@@ -8,7 +8,7 @@ import { createEngineContext } from '../../src/engine/context.js';
 import { readInventories } from '../../src/kinds/entity/records/inventory.js';
 import { memoryPlanLog } from '../../src/engine/plan-log.js';
 import { reconcile } from '../../src/engine/reconcile.js';
-import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
+import { type RunningEmulator, startEmulator } from '../../packages/emulator/src/server.js';
 import { removeDir, syncConfig, tempDir, writeFiles } from './helpers.js';
 
 const API_KEY = 'reconcile-test-key-0123456789';

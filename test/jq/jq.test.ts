@@ -3,7 +3,7 @@
  * that keep a hostile program from taking the process down.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createJqEvaluator, type JqEvaluator } from '../../src/emulator/jq.js';
+import { createJqEvaluator, type JqEvaluator } from '../../src/jq/jq.js';
 
 const open: JqEvaluator[] = [];
 afterEach(async () => {

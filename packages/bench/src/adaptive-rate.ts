@@ -10,9 +10,8 @@
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
-import type { RequestLogEntry } from '../emulator/server.js';
+import { basename, join } from 'node:path';
+import type { RequestLogEntry } from '../../emulator/src/server.js';
 import { insideRetryAfter, RETRY_AFTER_ALLOWANCE_MS } from './analysis.js';
 import { generateRepository } from './generate.js';
 import { runChild, startEmulatorProcess } from './processes.js';
@@ -160,7 +159,8 @@ export const renderAdaptiveRate = (results: readonly AdaptiveRateResult[]): stri
   ].join('\n');
 };
 
-const isMain = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
+// By file name: `main.js` bundles this module, and its own `import.meta.url` is then `main.js`'s.
+const isMain = basename(process.argv[1] ?? '') === 'adaptive-rate.js';
 if (isMain) {
   const option = (name: string, fallback: string): string => {
     const at = process.argv.indexOf(name);

@@ -3,7 +3,7 @@
  * plan, and what the emulator's request log says about an apply (rate, 429s, requests sent
  * inside a `Retry-After` window).
  */
-import type { RequestLogEntry } from '../emulator/server.js';
+import type { RequestLogEntry } from '../../emulator/src/server.js';
 import type { RepositoryShape } from './generate.js';
 
 export const median = (values: readonly number[]): number => {

@@ -3,9 +3,9 @@
  * observer), resource figures, and the one JSON line a child prints for the parent.
  */
 import { resolve } from 'node:path';
-import { createApiClient } from '../api/client.js';
-import type { RequestEvent } from '../api/types.js';
-import { type ConfigFlags, resolveConfig, type SyncConfig } from '../engine/config.js';
+import { createApiClient } from '../../../src/api/client.js';
+import type { RequestEvent } from '../../../src/api/types.js';
+import { type ConfigFlags, resolveConfig, type SyncConfig } from '../../../src/engine/config.js';
 
 /** Resource use of the whole child process so far. */
 export interface ProcessFigures {

@@ -8,8 +8,8 @@ import { mkdir, mkdtemp, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { startEmulator } from '../emulator/server.js';
-import { runWatch } from '../watch/run-command.js';
+import { startEmulator } from '../../emulator/src/server.js';
+import { runWatch } from '../../../src/watch/run-command.js';
 
 const KEY = 'bench-debounce-key-0123456789abcdef';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));

@@ -4,7 +4,7 @@
  * that outruns the budget). Prints the base URL on the first stdout line; SIGTERM stops it and
  * saves `--data`. Usage: `node emulator-process.js [--rate-limit N] [--burst N] [--data FILE]`.
  */
-import { startEmulator } from '../emulator/server.js';
+import { startEmulator } from '../../emulator/src/server.js';
 
 const option = (name: string): string | undefined => {
   const at = process.argv.indexOf(name);

@@ -8,7 +8,7 @@
  */
 import { readdir } from 'node:fs/promises';
 import { PassThrough } from 'node:stream';
-import { runCli } from '../cli/main.js';
+import { runCli } from '../../../src/cli/main.js';
 import { option, processFigures, report, timed } from './child-common.js';
 
 const out = option('--out');

@@ -14,7 +14,7 @@ const option = (name: string, fallback: string): string => {
 };
 
 const entities = Number(option('--entities', '10000'));
-const out = resolve(option('--out', join(import.meta.dirname, '..', '..', 'bench', 'export-results.json')));
+const out = resolve(option('--out', join(import.meta.dirname, '..', '..', '..', 'bench', 'export-results.json')));
 const started = performance.now();
 const workDir = await mkdtemp(join(tmpdir(), 'cortex-sync-bench-export-'));
 try {

@@ -9,7 +9,7 @@
 import { spawn } from 'node:child_process';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { KIND_NAMES } from '../kinds/registry.js';
+import { KIND_NAMES } from '../../../src/kinds/registry.js';
 import { API_BUDGET_PER_MINUTE } from './analysis.js';
 import { BENCH_SOURCE_ID, generateRepository, type RepositoryShape } from './generate.js';
 import { type EmulatorProcess, runChild, startEmulatorProcess } from './processes.js';

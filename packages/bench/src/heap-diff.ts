@@ -6,7 +6,7 @@
  * Usage: `node --max-old-space-size=4096 dist/bench/heap-diff.js BEFORE.heapsnapshot AFTER.heapsnapshot [--top 25]`
  */
 import { readFile } from 'node:fs/promises';
-import { pathToFileURL } from 'node:url';
+import { basename } from 'node:path';
 
 interface Snapshot {
   snapshot: { meta: { node_fields: string[]; node_types: [string[], ...unknown[]] } };
@@ -77,7 +77,8 @@ export const renderDiff = (before: Map<string, Group>, after: Map<string, Group>
   ].join('\n');
 };
 
-const isMain = process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href;
+// By file name: `main.js` bundles this module, and its own `import.meta.url` is then `main.js`'s.
+const isMain = basename(process.argv[1] ?? '') === 'heap-diff.js';
 if (isMain) {
   const [beforeFile, afterFile] = process.argv.slice(2).filter((a) => !a.startsWith('--'));
   if (!beforeFile || !afterFile) throw new Error('usage: heap-diff.js BEFORE.heapsnapshot AFTER.heapsnapshot');

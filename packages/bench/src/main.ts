@@ -15,8 +15,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, loadavg, platform, release, tmpdir, totalmem } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import { VERSION } from '../version.js';
-import { countOf } from '../core/plural.js';
+import { VERSION } from '../../../src/version.js';
+import { countOf } from '../../../src/core/plural.js';
 import { runExportBenchmark } from './export.js';
 import { measureAdaptiveRate, renderAdaptiveRate } from './adaptive-rate.js';
 import { type Figure, renderFigures } from './figures.js';
@@ -33,7 +33,8 @@ import {
 import { runWatchBenchmark } from './watch.js';
 import { runScorecardBenchmark } from './scorecards.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
+/** The repository: `dist/` of packages/bench/ is three folders below it. */
+const ROOT = join(import.meta.dirname, '..', '..', '..');
 
 const option = (name: string, fallback: string): string => {
   const at = process.argv.indexOf(name);

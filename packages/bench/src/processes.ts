@@ -5,7 +5,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import type { RequestLogEntry } from '../emulator/server.js';
+import type { RequestLogEntry } from '../../emulator/src/server.js';
 
 const HERE = import.meta.dirname;
 

@@ -6,8 +6,8 @@
  * Usage: `node run-apply.js --dir DIR [--rpm N] [--concurrency N]`; CORTEX_BASE_URL and
  * CORTEX_API_KEY from the environment.
  */
-import { createEngineContext } from '../engine/context.js';
-import { reconcile } from '../engine/reconcile.js';
+import { createEngineContext } from '../../../src/engine/context.js';
+import { reconcile } from '../../../src/engine/reconcile.js';
 import {
   clientFromEnvironment,
   numberOption,

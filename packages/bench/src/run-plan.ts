@@ -9,10 +9,10 @@
  * Usage: `node [--expose-gc] run-plan.js plan|floor|memory --dir DIR [--rpm N] [--runs N]`.
  * The API base URL and key come from CORTEX_BASE_URL and CORTEX_API_KEY.
  */
-import { createEngineContext } from '../engine/context.js';
-import { reconcile } from '../engine/reconcile.js';
-import { KIND_HANDLERS } from '../kinds/registry.js';
-import { loadManifests } from '../source/load.js';
+import { createEngineContext } from '../../../src/engine/context.js';
+import { reconcile } from '../../../src/engine/reconcile.js';
+import { KIND_HANDLERS } from '../../../src/kinds/registry.js';
+import { loadManifests } from '../../../src/source/load.js';
 import {
   clientFromEnvironment,
   numberOption,

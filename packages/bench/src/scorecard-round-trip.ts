@@ -9,8 +9,8 @@
 import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { runCli } from '../cli/main.js';
-import type { RequestLogEntry } from '../emulator/server.js';
+import { runCli } from '../../../src/cli/main.js';
+import type { RequestLogEntry } from '../../emulator/src/server.js';
 
 export const SCORECARD_BENCH_SOURCE_ID = 'bench-scorecards';
 

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { median } from './analysis.js';
 import type { Figure } from './figures.js';
 
-const ROOT = join(import.meta.dirname, '..', '..');
+const ROOT = join(import.meta.dirname, '..', '..', '..');
 const BIN = join(ROOT, 'bin', 'cortex-sync.js');
 
 export interface StartupResult {

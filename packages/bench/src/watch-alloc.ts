@@ -15,10 +15,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector/promises';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { resolveConfig } from '../engine/config.js';
-import { createDirSource } from '../watch/dir-source.js';
-import { createLogger } from '../watch/log.js';
-import { startWatcher } from '../watch/watcher.js';
+import { resolveConfig } from '../../../src/engine/config.js';
+import { createDirSource } from '../../../src/watch/dir-source.js';
+import { createLogger } from '../../../src/watch/log.js';
+import { startWatcher } from '../../../src/watch/watcher.js';
 import { numberOption, option } from './child-common.js';
 import { generateRepository, retitleService } from './generate.js';
 import { startEmulatorProcess } from './processes.js';
@@ -34,17 +34,18 @@ const changes = numberOption('--changes') ?? 20;
 const warmup = numberOption('--warmup') ?? 3;
 const interval = numberOption('--interval') ?? 8192;
 const top = numberOption('--top') ?? 25;
-const distRoot = join(import.meta.dirname, '..');
+/** The benchmark's `dist/`: the project's code is bundled into the program there; packages stay in node_modules. */
+const distRoot = import.meta.dirname;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-/** `function file:line`, the file relative to dist/ for the project's own code. */
+/** `function file:line`, the file relative to dist/ (the bundled program) for the project's own code. */
 const frameName = (frame: ProfileNode['callFrame']): string => {
   const path = frame.url.startsWith('file://') ? new URL(frame.url).pathname : frame.url;
   const file = path.startsWith(distRoot) ? relative(distRoot, path) : path.replace(/^.*node_modules\//, '');
   return `${frame.functionName || '(anonymous)'} ${file}:${frame.lineNumber + 1}`;
 };
-const isOwn = (frame: ProfileNode['callFrame']): boolean =>
-  frame.url.includes(distRoot) && !frame.url.includes('/bench/');
+/** The project's code: the program's bundle (the benchmark's own harness, a few frames, included). */
+const isOwn = (frame: ProfileNode['callFrame']): boolean => frame.url.includes(distRoot);
 
 /** Self bytes per function, and inclusive bytes per project function (each counted once per stack). */
 const aggregate = (root: ProfileNode) => {

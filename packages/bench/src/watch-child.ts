@@ -14,12 +14,12 @@ import { mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { writeHeapSnapshot } from 'node:v8';
-import { resolveConfig } from '../engine/config.js';
-import type { EngineEvent } from '../engine/context.js';
-import { createDirSource } from '../watch/dir-source.js';
-import type { RunRecord } from '../watch/history.js';
-import { createLogger } from '../watch/log.js';
-import { DEFAULT_LEASE_LINGER_MS, startWatcher } from '../watch/watcher.js';
+import { resolveConfig } from '../../../src/engine/config.js';
+import type { EngineEvent } from '../../../src/engine/context.js';
+import { createDirSource } from '../../../src/watch/dir-source.js';
+import type { RunRecord } from '../../../src/watch/history.js';
+import { createLogger } from '../../../src/watch/log.js';
+import { DEFAULT_LEASE_LINGER_MS, startWatcher } from '../../../src/watch/watcher.js';
 import { numberOption, option, report } from './child-common.js';
 import { retitleService } from './generate.js';
 

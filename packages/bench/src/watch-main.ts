@@ -15,7 +15,7 @@ const option = (name: string, fallback: string): string => {
   return at >= 0 ? (process.argv[at + 1] ?? fallback) : fallback;
 };
 
-const out = resolve(option('--out', join(import.meta.dirname, '..', '..', 'bench', 'watch-results.json')));
+const out = resolve(option('--out', join(import.meta.dirname, '..', '..', '..', 'bench', 'watch-results.json')));
 const started = performance.now();
 const workDir = await mkdtemp(join(tmpdir(), 'cortex-sync-bench-watch-'));
 try {

@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { startEmulatorProcess } from './processes.js';
 
-const REPO = join(import.meta.dirname, '..', '..');
+const REPO = join(import.meta.dirname, '..', '..', '..');
 const API_KEY = 'bench-webhook-flood-key-0123456789';
 const SECRET = 'bench-webhook-flood-secret';
 const CHUNK = 'x'.repeat(64 * 1024);

@@ -6,12 +6,12 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { applyLogFigures, insideRetryAfter, naiveRequests, requestBudget } from '../../src/bench/analysis.js';
-import { judgeFigure, renderFigures } from '../../src/bench/figures.js';
-import { generateRepository } from '../../src/bench/generate.js';
-import { diffGroups, groupSnapshot } from '../../src/bench/heap-diff.js';
-import type { RequestLogEntry } from '../../src/emulator/server.js';
-import { validateManifests } from '../../src/engine/reconcile.js';
+import { applyLogFigures, insideRetryAfter, naiveRequests, requestBudget } from '../src/analysis.js';
+import { judgeFigure, renderFigures } from '../src/figures.js';
+import { generateRepository } from '../src/generate.js';
+import { diffGroups, groupSnapshot } from '../src/heap-diff.js';
+import type { RequestLogEntry } from '../../emulator/src/server.js';
+import { validateManifests } from '../../../src/engine/reconcile.js';
 
 const dirs: string[] = [];
 afterEach(async () => {

@@ -12,8 +12,8 @@ import {
   routeOf,
   runScorecardRoundTrip,
   scorecardRepositoryFiles,
-} from '../../src/bench/scorecard-round-trip.js';
-import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
+} from '../src/scorecard-round-trip.js';
+import { type RunningEmulator, startEmulator } from '../../emulator/src/server.js';
 
 let emulator: RunningEmulator | undefined;
 const dirs: string[] = [];

@@ -1,8 +1,10 @@
-/** The `cortex-sync emulator` command: starts the emulator and prints how to reach it. */
+/**
+ * What `cortex-sync emulator` runs (the CLI imports this package when it is there: in a clone):
+ * starts the emulator and prints how to reach it.
+ */
 import { constants } from 'node:fs';
 import { access, stat } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { ConfigError } from '../core/errors.js';
 import type { MissingDefinitionMode } from './contract.js';
 import { type RunningEmulator, startEmulator } from './server.js';
 
@@ -16,15 +18,27 @@ export interface EmulatorCommandOptions {
   missingDefinition?: MissingDefinitionMode;
 }
 
+/**
+ * A problem the user can fix (a port in use, a `--data` file that is not the emulator's). The CLI
+ * reports it as its own configuration error; it knows it by `name`, as this package is bundled
+ * apart from the CLI (an `instanceof` across the two bundles would not hold).
+ */
+export class EmulatorStartError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'EmulatorStartError';
+  }
+}
+
 /** A `--data` file that can be neither read back nor written is an error now, not when the emulator stops. */
 const checkDataFile = async (file: string): Promise<void> => {
   const existing = await stat(file).catch(() => undefined);
   if (existing?.isDirectory())
-    throw new ConfigError(`--data ${file} is a folder; give a JSON file to keep the state in`);
+    throw new EmulatorStartError(`--data ${file} is a folder; give a JSON file to keep the state in`);
   try {
     await access(existing ? file : dirname(file), constants.W_OK);
   } catch {
-    throw new ConfigError(`--data ${file} cannot be written: the emulator would lose its state when it stops`);
+    throw new EmulatorStartError(`--data ${file} cannot be written: the emulator would lose its state when it stops`);
   }
 };
 
@@ -40,7 +54,7 @@ const portInUse = (error: unknown): boolean =>
  * two labelled lines a shell can paste: `export CORTEX_BASE_URL=…`
  * first; then `export CORTEX_API_KEY=…` with a generated key, or, when `CORTEX_API_KEY` is set,
  * a line saying that key is accepted (it is never printed). Problems a user can fix (a port in
- * use, a `--data` file that is not the emulator's or cannot be written) are `ConfigError`s
+ * use, a `--data` file that is not the emulator's or cannot be written) are `EmulatorStartError`s
  * naming the port or file.
  */
 export const runEmulatorCommand = async (
@@ -67,13 +81,13 @@ export const runEmulatorCommand = async (
     });
   } catch (error) {
     if (portInUse(error))
-      throw new ConfigError(
+      throw new EmulatorStartError(
         `port ${opts.port ?? 0} on ${opts.host ?? '127.0.0.1'} is already in use: stop what listens there, or pass another --port (0 picks a free one)`,
         { cause: error },
       );
     const file = opts.dataFile;
     if (file !== undefined && error instanceof Error && (error instanceof SyntaxError || error.message.includes(file)))
-      throw new ConfigError(
+      throw new EmulatorStartError(
         `--data ${file} is not a readable emulator data file (${error.message}); move it away to start empty`,
         { cause: error },
       );

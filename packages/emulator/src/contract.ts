@@ -4,7 +4,7 @@
  * limiting, faults and the request log; route handlers are plain functions over parsed requests.
  */
 
-import type { JqOutcome } from './jq.js';
+import type { JqOutcome } from '../../../src/jq/jq.js';
 
 /** Permissions of api.md's table ("Authentication", point 3). */
 export const PERMISSIONS = [

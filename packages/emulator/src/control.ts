@@ -10,11 +10,11 @@
  * is refused with 403 or 415, without effect.
  */
 import { randomBytes } from 'node:crypto';
-import { isAddressHost } from '../core/local-host.js';
+import { isAddressHost } from '../../../src/core/local-host.js';
 import { z } from 'zod';
 import { type EmulatorResponse, errorResponse, PERMISSIONS, type Permission } from './contract.js';
 import { type EmulatorFaults, parseFaults } from './faults.js';
-import { type JqOutcome, unbalancedJq } from './jq.js';
+import { type JqOutcome, unbalancedJq } from '../../../src/jq/jq.js';
 import { addKey, parseRoles, permissionsOfRoles, unknownCustomRole } from './resources/api-keys.js';
 import { integrationView } from './resources/custom-integrations.js';
 import { addGitopsLog, gitopsLogInput } from './resources/gitops-logs.js';

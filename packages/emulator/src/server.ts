@@ -18,7 +18,7 @@ import {
 } from './contract.js';
 import { type ControlContext, controlResponse } from './control.js';
 import { decideFaults, dropFromListAnswer, type EmulatorFaults, matchReject, ownFaults } from './faults.js';
-import { createJqEvaluator } from './jq.js';
+import { createJqEvaluator } from '../../../src/jq/jq.js';
 import { loadState, saveState } from './persistence.js';
 import { RetryAfterWindow, TokenBucket, tooManyRequests } from './rate-limit.js';
 import { addKey, bearerToken, effectivePermissions, findKeyByValue, hashKeyValue } from './resources/api-keys.js';

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { RunningEmulator } from '../../src/emulator/server.js';
+import type { RunningEmulator } from '../src/server.js';
 import { ApiKeyRecord, listOf, pageOf } from './bodies.js';
 import { bodyOf, call, descriptor, start } from './helpers.js';
 

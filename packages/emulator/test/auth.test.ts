@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { Permission } from '../../src/emulator/contract.js';
+import type { Permission } from '../src/contract.js';
 import { call, descriptor, start } from './helpers.js';
 
 const vendorError = (status: number) =>

@@ -15,7 +15,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { type EmulatorState, type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
+import { type EmulatorState, type RunningEmulator, startEmulator } from '../src/server.js';
 import { componentSchema, responseSchemaRef, schemaErrors, validatorFor, withoutNulls } from './contract-schemas.js';
 import { ApiKeyRecord, Initiative, listOf, Scaffolder } from './bodies.js';
 import { bodyOf, call, descriptor, type Reply } from './helpers.js';

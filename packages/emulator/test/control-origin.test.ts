@@ -5,7 +5,7 @@
 import { request } from 'node:http';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { runEmulatorCommand } from '../../src/emulator/cli.js';
+import { runEmulatorCommand } from '../src/cli.js';
 import { call, descriptor, start } from './helpers.js';
 
 /** A raw request, so that `Host` can be anything (fetch does not let a caller set it). */

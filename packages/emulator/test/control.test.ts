@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { runEmulatorCommand } from '../../src/emulator/cli.js';
+import { runEmulatorCommand } from '../src/cli.js';
 import { z } from 'zod';
 import { Counted, Entity, listOf } from './bodies.js';
 import { bodyOf, call, descriptor, start } from './helpers.js';

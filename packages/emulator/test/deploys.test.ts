@@ -1,7 +1,7 @@
 /** Deploys over HTTP: the nine operations of api.md's table, with the vendor's bodies. */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { RunningEmulator } from '../../src/emulator/server.js';
+import type { RunningEmulator } from '../src/server.js';
 import { pageOf } from './bodies.js';
 import { bodyOf, call, descriptor, start } from './helpers.js';
 

@@ -1,7 +1,7 @@
 /** GitOps logs over HTTP: seeded through the control endpoint, read with both routes. */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { RunningEmulator } from '../../src/emulator/server.js';
+import type { RunningEmulator } from '../src/server.js';
 import { pageOf } from './bodies.js';
 import { bodyOf, call, descriptor, start } from './helpers.js';
 

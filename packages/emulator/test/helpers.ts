@@ -1,7 +1,7 @@
 /** Test helpers: a started emulator, a tiny fetch wrapper with the admin key, and typed reads of its bodies. */
 import { afterEach } from 'vitest';
 import { z } from 'zod';
-import { type EmulatorOptions, type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
+import { type EmulatorOptions, type RunningEmulator, startEmulator } from '../src/server.js';
 
 const running: RunningEmulator[] = [];
 

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { RunningEmulator } from '../../src/emulator/server.js';
+import type { RunningEmulator } from '../src/server.js';
 import { bodyOf, call, descriptor, start } from './helpers.js';
 
 interface Operation {
@@ -210,7 +210,7 @@ const prepare = async (emu: RunningEmulator): Promise<Record<string, string>> =>
 
 /** The readme's table: operation → status. */
 const readmeTable = (): Map<string, number> => {
-  const text = readFileSync(new URL('../../src/emulator/readme.md', import.meta.url), 'utf8');
+  const text = readFileSync(new URL('../readme.md', import.meta.url), 'utf8');
   const section = /<!-- operations:start -->([\s\S]*?)<!-- operations:end -->/.exec(text)?.[1] ?? '';
   const rows = new Map<string, number>();
   for (const line of section.split('\n')) {

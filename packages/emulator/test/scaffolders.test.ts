@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import { deriveScaffolderTag } from '../../src/emulator/resources/scaffolders.js';
+import { deriveScaffolderTag } from '../src/resources/scaffolders.js';
 import { pageOf, Scaffolder } from './bodies.js';
 import { bodyOf, call, start } from './helpers.js';
 

@@ -4,7 +4,7 @@
  * `excludedAttributes`, and the rate limit.
  */
 import { describe, expect, it } from 'vitest';
-import type { RunningEmulator } from '../../src/emulator/server.js';
+import type { RunningEmulator } from '../src/server.js';
 import { call, start } from './helpers.js';
 
 const user = (active: boolean) => ({

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { seedScorecards } from '../../src/emulator/resources/scorecards.js';
+import { seedScorecards } from '../src/resources/scorecards.js';
 import { z } from 'zod';
 import { pageOf, Scorecard, Tagged } from './bodies.js';
 import { bodyOf, call, start } from './helpers.js';

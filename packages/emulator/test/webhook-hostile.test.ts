@@ -4,7 +4,7 @@
  * beyond the queue bound are answered 503 at once; a payload nested deeper than jq reads is a 400.
  */
 import { expect, it } from 'vitest';
-import { createJqEvaluator } from '../../src/emulator/jq.js';
+import { createJqEvaluator } from '../../../src/jq/jq.js';
 import { call, descriptor, start } from './helpers.js';
 
 it('refuses an Entity tag JQ that closes the compile check early, and never runs it', async () => {

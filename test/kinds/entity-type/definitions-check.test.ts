@@ -4,7 +4,7 @@
  */
 import { Ajv } from 'ajv';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { RunningEmulator } from '../../../src/emulator/server.js';
+import type { RunningEmulator } from '../../../packages/emulator/src/server.js';
 import {
   compiledSchemaCount,
   MAX_COMPILED_SCHEMAS,

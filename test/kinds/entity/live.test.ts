@@ -3,7 +3,7 @@
  * types, archived entities found at the lowest request cost, and ownership from the marker.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { putEntity } from '../../../src/emulator/resources/entity-store.js';
+import { putEntity } from '../../../packages/emulator/src/resources/entity-store.js';
 import { wireDescriptor } from '../../../src/kinds/entity/apply.js';
 import { entityKind } from '../../../src/kinds/entity/index.js';
 import { descriptorFromItem, shouldProbeEach } from '../../../src/kinds/entity/live.js';

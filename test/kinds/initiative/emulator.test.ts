@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../../src/api/types.js';
 import { ApiError, CortexSyncError } from '../../../src/core/errors.js';
-import { type RunningEmulator, startEmulator } from '../../../src/emulator/server.js';
+import { type RunningEmulator, startEmulator } from '../../../packages/emulator/src/server.js';
 import { initiativeKind as kind } from '../../../src/kinds/initiative/index.js';
 import type { KindChange } from '../../../src/kinds/types.js';
 import type { InitiativeManifest, LiveInitiative } from '../../../src/kinds/initiative/schema.js';

@@ -2,7 +2,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { type RunningEmulator, startEmulator } from '../../../src/emulator/server.js';
+import { type RunningEmulator, startEmulator } from '../../../packages/emulator/src/server.js';
 import type { SyncConfig } from '../../../src/engine/config.js';
 import { createEngineContext } from '../../../src/engine/context.js';
 import { reconcile } from '../../../src/engine/reconcile.js';

@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type ApiClient, emptyClientStats } from '../../../src/api/types.js';
 import { ApiError } from '../../../src/core/errors.js';
-import { type RunningEmulator, startEmulator } from '../../../src/emulator/server.js';
+import { type RunningEmulator, startEmulator } from '../../../packages/emulator/src/server.js';
 import { scaffolderTemplateKind as kind } from '../../../src/kinds/scaffolder-template/index.js';
 import type {
   LiveScaffolderTemplate,

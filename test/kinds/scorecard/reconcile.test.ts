@@ -11,7 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../../src/api/client.js';
 import type { ApiClient, RequestEvent } from '../../../src/api/types.js';
 import type { ReconcileResult } from '../../../src/core/model.js';
-import { type RunningEmulator, startEmulator } from '../../../src/emulator/server.js';
+import { type RunningEmulator, startEmulator } from '../../../packages/emulator/src/server.js';
 import type { SyncConfig } from '../../../src/engine/config.js';
 import { createEngineContext } from '../../../src/engine/context.js';
 import { reconcile } from '../../../src/engine/reconcile.js';

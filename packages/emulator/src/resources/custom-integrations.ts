@@ -7,7 +7,7 @@
  * and the payload stored as that entity's custom data under the integration's key, with
  * `source: INTEGRATION`. Anything else is a 400 and nothing is stored.
  */
-import { mappingsOfInfo, routeWebhookPayload } from '../../core/webhook-routing.js';
+import { mappingsOfInfo, routeWebhookPayload } from '../../../../src/core/webhook-routing.js';
 import { errorResponse, type RouteDef } from '../contract.js';
 import { isoSeconds, type JsonObject, own } from '../util.js';
 import { type CustomDataState, putCustomData } from './custom-data-store.js';
