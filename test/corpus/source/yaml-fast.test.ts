@@ -6,12 +6,12 @@
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative } from 'node:path';
 import { expect, it } from 'vitest';
-import { parseManifestFile, parseManifestFileFully } from '../../src/source/yaml.js';
-import { parseFast } from '../../src/source/yaml-fast.js';
-import { CORPUS_DIR, describeWithCorpus } from '../support/corpus.js';
+import { parseManifestFile, parseManifestFileFully } from '../../../src/source/yaml.js';
+import { parseFast } from '../../../src/source/yaml-fast.js';
+import { CORPUS_DIR, describeWithCorpus } from '../../support/corpus.js';
 
 const CORPUS = CORPUS_DIR ?? '';
-const EXAMPLES = join(import.meta.dirname, '..', '..', 'examples');
+const EXAMPLES = join(import.meta.dirname, '..', '..', '..', 'examples');
 
 const yamlFiles = async (dir: string): Promise<string[]> => {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });

@@ -3,10 +3,10 @@
  * timers), and closing cancels what was waiting. The server is a real one on 127.0.0.1.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { createApiClient } from '../../src/api/client.js';
-import type { EngineEvent } from '../../src/engine/context.js';
-import { CancelledError } from '../../src/core/errors.js';
-import { sendJson, startServer, type TestServer } from './helpers.js';
+import { createApiClient } from '../../../src/api/client.js';
+import type { EngineEvent } from '../../../src/engine/context.js';
+import { CancelledError } from '../../../src/core/errors.js';
+import { sendJson, startServer, type TestServer } from '../../api/helpers.js';
 
 let server: TestServer | undefined;
 afterEach(async () => {

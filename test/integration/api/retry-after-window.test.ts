@@ -20,16 +20,16 @@ import { cp } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Agent, type Dispatcher, request } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { exitCodeOf } from '../../src/core/outcome.js';
-import type { RequestLogEntry } from '../../packages/emulator/src/server.js';
-import { apiClientFor } from '../../src/engine/api-client.js';
-import { resolveConfig } from '../../src/engine/config.js';
-import { NO_EVENTS, systemClock } from '../../src/engine/context.js';
-import { reconcile } from '../../src/engine/reconcile.js';
-import { API_KEY, removeDir, tempDir } from '../cli/run.js';
-import { type EmulatorProcess, startEmulatorProcess } from './emulator-process.js';
+import { exitCodeOf } from '../../../src/core/outcome.js';
+import type { RequestLogEntry } from '../../../packages/emulator/src/server.js';
+import { apiClientFor } from '../../../src/engine/api-client.js';
+import { resolveConfig } from '../../../src/engine/config.js';
+import { NO_EVENTS, systemClock } from '../../../src/engine/context.js';
+import { reconcile } from '../../../src/engine/reconcile.js';
+import { API_KEY, removeDir, tempDir } from '../../cli/run.js';
+import { type EmulatorProcess, startEmulatorProcess } from '../../api/emulator-process.js';
 
-const EXAMPLES = join(import.meta.dirname, '..', '..', 'examples');
+const EXAMPLES = join(import.meta.dirname, '..', '..', '..', 'examples');
 /** An entity type, a team, an entity of that type the team owns and a catalog page of the type. */
 const MANIFESTS = [
   'cortex-sync.yaml',

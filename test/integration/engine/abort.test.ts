@@ -1,12 +1,12 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createApiClient } from '../../src/api/client.js';
-import type { SyncConfig } from '../../src/engine/config.js';
-import { createEngineContext, type EngineEvent } from '../../src/engine/context.js';
-import { memoryPlanLog } from '../../src/engine/plan-log.js';
-import { reconcile } from '../../src/engine/reconcile.js';
-import { type RunningEmulator, startEmulator } from '../../packages/emulator/src/server.js';
-import { type Forwarder, startForwarder } from '../support/forwarder.js';
-import { removeDir, tempDir, writeFiles } from './helpers.js';
+import { createApiClient } from '../../../src/api/client.js';
+import type { SyncConfig } from '../../../src/engine/config.js';
+import { createEngineContext, type EngineEvent } from '../../../src/engine/context.js';
+import { memoryPlanLog } from '../../../src/engine/plan-log.js';
+import { reconcile } from '../../../src/engine/reconcile.js';
+import { type RunningEmulator, startEmulator } from '../../../packages/emulator/src/server.js';
+import { type Forwarder, startForwarder } from '../../support/forwarder.js';
+import { removeDir, tempDir, writeFiles } from '../../engine/helpers.js';
 
 const API_KEY = 'abort-test-key-0123456789';
 const SOURCE = 'github.com/acme/abort';

@@ -6,14 +6,14 @@
  */
 import { createServer, request, type Server } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createApiClient } from '../../src/api/client.js';
-import type { ApiClient } from '../../src/api/types.js';
-import { type RunningEmulator, startEmulator } from '../../packages/emulator/src/server.js';
-import { systemClock } from '../../src/engine/context.js';
-import { acquireLease, DEFAULT_LEASE_SETTINGS, type LeaseSettings } from '../../src/engine/lease.js';
-import { createInitiative, pendingKey } from '../../src/kinds/initiative/api.js';
-import { initiativeRequestBody } from '../../src/kinds/initiative/normalize.js';
-import type { InitiativeManifest } from '../../src/kinds/initiative/schema.js';
+import { createApiClient } from '../../../src/api/client.js';
+import type { ApiClient } from '../../../src/api/types.js';
+import { type RunningEmulator, startEmulator } from '../../../packages/emulator/src/server.js';
+import { systemClock } from '../../../src/engine/context.js';
+import { acquireLease, DEFAULT_LEASE_SETTINGS, type LeaseSettings } from '../../../src/engine/lease.js';
+import { createInitiative, pendingKey } from '../../../src/kinds/initiative/api.js';
+import { initiativeRequestBody } from '../../../src/kinds/initiative/normalize.js';
+import type { InitiativeManifest } from '../../../src/kinds/initiative/schema.js';
 
 const API_KEY = 'create-safety-key-0123456789abcdef';
 const HOLD_MS = 1_500;

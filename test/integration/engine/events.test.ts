@@ -1,12 +1,12 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createApiClient } from '../../src/api/client.js';
-import type { SyncConfig } from '../../src/engine/config.js';
-import { createEngineContext, type EngineEvent } from '../../src/engine/context.js';
-import { memoryPlanLog } from '../../src/engine/plan-log.js';
-import { reconcile } from '../../src/engine/reconcile.js';
-import { type RunningEmulator, startEmulator } from '../../packages/emulator/src/server.js';
-import { renderPlanJson, renderPlanMarkdown, renderPlanText } from '../../src/render/index.js';
-import { removeDir, syncConfig, tempDir, writeFiles } from './helpers.js';
+import { createApiClient } from '../../../src/api/client.js';
+import type { SyncConfig } from '../../../src/engine/config.js';
+import { createEngineContext, type EngineEvent } from '../../../src/engine/context.js';
+import { memoryPlanLog } from '../../../src/engine/plan-log.js';
+import { reconcile } from '../../../src/engine/reconcile.js';
+import { type RunningEmulator, startEmulator } from '../../../packages/emulator/src/server.js';
+import { renderPlanJson, renderPlanMarkdown, renderPlanText } from '../../../src/render/index.js';
+import { removeDir, syncConfig, tempDir, writeFiles } from '../../engine/helpers.js';
 
 const API_KEY = 'events-test-key-0123456789';
 const SOURCE = 'github.com/acme/events';

@@ -5,12 +5,12 @@
  */
 import { getEventListeners } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApiClient } from '../../src/api/client.js';
-import type { SyncConfig } from '../../src/engine/config.js';
-import { createEngineContext } from '../../src/engine/context.js';
-import { reconcile } from '../../src/engine/reconcile.js';
-import { type RunningEmulator, startEmulator } from '../../packages/emulator/src/server.js';
-import { removeDir, tempDir, writeFiles } from './helpers.js';
+import { createApiClient } from '../../../src/api/client.js';
+import type { SyncConfig } from '../../../src/engine/config.js';
+import { createEngineContext } from '../../../src/engine/context.js';
+import { reconcile } from '../../../src/engine/reconcile.js';
+import { type RunningEmulator, startEmulator } from '../../../packages/emulator/src/server.js';
+import { removeDir, tempDir, writeFiles } from '../../engine/helpers.js';
 
 const API_KEY = 'leak-test-key-0123456789';
 const RUNS = 1000;

@@ -5,12 +5,12 @@
  * emulator on 127.0.0.1.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createApiClient } from '../../src/api/client.js';
-import type { RunningEmulator } from '../../packages/emulator/src/server.js';
-import { startEmulator } from '../../packages/emulator/src/server.js';
-import { systemClock } from '../../src/engine/context.js';
-import { acquireLease, DEFAULT_LEASE_SETTINGS, LeaseHeldError, readLease, writeLease } from '../../src/engine/lease.js';
-import { API_KEY, cli, removeDir, tempDir, writeFiles } from '../cli/run.js';
+import { createApiClient } from '../../../src/api/client.js';
+import type { RunningEmulator } from '../../../packages/emulator/src/server.js';
+import { startEmulator } from '../../../packages/emulator/src/server.js';
+import { systemClock } from '../../../src/engine/context.js';
+import { acquireLease, DEFAULT_LEASE_SETTINGS, LeaseHeldError, readLease, writeLease } from '../../../src/engine/lease.js';
+import { API_KEY, cli, removeDir, tempDir, writeFiles } from '../../cli/run.js';
 
 const SOURCE = 'github.com/acme/catalog';
 const INITIATIVE = `name: Payments production readiness

@@ -5,9 +5,9 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { RunningEmulator } from '../../packages/emulator/src/server.js';
-import { INVENTORY_ENTITY_TYPE, inventoryTag } from '../../src/kinds/entity/records/inventory.js';
-import { API_KEY, cli, removeDir, serviceYaml, startTestEmulator, tempDir, writeFiles } from '../cli/run.js';
+import type { RunningEmulator } from '../../../packages/emulator/src/server.js';
+import { INVENTORY_ENTITY_TYPE, inventoryTag } from '../../../src/kinds/entity/records/inventory.js';
+import { API_KEY, cli, removeDir, serviceYaml, startTestEmulator, tempDir, writeFiles } from '../../cli/run.js';
 
 const SOURCE = 'github.com/acme/catalog';
 let emulator: RunningEmulator;

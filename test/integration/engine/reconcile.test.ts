@@ -1,15 +1,15 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createApiClient } from '../../src/api/client.js';
-import type { ApiClient } from '../../src/api/types.js';
-import type { SyncConfig } from '../../src/engine/config.js';
-import { createEngineContext } from '../../src/engine/context.js';
-import { readInventories } from '../../src/kinds/entity/records/inventory.js';
-import { memoryPlanLog } from '../../src/engine/plan-log.js';
-import { reconcile } from '../../src/engine/reconcile.js';
-import { type RunningEmulator, startEmulator } from '../../packages/emulator/src/server.js';
-import { removeDir, syncConfig, tempDir, writeFiles } from './helpers.js';
+import { createApiClient } from '../../../src/api/client.js';
+import type { ApiClient } from '../../../src/api/types.js';
+import type { SyncConfig } from '../../../src/engine/config.js';
+import { createEngineContext } from '../../../src/engine/context.js';
+import { readInventories } from '../../../src/kinds/entity/records/inventory.js';
+import { memoryPlanLog } from '../../../src/engine/plan-log.js';
+import { reconcile } from '../../../src/engine/reconcile.js';
+import { type RunningEmulator, startEmulator } from '../../../packages/emulator/src/server.js';
+import { removeDir, syncConfig, tempDir, writeFiles } from '../../engine/helpers.js';
 
 const API_KEY = 'reconcile-test-key-0123456789';
 const SOURCE = 'github.com/acme/pages';

@@ -6,8 +6,8 @@
 import { cp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { cli, copyExamples, type Emulator, removeDir, startTestEmulator, tempDir } from '../e2e/harness.js';
-import { type PlanJson, readTree } from './helpers.js';
+import { cli, copyExamples, type Emulator, removeDir, startTestEmulator, tempDir } from '../../e2e/harness.js';
+import { type PlanJson, readTree } from '../../export/helpers.js';
 
 const GOLDEN = join(import.meta.dirname, 'golden');
 

@@ -7,9 +7,9 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { manifestBaseName } from '../../src/kinds/shared/file-name.js';
-import { cli, type Emulator, removeDir, startTestEmulator, tempDir } from '../e2e/harness.js';
-import { callApi, listFiles, readTree, seedWorkspace } from './helpers.js';
+import { manifestBaseName } from '../../../src/kinds/shared/file-name.js';
+import { cli, type Emulator, removeDir, startTestEmulator, tempDir } from '../../e2e/harness.js';
+import { callApi, listFiles, readTree, seedWorkspace } from '../../export/helpers.js';
 
 let emulator: Emulator;
 const dirs: string[] = [];

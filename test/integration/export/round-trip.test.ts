@@ -6,9 +6,9 @@
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { manifestBaseName } from '../../src/kinds/shared/file-name.js';
-import { cli, type Emulator, removeDir, startTestEmulator, tempDir, writesSince } from '../e2e/harness.js';
-import { callApi, listFiles, type PlanJson, readTree, seedWorkspace } from './helpers.js';
+import { manifestBaseName } from '../../../src/kinds/shared/file-name.js';
+import { cli, type Emulator, removeDir, startTestEmulator, tempDir, writesSince } from '../../e2e/harness.js';
+import { callApi, listFiles, type PlanJson, readTree, seedWorkspace } from '../../export/helpers.js';
 
 let emulator: Emulator;
 let out: string;

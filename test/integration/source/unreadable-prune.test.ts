@@ -7,8 +7,8 @@ import { chmod, mkdir, mkdtemp, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { RunningEmulator } from '../../packages/emulator/src/server.js';
-import { API_KEY, cli, removeDir, serviceYaml, startTestEmulator, tempDir, writeFiles } from '../cli/run.js';
+import type { RunningEmulator } from '../../../packages/emulator/src/server.js';
+import { API_KEY, cli, removeDir, serviceYaml, startTestEmulator, tempDir, writeFiles } from '../../cli/run.js';
 
 let emulator: RunningEmulator;
 let dir: string;

@@ -6,10 +6,10 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, it } from 'vitest';
-import type { Diagnostic } from '../../../src/core/model.js';
-import { entityReferences, parseEntityDocument } from '../../../src/kinds/entity/parse.js';
-import { parseManifestFile } from '../../../src/source/yaml.js';
-import { CORPUS_DIR, describeWithCorpus } from '../../support/corpus.js';
+import type { Diagnostic } from '../../../../src/core/model.js';
+import { entityReferences, parseEntityDocument } from '../../../../src/kinds/entity/parse.js';
+import { parseManifestFile } from '../../../../src/source/yaml.js';
+import { CORPUS_DIR, describeWithCorpus } from '../../../support/corpus.js';
 
 const CORPUS = CORPUS_DIR ?? '';
 

@@ -1,11 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { DesiredObject } from '../../../src/core/model.js';
-import { buildPlan } from '../../../src/core/plan.js';
-import { catalogPageKind, createCatalogPageKind } from '../../../src/kinds/catalog-page/index.js';
-import type { CatalogPageManifest } from '../../../src/kinds/catalog-page/schema.js';
-import { changeFor, type Harness, startHarness } from '../entity-type/emulator-harness.js';
-import { parsedDoc } from '../entity-type/parsed-doc.js';
-import { AT } from '../parse-context.js';
+import type { DesiredObject } from '../../../../src/core/model.js';
+import { buildPlan } from '../../../../src/core/plan.js';
+import { catalogPageKind, createCatalogPageKind } from '../../../../src/kinds/catalog-page/index.js';
+import type { CatalogPageManifest } from '../../../../src/kinds/catalog-page/schema.js';
+import { changeFor, type Harness, startHarness } from '../../../kinds/entity-type/emulator-harness.js';
+import { parsedDoc } from '../../../kinds/entity-type/parsed-doc.js';
+import { AT } from '../../../kinds/parse-context.js';
 
 const page = (text: string): DesiredObject<CatalogPageManifest> => {
   const { objects, diagnostics } = catalogPageKind.parse(parsedDoc(text, '.cortex/catalog-pages/p.yaml'), AT);

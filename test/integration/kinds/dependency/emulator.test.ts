@@ -1,11 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { DesiredObject, LiveObject } from '../../../src/core/model.js';
-import type { KindChange } from '../../../src/kinds/types.js';
-import { createDependencyKind, dependencyKind } from '../../../src/kinds/dependency/index.js';
-import type { DependencySpec, LiveDependency } from '../../../src/kinds/dependency/schema.js';
-import { changeFor, type Harness, startHarness } from '../entity-type/emulator-harness.js';
-import { parsedDoc } from '../entity-type/parsed-doc.js';
-import { AT } from '../parse-context.js';
+import type { DesiredObject, LiveObject } from '../../../../src/core/model.js';
+import type { KindChange } from '../../../../src/kinds/types.js';
+import { createDependencyKind, dependencyKind } from '../../../../src/kinds/dependency/index.js';
+import type { DependencySpec, LiveDependency } from '../../../../src/kinds/dependency/schema.js';
+import { changeFor, type Harness, startHarness } from '../../../kinds/entity-type/emulator-harness.js';
+import { parsedDoc } from '../../../kinds/entity-type/parsed-doc.js';
+import { AT } from '../../../kinds/parse-context.js';
 
 const edges = (text: string): DesiredObject<DependencySpec>[] => {
   const { objects, diagnostics } = dependencyKind.parse(parsedDoc(text, '.cortex/dependencies/deps.yaml'), AT);

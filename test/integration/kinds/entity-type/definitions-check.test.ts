@@ -4,13 +4,13 @@
  */
 import { Ajv } from 'ajv';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import type { RunningEmulator } from '../../../packages/emulator/src/server.js';
+import type { RunningEmulator } from '../../../../packages/emulator/src/server.js';
 import {
   compiledSchemaCount,
   MAX_COMPILED_SCHEMAS,
   schemaValidator,
-} from '../../../src/kinds/entity-type/json-schema-ajv.js';
-import { cli, removeDir, startTestEmulator, tempDir, writeFiles } from '../../cli/run.js';
+} from '../../../../src/kinds/entity-type/json-schema-ajv.js';
+import { cli, removeDir, startTestEmulator, tempDir, writeFiles } from '../../../cli/run.js';
 
 const typeYaml = (engines: string[], schemaId?: string) =>
   [

@@ -1,11 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { DesiredObject } from '../../../src/core/model.js';
-import { buildPlan } from '../../../src/core/plan.js';
-import { createEntityTypeKind, entityTypeKind } from '../../../src/kinds/entity-type/index.js';
-import type { EntityTypeManifest } from '../../../src/kinds/entity-type/schema.js';
-import { changeFor, type Harness, startHarness } from './emulator-harness.js';
-import { parsedDoc } from './parsed-doc.js';
-import { AT } from '../parse-context.js';
+import type { DesiredObject } from '../../../../src/core/model.js';
+import { buildPlan } from '../../../../src/core/plan.js';
+import { createEntityTypeKind, entityTypeKind } from '../../../../src/kinds/entity-type/index.js';
+import type { EntityTypeManifest } from '../../../../src/kinds/entity-type/schema.js';
+import { changeFor, type Harness, startHarness } from '../../../kinds/entity-type/emulator-harness.js';
+import { parsedDoc } from '../../../kinds/entity-type/parsed-doc.js';
+import { AT } from '../../../kinds/parse-context.js';
 
 const FILE = '.cortex/entity-types/db.yaml';
 const manifest = (text: string): DesiredObject<EntityTypeManifest> => {

@@ -3,10 +3,10 @@
  * types, archived entities found at the lowest request cost, and ownership from the marker.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { putEntity } from '../../../packages/emulator/src/resources/entity-store.js';
-import { wireDescriptor } from '../../../src/kinds/entity/apply.js';
-import { entityKind } from '../../../src/kinds/entity/index.js';
-import { descriptorFromItem, shouldProbeEach } from '../../../src/kinds/entity/live.js';
+import { putEntity } from '../../../../packages/emulator/src/resources/entity-store.js';
+import { wireDescriptor } from '../../../../src/kinds/entity/apply.js';
+import { entityKind } from '../../../../src/kinds/entity/index.js';
+import { descriptorFromItem, shouldProbeEach } from '../../../../src/kinds/entity/live.js';
 import {
   applyContext,
   createEntityType,
@@ -20,7 +20,7 @@ import {
   startHarness,
   removeChange,
   writeChange,
-} from './helpers.js';
+} from '../../../kinds/entity/helpers.js';
 
 const manifest = (tag: string, extra = ''): string =>
   `openapi: 3.0.1\ninfo:\n  title: ${tag}\n  x-cortex-tag: ${tag}\n${extra}`;

@@ -3,12 +3,12 @@
  * created through the emulator, read back in bulk, and must compare equal to its manifest (it
  * would plan as noop). A second apply of the same manifests changes nothing.
  */
-import { CORPUS_DIR, describeWithCorpus } from '../../support/corpus.js';
+import { CORPUS_DIR, describeWithCorpus } from '../../../support/corpus.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { entityKind } from '../../../src/kinds/entity/index.js';
-import { BUILT_IN_ENTITY_TYPES } from '../../../src/kinds/entity/schema.js';
+import { entityKind } from '../../../../src/kinds/entity/index.js';
+import { BUILT_IN_ENTITY_TYPES } from '../../../../src/kinds/entity/schema.js';
 import {
   applyContext,
   createEntityType,
@@ -20,7 +20,7 @@ import {
   SOURCE_ID,
   startHarness,
   writeChange,
-} from './helpers.js';
+} from '../../../kinds/entity/helpers.js';
 
 const CORPUS = CORPUS_DIR ?? '';
 

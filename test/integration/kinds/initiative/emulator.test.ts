@@ -1,11 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { ApiClient } from '../../../src/api/types.js';
-import { ApiError, CortexSyncError } from '../../../src/core/errors.js';
-import { type RunningEmulator, startEmulator } from '../../../packages/emulator/src/server.js';
-import { initiativeKind as kind } from '../../../src/kinds/initiative/index.js';
-import type { KindChange } from '../../../src/kinds/types.js';
-import type { InitiativeManifest, LiveInitiative } from '../../../src/kinds/initiative/schema.js';
-import { applyContext, desiredOf, planAndApply, planOf, testClient } from './harness.js';
+import type { ApiClient } from '../../../../src/api/types.js';
+import { ApiError, CortexSyncError } from '../../../../src/core/errors.js';
+import { type RunningEmulator, startEmulator } from '../../../../packages/emulator/src/server.js';
+import { initiativeKind as kind } from '../../../../src/kinds/initiative/index.js';
+import type { KindChange } from '../../../../src/kinds/types.js';
+import type { InitiativeManifest, LiveInitiative } from '../../../../src/kinds/initiative/schema.js';
+import { applyContext, desiredOf, planAndApply, planOf, testClient } from '../../../kinds/initiative/harness.js';
 
 const T0 = Date.parse('2026-03-01T12:00:00Z');
 let clock = T0;

@@ -2,11 +2,11 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { type RunningEmulator, startEmulator } from '../../../packages/emulator/src/server.js';
-import type { SyncConfig } from '../../../src/engine/config.js';
-import { createEngineContext } from '../../../src/engine/context.js';
-import { reconcile } from '../../../src/engine/reconcile.js';
-import { testClient } from './harness.js';
+import { type RunningEmulator, startEmulator } from '../../../../packages/emulator/src/server.js';
+import type { SyncConfig } from '../../../../src/engine/config.js';
+import { createEngineContext } from '../../../../src/engine/context.js';
+import { reconcile } from '../../../../src/engine/reconcile.js';
+import { testClient } from '../../../kinds/initiative/harness.js';
 
 let emulator: RunningEmulator;
 let dir: string;

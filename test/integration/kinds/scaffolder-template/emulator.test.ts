@@ -1,14 +1,14 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type ApiClient, emptyClientStats } from '../../../src/api/types.js';
-import { ApiError } from '../../../src/core/errors.js';
-import { type RunningEmulator, startEmulator } from '../../../packages/emulator/src/server.js';
-import { scaffolderTemplateKind as kind } from '../../../src/kinds/scaffolder-template/index.js';
+import { type ApiClient, emptyClientStats } from '../../../../src/api/types.js';
+import { ApiError } from '../../../../src/core/errors.js';
+import { type RunningEmulator, startEmulator } from '../../../../packages/emulator/src/server.js';
+import { scaffolderTemplateKind as kind } from '../../../../src/kinds/scaffolder-template/index.js';
 import type {
   LiveScaffolderTemplate,
   ScaffolderTemplateManifest,
-} from '../../../src/kinds/scaffolder-template/schema.js';
-import { removalOf } from '../kind-change.js';
-import { applyContext, desiredOf, planAndApply, planOf, testClient } from '../initiative/harness.js';
+} from '../../../../src/kinds/scaffolder-template/schema.js';
+import { removalOf } from '../../../kinds/kind-change.js';
+import { applyContext, desiredOf, planAndApply, planOf, testClient } from '../../../kinds/initiative/harness.js';
 
 let emulator: RunningEmulator;
 let client: ApiClient;

@@ -8,14 +8,14 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createApiClient } from '../../../src/api/client.js';
-import type { ApiClient, RequestEvent } from '../../../src/api/types.js';
-import type { ReconcileResult } from '../../../src/core/model.js';
-import { type RunningEmulator, startEmulator } from '../../../packages/emulator/src/server.js';
-import type { SyncConfig } from '../../../src/engine/config.js';
-import { createEngineContext } from '../../../src/engine/context.js';
-import { reconcile } from '../../../src/engine/reconcile.js';
-import { testClient } from '../initiative/harness.js';
+import { createApiClient } from '../../../../src/api/client.js';
+import type { ApiClient, RequestEvent } from '../../../../src/api/types.js';
+import type { ReconcileResult } from '../../../../src/core/model.js';
+import { type RunningEmulator, startEmulator } from '../../../../packages/emulator/src/server.js';
+import type { SyncConfig } from '../../../../src/engine/config.js';
+import { createEngineContext } from '../../../../src/engine/context.js';
+import { reconcile } from '../../../../src/engine/reconcile.js';
+import { testClient } from '../../../kinds/initiative/harness.js';
 
 const SCORECARD = `tag: release-readiness
 name: Release readiness
