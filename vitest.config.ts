@@ -12,6 +12,16 @@ const INTEGRATION = ['test/integration', 'test/action', 'test/watch', 'test/corp
 const under = (folders: readonly string[]) => folders.map((folder) => `${folder}/**/*.test.ts`);
 
 export default defineConfig({
+  // `cortex-sync emulator` run in-process imports the emulator package: its sources here, as every
+  // test imports them, not the bundle `npm run build` left (a process-level test runs that).
+  resolve: {
+    alias: [
+      {
+        find: /^@cortex-sync\/emulator$/,
+        replacement: new URL('packages/emulator/src/index.ts', import.meta.url).pathname,
+      },
+    ],
+  },
   test: {
     setupFiles: ['test/setup.ts'],
     globalSetup: ['test/support/global-setup.ts'],
