@@ -9,7 +9,13 @@ import { createApiClient } from '../../../src/api/client.js';
 import type { RunningEmulator } from '../../../packages/emulator/src/server.js';
 import { startEmulator } from '../../../packages/emulator/src/server.js';
 import { systemClock } from '../../../src/engine/context.js';
-import { acquireLease, DEFAULT_LEASE_SETTINGS, LeaseHeldError, readLease, writeLease } from '../../../src/engine/lease.js';
+import {
+  acquireLease,
+  DEFAULT_LEASE_SETTINGS,
+  LeaseHeldError,
+  readLease,
+  writeLease,
+} from '../../../src/engine/lease.js';
 import { API_KEY, cli, removeDir, tempDir, writeFiles } from '../../cli/run.js';
 
 const SOURCE = 'github.com/acme/catalog';
