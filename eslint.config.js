@@ -28,6 +28,9 @@ const IO_MODULES = [
   'worker_threads',
 ];
 
+const WORKSPACE_PACKAGES =
+  'the workspace packages (packages/: the emulator, the benchmark) are not part of the product (docs/architecture.md).';
+
 export default tseslint.config(
   {
     ignores: [
@@ -96,6 +99,19 @@ export default tseslint.config(
     rules: { 'layers/allowed-imports': 'error' },
   },
   {
+    // The workspace packages are not in the published package: src/ imports none of them by name
+    // either (by path, eslint.layers.js says so), but for `cortex-sync emulator`, which says where
+    // it runs when the emulator is not installed.
+    files: ['src/**/*.ts'],
+    ignores: ['src/core/**', 'src/cli/emulator-command.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['@cortex-sync/*'], message: WORKSPACE_PACKAGES }] },
+      ],
+    },
+  },
+  {
     // The pure core: no IO and no HTTP client (what it may import of src/ is in eslint.layers.js).
     files: ['src/core/**/*.ts'],
     rules: {
@@ -111,6 +127,7 @@ export default tseslint.config(
               group: ['undici'],
               message: 'src/core imports no HTTP client: pass what it needs in (see docs/architecture.md).',
             },
+            { group: ['@cortex-sync/*'], message: WORKSPACE_PACKAGES },
           ],
         },
       ],

@@ -14,8 +14,11 @@ type EmulatorPackage = typeof Emulator;
 type MissingDefinitionMode = EmulatorPackage['MISSING_DEFINITION_MODES'][number];
 
 /** Where the emulator is found: the published package does not carry it. */
-export const EMULATOR_NOT_INSTALLED =
-  'the emulator is not part of the published cortex-sync: run `cortex-sync emulator` from a clone of its repository, after `npm ci` there (or `npm run build`, which builds the emulator too)';
+const NOT_INSTALLED_MESSAGE =
+  'the emulator is not part of the published cortex-sync: run `cortex-sync emulator` from a clone of its repository, after `npm ci` there';
+/** A clone whose emulator was never built (or whose build was removed). */
+const NOT_BUILT_MESSAGE =
+  'the emulator (packages/emulator) is not built here: run `npm run build` (`npm ci` builds it too)';
 
 /** The options of `cortex-sync emulator`. */
 interface EmulatorFlags {
@@ -37,13 +40,22 @@ const port = (value: string): number => {
   return n;
 };
 
-/** The emulator package, or undefined when this install has none (or it is not built). */
-const loadEmulator = async (): Promise<EmulatorPackage | undefined> => {
+/**
+ * Node's words when the package itself is missing, or its build: not when something the package
+ * imports is (that is a broken install, reported as the internal error it is).
+ */
+const NOT_INSTALLED = /^Cannot find package '@cortex-sync\/emulator'/;
+const NOT_BUILT = /^Cannot find module '[^']*[\\/]emulator[\\/]dist[\\/]index\.js'/;
+
+/** The emulator package, or why this install has none to run. */
+const loadEmulator = async (): Promise<EmulatorPackage | { missing: string }> => {
   try {
     return await import('@cortex-sync/emulator');
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ERR_MODULE_NOT_FOUND' || code === 'ERR_PACKAGE_PATH_NOT_EXPORTED') return undefined;
+    const message = String((error as Error).message);
+    if ((error as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw error;
+    if (NOT_INSTALLED.test(message)) return { missing: NOT_INSTALLED_MESSAGE };
+    if (NOT_BUILT.test(message)) return { missing: NOT_BUILT_MESSAGE };
     throw error;
   }
 };
@@ -75,15 +87,17 @@ const run = async (emulator: EmulatorPackage, o: EmulatorFlags, session: CliSess
 /** Defines `cortex-sync emulator` (`main.ts`): its flags and action, or a refusal saying where it runs. */
 export const defineEmulator = async (): Promise<(command: Command, session: CliSession) => void> => {
   const emulator = await loadEmulator();
-  if (!emulator)
+  if ('missing' in emulator) {
+    const { missing } = emulator;
     return (command) => {
       command
         .allowUnknownOption()
         .allowExcessArguments()
         .action(() => {
-          throw new ConfigError(EMULATOR_NOT_INSTALLED);
+          throw new ConfigError(missing);
         });
     };
+  }
   return (command, session) => {
     command
       .option('--port <n>', 'port (0 = any free port)', port, 0)
