@@ -5,11 +5,12 @@
 # that variable (-e CORTEX_SYNC_LISTEN=0.0.0.0:9090), not --listen, so that the HEALTHCHECK follows.
 
 # Stage 1: install with the lockfile (this builds dist/, the CLI's bundle included, through
-# `prepare`), then drop dev dependencies.
+# `prepare`), then drop dev dependencies. The workspace packages (packages/: the emulator, the
+# benchmark) are not copied: the image is the command alone.
 FROM node:24-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json tsconfig.json tsconfig.build.json ./
-COPY scripts/build-cli.mjs ./scripts/
+COPY scripts/build-cli.mjs scripts/build-packages.mjs ./scripts/
 COPY bin ./bin
 COPY src ./src
 COPY schemas ./schemas

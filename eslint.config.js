@@ -28,8 +28,22 @@ const IO_MODULES = [
   'worker_threads',
 ];
 
+const WORKSPACE_PACKAGES =
+  'the workspace packages (packages/: the emulator, the benchmark) are not part of the product (docs/architecture.md).';
+
 export default tseslint.config(
-  { ignores: ['dist/', 'dist-action/', 'node_modules/', 'coverage/', 'schemas/', 'bench/tmp/', '**/*.generated.ts'] },
+  {
+    ignores: [
+      'dist/',
+      'packages/*/dist/',
+      'dist-action/',
+      'node_modules/',
+      'coverage/',
+      'schemas/',
+      'bench/tmp/',
+      '**/*.generated.ts',
+    ],
+  },
   { linterOptions: { reportUnusedDisableDirectives: 'error' } },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked.map((config) => ({ ...config, files: ['**/*.ts'] })),
@@ -56,7 +70,7 @@ export default tseslint.config(
   {
     // Tests parse JSON documents and use vitest's asymmetric matchers (`expect.any`,
     // `expect.objectContaining`), both typed `any`; what a test reads it asserts at once.
-    files: ['test/**/*.ts'],
+    files: ['test/**/*.ts', 'packages/*/test/**/*.ts'],
     rules: {
       '@typescript-eslint/no-unsafe-assignment': 'off',
       '@typescript-eslint/no-unsafe-member-access': 'off',
@@ -70,7 +84,7 @@ export default tseslint.config(
   {
     // The emulator answers whatever a client sends, as the real API does: it stringifies tolerant
     // request fields (a `method` or `title` of any JSON type) into its answers on purpose.
-    files: ['src/emulator/**/*.ts'],
+    files: ['packages/emulator/src/**/*.ts'],
     rules: {
       '@typescript-eslint/no-base-to-string': 'off',
       '@typescript-eslint/no-unsafe-assignment': 'off',
@@ -78,10 +92,24 @@ export default tseslint.config(
   },
   {
     // The layering of src/ as an allow-list per folder (eslint.layers.js): core ← api, source,
-    // render ← ownership ← kinds ← engine ← runtimes; a folder without a layer is an error.
-    files: ['src/**/*.ts'],
+    // render ← ownership ← kinds ← engine ← runtimes; a folder without a layer is an error. The
+    // workspace packages import only the folders of src/ listed for them, and src/ none of them.
+    files: ['src/**/*.ts', 'packages/*/src/**/*.ts'],
     plugins: { layers: layersPlugin },
     rules: { 'layers/allowed-imports': 'error' },
+  },
+  {
+    // The workspace packages are not in the published package: src/ imports none of them by name
+    // either (by path, eslint.layers.js says so), but for `cortex-sync emulator`, which says where
+    // it runs when the emulator is not installed.
+    files: ['src/**/*.ts'],
+    ignores: ['src/core/**', 'src/cli/emulator-command.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['@cortex-sync/*'], message: WORKSPACE_PACKAGES }] },
+      ],
+    },
   },
   {
     // The pure core: no IO and no HTTP client (what it may import of src/ is in eslint.layers.js).
@@ -99,6 +127,7 @@ export default tseslint.config(
               group: ['undici'],
               message: 'src/core imports no HTTP client: pass what it needs in (see docs/architecture.md).',
             },
+            { group: ['@cortex-sync/*'], message: WORKSPACE_PACKAGES },
           ],
         },
       ],

@@ -4,6 +4,8 @@
 // kinds' public modules may be imported (never a kind's own files). A few files that compose
 // runtimes may import named files of another folder. Relative specifiers are resolved here, so no
 // import resolver is needed; bare specifiers (packages, node:) are other rules' business.
+// The workspace packages (packages/: the emulator, the benchmark) are not part of the product: no
+// file of src/ imports them, and each may import only the folders of src/ listed for it.
 import { dirname, relative, resolve, sep } from 'node:path';
 
 const RUNTIME = ['core', 'api', 'source', 'render', 'ownership', 'kinds', 'schemas', 'engine', 'runtime-io'];
@@ -23,8 +25,13 @@ export const LAYERS = {
   action: RUNTIME,
   watch: RUNTIME,
   export: RUNTIME,
-  'webhook-route': RUNTIME,
-  emulator: ['core'],
+  'webhook-route': [...RUNTIME, 'jq'],
+  jq: [],
+};
+
+/** Workspace package (packages/<name>/) → the folders of src/ it may import ('*': any). */
+export const PACKAGES = {
+  emulator: ['core', 'jq'],
   bench: '*',
 };
 
@@ -37,11 +44,6 @@ export const PUBLIC = {
 export const EXCEPTIONS = {
   // The CLI defines the other commands (export, watch, webhook-route) when named.
   'cli/main.ts': ['export/command.ts', 'watch/command.ts', 'webhook-route/command.ts'],
-  // The emulator's flags, and the emulator it starts.
-  'cli/commands.ts': ['emulator/contract.ts'],
-  'cli/run-emulator.ts': ['emulator/cli.ts'],
-  // The same jq as the emulator's inbound webhook.
-  'webhook-route/run-command.ts': ['emulator/jq.ts'],
 };
 
 const toPosix = (p) => p.split(sep).join('/');
@@ -52,6 +54,36 @@ const targetOf = (file, specifier, srcRoot) => {
   return toPosix(relative(srcRoot, absolute));
 };
 
+/** The import forms a check sees: `import`, `import type`, `export … from`, `import()`. */
+const visitors = (check) => {
+  const source = (node) => check(node.source, node.source?.value);
+  return {
+    ImportDeclaration: source,
+    ExportNamedDeclaration: (node) => node.source && source(node),
+    ExportAllDeclaration: source,
+    ImportExpression: (node) => node.source.type === 'Literal' && check(node.source, node.source.value),
+  };
+};
+
+/** A file of packages/<name>/: what it imports of src/ is in PACKAGES; other files are not checked. */
+const packageRule = (context, srcRoot) => {
+  const file = context.filename;
+  const inPackages = toPosix(relative(resolve(context.cwd, 'packages'), file));
+  if (inPackages.startsWith('..')) return {};
+  const from = inPackages.slice(0, inPackages.indexOf('/'));
+  const allowed = PACKAGES[from];
+  const check = (node, specifier) => {
+    if (typeof specifier !== 'string' || !specifier.startsWith('.')) return;
+    const target = targetOf(file, specifier, srcRoot);
+    if (target.startsWith('..') || allowed === '*') return;
+    const folder = target.includes('/') ? target.slice(0, target.indexOf('/')) : '';
+    if (allowed !== undefined && (folder === '' || allowed.includes(folder))) return;
+    const allowedText = allowed?.length ? allowed.map((f) => `${f}/`).join(', ') : 'nothing (no entry)';
+    context.report({ node, messageId: 'package', data: { from, target, allowed: allowedText } });
+  };
+  return visitors(check);
+};
+
 const rule = {
   meta: {
     type: 'problem',
@@ -60,6 +92,10 @@ const rule = {
     messages: {
       layer: '{{from}}/ may not import {{target}}: {{from}}/ uses {{allowed}} (eslint.layers.js, docs/architecture.md)',
       unlisted: 'src/{{from}}/ has no layer: add it to LAYERS in eslint.layers.js (and to docs/architecture.md)',
+      product:
+        'src/ may not import {{target}}: the workspace packages (packages/) are not part of the product; move what both need into src/',
+      package:
+        'packages/{{from}}/ may not import src/{{target}}: of src/ it uses {{allowed}} (PACKAGES in eslint.layers.js)',
       private: '{{target}} is internal to src/{{folder}}/: outside it, import only {{public}}',
     },
   },
@@ -67,7 +103,7 @@ const rule = {
     const srcRoot = resolve(context.cwd, 'src');
     const file = context.filename;
     const own = toPosix(relative(srcRoot, file));
-    if (own.startsWith('..')) return {};
+    if (own.startsWith('..')) return packageRule(context, srcRoot);
     const from = own.includes('/') ? own.slice(0, own.indexOf('/')) : '';
     if (from === '') return {};
     const allowed = LAYERS[from];
@@ -77,6 +113,10 @@ const rule = {
     const check = (node, specifier) => {
       if (typeof specifier !== 'string' || !specifier.startsWith('.')) return;
       const target = targetOf(file, specifier, srcRoot);
+      if (target.startsWith('../packages/')) {
+        context.report({ node, messageId: 'product', data: { target: target.slice(3) } });
+        return;
+      }
       if (target.startsWith('..')) return;
       const folder = target.includes('/') ? target.slice(0, target.indexOf('/')) : '';
       if (folder === '' || folder === from || allowed === '*') return;
@@ -91,13 +131,7 @@ const rule = {
         context.report({ node, messageId: 'private', data: { target, folder, public: open.join(', ') } });
       }
     };
-    const source = (node) => check(node.source, node.source?.value);
-    return {
-      ImportDeclaration: source,
-      ExportNamedDeclaration: (node) => node.source && source(node),
-      ExportAllDeclaration: source,
-      ImportExpression: (node) => node.source.type === 'Literal' && check(node.source, node.source.value),
-    };
+    return visitors(check);
   },
 };
 

@@ -6,8 +6,10 @@
 // Options: `--outdir DIR` (default dist/bundle; replaced whole), `--metafile FILE` (esbuild's
 // metafile: which inputs each output holds and what it imports, statically or dynamically).
 //
-// jq-wasm is not bundled: src/emulator/jq.ts resolves it (and its .wasm file) at run time from the
+// jq-wasm is not bundled: src/jq/jq.ts resolves it (and its .wasm file) at run time from the
 // bundle's own place, through the package's node_modules, as it does from the compiled sources.
+// Nor is the emulator (`@cortex-sync/emulator`, packages/emulator/): `cortex-sync emulator`
+// imports it at run time where it is installed (a clone), and the published package has none.
 import { mkdir, rename, rm, writeFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { build } from 'esbuild';
@@ -56,7 +58,7 @@ const result = await build({
   charset: 'utf8',
   metafile: true,
   logLevel: 'warning',
-  external: ['jq-wasm'],
+  external: ['jq-wasm', '@cortex-sync/emulator'],
   plugins: [zodEnglishOnly],
   // Some bundled dependencies are CommonJS and call require() for Node's built-ins.
   banner: {

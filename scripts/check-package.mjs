@@ -1,7 +1,8 @@
 // Checks what `npm publish` would upload, without publishing: the file list of `npm pack` (run
 // with --ignore-scripts on the build already made, so `dist/` is what `npm ci` or `npm run build`
 // wrote). The package is the command: `bin/`, `dist/` (the compiled sources and the CLI bundle),
-// `schemas/`, package.json and the README; no tests, no local state (`.cortex-sync/`), no secrets
+// `schemas/`, package.json and the README; not the emulator nor the benchmark (workspace packages of
+// the repository, `packages/`), no tests, no local state (`.cortex-sync/`), no secrets
 // (`.env`, keys), no packed tarballs. The Action is not in the package: it runs from the git tag,
 // so its bundle must be committed at the path `action.yml` names.
 //
@@ -40,6 +41,10 @@ const forbidden = [
   [/(^|\/)\.npmrc$/, 'an npm configuration (may hold a token)'],
   [/\.(pem|key|p12|pfx)$|(^|\/)id_(rsa|ed25519|ecdsa)/, 'a key file'],
   [/\.tgz$/, 'a packed tarball'],
+  [
+    /^(dist\/(emulator|bench)|packages)\//,
+    'the emulator or the benchmark: workspace packages, not the command (an old build? rm -rf dist && npm run build)',
+  ],
 ];
 for (const file of files) {
   for (const [pattern, what] of forbidden) if (pattern.test(file)) problems.push(`${file}: ${what}`);

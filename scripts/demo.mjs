@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// `npm run demo`: a demo sync of examples/ against the built-in emulator, the way a user runs it:
-// start `cortex-sync emulator`, then `validate`, `apply` (which shows the plan, then applies it) and
+// `npm run demo`: a demo sync of examples/ against the emulator (packages/emulator/, which `npm ci`
+// builds with the rest), the way a user runs it: start `cortex-sync emulator`, then `validate`, `apply` (which shows the plan, then applies it) and
 // `plan` again (which must show no changes). No escape codes when the output is not a terminal.
 import { spawn } from 'node:child_process';
 import { mkdtempSync } from 'node:fs';

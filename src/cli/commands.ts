@@ -1,10 +1,9 @@
 /**
- * The flags of `validate`, `plan`, `apply` and `emulator`, defined when one of them is named
+ * The flags of `validate`, `plan` and `apply`, defined when one of them is named
  * (`main.ts`). Each action imports the module that runs the command, so `<command> --help` and a
  * refused flag load nothing but this file.
  */
 import { type Command, InvalidArgumentError, Option } from 'commander';
-import { MISSING_DEFINITION_MODES, type MissingDefinitionMode } from '../emulator/contract.js';
 import type { CommonOptions } from './run-common.js';
 import type { CliSession } from './session.js';
 
@@ -13,32 +12,12 @@ const positiveInt = (value: string): number => {
   if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a whole number ≥ 1');
   return n;
 };
-const nonNegativeInt = (value: string): number => {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError('expected a whole number ≥ 0');
-  return n;
-};
 /** The same bound as `concurrency` in cortex-sync.yaml and CORTEX_SYNC_CONCURRENCY. */
 const concurrency = (value: string): number => {
   const n = positiveInt(value);
   if (n > 64) throw new InvalidArgumentError('expected at most 64');
   return n;
 };
-const port = (value: string): number => {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0 || n > 65535) throw new InvalidArgumentError('expected a port number 0–65535');
-  return n;
-};
-
-/** The options of `cortex-sync emulator`. */
-export interface EmulatorFlags {
-  port: number;
-  host: string;
-  data?: string;
-  rateLimit?: number;
-  missingDefinition: MissingDefinitionMode;
-}
-
 const dirOption = () => new Option('--dir <dir>', 'manifest root (default: the current directory)');
 const allowEmptyOption = () =>
   new Option(
@@ -115,24 +94,4 @@ export const defineApply = (command: Command, session: CliSession): void => {
       session.exit(await runApply(o, session));
     },
   );
-};
-
-export const defineEmulator = (command: Command, session: CliSession): void => {
-  command
-    .option('--port <n>', 'port (0 = any free port)', port, 0)
-    .option('--host <host>', 'address to bind', '127.0.0.1')
-    .option('--data <file>', 'load state from and save it to this JSON file')
-    .option('--rate-limit <n>', 'requests per minute before 429 (default 1000; 0 = no limit)', nonNegativeInt)
-    .addOption(
-      new Option(
-        '--missing-definition <mode>',
-        "a custom-type entity without x-cortex-definition: accept it only when its type's schema is {} (empty-schema), always refuse it ('Definition is required'), or allow it whenever its type's schema accepts {}",
-      )
-        .choices(MISSING_DEFINITION_MODES)
-        .default('empty-schema'),
-    )
-    .action(async (o: EmulatorFlags) => {
-      const { runEmulator } = await import('./run-emulator.js');
-      await runEmulator(o, session);
-    });
 };

@@ -50,8 +50,8 @@ const COMMANDS: readonly CommandEntry[] = [
   },
   {
     name: 'emulator',
-    description: 'start the built-in API emulator on loopback and print its base URL',
-    define: async () => (await import('./commands.js')).defineEmulator,
+    description: 'start the API emulator on loopback and print its base URL (in a clone of the repository)',
+    define: async () => (await import('./emulator-command.js')).defineEmulator(),
   },
   {
     name: 'export',

@@ -12,7 +12,7 @@ import { hasErrors } from '../core/model.js';
 import { printable } from '../core/printable.js';
 import { MAPPINGS_KEY, type RoutableEntity, routeWebhookPayload } from '../core/webhook-routing.js';
 import { type CliIo, manifestRootProblems, manifestText, useColor, writeLine } from '../runtime-io/io.js';
-import { createJqEvaluator } from '../emulator/jq.js';
+import { createJqEvaluator } from '../jq/jq.js';
 import { validateManifests } from '../engine/reconcile.js';
 import { KIND_HANDLERS } from '../kinds/registry.js';
 import { renderDiagnostics } from '../render/index.js';

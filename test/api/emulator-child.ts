@@ -3,8 +3,8 @@
  * test's own process, a busy event loop would stamp arrivals late. Faults come as JSON in
  * EMULATOR_FAULTS; prints the base URL on the first stdout line; SIGTERM stops it.
  */
-import { parseFaults } from '../../src/emulator/faults.js';
-import { startEmulator } from '../../src/emulator/server.js';
+import { parseFaults } from '../../packages/emulator/src/faults.js';
+import { startEmulator } from '../../packages/emulator/src/server.js';
 
 const emulator = await startEmulator({
   apiKey: process.env.CORTEX_API_KEY ?? '',

@@ -3,8 +3,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { build } from 'esbuild';
-import type { EmulatorFaults } from '../../src/emulator/faults.js';
-import type { RequestLogEntry } from '../../src/emulator/server.js';
+import type { EmulatorFaults } from '../../packages/emulator/src/faults.js';
+import type { RequestLogEntry } from '../../packages/emulator/src/server.js';
 
 export interface EmulatorProcess {
   url: string;

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { RunningEmulator } from '../../src/emulator/server.js';
+import type { RunningEmulator } from '../../packages/emulator/src/server.js';
 import { bundleCli } from '../support/cli-bundle.js';
 import { API_KEY, removeDir, serviceYaml, startTestEmulator, tempDir, writeFiles } from './run.js';
 import { runBin, type SpawnOptions } from './spawn-cli.js';

@@ -4,7 +4,7 @@
  * unknown `x-cortex-*` keys of an entity stay warnings (the API drops them).
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { RunningEmulator } from '../../src/emulator/server.js';
+import type { RunningEmulator } from '../../packages/emulator/src/server.js';
 import { cli, removeDir, serviceYaml, startTestEmulator, tempDir, writeFiles } from './run.js';
 
 let dir: string;

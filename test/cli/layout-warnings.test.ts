@@ -1,6 +1,6 @@
 /** validate, plan and apply each say what they looked for when the layout is wrong or empty. */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { RunningEmulator } from '../../src/emulator/server.js';
+import type { RunningEmulator } from '../../packages/emulator/src/server.js';
 import { cli, removeDir, serviceYaml, startTestEmulator, tempDir, writeFiles } from './run.js';
 
 let dir: string;

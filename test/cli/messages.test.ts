@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { PlanLogEntry } from '../../src/core/model.js';
 import { leaseTag } from '../../src/engine/lease.js';
-import type { RunningEmulator } from '../../src/emulator/server.js';
+import type { RunningEmulator } from '../../packages/emulator/src/server.js';
 import { cli, removeDir, serviceYaml, startTestEmulator, tempDir, writeFiles } from './run.js';
 
 let dir: string;

@@ -11,7 +11,7 @@ import { existsSync, readdirSync } from 'node:fs';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { RunningEmulator } from '../../src/emulator/server.js';
+import type { RunningEmulator } from '../../packages/emulator/src/server.js';
 import { bundleCli } from '../support/cli-bundle.js';
 import { removeDir, serviceYaml, startTestEmulator, tempDir, writeFiles } from './run.js';
 import { runBin } from './spawn-cli.js';

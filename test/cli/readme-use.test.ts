@@ -11,7 +11,7 @@ import { readFileSync } from 'node:fs';
 import { mkdir, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningEmulator } from '../../src/emulator/server.js';
+import type { RunningEmulator } from '../../packages/emulator/src/server.js';
 import { bundleCli, ROOT } from '../support/cli-bundle.js';
 import { API_KEY, removeDir, startTestEmulator, tempDir } from './run.js';
 

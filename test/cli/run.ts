@@ -9,7 +9,7 @@ import { dirname, join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { runCli } from '../../src/cli/main.js';
 import type { Clock } from '../../src/engine/context.js';
-import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
+import { type RunningEmulator, startEmulator } from '../../packages/emulator/src/server.js';
 
 export const API_KEY = 'cli-test-secret-key-0123456789abcdef';
 

@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { RunningEmulator } from '../../src/emulator/server.js';
+import type { RunningEmulator } from '../../packages/emulator/src/server.js';
 import { bundleCli } from '../support/cli-bundle.js';
 import { API_KEY, removeDir, serviceYaml, startTestEmulator, tempDir, writeFiles } from './run.js';
 import { runBin } from './spawn-cli.js';

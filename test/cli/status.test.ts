@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/index.js';
-import type { RunningEmulator } from '../../src/emulator/server.js';
+import type { RunningEmulator } from '../../packages/emulator/src/server.js';
 import { writeLease } from '../../src/engine/lease.js';
 import { bundleCli } from '../support/cli-bundle.js';
 import { API_KEY, removeDir, serviceYaml, startTestEmulator, tempDir, writeFiles } from './run.js';

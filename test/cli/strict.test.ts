@@ -3,7 +3,7 @@
  * error: `validate` fails, `plan` fails, `apply` writes nothing. `--no-strict` beats the file.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { RunningEmulator } from '../../src/emulator/server.js';
+import type { RunningEmulator } from '../../packages/emulator/src/server.js';
 import { cli, removeDir, serviceYaml, startTestEmulator, tempDir, writeFiles } from './run.js';
 
 let dir: string;

@@ -19,7 +19,7 @@ import { createEngineContext } from '../../src/engine/context.js';
 import { fetchLiveState } from '../../src/engine/fetch-live.js';
 import { memoryPlanLog } from '../../src/engine/plan-log.js';
 import { reconcile } from '../../src/engine/reconcile.js';
-import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
+import { type RunningEmulator, startEmulator } from '../../packages/emulator/src/server.js';
 import { manifestText } from '../../src/export/render.js';
 import { OWNERSHIP_STORE } from '../../src/kinds/ownership.js';
 import { KIND_HANDLERS, READ_ONLY_KINDS } from '../../src/kinds/registry.js';

@@ -20,7 +20,7 @@ import { createEngineContext } from '../../src/engine/context.js';
 import { readWorkspaceForExport } from '../../src/engine/export-read.js';
 import { memoryPlanLog } from '../../src/engine/plan-log.js';
 import { reconcile, validateManifests } from '../../src/engine/reconcile.js';
-import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
+import { type RunningEmulator, startEmulator } from '../../packages/emulator/src/server.js';
 import { exportFiles } from '../../src/export/files.js';
 import { writeExportFiles } from '../../src/export/write.js';
 import { readInventories } from '../../src/kinds/entity/records/inventory.js';

@@ -5,7 +5,7 @@
  * (the emulator's fault), so a test can show a short list is never taken for absence.
  */
 import { afterEach, beforeEach } from 'vitest';
-import type { RunningEmulator } from '../../src/emulator/server.js';
+import type { RunningEmulator } from '../../packages/emulator/src/server.js';
 import { inventoryTag } from '../../src/kinds/entity/records/inventory.js';
 import { API_KEY, removeDir, startTestEmulator, tempDir, writeFiles } from '../cli/run.js';
 

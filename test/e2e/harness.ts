@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { runCli } from '../../src/cli/main.js';
 import type { Clock } from '../../src/core/clock.js';
-import { startEmulator } from '../../src/emulator/server.js';
+import { startEmulator } from '../../packages/emulator/src/server.js';
 
 export const EXAMPLES = join(import.meta.dirname, '..', '..', 'examples');
 export const API_KEY = 'e2e-secret-key-0123456789abcdef';

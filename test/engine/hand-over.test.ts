@@ -10,7 +10,7 @@ import { createApiClient } from '../../src/api/client.js';
 import { createEngineContext } from '../../src/engine/context.js';
 import { readInventories } from '../../src/kinds/entity/records/inventory.js';
 import { reconcile } from '../../src/engine/reconcile.js';
-import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
+import { type RunningEmulator, startEmulator } from '../../packages/emulator/src/server.js';
 import { removeDir, syncConfig, tempDir, writeFiles } from './helpers.js';
 
 const API_KEY = 'hand-over-test-key-0123456789';

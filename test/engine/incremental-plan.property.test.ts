@@ -14,13 +14,13 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/client.js';
 import type { ApiClient } from '../../src/api/types.js';
-import { generateRepository } from '../../src/bench/generate.js';
+import { generateRepository } from '../../packages/bench/src/generate.js';
 import { type Change, type ObjectKey, objectKey, type ReconcileResult } from '../../src/core/model.js';
 import { resolveConfig, type SyncConfig } from '../../src/engine/config.js';
 import { createEngineContext } from '../../src/engine/context.js';
 import { LiveCache } from '../../src/engine/live-cache.js';
 import { reconcile } from '../../src/engine/reconcile.js';
-import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
+import { type RunningEmulator, startEmulator } from '../../packages/emulator/src/server.js';
 import { removeDir, tempDir } from './helpers.js';
 
 const API_KEY = 'incremental-property-key-0123456789';

@@ -11,7 +11,7 @@ import {
   readInventories,
   writeInventory,
 } from '../../src/kinds/entity/records/inventory.js';
-import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
+import { type RunningEmulator, startEmulator } from '../../packages/emulator/src/server.js';
 
 /** Cortex tags: lowercase letters, digits and dashes, not starting or ending with a dash. */
 const VALID_TAG = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;

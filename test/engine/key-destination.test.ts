@@ -4,7 +4,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { RunningEmulator } from '../../src/emulator/server.js';
+import type { RunningEmulator } from '../../packages/emulator/src/server.js';
 import { API_KEY, cli, removeDir, serviceYaml, startTestEmulator, tempDir, writeFiles } from '../cli/run.js';
 
 let recorder: Server;

@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/client.js';
 import type { ApiClient, ApiRequest, ApiResponse } from '../../src/api/types.js';
 import { emptyClientStats } from '../../src/api/types.js';
-import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
+import { type RunningEmulator, startEmulator } from '../../packages/emulator/src/server.js';
 import { type Clock, type EngineEvent, systemClock } from '../../src/engine/context.js';
 import { INVENTORY_ENTITY_TYPE } from '../../src/kinds/entity/records/inventory.js';
 import {

@@ -12,7 +12,7 @@ import { createEngineContext, type EngineEvent } from '../../src/engine/context.
 import { type LeaseKeeper, releaseEachRun } from '../../src/engine/lease-keeper.js';
 import { reconcile } from '../../src/engine/reconcile.js';
 import { unreadableById } from '../../src/engine/recheck.js';
-import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
+import { type RunningEmulator, startEmulator } from '../../packages/emulator/src/server.js';
 import { removeDir, syncConfig, tempDir, writeFiles } from './helpers.js';
 
 const API_KEY = 'recheck-test-key-0123456789';

@@ -14,7 +14,7 @@ import { type LeaseKeeper, releaseEachRun } from '../../src/engine/lease-keeper.
 import type { PlannedPass } from '../../src/engine/plan-pass.js';
 import { reconcile } from '../../src/engine/reconcile.js';
 import { savedPlanJudge, savedPlanOf, StalePlanError } from '../../src/engine/saved-plan.js';
-import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
+import { type RunningEmulator, startEmulator } from '../../packages/emulator/src/server.js';
 import { removeDir, syncConfig, tempDir, writeFiles } from './helpers.js';
 
 const API_KEY = 'saved-plan-test-key-0123456789';

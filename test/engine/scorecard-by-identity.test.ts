@@ -16,7 +16,7 @@ import { createEngineContext } from '../../src/engine/context.js';
 import { LiveCache } from '../../src/engine/live-cache.js';
 import { reconcile } from '../../src/engine/reconcile.js';
 import { readByKeys, unreadableById } from '../../src/engine/recheck.js';
-import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
+import { type RunningEmulator, startEmulator } from '../../packages/emulator/src/server.js';
 import { KIND_HANDLERS, kindsFor } from '../../src/kinds/registry.js';
 import type { AnyKindHandler } from '../../src/kinds/types.js';
 import { emptyOwnershipIndex } from '../../src/ownership/index-records.js';

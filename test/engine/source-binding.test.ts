@@ -7,8 +7,8 @@
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { RunningEmulator } from '../../src/emulator/server.js';
-import { startEmulator } from '../../src/emulator/server.js';
+import type { RunningEmulator } from '../../packages/emulator/src/server.js';
+import { startEmulator } from '../../packages/emulator/src/server.js';
 import {
   INVENTORY_ENTITY_TYPE,
   indexInventories,

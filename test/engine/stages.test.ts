@@ -12,7 +12,7 @@ import { exitCodeOf } from '../../src/core/outcome.js';
 import { createEngineContext, type EngineEvent, systemClock } from '../../src/engine/context.js';
 import { LeaseHeldError, LeaseLostError } from '../../src/engine/lease.js';
 import { failureReason, reconcile, type ReconcileInput } from '../../src/engine/reconcile.js';
-import { type RunningEmulator, startEmulator } from '../../src/emulator/server.js';
+import { type RunningEmulator, startEmulator } from '../../packages/emulator/src/server.js';
 import { removeDir, syncConfig, tempDir, writeFiles } from './helpers.js';
 
 const API_KEY = 'stages-test-key-0123456789';

@@ -21,13 +21,20 @@ describe("the repository's Dockerfile", () => {
     expect(contextProblems(dockerfile, readRepoFile('.dockerignore'), repositoryFiles())).toEqual([]);
   });
 
-  it('leaves what must never reach an image out of the context: tests, git history, local state', () => {
+  it('leaves what must never reach an image out of the context: tests, the emulator, git history, local state', () => {
     const problems = contextProblems(
-      'FROM scratch\nCOPY test /t/\nCOPY .git /g/\nCOPY .cortex-sync /c/\nCOPY node_modules /n/\nCOPY .env /e\n',
+      'FROM scratch\nCOPY test /t/\nCOPY packages /p/\nCOPY .git /g/\nCOPY .cortex-sync /c/\nCOPY node_modules /n/\nCOPY .env /e\n',
       readRepoFile('.dockerignore'),
-      ['test/a.test.ts', '.git/HEAD', '.cortex-sync/state.json', 'node_modules/x/index.js', '.env'],
+      [
+        'test/a.test.ts',
+        'packages/emulator/src/server.ts',
+        '.git/HEAD',
+        '.cortex-sync/state.json',
+        'node_modules/x/index.js',
+        '.env',
+      ],
     );
-    expect(problems.map((p) => p.source)).toEqual(['test', '.git', '.cortex-sync', 'node_modules', '.env']);
+    expect(problems.map((p) => p.source)).toEqual(['test', 'packages', '.git', '.cortex-sync', 'node_modules', '.env']);
     // Nor below a folder it copies, nor a tarball `npm pack` left.
     const kept = ['src/.env', 'src/x/.env.local', 'src/.cortex-sync/x', 'cortex-sync-0.1.0.tgz', 'src/cli/main.ts'];
     expect(kept.filter((f) => inContext(readRepoFile('.dockerignore'), f))).toEqual(['src/cli/main.ts']);

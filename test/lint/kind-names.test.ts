@@ -1,6 +1,6 @@
 /**
  * No branch on a kind's name outside src/kinds/: no string in the code of src/ (the emulator and
- * the benchmark aside, which speak the API and build repositories) equals a registered kind's name
+ * the benchmark are packages/ of their own: they speak the API and build repositories) equals a registered kind's name
  * or starts with one as an object key (`entity/…`). Read from the syntax tree, so a comment never
  * counts and a cast, a template literal or a disabled lint rule does not hide one; the names come
  * from the registry, so a new kind is covered by its registry line.
@@ -12,8 +12,8 @@ import { describe, expect, it } from 'vitest';
 import { KIND_HANDLERS, READ_ONLY_KINDS } from '../../src/kinds/registry.js';
 
 const SRC = join(import.meta.dirname, '..', '..', 'src');
-/** Where kind names belong: the kinds themselves; the emulator (the API's own names) and the benchmark (it builds repositories). */
-const EXEMPT = ['kinds/', 'emulator/', 'bench/'];
+/** Where kind names belong in src/: the kinds themselves. */
+const EXEMPT = ['kinds/'];
 const NAMES = [...KIND_HANDLERS, ...READ_ONLY_KINDS].map((k) => k.kind);
 
 /** Every string in `text` (a TypeScript file) that names a kind: `line: "string"`. */
@@ -56,7 +56,7 @@ describe('kind names outside src/kinds/', () => {
     ]);
   });
 
-  it('are none in src/ outside the kinds, the emulator and the benchmark', () => {
+  it('are none in src/ outside the kinds', () => {
     expect(NAMES.length).toBeGreaterThanOrEqual(7);
     const files = readdirSync(SRC, { recursive: true, encoding: 'utf8' })
       .map((f) => f.split(sep).join('/'))

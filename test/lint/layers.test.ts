@@ -1,8 +1,9 @@
 /**
  * The layering of src/ is an allow-list (eslint.layers.js): an import a folder's layer does not
  * list fails lint, and so does a folder with no layer, a kind's own file imported from outside
- * src/kinds/, and the same through `import type`, `export … from` and `import()`. The tree as it
- * is passes.
+ * src/kinds/, and the same through `import type`, `export … from` and `import()`. The workspace
+ * packages (packages/: the emulator, the benchmark) are outside the product: src/ imports none of
+ * them, and each imports only the folders of src/ listed for it. The tree as it is passes.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative, sep } from 'node:path';
@@ -23,9 +24,17 @@ const config = [
   },
 ] as Linter.Config[];
 
+/** The layer messages for `code` as the file `<path>` of the repository. */
+const lintAt = (path: string, code: string): string[] =>
+  linter.verify(code, config, { filename: join(ROOT, path) }).map((m) => m.message);
 /** The layer messages for `code` as the file `src/<path>`. */
-const lint = (path: string, code: string): string[] =>
-  linter.verify(code, config, { filename: join(ROOT, 'src', path) }).map((m) => m.message);
+const lint = (path: string, code: string): string[] => lintAt(join('src', path), code);
+
+/** Every `.ts` file under the repository's folder `dir`, relative to it, `/`-separated. */
+const tsFiles = (dir: string): string[] =>
+  readdirSync(join(ROOT, dir), { recursive: true, encoding: 'utf8' })
+    .filter((f) => f.endsWith('.ts'))
+    .map((f) => f.split(sep).join('/'));
 
 describe('the layering allow-list', () => {
   it.each([
@@ -42,7 +51,6 @@ describe('the layering allow-list', () => {
     ['watch/x.ts', "import { canAsk } from '../cli/confirm.js';"],
     ['export/x.ts', "import { startWatcher } from '../watch/watcher.js';"],
     ['action/x.ts', "import { runExport } from '../export/command.js';"],
-    ['emulator/x.ts', "import { reconcile } from '../engine/reconcile.js';"],
     ['runtime-io/x.ts', "import { reconcile } from '../engine/reconcile.js';"],
   ])('%s may not: %s', (path, code) => {
     expect(lint(path, code)).toEqual([expect.stringMatching(/may not import/)]);
@@ -68,22 +76,50 @@ describe('the layering allow-list', () => {
       "import { reconcile } from '../engine/reconcile.js';\nimport { writeLine } from '../runtime-io/io.js';",
     ],
     ['cli/main.ts', "const { defineExportCommand } = await import('../export/command.js');"],
-    ['webhook-route/run-command.ts', "import { createJqEvaluator } from '../emulator/jq.js';"],
-    ['bench/x.ts', "import { runCli } from '../cli/main.js';"],
+    ['webhook-route/run-command.ts', "import { createJqEvaluator } from '../jq/jq.js';"],
     ['api/x.ts', "import { VERSION } from '../version.js';"],
   ])('%s may: %s', (path, code) => {
     expect(lint(path, code)).toEqual([]);
   });
 
+  it.each([
+    ['webhook-route/run-command.ts', "import { createJqEvaluator } from '../../packages/emulator/src/jq.js';"],
+    ['cli/x.ts', "const { runEmulatorCommand } = await import('../../packages/emulator/src/cli.js');"],
+    ['core/x.ts', "export type { EmulatorState } from '../../packages/emulator/src/server.js';"],
+  ])('src/%s may not reach into packages/: %s', (path, code) => {
+    expect(lint(path, code)).toEqual([expect.stringMatching(/the workspace packages \(packages\/\) are not part/)]);
+  });
+
+  it('the emulator imports only the core and jq of src/; the benchmark anything', () => {
+    expect(
+      lintAt('packages/emulator/src/x.ts', "import { reconcile } from '../../../src/engine/reconcile.js';"),
+    ).toEqual([
+      expect.stringMatching(
+        /packages\/emulator\/ may not import src\/engine\/reconcile\.ts: of src\/ it uses core\/, jq\//,
+      ),
+    ]);
+    expect(
+      lintAt('packages/emulator/src/resources/x.ts', "import { runCli } from '../../../../src/cli/main.js';"),
+    ).toEqual([expect.stringMatching(/may not import src\/cli\/main\.ts/)]);
+    expect(lintAt('packages/emulator/src/x.ts', "import { printable } from '../../../src/core/printable.js';")).toEqual(
+      [],
+    );
+    expect(lintAt('packages/emulator/src/x.ts', "import { unbalancedJq } from '../../../src/jq/jq.js';")).toEqual([]);
+    expect(lintAt('packages/bench/src/x.ts', "import { runCli } from '../../../src/cli/main.js';")).toEqual([]);
+    expect(lintAt('packages/other/src/x.ts', "import { printable } from '../../../src/core/printable.js';")).toEqual([
+      expect.stringMatching(/packages\/other\/ may not import .*nothing \(no entry\)/),
+    ]);
+  });
+
   // Parsing every file takes seconds, half a minute on a loaded machine: no time limit (it cannot
   // hang; how long lint takes is not what this asserts).
-  it('every file of src/ keeps to it', { timeout: 0 }, () => {
-    const files = readdirSync(join(ROOT, 'src'), { recursive: true, encoding: 'utf8' })
-      .filter((f) => f.endsWith('.ts'))
-      .map((f) => f.split(sep).join('/'));
-    expect(files.length).toBeGreaterThan(100);
+  it('every file of src/ and of the packages keeps to it', { timeout: 0 }, () => {
+    const files = ['src', 'packages/emulator/src', 'packages/bench/src'].flatMap((dir) =>
+      tsFiles(dir).map((f) => `${dir}/${f}`),
+    );
+    expect(files.length).toBeGreaterThan(200);
     const problems = files.flatMap((f) =>
-      lint(f, readFileSync(join(ROOT, 'src', f), 'utf8')).map((m) => `${relative(ROOT, join('src', f))}: ${m}`),
+      lintAt(f, readFileSync(join(ROOT, f), 'utf8')).map((m) => `${relative(ROOT, join(ROOT, f))}: ${m}`),
     );
     expect(problems).toEqual([]);
   });

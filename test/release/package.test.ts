@@ -6,10 +6,10 @@
  * (No time limits: `npm pack` runs as a process, slowly on a loaded machine.)
  */
 import { spawnSync } from 'node:child_process';
-import { copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { cp, copyFile, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 const ROOT = join(import.meta.dirname, '..', '..');
 const CHECK = join(ROOT, 'scripts', 'check-package.mjs');
@@ -72,6 +72,55 @@ describe('the npm package', () => {
       for (const file of STRAY) expect(run.err).toContain(`${file}: `);
       expect(run.err).toMatch(/dist\/\.cortex-sync\/state\.json: local state/);
       expect(run.err).toMatch(/dist\/keys\/deploy\.pem: a key file/);
+    });
+
+    it('names an emulator or a benchmark left in dist/ by an older build', { timeout: 0 }, async () => {
+      for (const file of ['dist/emulator/server.js', 'dist/bench/main.js']) {
+        await mkdir(dirname(join(dir, file)), { recursive: true });
+        await writeFile(join(dir, file), 'x');
+      }
+      const run = check(dir);
+      expect(run.code).toBe(1);
+      expect(run.err).toMatch(/^dist\/emulator\/server\.js: the emulator or the benchmark: workspace packages/m);
+      expect(run.err).toMatch(/^dist\/bench\/main\.js: the emulator or the benchmark/m);
+    });
+  });
+
+  describe('installed from its files alone', () => {
+    let dir: string;
+    beforeAll(async () => {
+      dir = await mkdtemp(join(tmpdir(), 'cortex-sync-published-'));
+      const packed = spawnSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+        cwd: ROOT,
+        encoding: 'utf8',
+      });
+      const files = (JSON.parse(packed.stdout) as [{ files: { path: string }[] }])[0].files.map((f) => f.path);
+      expect(files).toContain('dist/bundle/cli.js');
+      for (const file of files) await cp(join(ROOT, file), join(dir, 'package', file));
+    });
+    afterAll(async () => {
+      await rm(dir, { recursive: true, force: true });
+    });
+    const run = (args: string[]) =>
+      spawnSync(process.execPath, [join(dir, 'package', 'bin', 'cortex-sync.js'), ...args], {
+        cwd: dir,
+        encoding: 'utf8',
+        env: { PATH: process.env.PATH, NO_COLOR: '1', CORTEX_API_KEY: 'k' },
+      });
+
+    it('holds neither the emulator nor the benchmark, and validates manifests without them', { timeout: 0 }, () => {
+      const validate = run(['validate', '--dir', join(ROOT, 'examples')]);
+      expect(validate.stderr).toBe('');
+      expect(validate.status).toBe(0);
+    });
+
+    it('says, for `cortex-sync emulator`, to run it from a clone of the repository', { timeout: 0 }, () => {
+      const emulator = run(['emulator', '--port', '0']);
+      expect(emulator.stdout).toBe('');
+      expect(emulator.stderr).toMatch(
+        /^error: the emulator is not part of the published cortex-sync: run `cortex-sync emulator` from a clone of its repository, after `npm ci` there/,
+      );
+      expect(emulator.status).toBe(1);
     });
   });
 });

@@ -2,7 +2,7 @@
  * `watch --dir` beside a tool that rewrites one manifest every 0.1 s, without end: the debounce
  * (300 ms of quiet) would wait forever; its maximum wait lets a change to another manifest through,
  * and `/status` says that debounces were cut short. (The time this takes is measured by
- * `src/bench/debounce.ts`; the test waits on the emulator's state, not on a clock.)
+ * `packages/bench/src/debounce.ts`; the test waits on the emulator's state, not on a clock.)
  */
 import { rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';

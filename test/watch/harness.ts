@@ -7,7 +7,7 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Writable } from 'node:stream';
-import { startEmulator } from '../../src/emulator/server.js';
+import { startEmulator } from '../../packages/emulator/src/server.js';
 import type { WatchFlags } from '../../src/watch/command.js';
 import { runWatch } from '../../src/watch/run-command.js';
 

@@ -8,7 +8,7 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ApiClient } from '../../src/api/types.js';
-import { generateRepository } from '../../src/bench/generate.js';
+import { generateRepository } from '../../packages/bench/src/generate.js';
 import { resolveConfig } from '../../src/engine/config.js';
 import { createEngineContext, systemClock } from '../../src/engine/context.js';
 import { reconcile } from '../../src/engine/reconcile.js';

@@ -8,7 +8,7 @@ import { cp, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/client.js';
-import { generateRepository } from '../../src/bench/generate.js';
+import { generateRepository } from '../../packages/bench/src/generate.js';
 import { resolveConfig } from '../../src/engine/config.js';
 import { readLease, writeLease } from '../../src/engine/lease.js';
 import { runCli } from '../../src/cli/main.js';

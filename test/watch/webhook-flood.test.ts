@@ -2,7 +2,7 @@
  * The webhook under a flood, against the watcher as a process (`dist/`): many never-finished
  * chunked bodies, unsigned or carrying a well-formed but wrong signature, are answered and their
  * connections closed while the senders are still sending; a signed delivery and `/healthz` work
- * during and after. (The memory this costs is measured by `src/bench/webhook-flood.ts`.)
+ * during and after. (The memory this costs is measured by `packages/bench/src/webhook-flood.ts`.)
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';

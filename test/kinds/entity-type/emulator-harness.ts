@@ -5,7 +5,7 @@
 import { createApiClient } from '../../../src/api/client.js';
 import type { ApiClient, ApiRequest } from '../../../src/api/types.js';
 import type { Change, DesiredObject, LiveObject } from '../../../src/core/model.js';
-import { type RunningEmulator, startEmulator } from '../../../src/emulator/server.js';
+import { type RunningEmulator, startEmulator } from '../../../packages/emulator/src/server.js';
 import type { ApplyContext, FetchContext, KindChange, KindHandler } from '../../../src/kinds/types.js';
 import { createOf, removalOf, updateOf } from '../kind-change.js';
 

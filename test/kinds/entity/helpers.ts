@@ -2,7 +2,7 @@
 import { createApiClient } from '../../../src/api/client.js';
 import type { ApiClient } from '../../../src/api/types.js';
 import type { DesiredObject, Diagnostic, LiveObject } from '../../../src/core/model.js';
-import { type RunningEmulator, startEmulator } from '../../../src/emulator/server.js';
+import { type RunningEmulator, startEmulator } from '../../../packages/emulator/src/server.js';
 import { type EntityLive, entityKind } from '../../../src/kinds/entity/index.js';
 import type { EntityDescriptor } from '../../../src/kinds/entity/schema.js';
 import type { ApplyContext, FetchContext, KindChange } from '../../../src/kinds/types.js';

@@ -17,7 +17,7 @@ import type { SyncConfig } from '../../../src/engine/config.js';
 import { createEngineContext } from '../../../src/engine/context.js';
 import { memoryPlanLog } from '../../../src/engine/plan-log.js';
 import { reconcile } from '../../../src/engine/reconcile.js';
-import { type RunningEmulator, startEmulator } from '../../../src/emulator/server.js';
+import { type RunningEmulator, startEmulator } from '../../../packages/emulator/src/server.js';
 import {
   DECLARATIONS_BUDGET_BYTES,
   indexInventories,

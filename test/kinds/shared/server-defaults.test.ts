@@ -8,7 +8,7 @@ import { createApiClient } from '../../../src/api/client.js';
 import type { ApiClient } from '../../../src/api/types.js';
 import type { DesiredObject } from '../../../src/core/model.js';
 import { buildPlan } from '../../../src/core/plan.js';
-import { type RunningEmulator, startEmulator } from '../../../src/emulator/server.js';
+import { type RunningEmulator, startEmulator } from '../../../packages/emulator/src/server.js';
 import { catalogPageKind } from '../../../src/kinds/catalog-page/index.js';
 import { entityTypeKind } from '../../../src/kinds/entity-type/index.js';
 import { initiativeKind } from '../../../src/kinds/initiative/index.js';
