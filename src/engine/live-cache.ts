@@ -41,7 +41,7 @@ import { othersFingerprint, sortedMeta } from '../ownership/index-records.js';
 import type { OwnershipIndex, RecordMeta } from '../ownership/store.js';
 import type { SyncConfig } from './config.js';
 import { fetchLiveState, type LiveState, referencedReadOnlyKinds } from './fetch-live.js';
-import type { LiveReader, PlannedPass } from './plan-pass.js';
+import type { LiveReader, PlannedPass } from './stages/run.js';
 import { referencesOf } from '../core/references.js';
 import type { AnyKindHandler } from '../kinds/types.js';
 import { kindsWithoutSingleRead, readByKeys, readStoreUses, unreadableById } from './recheck.js';
