@@ -2,7 +2,7 @@
 import type { ReconcileResult } from '../core/model.js';
 import { printable } from '../core/printable.js';
 import type { SyncConfig } from '../engine/config.js';
-import type { PlannedPass } from '../engine/plan-pass.js';
+import type { PlannedPass } from '../engine/stages/run.js';
 import { savedPlanOf, writeSavedPlan } from '../engine/saved-plan.js';
 import { writeLine } from '../runtime-io/io.js';
 import { VERSION } from '../version.js';

@@ -9,7 +9,7 @@ import { exitCodeOf, type PlanWork, pendingByKind } from '../core/outcome.js';
 import { leaseTag } from '../engine/lease.js';
 import { type FilePlanLog, openPlanLog, type PlanLogSink } from '../engine/plan-log.js';
 import type { SyncConfig } from '../engine/config.js';
-import type { PlannedPass } from '../engine/plan-pass.js';
+import type { PlannedPass } from '../engine/stages/run.js';
 import { reconcile } from '../engine/reconcile.js';
 import { KIND_HANDLERS } from '../kinds/registry.js';
 import { renderApplyReport, renderDiagnostics } from '../render/index.js';

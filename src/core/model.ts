@@ -136,9 +136,9 @@ export interface Plan {
   changes: Change[];
   diagnostics: Diagnostic[];
   summary: PlanSummary;
-  /** Writes of this source's ownership record that an apply makes around the changes (set by the engine). */
+  /** Writes of this source's ownership record that an apply makes around the changes (`run-plan.ts`). */
   inventory?: InventoryWrite[];
-  /** Who this plan acts for and which settings let it remove more than the defaults (set by the engine). */
+  /** Who this plan acts for and which settings let it remove more than the defaults (`run-plan.ts`). */
   scope?: DeleteScope;
   /**
    * Objects of this source without a manifest of their own that another desired object now

@@ -69,201 +69,214 @@ const buildSteps = (changes: readonly Change[], handlerFor: ExecuteInput['handle
 
 const errorLine = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
-export const executePlan = async (input: ExecuteInput, ctx: EngineContext): Promise<ApplyReport> => {
-  const now = () => ctx.clock.now();
-  const started = now();
-  const counter: WriteCounter = { writes: 0 };
-  const steps = buildSteps(input.changes, input.handlerFor, input.kindOrder);
-  const stepOf = new Map<ObjectKey, Step>();
-  for (const step of steps) for (const c of step.changes) stepOf.set(objectKey(c.kind, c.id), step);
-
-  const results = new Map<ObjectKey, ChangeResult>();
-  const done = new Set<Step>();
-  const started_ = new Set<Step>();
-
-  /** The first dependency of `change` that did not succeed, if any. */
-  const blockerOf = (change: Change): ObjectKey | undefined =>
-    change.waitsFor.find((key) => {
-      const r = results.get(key);
-      return r !== undefined && r.outcome !== 'ok';
-    });
-
-  const stepReady = (step: Step): boolean =>
-    steps.every((other) => other.phase >= step.phase || done.has(other)) &&
-    step.changes.every((c) =>
-      c.waitsFor.every((key) => {
-        const dep = stepOf.get(key);
-        return dep === undefined || dep === step || done.has(dep);
-      }),
-    );
-
-  const emitDone = (result: ChangeResult, status: number | null, durationMs: number): void => {
-    ctx.events.emit({
-      type: 'operation.done',
-      kind: result.change.kind,
-      id: result.change.id,
-      action: result.change.action,
-      outcome: result.outcome,
-      status,
-      durationMs,
-      ...(result.error !== undefined ? { error: result.error } : {}),
-    });
-  };
-
-  const skip = (change: Change, blockedBy: ObjectKey | undefined, why: string): void => {
-    const result: ChangeResult = {
-      change,
-      outcome: 'skipped',
-      ...(blockedBy !== undefined ? { blockedBy } : {}),
-      error: why,
-    };
-    results.set(objectKey(change.kind, change.id), result);
-    emitDone(result, null, 0);
-    input.log.write({
-      ts: new Date(now()).toISOString(),
-      kind: change.kind,
-      id: change.id,
-      action: change.action,
-      method: null,
-      path: null,
-      status: null,
-      attempts: 0,
-      durationMs: 0,
-      outcome: 'skipped',
-      error: why,
-    });
-  };
-
-  const runStep = async (step: Step): Promise<void> => {
-    const runnable: Change[] = [];
-    for (const change of step.changes) {
-      if (ctx.signal.aborted) {
-        skip(change, undefined, INTERRUPTED);
-        continue;
-      }
-      const blocker = blockerOf(change);
-      if (blocker) {
-        const outcome = results.get(blocker)?.outcome;
-        skip(
-          change,
-          blocker,
-          `skipped: waits for ${blocker}, which ${outcome === 'failed' ? 'failed' : 'was skipped'}`,
-        );
-      } else runnable.push(change);
-    }
-    if (runnable.length === 0) return;
-    const handler = input.handlerFor(step.kind);
-    const first = runnable[0]!;
-    const stepStarted = now();
-    if (step.batch && handler.applyBatch) {
-      const id = runnable.length === 1 ? first.id : `${first.id} (+${runnable.length - 1} more)`;
-      const sent = recordingClient(ctx, { kind: step.kind, id, action: first.action }, input.log);
-      try {
-        const outcomes = await handler.applyBatch(runnable.map(toKindChange), {
-          client: sent.client,
-          options: input.options,
-        });
-        for (const { change, error } of outcomes) record(handler, change, error, sent, stepStarted);
-        for (const change of runnable) {
-          if (!results.has(objectKey(change.kind, change.id)))
-            record(
-              handler,
-              change,
-              new Error(`the ${handler.title} bulk write reported no outcome for \`${change.id}\``),
-              sent,
-              stepStarted,
-            );
-        }
-      } catch (error) {
-        for (const change of runnable) record(handler, change, error, sent, stepStarted);
-      }
-      counter.writes += sent.writes;
-      return;
-    }
-    await Promise.all(
-      runnable.map(async (change) => {
-        const sent = recordingClient(ctx, change, input.log);
-        try {
-          const key = objectKey(change.kind, change.id);
-          await handler.apply(toKindChange(change), {
-            client: sent.client,
-            options: input.options,
-            warn: warnFor(change),
-            ...(input.assigned ? { assigned: (serverId: string) => input.assigned?.(key, serverId) } : {}),
-          });
-          record(handler, change, undefined, sent, stepStarted);
-        } catch (error) {
-          record(handler, change, error, sent, stepStarted);
-        }
-        counter.writes += sent.writes;
-      }),
-    );
-  };
-
+/** One execution of a plan: its steps, and what each change came to so far. */
+interface Execution {
+  input: ExecuteInput;
+  ctx: EngineContext;
+  steps: Step[];
+  /** The step each change is in. */
+  stepOf: Map<ObjectKey, Step>;
+  results: Map<ObjectKey, ChangeResult>;
+  started: Set<Step>;
+  done: Set<Step>;
   /** Warnings the API gave about changes that succeeded, shown with the apply report. */
-  const warnings = new Map<ObjectKey, Diagnostic[]>();
+  warnings: Map<ObjectKey, Diagnostic[]>;
+  counter: WriteCounter;
+}
+
+/** The first dependency of `change` that did not succeed, if any. */
+const blockerOf = (ex: Execution, change: Change): ObjectKey | undefined =>
+  change.waitsFor.find((key) => {
+    const r = ex.results.get(key);
+    return r !== undefined && r.outcome !== 'ok';
+  });
+
+/** Every earlier phase done, and every step a change of it waits for. */
+const stepReady = (ex: Execution, step: Step): boolean =>
+  ex.steps.every((other) => other.phase >= step.phase || ex.done.has(other)) &&
+  step.changes.every((c) =>
+    c.waitsFor.every((key) => {
+      const dep = ex.stepOf.get(key);
+      return dep === undefined || dep === step || ex.done.has(dep);
+    }),
+  );
+
+/** Keeps a change's result and says it (`operation.done`). */
+const settle = (ex: Execution, result: ChangeResult, status: number | null, durationMs: number): void => {
+  ex.results.set(objectKey(result.change.kind, result.change.id), result);
+  ex.ctx.events.emit({
+    type: 'operation.done',
+    kind: result.change.kind,
+    id: result.change.id,
+    action: result.change.action,
+    outcome: result.outcome,
+    status,
+    durationMs,
+    ...(result.error !== undefined ? { error: result.error } : {}),
+  });
+};
+
+/** A change that does not start, and why: in the report, the events and the plan log. */
+const skip = (ex: Execution, change: Change, blockedBy: ObjectKey | undefined, why: string): void => {
+  settle(ex, { change, outcome: 'skipped', ...(blockedBy !== undefined ? { blockedBy } : {}), error: why }, null, 0);
+  ex.input.log.write({
+    ts: new Date(ex.ctx.clock.now()).toISOString(),
+    kind: change.kind,
+    id: change.id,
+    action: change.action,
+    method: null,
+    path: null,
+    status: null,
+    attempts: 0,
+    durationMs: 0,
+    outcome: 'skipped',
+    error: why,
+  });
+};
+
+/** What a change came to: ok (with the API's warnings), skipped (stopped before it sent), or failed (explained). */
+const record = (
+  ex: Execution,
+  handler: AnyKindHandler,
+  change: Change,
+  error: unknown,
+  sent: { writes: number; lastStatus: number | null },
+  stepStarted: number,
+): void => {
+  const key = objectKey(change.kind, change.id);
+  const durationMs = ex.ctx.clock.now() - stepStarted;
+  if (error === undefined) {
+    const diagnostics = ex.warnings.get(key);
+    settle(ex, { change, outcome: 'ok', ...(diagnostics?.length ? { diagnostics } : {}) }, sent.lastStatus, durationMs);
+    return;
+  }
+  if (ex.ctx.signal.aborted && sent.writes === 0) {
+    // Stopped while waiting (rate limit, Retry-After, backoff) before any write went out.
+    settle(ex, { change, outcome: 'skipped', error: `${INTERRUPTED} (nothing was sent)` }, null, durationMs);
+    return;
+  }
+  const err =
+    error instanceof Error
+      ? error
+      : new Error(typeof error === 'string' ? error : `unexpected failure: ${JSON.stringify(error) ?? typeof error}`);
+  let diagnostics: Diagnostic[] | undefined;
+  try {
+    diagnostics = handler.explainFailure?.(toKindChange(change), err);
+  } catch {
+    // Explaining a failure must never hide it: the error line is reported either way.
+    diagnostics = undefined;
+  }
+  const result: ChangeResult = {
+    change,
+    outcome: 'failed',
+    error: errorLine(err),
+    ...(diagnostics?.length ? { diagnostics } : {}),
+  };
+  settle(ex, result, isApiError(err) ? (err.status ?? null) : sent.lastStatus, durationMs);
+};
+
+/** The changes of a step that may start: the others skipped (stopped, or a dependency failed). */
+const runnableOf = (ex: Execution, step: Step): Change[] => {
+  const runnable: Change[] = [];
+  for (const change of step.changes) {
+    if (ex.ctx.signal.aborted) {
+      skip(ex, change, undefined, INTERRUPTED);
+      continue;
+    }
+    const blocker = blockerOf(ex, change);
+    if (blocker) {
+      const outcome = ex.results.get(blocker)?.outcome;
+      skip(
+        ex,
+        change,
+        blocker,
+        `skipped: waits for ${blocker}, which ${outcome === 'failed' ? 'failed' : 'was skipped'}`,
+      );
+    } else runnable.push(change);
+  }
+  return runnable;
+};
+
+/** A bulk kind's changes of one phase, in one write. */
+const runBatch = async (ex: Execution, step: Step, handler: AnyKindHandler, runnable: Change[]): Promise<void> => {
+  const first = runnable[0]!;
+  const stepStarted = ex.ctx.clock.now();
+  const id = runnable.length === 1 ? first.id : `${first.id} (+${runnable.length - 1} more)`;
+  const sent = recordingClient(ex.ctx, { kind: step.kind, id, action: first.action }, ex.input.log);
+  try {
+    const outcomes = await handler.applyBatch!(runnable.map(toKindChange), {
+      client: sent.client,
+      options: ex.input.options,
+    });
+    for (const { change, error } of outcomes) record(ex, handler, change, error, sent, stepStarted);
+    for (const change of runnable) {
+      if (!ex.results.has(objectKey(change.kind, change.id)))
+        record(
+          ex,
+          handler,
+          change,
+          new Error(`the ${handler.title} bulk write reported no outcome for \`${change.id}\``),
+          sent,
+          stepStarted,
+        );
+    }
+  } catch (error) {
+    for (const change of runnable) record(ex, handler, change, error, sent, stepStarted);
+  }
+  ex.counter.writes += sent.writes;
+};
+
+/** Each change on its own, at once. */
+const runEach = async (ex: Execution, handler: AnyKindHandler, runnable: Change[]): Promise<void> => {
+  const { input } = ex;
+  const stepStarted = ex.ctx.clock.now();
   const warnFor =
     (change: Change) =>
     (diagnostics: Diagnostic[]): void => {
       const key = objectKey(change.kind, change.id);
-      warnings.set(key, [...(warnings.get(key) ?? []), ...diagnostics]);
+      ex.warnings.set(key, [...(ex.warnings.get(key) ?? []), ...diagnostics]);
     };
+  await Promise.all(
+    runnable.map(async (change) => {
+      const sent = recordingClient(ex.ctx, change, input.log);
+      try {
+        const key = objectKey(change.kind, change.id);
+        await handler.apply(toKindChange(change), {
+          client: sent.client,
+          options: input.options,
+          warn: warnFor(change),
+          ...(input.assigned ? { assigned: (serverId: string) => input.assigned?.(key, serverId) } : {}),
+        });
+        record(ex, handler, change, undefined, sent, stepStarted);
+      } catch (error) {
+        record(ex, handler, change, error, sent, stepStarted);
+      }
+      ex.counter.writes += sent.writes;
+    }),
+  );
+};
 
-  const record = (
-    handler: AnyKindHandler,
-    change: Change,
-    error: unknown,
-    sent: { writes: number; lastStatus: number | null },
-    stepStarted: number,
-  ): void => {
-    const key = objectKey(change.kind, change.id);
-    const durationMs = now() - stepStarted;
-    if (error === undefined) {
-      const diagnostics = warnings.get(key);
-      const result: ChangeResult = { change, outcome: 'ok', ...(diagnostics?.length ? { diagnostics } : {}) };
-      results.set(key, result);
-      emitDone(result, sent.lastStatus, durationMs);
-      return;
-    }
-    if (ctx.signal.aborted && sent.writes === 0) {
-      // Stopped while waiting (rate limit, Retry-After, backoff) before any write went out.
-      const result: ChangeResult = { change, outcome: 'skipped', error: `${INTERRUPTED} (nothing was sent)` };
-      results.set(key, result);
-      emitDone(result, null, durationMs);
-      return;
-    }
-    const err =
-      error instanceof Error
-        ? error
-        : new Error(typeof error === 'string' ? error : `unexpected failure: ${JSON.stringify(error) ?? typeof error}`);
-    let diagnostics: Diagnostic[] | undefined;
-    try {
-      diagnostics = handler.explainFailure?.(toKindChange(change), err);
-    } catch {
-      // Explaining a failure must never hide it: the error line is reported either way.
-      diagnostics = undefined;
-    }
-    const result: ChangeResult = {
-      change,
-      outcome: 'failed',
-      error: errorLine(err),
-      ...(diagnostics?.length ? { diagnostics } : {}),
-    };
-    results.set(key, result);
-    emitDone(result, isApiError(err) ? (err.status ?? null) : sent.lastStatus, durationMs);
-  };
+const runStep = async (ex: Execution, step: Step): Promise<void> => {
+  const runnable = runnableOf(ex, step);
+  if (runnable.length === 0) return;
+  const handler = ex.input.handlerFor(step.kind);
+  if (step.batch && handler.applyBatch) await runBatch(ex, step, handler, runnable);
+  else await runEach(ex, handler, runnable);
+};
 
+/** Starts every ready step, at most `concurrency` at once, until none is left to start. */
+const runReadySteps = async (ex: Execution): Promise<void> => {
   const inFlight = new Map<Step, Promise<void>>();
   for (;;) {
-    for (const step of steps) {
-      if (ctx.signal.aborted || input.notStarted !== undefined) break;
-      if (inFlight.size >= Math.max(1, input.concurrency)) break;
-      if (started_.has(step) || !stepReady(step)) continue;
-      started_.add(step);
+    for (const step of ex.steps) {
+      if (ex.ctx.signal.aborted || ex.input.notStarted !== undefined) break;
+      if (inFlight.size >= Math.max(1, ex.input.concurrency)) break;
+      if (ex.started.has(step) || !stepReady(ex, step)) continue;
+      ex.started.add(step);
       inFlight.set(
         step,
-        runStep(step).finally(() => {
-          done.add(step);
+        runStep(ex, step).finally(() => {
+          ex.done.add(step);
           inFlight.delete(step);
         }),
       );
@@ -271,26 +284,50 @@ export const executePlan = async (input: ExecuteInput, ctx: EngineContext): Prom
     if (inFlight.size === 0) break;
     await Promise.race(inFlight.values());
   }
-  // Steps never started: the run was interrupted, or they are caught in a cycle the planner
-  // should have refused.
-  const interrupted = ctx.signal.aborted;
-  for (const step of steps) {
-    if (started_.has(step)) continue;
+};
+
+/**
+ * Steps never started: the run was interrupted, what had to happen first failed (`notStarted`),
+ * or they are caught in a cycle the planner should have refused.
+ */
+const skipUnstarted = (ex: Execution, interrupted: boolean): void => {
+  for (const step of ex.steps) {
+    if (ex.started.has(step)) continue;
     for (const change of step.changes) {
-      if (input.notStarted !== undefined) skip(change, undefined, input.notStarted);
-      else if (interrupted) skip(change, undefined, INTERRUPTED);
-      else skip(change, change.waitsFor[0] ?? objectKey(change.kind, change.id), 'skipped: dependency cycle');
+      if (ex.input.notStarted !== undefined) skip(ex, change, undefined, ex.input.notStarted);
+      else if (interrupted) skip(ex, change, undefined, INTERRUPTED);
+      else skip(ex, change, change.waitsFor[0] ?? objectKey(change.kind, change.id), 'skipped: dependency cycle');
     }
   }
+};
 
+export const executePlan = async (input: ExecuteInput, ctx: EngineContext): Promise<ApplyReport> => {
+  const started = ctx.clock.now();
+  const steps = buildSteps(input.changes, input.handlerFor, input.kindOrder);
+  const stepOf = new Map<ObjectKey, Step>();
+  for (const step of steps) for (const c of step.changes) stepOf.set(objectKey(c.kind, c.id), step);
+  const ex: Execution = {
+    input,
+    ctx,
+    steps,
+    stepOf,
+    results: new Map(),
+    started: new Set(),
+    done: new Set(),
+    warnings: new Map(),
+    counter: { writes: 0 },
+  };
+  await runReadySteps(ex);
+  const interrupted = ctx.signal.aborted;
+  skipUnstarted(ex, interrupted);
   const ordered = input.changes
     .filter((c) => c.action !== 'noop')
-    .map((c) => results.get(objectKey(c.kind, c.id)))
+    .map((c) => ex.results.get(objectKey(c.kind, c.id)))
     .filter((r): r is ChangeResult => r !== undefined);
   return {
     results: ordered,
-    writeRequests: counter.writes,
-    durationMs: now() - started,
+    writeRequests: ex.counter.writes,
+    durationMs: ctx.clock.now() - started,
     ...(interrupted ? { interrupted: true } : {}),
   };
 };

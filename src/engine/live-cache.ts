@@ -41,7 +41,7 @@ import { othersFingerprint, sortedMeta } from '../ownership/index-records.js';
 import type { OwnershipIndex, RecordMeta } from '../ownership/store.js';
 import type { SyncConfig } from './config.js';
 import { fetchLiveState, type LiveState, referencedReadOnlyKinds } from './fetch-live.js';
-import type { LiveReader, PlannedPass } from './plan-pass.js';
+import type { LiveReader, PlannedPass } from './stages/run.js';
 import { referencesOf } from '../core/references.js';
 import type { AnyKindHandler } from '../kinds/types.js';
 import { kindsWithoutSingleRead, readByKeys, readStoreUses, unreadableById } from './recheck.js';
@@ -165,102 +165,13 @@ export class LiveCache {
     };
 
     const readLive: LiveReader = async (request) => {
-      const full = (reason: FullReadReason) => fullRead(request, reason);
       const reason = whyFull();
       if (reason !== undefined || kept === undefined || request.sourceId === undefined)
-        return full(reason ?? 'no-cache');
-      const sourceId = request.sourceId;
-      const lookup = (kind: KindName) => {
-        const handler = request.handlers.find((h) => h.kind === kind);
-        if (!handler) throw new Error(`no handler for kind ${kind}`);
-        return handler;
-      };
-
-      // What changed in the manifests since the last clean apply.
-      const now = new Map<ObjectKey, DesiredObject>();
-      for (const obj of request.desired) {
-        const key = objectKey(obj.kind, obj.id);
-        if (!now.has(key)) now.set(key, obj);
-      }
-      if ([...kept.desired.keys()].some((key) => !now.has(key))) return full('manifest-removed');
-      const touched = [...now].filter(([key, obj]) => !sameDeclaration(kept.desired.get(key), obj)).map(([, o]) => o);
-      const types = new Set(request.handlers.flatMap((h) => (h.typedBy ? [h.typedBy.kind] : [])));
-      if (touched.some((o) => types.has(o.kind))) return full('type-changed');
-      if (kindsWithoutSingleRead(touched, lookup).length > 0) return full('no-single-read');
-      // A kind the last full read could not read (its list refused): a read by identity cannot
-      // tell what that read judges (a declared object of it fails the plan there).
-      if (touched.some((o) => kept.unreadable.has(o.kind))) return full('kind-unreadable');
-      const most = this.maxObjects ?? Math.floor(kept.fullReadGets / (REQUESTS_PER_OBJECT * 2));
-      if (touched.length > most) return full('many-changes');
-      const named = referencedReadOnlyKinds(request.handlers, request.readOnlyKinds, request.desired);
-      if ([...named].some((k) => !kept.referencedKinds.has(k))) return full('reference-kinds');
-
-      // Every source's record, read now: another source's must not have changed, nor this one's
-      // since it was last written.
-      const kinds = new Set(request.handlers.map((h) => h.kind));
-      let seen = kept.seen;
-      let ownership = await request.store.read(request.client, { sourceId, seen, kinds });
-      if (!recordsAsKept(ownership.index, kept, sourceId) && isEmptyIndex(ownership.index)) {
-        // No record at all where some were written: the store may not have looked (what it reads
-        // them by, e.g. their type, was made after the last full read). Look again, with that read now.
-        seen = await readStoreUses(request);
-        ownership = await request.store.read(request.client, { sourceId, seen, kinds });
-      }
-      if (!recordsAsKept(ownership.index, kept, sourceId)) return full('ownership-changed');
-
-      // What the changed objects reference (the scorecard an Initiative names), read again too: the
-      // plan judges them against it (a level or rule removed in the UI since the last full read).
-      const referenced = referencedTargets(touched, request.handlers, lookup);
-      const fresh = await readByKeys({
-        client: request.client,
-        targets: [...touched, ...referenced],
-        lookup,
-        handlers: request.handlers,
-        desired: request.desired,
-        readBefore: [...kept.live.values()],
-        index: ownership.index,
-        sourceId,
-      }).catch(unreadableById);
-      if (fresh === undefined) return full('no-single-read');
-      const own = ownership.index.bySource.get(sourceId) ?? new Set<ObjectKey>();
-      const live = new Map(kept.live);
-      const scope = new Set<ObjectKey>();
-      for (const obj of touched) {
-        const key = objectKey(obj.kind, obj.id);
-        const found = fresh.get(key);
-        scope.add(key);
-        if (found === undefined) {
-          // Gone live (deleted in the UI) while kept or recorded: what else went with it is unknown.
-          if (kept.live.has(key) || own.has(key)) return full('gone-live');
-          live.delete(key);
-          continue;
-        }
-        // Live but not this source's: adopting or taking over is decided on a whole read.
-        if (!own.has(key) || (found.owner !== undefined && found.owner !== sourceId)) return full('not-in-record');
-        live.set(key, found);
-      }
-      for (const ref of referenced) {
-        const key = objectKey(ref.kind, ref.id);
-        const found = fresh.get(key);
-        // Gone live since the last full read: what else went with it (and what the plan must put back first) is unknown.
-        if (found === undefined) {
-          // Kept, or written by the last apply (declared): it existed, so it went.
-          if (kept.live.has(key) || now.has(key)) return full('reference-changed');
-          continue;
-        }
-        live.set(key, found);
-      }
-      read ??= { path: 'incremental', objects: scope.size };
-      return {
-        live: [...live.values()],
-        ownership,
-        inventories: ownership.index,
-        referenced: kept.referenced,
-        unreadable: kept.unreadable,
-        diagnostics: [...ownership.diagnostics, ...kept.referencedDiagnostics],
-        seen,
-        scope,
-      };
+        return fullRead(request, reason ?? 'no-cache');
+      const incremental = await incrementalRead(request, request.sourceId, kept, this.maxObjects);
+      if (typeof incremental === 'string') return fullRead(request, incremental);
+      read ??= { path: 'incremental', objects: incremental.scope?.size ?? 0 };
+      return incremental;
     };
 
     return {
@@ -366,4 +277,153 @@ const recordsAsKept = (index: OwnershipIndex, kept: Kept, sourceId: string): boo
   const keys = own ?? new Set<ObjectKey>();
   if (keys.size !== kept.ownKeys.size || [...keys].some((k) => !kept.ownKeys.has(k))) return false;
   return JSON.stringify(sortedMeta(index.meta.get(sourceId))) === kept.ownMeta;
+};
+
+type ReadRequest = Parameters<LiveReader>[0];
+
+/** The handler of a kind the request manages. */
+const lookupIn =
+  (request: ReadRequest) =>
+  (kind: KindName): AnyKindHandler => {
+    const handler = request.handlers.find((h) => h.kind === kind);
+    if (!handler) throw new Error(`no handler for kind ${kind}`);
+    return handler;
+  };
+
+/**
+ * What changed in the manifests since the last clean apply (`now`: every manifest by key;
+ * `touched`: those changed), or why a read of those alone would not do.
+ */
+const touchedSince = (
+  request: ReadRequest,
+  kept: Kept,
+  maxObjects: number | undefined,
+): { now: Map<ObjectKey, DesiredObject>; touched: DesiredObject[] } | FullReadReason => {
+  const now = new Map<ObjectKey, DesiredObject>();
+  for (const obj of request.desired) {
+    const key = objectKey(obj.kind, obj.id);
+    if (!now.has(key)) now.set(key, obj);
+  }
+  if ([...kept.desired.keys()].some((key) => !now.has(key))) return 'manifest-removed';
+  const touched = [...now].filter(([key, obj]) => !sameDeclaration(kept.desired.get(key), obj)).map(([, o]) => o);
+  const types = new Set(request.handlers.flatMap((h) => (h.typedBy ? [h.typedBy.kind] : [])));
+  if (touched.some((o) => types.has(o.kind))) return 'type-changed';
+  if (kindsWithoutSingleRead(touched, lookupIn(request)).length > 0) return 'no-single-read';
+  // A kind the last full read could not read (its list refused): a read by identity cannot
+  // tell what that read judges (a declared object of it fails the plan there).
+  if (touched.some((o) => kept.unreadable.has(o.kind))) return 'kind-unreadable';
+  const most = maxObjects ?? Math.floor(kept.fullReadGets / (REQUESTS_PER_OBJECT * 2));
+  if (touched.length > most) return 'many-changes';
+  const named = referencedReadOnlyKinds(request.handlers, request.readOnlyKinds, request.desired);
+  if ([...named].some((k) => !kept.referencedKinds.has(k))) return 'reference-kinds';
+  return { now, touched };
+};
+
+/**
+ * Every source's record, read now: another source's must not have changed, nor this one's since
+ * it was last written.
+ */
+const recordsNow = async (
+  request: ReadRequest,
+  sourceId: string,
+  kept: Kept,
+): Promise<{ ownership: LiveState['ownership']; seen: readonly LiveObject[] } | FullReadReason> => {
+  const kinds = new Set(request.handlers.map((h) => h.kind));
+  let seen = kept.seen;
+  let ownership = await request.store.read(request.client, { sourceId, seen, kinds });
+  if (!recordsAsKept(ownership.index, kept, sourceId) && isEmptyIndex(ownership.index)) {
+    // No record at all where some were written: the store may not have looked (what it reads
+    // them by, e.g. their type, was made after the last full read). Look again, with that read now.
+    seen = await readStoreUses(request);
+    ownership = await request.store.read(request.client, { sourceId, seen, kinds });
+  }
+  if (!recordsAsKept(ownership.index, kept, sourceId)) return 'ownership-changed';
+  return { ownership, seen };
+};
+
+/**
+ * The kept live state with the objects read again put in (`scope`: the touched ones), or why it
+ * cannot stand: a touched object gone live or outside this source's record, a reference gone.
+ */
+const withFresh = (
+  fresh: ReadonlyMap<ObjectKey, LiveObject>,
+  changed: { now: ReadonlyMap<ObjectKey, DesiredObject>; touched: readonly DesiredObject[] },
+  referenced: readonly { kind: KindName; id: string }[],
+  kept: Kept,
+  own: ReadonlySet<ObjectKey>,
+  sourceId: string,
+): { live: Map<ObjectKey, LiveObject>; scope: Set<ObjectKey> } | FullReadReason => {
+  const live = new Map(kept.live);
+  const scope = new Set<ObjectKey>();
+  for (const obj of changed.touched) {
+    const key = objectKey(obj.kind, obj.id);
+    const found = fresh.get(key);
+    scope.add(key);
+    if (found === undefined) {
+      // Gone live (deleted in the UI) while kept or recorded: what else went with it is unknown.
+      if (kept.live.has(key) || own.has(key)) return 'gone-live';
+      live.delete(key);
+      continue;
+    }
+    // Live but not this source's: adopting or taking over is decided on a whole read.
+    if (!own.has(key) || (found.owner !== undefined && found.owner !== sourceId)) return 'not-in-record';
+    live.set(key, found);
+  }
+  for (const ref of referenced) {
+    const key = objectKey(ref.kind, ref.id);
+    const found = fresh.get(key);
+    // Gone live since the last full read: what else went with it (and what the plan must put back first) is unknown.
+    if (found === undefined) {
+      // Kept, or written by the last apply (declared): it existed, so it went.
+      if (kept.live.has(key) || changed.now.has(key)) return 'reference-changed';
+      continue;
+    }
+    live.set(key, found);
+  }
+  return { live, scope };
+};
+
+/**
+ * The kept state, the records read now and the changed objects read by identity, as a live state
+ * whose `scope` is what changed; or why the whole workspace must be read instead.
+ */
+const incrementalRead = async (
+  request: ReadRequest,
+  sourceId: string,
+  kept: Kept,
+  maxObjects: number | undefined,
+): Promise<LiveState | FullReadReason> => {
+  const changed = touchedSince(request, kept, maxObjects);
+  if (typeof changed === 'string') return changed;
+  const records = await recordsNow(request, sourceId, kept);
+  if (typeof records === 'string') return records;
+  const { ownership, seen } = records;
+  // What the changed objects reference (the scorecard an Initiative names), read again too: the
+  // plan judges them against it (a level or rule removed in the UI since the last full read).
+  const lookup = lookupIn(request);
+  const referenced = referencedTargets(changed.touched, request.handlers, lookup);
+  const fresh = await readByKeys({
+    client: request.client,
+    targets: [...changed.touched, ...referenced],
+    lookup,
+    handlers: request.handlers,
+    desired: request.desired,
+    readBefore: [...kept.live.values()],
+    index: ownership.index,
+    sourceId,
+  }).catch(unreadableById);
+  if (fresh === undefined) return 'no-single-read';
+  const own = ownership.index.bySource.get(sourceId) ?? new Set<ObjectKey>();
+  const merged = withFresh(fresh, changed, referenced, kept, own, sourceId);
+  if (typeof merged === 'string') return merged;
+  return {
+    live: [...merged.live.values()],
+    ownership,
+    inventories: ownership.index,
+    referenced: kept.referenced,
+    unreadable: kept.unreadable,
+    diagnostics: [...ownership.diagnostics, ...kept.referencedDiagnostics],
+    seen,
+    scope: merged.scope,
+  };
 };

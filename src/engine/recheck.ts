@@ -20,7 +20,7 @@ import { othersFingerprint, sortedMeta } from '../ownership/index-records.js';
 import type { OwnershipIndex, OwnershipSnapshot, OwnershipStore } from '../ownership/store.js';
 import { serverIdsOf } from './confirm-absence.js';
 import { setRecordedOwners } from './fetch-live.js';
-import type { PlannedPass } from './plan-pass.js';
+import type { PlannedPass } from './stages/run.js';
 
 /** Do two reads of one object say the same (existence, owner, flags, the state as read)? */
 export const sameLive = (a: LiveObject | undefined, b: LiveObject | undefined): boolean => {

@@ -1,10 +1,10 @@
 /**
- * The one engine every runtime calls, as named stages (`core/outcome.ts` `STAGES`, each a
- * `stage.done` event with its duration): load → read-live → validate → plan (`plan-pass.ts`), then
- * for an apply with work: lease → recheck (what the plan writes, read again by identity; when it
- * changed, load → read-live → validate → plan again in full, under the lease) → approve → apply →
- * record (`apply-pass.ts`). It ends in one run report (`RunReport`: outcome, reason, whether there
- * is work, counts, stages, requests, how the workspace was read) that every runtime only
+ * The one engine every runtime calls, as named stages (`core/outcome.ts` `STAGES`, each a file of
+ * `stages/`, `(run, ctx) → run`, each a `stage.done` event with its duration): load → read-live →
+ * validate → plan, then for an apply with work: lease → recheck (what the plan writes, read again
+ * by identity; when it changed, load → read-live → validate → plan again in full, under the lease)
+ * → approve → apply → record. It ends in one run report (`RunReport`: outcome, reason, whether
+ * there is work, counts, stages, requests, how the workspace was read) that every runtime only
  * presents. Expected outcomes (invalid manifests, a refused plan) are results; unexpected failures
  * (the API refusing a read, another apply holding the lease) are thrown as typed errors for the
  * entrypoint to render.
@@ -14,7 +14,6 @@ import { countOf } from '../core/plural.js';
 import { type DesiredObject, type Diagnostic, hasErrors, type Plan, type ReconcileResult } from '../core/model.js';
 import {
   type FailureReason,
-  type FullReadReason,
   type PlanWork,
   type ReadReport,
   type RunReport,
@@ -30,18 +29,22 @@ import { KIND_HANDLERS, kindsFor, READ_ONLY_KINDS } from '../kinds/registry.js';
 import type { AnyKindHandler, AnyReadOnlyKind } from '../kinds/types.js';
 import type { OwnershipStore } from '../ownership/store.js';
 import { loadManifests } from '../source/load.js';
-import type { ManifestCache } from '../source/manifest-cache.js';
-import { applyPass } from './apply-pass.js';
 import type { SyncConfig } from './config.js';
 import type { EngineContext } from './context.js';
-import { fetchLiveState } from './fetch-live.js';
-import { LeaseHeldError, LeaseLostError, leaseSettingsFor, newHolderName, withLoggedLease } from './lease.js';
-import { type LeaseKeeper, releaseEachRun } from './lease-keeper.js';
-import type { LiveCache, LiveCacheRun } from './live-cache.js';
-import { type LiveReader, type PassInput, type PlannedPass, planPass, type StageRunner } from './plan-pass.js';
+import { LeaseHeldError, LeaseLostError } from './lease.js';
+import type { LiveCacheRun } from './live-cache.js';
 import type { PlanLogSink } from './plan-log.js';
-import { recheckWrites } from './recheck.js';
-import { boundAfterStop, withSignal } from './recording-client.js';
+import { boundAfterStop } from './recording-client.js';
+import { apply } from './stages/apply.js';
+import { approve } from './stages/approve.js';
+import { lease, needsLease, withLease } from './stages/lease.js';
+import { load } from './stages/load.js';
+import { plan } from './stages/plan.js';
+import { readEverything, readLive } from './stages/read-live.js';
+import { appliedRun, record, recordShrinks } from './stages/record.js';
+import { recheck } from './stages/recheck.js';
+import type { LiveReader, PlannedPass, Run, RunSession, Stage, StageContext } from './stages/run.js';
+import { validate } from './stages/validate.js';
 
 /** How long a write made after a stop (without the run's signal) may wait for the client. */
 export const STOP_GRACE_MS = 300;
@@ -99,22 +102,8 @@ export interface ReconcileInput {
    * the plan and asks here.
    */
   approve?: (plan: Plan, diagnostics: readonly Diagnostic[], work: PlanWork) => Promise<boolean>;
-  /** Parse results kept between runs by a long-lived caller (the watcher): unchanged files are not read again. */
-  manifestCache?: ManifestCache;
-  /**
-   * With `manifestCache`: the first load reads only the files noted to it as changed (the
-   * watcher's file events; `source/noted-changes.ts`). A pass again under the lease looks at every file.
-   */
-  onlyNotedChanges?: boolean;
-  /**
-   * The live state kept between runs by a long-lived caller (the watcher): a run after a change
-   * reads only what it touched (`live-cache.ts`); without it every run reads everything.
-   */
-  liveCache?: LiveCache;
-  /** With `liveCache`: read everything this run, for this reason (the heal interval). */
-  fullRead?: FullReadReason;
-  /** Who takes and gives back the apply lease (default: taken for the apply, released after it). */
-  leases?: LeaseKeeper;
+  /** What a long-lived caller (the watcher) keeps between runs: parse results, live state, its lease. */
+  session?: RunSession;
   /**
    * Called with the first plan that may be applied, before the lease or any write: a saved plan's
    * judgement (`saved-plan.ts`) throws here when it is stale; `plan --out` keeps the pass.
@@ -122,10 +111,7 @@ export interface ReconcileInput {
   onPlanned?: (pass: PlannedPass) => Promise<void> | void;
 }
 
-const NO_LOG: PlanLogSink = { write: () => {}, close: async () => {} };
-
-/** The full read of the live workspace (the `read-live` stage). */
-const readEverything: LiveReader = (request) => fetchLiveState({ ...request, holders: true });
+export type { RunSession } from './stages/run.js';
 
 /** Why a run that threw ended, as the run report's stable reason. */
 export const failureReason = (error: unknown, aborted: boolean): FailureReason => {
@@ -143,6 +129,9 @@ export const failureReason = (error: unknown, aborted: boolean): FailureReason =
           : 'api-error';
   return 'internal';
 };
+
+/** Runs one named stage: times it and says so (`stage.done`). */
+type StageRunner = <T>(stage: StageName, work: () => Promise<T>) => Promise<T>;
 
 /** Every stage timed and said (`stage.done`), and kept for the report. */
 const stageTimer = (ctx: EngineContext) => {
@@ -177,6 +166,154 @@ const stageTimer = (ctx: EngineContext) => {
   };
 };
 
+/** What every stage of the run reads: the context, the settings, the kinds (configured once). */
+const stageContextOf = (input: ReconcileInput, ctx: EngineContext): StageContext => {
+  const handlers = applyOrder(input.handlers ?? kindsFor(input.config));
+  return {
+    ...ctx,
+    config: input.config,
+    mode: input.mode,
+    handlers,
+    readOnlyKinds: input.readOnlyKinds ?? READ_ONLY_KINDS,
+    store: input.ownership ?? OWNERSHIP_STORE,
+    lookup: (kind) => {
+      const handler = handlers.find((h) => h.kind === kind);
+      if (!handler) throw new Error(`no handler for kind ${kind}`);
+      return handler;
+    },
+    planLog: input.planLog,
+    ...(input.approve ? { approve: input.approve } : {}),
+    ...(input.onPlanned ? { onPlanned: input.onPlanned } : {}),
+    session: input.session ?? {},
+    // Without a source id (not a git checkout, none configured) plan and apply still work: nothing
+    // is marked, adopted or recorded, and --prune is refused by the planner.
+    sourceId: input.config.sourceId || undefined,
+  };
+};
+
+type Timed = (name: StageName, stage: Stage) => Stage;
+
+/** load → read-live → validate → plan (an invalid load ends the pass). */
+const readingStages = async (run: Run, ctx: StageContext, step: Timed): Promise<Run> => {
+  const loaded = await step('load', load)(run, ctx);
+  if (loaded.pass !== undefined) return loaded;
+  if (ctx.signal.aborted) throw new InterruptedError();
+  const read = await step('read-live', readLive)(loaded, ctx);
+  return step('plan', plan)(await step('validate', validate)(read, ctx), ctx);
+};
+
+/** The reading stages again, from the start, with `readLive` (under the lease: every file, and in full). */
+const readAgain = (run: Run, reader: LiveReader): Run => {
+  const { loaded: _l, state: _s, checked: _c, pass: _p, readAgain: _r, ...rest } = run;
+  return { ...rest, readLive: reader, onlyNotedChanges: false };
+};
+
+/** approve → apply → record, with the result. */
+const writingStages = async (run: Run, ctx: StageContext, step: Timed): Promise<Run> => {
+  if (ctx.approve !== undefined) {
+    run = await step('approve', approve)(run, ctx);
+    if (run.result !== undefined) return run;
+  }
+  run = await step('apply', apply)(run, ctx);
+  if (recordShrinks(run)) run = await step('record', record)(run, ctx);
+  return appliedRun(run);
+};
+
+/** A pass that ends the run (invalid, refused; a plan in plan mode): its result. */
+const endedBy = (run: Run, ctx: StageContext): Run | undefined => {
+  const pass = run.pass;
+  if (pass === undefined) throw new Error('the reading stages end in a pass');
+  if (pass.status !== 'planned') return { ...run, result: pass };
+  if (ctx.mode === 'plan')
+    return { ...run, result: { status: 'planned', plan: pass.plan, diagnostics: pass.diagnostics } };
+  return undefined;
+};
+
+/**
+ * The stages in order. A plan, an apply without a source id or without work runs the reading
+ * stages once, without the lease. An apply with work takes the source's lease (or keeps the one
+ * its keeper still holds: the plan was then read under it) and re-checks what the plan writes
+ * under it; when that changed, the reading stages run again in full under the lease and that plan
+ * is applied, with the lease's pending creates.
+ */
+const stagesOf = async (
+  ctx: StageContext,
+  timer: ReturnType<typeof stageTimer>,
+  cache?: LiveCacheRun,
+): Promise<Run> => {
+  const step: Timed = (name, stage) => (run, stageCtx) => timer.run(name, () => stage(run, stageCtx));
+  const getsBefore = ctx.client.stats().requestsByMethod.GET;
+  const start: Run = {
+    readLive: cache?.readLive ?? readEverything,
+    onlyNotedChanges: ctx.session.onlyNotedChanges === true,
+  };
+  const first = await readingStages(start, ctx, step);
+  if (first.pass?.status === 'planned') await ctx.onPlanned?.(first.pass);
+  const ended = endedBy(first, ctx);
+  if (ended !== undefined) return ended;
+  if (!needsLease(first, ctx)) return writingStages(first, ctx, step);
+  const fullFirst = (cache?.read()?.path ?? 'full') === 'full';
+  const gets = ctx.client.stats().requestsByMethod.GET - getsBefore;
+  const leased = await step('lease', lease)(fullFirst ? { ...first, firstReadGets: gets } : first, ctx);
+  timer.leased();
+  return withLease(leased, ctx, async (run, underLease) => {
+    if (run.lease?.kept !== true) {
+      run = await step('recheck', recheck)(run, underLease);
+      if (run.readAgain === true) {
+        run = await readingStages(readAgain(run, cache?.readFull ?? readEverything), underLease, step);
+        if (run.pass?.status !== 'planned') return { ...run, result: run.pass };
+      }
+    }
+    return writingStages(run, underLease, step);
+  });
+};
+
+/** The run report of a run that ended with a result. */
+const reportOf = (
+  run: Run & { result: ReconcileResult },
+  facts: {
+    mode: ReconcileInput['mode'];
+    ctx: EngineContext;
+    started: number;
+    before: ReturnType<EngineContext['client']['stats']>;
+  },
+  timer: ReturnType<typeof stageTimer>,
+  cache: LiveCacheRun | undefined,
+): RunReport => {
+  const { result } = run;
+  const { ctx, before } = facts;
+  const after = ctx.client.stats();
+  const writesOf = (s: typeof before) => s.requestsSent - s.requestsByMethod.GET;
+  const firstRead = cache?.read() ?? (result.status === 'invalid' ? undefined : { path: 'full' as const });
+  const read: ReadReport | undefined = firstRead && {
+    ...firstRead,
+    ...(run.underLease !== undefined ? { underLease: run.underLease } : {}),
+    ...(run.fallback !== undefined ? { fallback: run.fallback } : {}),
+  };
+  return runReportOf(result, {
+    mode: facts.mode,
+    stages: timer.timings,
+    requests: { sent: after.requestsSent - before.requestsSent, writes: writesOf(after) - writesOf(before) },
+    durationMs: Math.max(0, ctx.clock.now() - facts.started),
+    ...(read !== undefined ? { read } : {}),
+  });
+};
+
+/**
+ * Stopped before any change of the plan: says whether cortex-sync's own records (the lease, the
+ * record's entity type) were written on the way, rather than "nothing was written".
+ */
+const interruptedBy = (error: unknown, ctx: EngineContext, before: ReturnType<EngineContext['client']['stats']>) => {
+  const now = ctx.client.stats();
+  const wrote = now.requestsSent - now.requestsByMethod.GET - (before.requestsSent - before.requestsByMethod.GET);
+  return new InterruptedError(
+    wrote > 0
+      ? `interrupted before any change was made (${countOf(wrote, 'write request')} went to cortex-sync's own records, such as its lease)`
+      : undefined,
+    { cause: error },
+  );
+};
+
 /**
  * Loads, reads, plans and (in `apply` mode) applies. Aborting `ctx.signal` while reading throws
  * `InterruptedError` (nothing was written); while applying, it stops new operations and the
@@ -185,10 +322,10 @@ const stageTimer = (ctx: EngineContext) => {
 export const reconcile = async (input: ReconcileInput, ctx: EngineContext): Promise<ReconciledRun> => {
   const started = ctx.clock.now();
   const before = ctx.client.stats();
-  const { config } = input;
+  const { config, mode } = input;
   ctx.events.emit({
     type: 'reconcile.started',
-    mode: input.mode,
+    mode,
     dir: config.dir,
     ...(config.sourceId ? { sourceId: config.sourceId } : {}),
   });
@@ -198,207 +335,31 @@ export const reconcile = async (input: ReconcileInput, ctx: EngineContext): Prom
   // Once stopped, writes without the run's signal (the record's shrink, the lease's release) get a
   // short grace to start, never a long Retry-After pause.
   const runCtx: EngineContext = { ...ctx, client: boundAfterStop(ctx, STOP_GRACE_MS) };
-  const cache = input.liveCache?.begin({
+  const fullRead = input.session?.fullRead;
+  const cache = input.session?.liveCache?.begin({
     config,
     now: ctx.clock.now(),
-    mode: input.mode,
-    ...(input.fullRead !== undefined ? { full: input.fullRead } : {}),
+    mode,
+    ...(fullRead !== undefined ? { full: fullRead } : {}),
   });
   try {
-    const staged = await stagesOf(input, runCtx, timer, cache);
-    const { result } = staged;
-    cache?.settle(result, staged.applied);
-    const after = ctx.client.stats();
-    const writesOf = (s: typeof before) => s.requestsSent - s.requestsByMethod.GET;
-    const firstRead = cache?.read() ?? (result.status === 'invalid' ? undefined : { path: 'full' as const });
-    const read: ReadReport | undefined = firstRead && {
-      ...firstRead,
-      ...(staged.underLease !== undefined ? { underLease: staged.underLease } : {}),
-      ...(staged.fallback !== undefined ? { fallback: staged.fallback } : {}),
-    };
-    const run = runReportOf(result, {
-      mode: input.mode,
-      stages: timer.timings,
-      requests: { sent: after.requestsSent - before.requestsSent, writes: writesOf(after) - writesOf(before) },
-      durationMs: Math.max(0, ctx.clock.now() - started),
-      ...(read !== undefined ? { read } : {}),
-    });
-    status = run.outcome === 'interrupted' ? 'interrupted' : result.status;
-    reason = run.reason;
-    return { ...result, run };
+    const run = await stagesOf(stageContextOf(input, runCtx), timer, cache);
+    const result = run.result;
+    if (result === undefined) throw new Error('the stages end in a result');
+    cache?.settle(result, run.applied);
+    const report = reportOf({ ...run, result }, { mode, ctx, started, before }, timer, cache);
+    status = report.outcome === 'interrupted' ? 'interrupted' : result.status;
+    reason = report.reason;
+    return { ...result, run: report };
   } catch (error) {
     cache?.fail();
     reason = failureReason(error, ctx.signal.aborted);
     if (ctx.signal.aborted || error instanceof InterruptedError) {
       status = 'interrupted';
-      // Stopped before any change of the plan: say whether cortex-sync's own records (the lease,
-      // the record's entity type) were written on the way, rather than "nothing was written".
-      const now = ctx.client.stats();
-      const wrote = now.requestsSent - now.requestsByMethod.GET - (before.requestsSent - before.requestsByMethod.GET);
-      throw new InterruptedError(
-        wrote > 0
-          ? `interrupted before any change was made (${countOf(wrote, 'write request')} went to cortex-sync's own records, such as its lease)`
-          : undefined,
-        { cause: error },
-      );
+      throw interruptedBy(error, ctx, before);
     }
     throw error;
   } finally {
     ctx.events.emit({ type: 'reconcile.done', status, reason, durationMs: ctx.clock.now() - started });
   }
-};
-
-/** The kinds of a run, in apply order: each reads its own settings from the configuration (`configure`). */
-const handlersOf = (input: ReconcileInput): readonly AnyKindHandler[] =>
-  applyOrder(input.handlers ?? kindsFor(input.config));
-
-/** The handler of a kind among `handlers`. */
-const lookupIn =
-  (handlers: readonly AnyKindHandler[]) =>
-  (kind: AnyKindHandler['kind']): AnyKindHandler => {
-    const handler = handlers.find((h) => h.kind === kind);
-    if (!handler) throw new Error(`no handler for kind ${kind}`);
-    return handler;
-  };
-
-/** What the stages came to: the result, the pass whose plan was applied, and what happened under the lease. */
-interface Staged {
-  result: ReconcileResult;
-  applied?: PlannedPass;
-  underLease?: ReadReport['underLease'];
-  fallback?: ReadReport['fallback'];
-}
-
-/** Did an apply go through without a problem (a kept lease may stay kept after it)? */
-const appliedCleanly = (result: ReconcileResult): boolean =>
-  result.status === 'applied' &&
-  !result.report.interrupted &&
-  result.report.results.every((r) => r.outcome === 'ok') &&
-  (result.report.inventory ?? []).every((r) => r.outcome === 'ok');
-
-/**
- * The stages in order. A plan, an apply without a source id or without work runs the reading
- * stages once, without the lease. An apply with work takes the source's lease (or keeps the one
- * its keeper still holds: the plan was then read under it) and re-checks what the plan writes
- * under it (`recheck.ts`): the objects, read by identity, and the ownership records. When they are
- * as the plan read them the plan is applied; otherwise (or when the plan removes objects, or
- * writes a kind with no read by identity) the reading stages run again in full under the lease
- * and that plan is applied, with the lease's pending creates. A holder whose lease another apply
- * broke (`--break-lease`) starts no further change and fails naming it.
- */
-const stagesOf = async (
-  input: ReconcileInput,
-  ctx: EngineContext,
-  timer: ReturnType<typeof stageTimer>,
-  cache: LiveCacheRun | undefined,
-): Promise<Staged> => {
-  const { config } = input;
-  const store = input.ownership ?? OWNERSHIP_STORE;
-  const pass = (
-    passCtx: EngineContext,
-    readLive: LiveReader,
-    onlyNotedChanges = false,
-  ): ReturnType<typeof planPass> => {
-    const handlers = handlersOf(input);
-    const passInput: PassInput = {
-      config,
-      handlers,
-      readOnlyKinds: input.readOnlyKinds ?? READ_ONLY_KINDS,
-      store,
-      lookup: lookupIn(handlers),
-      readLive,
-      ...(input.manifestCache ? { manifestCache: input.manifestCache } : {}),
-      ...(onlyNotedChanges ? { onlyNotedChanges } : {}),
-    };
-    return planPass(passInput, passCtx, timer.run);
-  };
-  const write = async (
-    planned: PlannedPass,
-    writeCtx: EngineContext,
-    pendingCreates: Parameters<typeof applyPass>[0]['pendingCreates'],
-  ): Promise<ReconcileResult> => {
-    const { plan, diagnostics } = planned;
-    if (input.approve) {
-      const approve = input.approve;
-      if (!(await timer.run('approve', () => approve(plan, diagnostics, planned.work))))
-        return { status: 'planned', plan, diagnostics };
-    }
-    const handlers = handlersOf(input);
-    const report = await applyPass(
-      {
-        planned,
-        lookup: lookupIn(handlers),
-        kindOrder: handlers.map((h) => h.kind),
-        concurrency: config.concurrency,
-        log: input.planLog ?? NO_LOG,
-        pendingCreates,
-      },
-      writeCtx,
-      timer.run,
-    );
-    return { status: 'applied', plan, diagnostics, report };
-  };
-
-  const getsBefore = ctx.client.stats().requestsByMethod.GET;
-  const first = await pass(ctx, cache?.readLive ?? readEverything, input.onlyNotedChanges === true);
-  const firstReadGets = ctx.client.stats().requestsByMethod.GET - getsBefore;
-  if (first.status !== 'planned') return { result: first };
-  await input.onPlanned?.(first);
-  const { plan, diagnostics } = first;
-  if (input.mode === 'plan') return { result: { status: 'planned', plan, diagnostics } };
-  const sourceId = first.sourceId;
-  if (sourceId === undefined || !first.work.hasWork)
-    return { result: await write(first, ctx, undefined), applied: first };
-
-  const keeper = input.leases ?? releaseEachRun;
-  const leaseCtx = withLoggedLease(ctx, sourceId, input.planLog, store.lease);
-  const settings = leaseSettingsFor(config, newHolderName());
-  const { lease, kept } = await timer.run('lease', () => keeper.take(leaseCtx, sourceId, settings, store.lease));
-  timer.leased();
-  let staged: Staged;
-  try {
-    // Once another apply takes the lease (--break-lease), no further change starts.
-    const leased: EngineContext = { ...ctx, signal: AbortSignal.any([ctx.signal, lease.lost]) };
-    let planned: Awaited<ReturnType<typeof pass>> = first;
-    let underLease: Staged['underLease'] = 'held';
-    let fallback: Staged['fallback'];
-    if (!kept) {
-      const handlers = handlersOf(input);
-      const checked = await timer.run('recheck', () =>
-        recheckWrites(first, {
-          client: withSignal(leased.client, leased.signal),
-          handlers,
-          lookup: lookupIn(handlers),
-          store,
-          ...((cache?.read()?.path ?? 'full') === 'full' ? { fullReadGets: firstReadGets } : {}),
-        }),
-      );
-      if (checked.same) {
-        // The records as read now write this source's record.
-        planned = { ...first, ownership: checked.ownership };
-        underLease = 'recheck';
-      } else {
-        underLease = 'full';
-        fallback = checked.fallback;
-        planned = await pass(leased, cache?.readFull ?? readEverything);
-      }
-    }
-    const result = planned.status === 'planned' ? await write(planned, leased, lease.pending) : planned;
-    staged = {
-      result,
-      ...(planned.status === 'planned' ? { applied: planned } : {}),
-      underLease,
-      ...(fallback !== undefined ? { fallback } : {}),
-    };
-  } catch (error) {
-    await keeper.done(lease, false).catch(() => {});
-    const lostTo = lease.lostTo();
-    throw lostTo !== undefined ? new LeaseLostError(sourceId, lostTo, { cause: error }) : error;
-  }
-  await keeper.done(lease, appliedCleanly(staged.result)).catch(() => {});
-  // Another apply broke this one's lease: what was written is in the plan log and the record; the
-  // run fails rather than report a complete apply.
-  const lostTo = lease.lostTo();
-  if (lostTo !== undefined) throw new LeaseLostError(sourceId, lostTo);
-  return staged;
 };

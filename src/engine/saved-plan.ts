@@ -29,7 +29,7 @@ import { othersFingerprint, sortedMeta } from '../ownership/index-records.js';
 import type { OwnershipIndex } from '../ownership/store.js';
 import type { SyncConfig } from './config.js';
 import { folderProblem, foldersOf, targetProblem } from './no-follow-path.js';
-import type { PlannedPass } from './plan-pass.js';
+import type { PlannedPass } from './stages/run.js';
 
 const sha256 = (text: string | Buffer): string => `sha256:${createHash('sha256').update(text).digest('hex')}`;
 

@@ -203,15 +203,17 @@ export const startWatcher = async (options: WatcherOptions): Promise<RunningWatc
       const held = await clientFor(config);
       const ctx = createEngineContext(held.client, { clock, signal, events });
       const result = await applyOnce(config, planLog, ctx, {
-        manifestCache: parsed.cache,
-        // A run for a change the source told of (a file event, a commit, a webhook) looks only at
-        // what it named; every other run (the first, the heal interval, the look that confirms a
-        // removal, a retry) walks every file.
-        onlyNotedChanges: NOTED_TRIGGERS.has(trigger),
-        liveCache: live.cache,
-        // The heal interval's run reads everything (drift anywhere, not only where files changed).
-        ...(trigger === 'heal' ? { fullRead: 'heal' as const } : {}),
-        leases: held.leases,
+        session: {
+          manifestCache: parsed.cache,
+          // A run for a change the source told of (a file event, a commit, a webhook) looks only at
+          // what it named; every other run (the first, the heal interval, the look that confirms a
+          // removal, a retry) walks every file.
+          onlyNotedChanges: NOTED_TRIGGERS.has(trigger),
+          liveCache: live.cache,
+          // The heal interval's run reads everything (drift anywhere, not only where files changed).
+          ...(trigger === 'heal' ? { fullRead: 'heal' as const } : {}),
+          leases: held.leases,
+        },
         approve,
       });
       const judged =

@@ -57,7 +57,7 @@ beforeAll(async () => {
     { CORTEX_BASE_URL: emulator.url, CORTEX_API_KEY: API_KEY, CORTEX_SYNC_ORIGIN: 'github.com/acme/property' },
     dir,
   ));
-  const first = await reconcile({ config, mode: 'apply', liveCache: cache }, createEngineContext(client));
+  const first = await reconcile({ config, mode: 'apply', session: { liveCache: cache } }, createEngineContext(client));
   if (first.run.outcome !== 'applied') throw new Error(`the repository did not apply: ${first.run.summaryLine}`);
 }, 60_000);
 afterAll(async () => {
@@ -263,7 +263,7 @@ describe('an incremental plan is the full plan of the objects it covers', () => 
         const edited = new Set<ObjectKey>();
         for (const e of edits) for (const key of await make(e)) edited.add(key);
 
-        const inc = await reconcile({ config, mode: 'plan', liveCache: cache }, ctx);
+        const inc = await reconcile({ config, mode: 'plan', session: { liveCache: cache } }, ctx);
         const full = await reconcile({ config, mode: 'plan' }, ctx);
         expect(inc.status).toBe(full.status);
         expect(errorsOf(inc)).toEqual(errorsOf(full));
@@ -277,7 +277,7 @@ describe('an incremental plan is the full plan of the objects it covers', () => 
           // …and plans each as the full read does.
           for (const [key, change] of planned) expect(shape(change), key).toEqual(shape(fully.get(key)));
         }
-        const applied = await reconcile({ config, mode: 'apply', liveCache: cache }, ctx);
+        const applied = await reconcile({ config, mode: 'apply', session: { liveCache: cache } }, ctx);
         expect(applied.run.outcome, applied.run.summaryLine).toBe('applied');
       }),
       { numRuns: 30, seed: 20_240_611, endOnFailure: true },

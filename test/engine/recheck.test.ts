@@ -47,7 +47,7 @@ const apply = async (leases?: LeaseKeeper, prune = false) => {
     {
       config: syncConfig({ dir, sourceId: source, baseUrl: emulator.url, prune }),
       mode: 'apply',
-      ...(leases ? { leases } : {}),
+      ...(leases ? { session: { leases } } : {}),
     },
     createEngineContext(client, { events: { emit: (e) => events.push(e) } }),
   );

@@ -11,7 +11,7 @@ import type { ApiClient } from '../../src/api/types.js';
 import type { SavedPlan } from '../../src/core/saved-plan.js';
 import { createEngineContext } from '../../src/engine/context.js';
 import { type LeaseKeeper, releaseEachRun } from '../../src/engine/lease-keeper.js';
-import type { PlannedPass } from '../../src/engine/plan-pass.js';
+import type { PlannedPass } from '../../src/engine/stages/run.js';
 import { reconcile } from '../../src/engine/reconcile.js';
 import { savedPlanJudge, savedPlanOf, StalePlanError } from '../../src/engine/saved-plan.js';
 import { type RunningEmulator, startEmulator } from '../../packages/emulator/src/server.js';

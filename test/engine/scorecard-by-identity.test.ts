@@ -64,7 +64,7 @@ const apply = async (options: { cached?: boolean; handlers?: readonly AnyKindHan
     {
       config,
       mode: 'apply',
-      ...(options.cached === false ? {} : { liveCache: cache }),
+      ...(options.cached === false ? {} : { session: { liveCache: cache } }),
       ...(options.handlers ? { handlers: options.handlers } : {}),
     },
     createEngineContext(client),

@@ -199,3 +199,67 @@ describe('the run report', () => {
     expect(alpha.status).toBe(404);
   });
 });
+
+describe('the stages against a stop or a failure: the lease is never left behind', () => {
+  /** An apply with no wait for the lease: it fails at once if another run left the lease held. */
+  const applyNow = async () => {
+    const client = createApiClient({ baseUrl: emulator.url, apiKey: API_KEY });
+    try {
+      return await reconcile(
+        {
+          config: syncConfig({ dir, sourceId: source, baseUrl: emulator.url, prune: false, leaseWaitMs: 0 }),
+          mode: 'apply',
+        },
+        createEngineContext(client),
+      );
+    } finally {
+      await client.close();
+    }
+  };
+
+  it('a plan with work never takes the lease, nor writes anything', async () => {
+    await writeFiles(dir, { [`.cortex/catalog-pages/alpha.yaml`]: page(`alpha-${n}`) });
+    const { result, events, received } = await run('plan');
+    expect(result.run.hasWork).toBe(true);
+    expect(events.some((e) => e.type === 'stage.done' && e.stage === 'lease')).toBe(false);
+    expect(received.filter((r) => r.method !== 'GET')).toEqual([]);
+  });
+
+  it('an apply whose live read fails takes no lease: the next apply takes it at once', async () => {
+    await writeFiles(dir, { [`.cortex/catalog-pages/alpha.yaml`]: page(`alpha-${n}`) });
+    emulator.setFaults({ reject: [{ method: 'GET', path: '/api/v1/catalog-pages', status: 503, message: 'down' }] });
+    try {
+      await expect(run('apply')).rejects.toThrow(/503/);
+    } finally {
+      emulator.setFaults({});
+    }
+    expect((await applyNow()).run.outcome).toBe('applied');
+  });
+
+  for (const stage of ['load', 'read-live', 'validate', 'plan', 'lease', 'recheck', 'approve', 'apply'] as const) {
+    it(`stopped as ${stage} ends: the lease is given back and the next apply takes it at once`, async () => {
+      await writeFiles(dir, { [`.cortex/catalog-pages/alpha.yaml`]: page(`alpha-${n}`) });
+      const stop = new AbortController();
+      const client = createApiClient({ baseUrl: emulator.url, apiKey: API_KEY });
+      const sink = { emit: (e: EngineEvent) => e.type === 'stage.done' && e.stage === stage && stop.abort() };
+      const stopped = await reconcile(
+        {
+          config: syncConfig({ dir, sourceId: source, baseUrl: emulator.url, prune: false }),
+          mode: 'apply',
+          approve: () => Promise.resolve(true),
+        },
+        createEngineContext(client, { signal: stop.signal, events: sink }),
+      ).then(
+        (done) => done.run.outcome,
+        (error: unknown) => failureReason(error, stop.signal.aborted),
+      );
+      await client.close();
+      // A stop once every change is done still shrinks the record (without the run's signal): applied.
+      expect(stopped).toBe(stage === 'apply' ? 'applied' : 'interrupted');
+      const next = await applyNow();
+      expect(next.run.outcome).toBe('applied');
+      // Stopped after the changes: the record was written as they went, so the next apply has nothing to do.
+      if (stage === 'apply') expect(next.run.hasWork).toBe(false);
+    });
+  }
+});

@@ -3,8 +3,8 @@
  * in the workspace, and the user is told so (and that `--prune` would remove them) rather than
  * seeing only "unchanged".
  */
-import type { DesiredObject, Diagnostic, LiveObject, ObjectKey } from '../core/model.js';
-import { objectKey } from '../core/model.js';
+import type { DesiredObject, Diagnostic, LiveObject, ObjectKey } from './model.js';
+import { objectKey } from './model.js';
 
 /** How many leftovers a message names before it counts the rest. */
 export const LEFTOVERS_NAMED = 20;

@@ -2,10 +2,10 @@
  * What this run writes into its source's ownership record besides the keys (pure): which kinds
  * the record tracks, and where each object it will hold was declared.
  */
-import type { DesiredObject, LiveObject, ObjectKey } from '../core/model.js';
-import { objectKey } from '../core/model.js';
-import type { KindModel } from '../core/kind-contract.js';
-import type { Declaration } from '../ownership/store.js';
+import type { DesiredObject, LiveObject, ObjectKey } from './model.js';
+import { objectKey } from './model.js';
+import type { KindModel } from './kind-contract.js';
+import type { Declaration } from './record-meta.js';
 
 /**
  * The kinds whose objects a source's record lists: all of them. Entities carry a marker too, but a

@@ -3,10 +3,10 @@
  * the object writes, and which it loses after them. `plan` shows the predicted writes; `apply`
  * makes the first as planned and computes the second from what actually succeeded.
  */
-import type { Change, InventoryWrite, KindName, ObjectKey } from '../core/model.js';
-import { countOf } from '../core/plural.js';
-import { objectKey } from '../core/model.js';
-import type { Declaration, RecordMeta } from '../ownership/store.js';
+import type { Change, InventoryWrite, KindName, ObjectKey } from './model.js';
+import { countOf } from './plural.js';
+import { objectKey } from './model.js';
+import type { Declaration, RecordMeta } from './record-meta.js';
 
 export interface InventoryStepsInput {
   /** The record's tag. */
