@@ -46,6 +46,8 @@ export interface SettingSpec<T = unknown> {
   flag?: string;
   /** A boolean flag that also has `--no-<flag>` (said `false`, beating the environment and the file). */
   negatable?: boolean;
+  /** The help of `--no-<flag>`. */
+  negatedHelp?: string;
   /** The commands whose flags include it (none: no flag). */
   commands: readonly SettingCommand[];
   /** The Action's input, with its own description (default: `help`); `default` is always said. */

@@ -39,7 +39,7 @@ export const ENGINE_SETTINGS: readonly AnySettingSpec[] = [
   setting({
     key: 'dir',
     title: 'manifest root',
-    help: 'manifest root (default: the current directory)',
+    help: 'manifest root',
     flag: '--dir',
     commands: ['validate', 'plan', 'apply'],
     input: { name: 'dir', description: 'The manifest root, relative to the repository root.', default: '.' },
@@ -122,6 +122,7 @@ export const ENGINE_SETTINGS: readonly AnySettingSpec[] = [
     help: 'remove objects this repository manages whose manifests are gone',
     flag: '--prune',
     negatable: true,
+    negatedHelp: 'never prune in this run, whatever cortex-sync.yaml or CORTEX_SYNC_PRUNE says',
     commands: SYNC,
     input: {
       name: 'prune',
@@ -245,6 +246,7 @@ export const ENGINE_SETTINGS: readonly AnySettingSpec[] = [
     help: 'every warning is an error',
     flag: '--strict',
     negatable: true,
+    negatedHelp: 'warnings stay warnings, whatever cortex-sync.yaml or CORTEX_SYNC_STRICT says',
     commands: ['validate', ...SYNC],
     input: {
       name: 'strict',

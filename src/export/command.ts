@@ -6,7 +6,9 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { KindName } from '../core/model.js';
 import { KIND_NAMES } from '../kinds/registry.js';
+import { SETTINGS } from '../engine/settings.js';
 import type { CliIo } from '../runtime-io/io.js';
+import { addSettingOptions } from '../runtime-io/setting-options.js';
 import type { ExportScope } from './files.js';
 
 export interface ExportOptions {
@@ -15,9 +17,10 @@ export interface ExportOptions {
   only: ExportScope;
   includeArchived?: boolean;
   force?: boolean;
-  sourceId?: string;
-  baseUrl?: string;
   includeOtherSources?: boolean;
+  sourceId?: string;
+  /** The settings' flags (`engine/settings.ts`: `--source-id`, `--base-url`, …), by their keys. */
+  [setting: string]: unknown;
 }
 
 /** `--kinds entity,dependency` → the kind names, each checked. */
@@ -50,14 +53,9 @@ export const defineExportCommand = (command: Command, io: CliIo, done: (code: nu
     )
     .option('--include-archived', 'export archived entities too (apply would unarchive them)')
     .option('--include-other-sources', 'export objects other source ids manage too (left out by default)')
-    .option('--force', 'replace files that exist already')
-    .option(
-      '--source-id <id>',
-      'the source id of the repository written to (default: its cortex-sync.yaml or git remote)',
-    )
-    .option('--base-url <url>', 'API base address (env CORTEX_BASE_URL)')
-    .action(async (o: ExportOptions) => {
-      const { runExport } = await import('./run-command.js');
-      done(await runExport(o, io));
-    });
+    .option('--force', 'replace files that exist already');
+  addSettingOptions(command, 'export', SETTINGS).action(async (o: ExportOptions) => {
+    const { runExport } = await import('./run-command.js');
+    done(await runExport(o, io));
+  });
 };
