@@ -1,7 +1,14 @@
 /**
  * The Action's inputs (action.yml), read through a getter (`@actions/core`'s `getInput` at run
- * time) and checked: a bad value is an error naming the input, before anything runs.
+ * time) and checked: a bad value is an error naming the input, before anything runs. The inputs
+ * that are settings come from the table of settings (`engine/settings.ts`): each is read by its
+ * spec (an input with a `default` is always said, so `cortex-sync.yaml` cannot turn it on); the
+ * others (`command`, `api-key`, `github-token`, …) are the Action's own, listed in `ACTION_INPUTS`.
  */
+import { printable } from '../core/printable.js';
+import type { AnySettingSpec } from '../core/settings.js';
+import type { OperatorSettings } from '../engine/config.js';
+import { SETTINGS } from '../engine/settings.js';
 
 export type ActionCommand = 'auto' | 'validate' | 'plan' | 'apply';
 export type PlanDriftPolicy = 'fail' | 'apply';
@@ -12,23 +19,16 @@ export interface ActionInputs {
   dir: string;
   /** Empty when not given: plan and apply then cannot run (a fork's pull request has no secrets). */
   apiKey: string;
-  /** Empty when not given (the environment or the default applies). */
-  baseUrl: string;
-  /** Always decided here (default false): `prune` in cortex-sync.yaml never turns it on under the Action. */
-  prune: boolean;
-  /** Empty when not given (cortex-sync.yaml, then `GITHUB_REPOSITORY`). */
-  sourceId: string;
   githubToken: string;
   comment: boolean;
   onPlanDrift: PlanDriftPolicy;
-  allowMassDelete: boolean;
-  forceEntityTypeSchema: boolean;
-  /** Apply as a source id bound to another origin (a renamed repository), rebinding it here. */
-  allowTakeover: boolean;
   /** The login whose plan comment counts on merge; empty: the identity of `github-token`. */
   planCommentAuthor: string;
-  /** Every warning is an error; undefined when not given (`strict` in cortex-sync.yaml, then false). */
-  strict?: boolean;
+  /**
+   * The settings' inputs by their keys (`prune`, `sourceId`, `strict`, …): one given, or one with a
+   * default (`prune`, `allow-mass-delete`: always said, `false` included); the others left out.
+   */
+  said: OperatorSettings;
 }
 
 export class InputError extends Error {
@@ -52,6 +52,23 @@ const bool = (name: string, value: string, fallback: boolean): boolean => {
   throw new InputError(`input \`${name}\`: expected true or false, got '${value}'`);
 };
 
+/** The settings' inputs of `table`, each read by its spec; a bad value is an error naming the input. */
+export const readSettingInputs = (
+  get: (name: string) => string,
+  table: readonly AnySettingSpec[] = SETTINGS,
+): OperatorSettings =>
+  Object.fromEntries(
+    table.flatMap((spec) => {
+      if (spec.input === undefined) return [];
+      const text = get(spec.input.name).trim();
+      if (text === '') return spec.input.default !== undefined ? [[spec.key, spec.input.default]] : [];
+      const value = spec.value.parse(text);
+      if (value === undefined || !spec.value.schema.safeParse(value).success)
+        throw new InputError(`input \`${spec.input.name}\`: expected ${spec.value.expected}, got '${printable(text)}'`);
+      return [[spec.key, value]];
+    }),
+  );
+
 /** A GitHub login (`octocat`, `my-app[bot]`), or '' when not set. */
 const login = (name: string, value: string): string => {
   if (value === '' || /^[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?$/i.test(value)) return value;
@@ -59,19 +76,16 @@ const login = (name: string, value: string): string => {
 };
 
 /** `get(name)` returns the trimmed input or '' when it is not set. */
-export const readInputs = (get: (name: string) => string): ActionInputs => ({
-  command: oneOf('command', get('command'), COMMANDS, 'auto'),
-  dir: get('dir') || '.',
-  apiKey: get('api-key'),
-  baseUrl: get('base-url'),
-  prune: bool('prune', get('prune'), false),
-  sourceId: get('source-id'),
-  githubToken: get('github-token'),
-  comment: bool('comment', get('comment'), true),
-  onPlanDrift: oneOf('on-plan-drift', get('on-plan-drift'), DRIFT_POLICIES, 'fail'),
-  allowMassDelete: bool('allow-mass-delete', get('allow-mass-delete'), false),
-  forceEntityTypeSchema: bool('force-entity-type-schema', get('force-entity-type-schema'), false),
-  allowTakeover: bool('allow-takeover', get('allow-takeover'), false),
-  planCommentAuthor: login('plan-comment-author', get('plan-comment-author')),
-  ...(get('strict') !== '' ? { strict: bool('strict', get('strict'), false) } : {}),
-});
+export const readInputs = (get: (name: string) => string): ActionInputs => {
+  const said = readSettingInputs(get);
+  return {
+    command: oneOf('command', get('command'), COMMANDS, 'auto'),
+    dir: typeof said.dir === 'string' ? said.dir : '.',
+    apiKey: get('api-key'),
+    githubToken: get('github-token'),
+    comment: bool('comment', get('comment'), true),
+    onPlanDrift: oneOf('on-plan-drift', get('on-plan-drift'), DRIFT_POLICIES, 'fail'),
+    planCommentAuthor: login('plan-comment-author', get('plan-comment-author')),
+    said,
+  };
+};

@@ -53,18 +53,9 @@ export const runAction = async (deps: ActionDeps): Promise<number> => {
     await checkDirStaysInWorkspace(resolve(workspace, inputs.dir), workspace, inputs.dir);
     const resolved = await configureRun(
       {
-        said: {
-          dir: resolve(workspace, inputs.dir),
-          sourceId: inputs.sourceId,
-          baseUrl: inputs.baseUrl,
-          // Always said, `false` included: the operator decides, `cortex-sync.yaml` cannot turn these on.
-          prune: inputs.prune,
-          allowMassDelete: inputs.allowMassDelete,
-          forceEntityTypeSchema: inputs.forceEntityTypeSchema,
-          allowTakeover: inputs.allowTakeover,
-          // Said only when given: strictness only tightens, so cortex-sync.yaml may also turn it on.
-          ...(inputs.strict !== undefined ? { strict: inputs.strict } : {}),
-        },
+        // The inputs with a default (`prune`, `allow-mass-delete`, …) are always said, `false`
+        // included: `cortex-sync.yaml` cannot turn them on. `strict` is said only when given.
+        said: { ...inputs.said, dir: resolve(workspace, inputs.dir) },
         // The plan's header names these as Action inputs.
         from: 'input',
         apiKey: inputs.apiKey,

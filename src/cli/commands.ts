@@ -1,48 +1,20 @@
 /**
  * The flags of `validate`, `plan` and `apply`, defined when one of them is named
  * (`main.ts`). Each action imports the module that runs the command, so `<command> --help` and a
- * refused flag load nothing but this file.
+ * refused flag load this file and the table of settings (`engine/settings.ts`, with the kinds whose settings it lists).
  */
-import { type Command, InvalidArgumentError, Option } from 'commander';
+import { type Command, Option } from 'commander';
+import type { SettingCommand } from '../core/settings.js';
+import { SETTINGS } from '../engine/settings.js';
+import { addSettingOptions } from '../runtime-io/setting-options.js';
 import type { CommonOptions } from './run-common.js';
 import type { CliSession } from './session.js';
 
-const positiveInt = (value: string): number => {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError('expected a whole number ≥ 1');
-  return n;
-};
-/** The same bound as `concurrency` in cortex-sync.yaml and CORTEX_SYNC_CONCURRENCY. */
-const concurrency = (value: string): number => {
-  const n = positiveInt(value);
-  if (n > 64) throw new InvalidArgumentError('expected at most 64');
-  return n;
-};
-const dirOption = () => new Option('--dir <dir>', 'manifest root (default: the current directory)');
-const allowEmptyOption = () =>
-  new Option(
-    '--allow-empty',
-    'a manifest root with no manifest is an empty repository on purpose (else an error: a mistyped --dir must not look like one)',
-  );
-const strictOptions = (cmd: Command) =>
-  cmd
-    .option('--strict', 'every warning is an error (env CORTEX_SYNC_STRICT; strict: true in cortex-sync.yaml)')
-    .option('--no-strict', 'warnings stay warnings, whatever cortex-sync.yaml or CORTEX_SYNC_STRICT says');
-const sharedSyncOptions = (cmd: Command) =>
-  strictOptions(cmd)
-    .addOption(dirOption())
-    .addOption(allowEmptyOption())
-    .option('--prune', 'remove objects this repository manages whose manifests are gone')
-    .option('--no-prune', 'never prune in this run, whatever cortex-sync.yaml or CORTEX_SYNC_PRUNE says')
-    .option('--allow-mass-delete', 'allow a prune above the configured share or count of managed objects')
-    .option('--allow-takeover', 'take over objects another source id manages')
-    .option('--source-id <id>', 'identifies this repository in the ownership records')
-    .option('--base-url <url>', 'API base address (env CORTEX_BASE_URL)');
+/** The settings' flags of `command` (`engine/settings.ts`): one table, every command's flags derived from it. */
+const settingFlags = (cmd: Command, command: SettingCommand) => addSettingOptions(cmd, command, SETTINGS);
 
 export const defineValidate = (command: Command, session: CliSession): void => {
-  strictOptions(command)
-    .addOption(dirOption())
-    .addOption(allowEmptyOption())
+  settingFlags(command, 'validate')
     .addOption(new Option('--output <format>', 'output format').choices(['text', 'json']).default('text'))
     .action(async (o: CommonOptions) => {
       const { runValidate } = await import('./run-validate.js');
@@ -51,11 +23,12 @@ export const defineValidate = (command: Command, session: CliSession): void => {
 };
 
 export const definePlan = (command: Command, session: CliSession): void => {
-  sharedSyncOptions(
+  settingFlags(
     command
       .addOption(new Option('--output <format>', 'output format').choices(['text', 'json', 'markdown']).default('text'))
       .option('--detailed-exitcode', 'exit 2 when there are changes to apply')
       .option('--out <file>', 'also save the plan to FILE (JSON), for `apply FILE` to apply exactly it'),
+    'plan',
   ).action(async (o: CommonOptions & { detailedExitcode?: boolean; out?: string }) => {
     const { runPlan } = await import('./run-plan.js');
     session.exit(await runPlan(o, session));
@@ -63,7 +36,7 @@ export const definePlan = (command: Command, session: CliSession): void => {
 };
 
 export const defineApply = (command: Command, session: CliSession): void => {
-  sharedSyncOptions(
+  settingFlags(
     command
       .argument('[plan-file]', 'a plan saved by `plan --out`: applied exactly, without asking; refused when stale')
       .option('--dry-run', 'only plan (sends GET requests only)')
@@ -72,15 +45,10 @@ export const defineApply = (command: Command, session: CliSession): void => {
         'apply without asking (env CORTEX_SYNC_AUTO_APPROVE=true); without a terminal on stdin, apply writes nothing unless approved so',
       )
       .option('--plan-log <file>', 'JSON Lines log of every API operation (default .cortex-sync/plan-log-<time>.jsonl)')
-      .option('--concurrency <n>', 'changes applied at once (1–64)', concurrency)
-      .option('--force-entity-type-schema', 'allow entity type schema changes that break existing entities')
-      .option(
-        '--break-lease',
-        "take this source's apply lease even if another apply holds it (prints whose lease it broke; that apply stops starting changes)",
-      )
       .addOption(
         new Option('--output <format>', 'plan output format').choices(['text', 'json', 'markdown']).default('text'),
       ),
+    'apply',
   ).action(
     async (
       file: string | undefined,

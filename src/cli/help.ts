@@ -1,5 +1,62 @@
-/** What `--help` adds below the commands: the environment, the defaults, and what the API key must be allowed to do. */
-import { DEFAULT_BASE_URL } from '../api/request-parts.js';
+/**
+ * What `--help` adds below the commands: the environment (the settings' variables derived from the
+ * table of settings, `engine/settings.ts`; the others by hand), the defaults, and what the API key
+ * must be allowed to do.
+ */
+import type { AnySettingSpec } from '../core/settings.js';
+import { SETTINGS } from '../engine/settings.js';
+
+const WIDTH = 100;
+const INDENT = 26;
+
+/** `text` wrapped at `WIDTH`, its first line after `head`, the others indented. */
+const wrapped = (head: string, text: string): string => {
+  const lines: string[] = [];
+  // A name too long for its column gets a line of its own.
+  if (head.length + 1 > INDENT) lines.push(head);
+  let line = head.length + 1 > INDENT ? ' '.repeat(INDENT) : head.padEnd(INDENT);
+  for (const word of text.split(' ')) {
+    if (line.length + word.length > WIDTH && line.trim() !== head.trim() && line.trim() !== '') {
+      lines.push(line.trimEnd());
+      line = ' '.repeat(INDENT);
+    }
+    line += `${word} `;
+  }
+  return [...lines, line.trimEnd()].join('\n');
+};
+
+const FILE_SAYS: Record<AnySettingSpec['file'], (key: string) => string> = {
+  allowed: (key) => `${key} in cortex-sync.yaml`,
+  'lower-only': (key) => `cortex-sync.yaml's ${key} may lower it, never raise it`,
+  'add-only': (key) => `added to cortex-sync.yaml's ${key}`,
+  never: () => 'never from cortex-sync.yaml',
+};
+
+/** One entry per setting with a variable: what it is, its default, its flag, what the file may do. */
+export const settingsEnvironmentHelp = (table: readonly AnySettingSpec[]): string =>
+  table
+    .filter((spec) => spec.env !== undefined)
+    .map((spec) => {
+      const byDefault =
+        spec.defaultText ??
+        (typeof spec.default === 'string' || typeof spec.default === 'number' || typeof spec.default === 'boolean'
+          ? String(spec.default)
+          : undefined);
+      const what = [
+        ...(spec.value.expected.startsWith('a text') ? [] : [spec.value.expected]),
+        ...(byDefault !== undefined ? [`default ${byDefault.replace(/`/g, '')}`] : []),
+      ];
+      const flags = spec.flag
+        ? [spec.flag, ...(spec.negatable ? [`--no-${spec.flag.slice(2)}`] : [])].join(' / ')
+        : undefined;
+      const parts = [
+        `${spec.help}${what.length > 0 ? ` (${what.join('; ')})` : ''}`,
+        ...(flags !== undefined ? [flags] : []),
+        FILE_SAYS[spec.file](spec.key),
+      ];
+      return wrapped(`  ${spec.env ?? ''}`, parts.join('; '));
+    })
+    .join('\n');
 
 export const ENVIRONMENT_HELP = `
 Environment variables (a flag wins over its variable, a variable over cortex-sync.yaml,
@@ -7,30 +64,12 @@ false included: cortex-sync.yaml proposes, the operator decides):
   CORTEX_API_KEY          the API key (plan, apply, export, watch); never from cortex-sync.yaml
   CORTEX_API_KEY_FILE     a file holding the key (a mounted secret): a regular file outside the
                           manifest root, surrounding whitespace dropped; not with CORTEX_API_KEY
-  CORTEX_BASE_URL         API base URL without /api/v1 (default ${DEFAULT_BASE_URL}); --base-url
-  CORTEX_SYNC_DIR         manifest root (default: the current directory); --dir
-  CORTEX_SYNC_SOURCE_ID   this repository's source id (default: derived from the git remote); --source-id
-  CORTEX_SYNC_PRUNE       true/false: remove managed objects whose manifests are gone (default false);
-                          --prune / --no-prune
-  CORTEX_SYNC_PRUNE_ENTITIES    archive/delete: what prune does to an entity (default archive)
-  CORTEX_SYNC_MAX_DELETE_SHARE  0–1: refuse a prune above this share of managed objects (default 0.25;
-                                cortex-sync.yaml may lower it, never raise it)
-  CORTEX_SYNC_MAX_DELETE_COUNT  refuse a prune of more objects than this
-  CORTEX_SYNC_PROTECT     kind/id patterns never pruned, comma-separated (added to the file's)
-  CORTEX_SYNC_FORCE_ENTITY_TYPE_SCHEMA  true: apply entity type changes that break entities;
-                          --force-entity-type-schema (never from cortex-sync.yaml)
-  CORTEX_SYNC_CONCURRENCY changes applied at once, 1–64 (default 8); --concurrency
-  CORTEX_RATE_LIMIT       requests per minute the client allows itself (default 1000)
-  CORTEX_SYNC_ORIGIN      where this run comes from, bound to the source id at its first apply
-                          (default: GITHUB_REPOSITORY or the git remote, else the manifest root's path)
-  CORTEX_SYNC_LEASE_WAIT  seconds an apply waits for another apply of the same source (default 120)
-  CORTEX_SYNC_TIMEOUT     seconds one request waits for an answer before it is retried or fails (default 30)
+${settingsEnvironmentHelp(SETTINGS)}
   HTTPS_PROXY, HTTP_PROXY the proxy for https / http requests (the API, the Action's GitHub calls):
                           http://host:port or http://user:password@host:port; HTTPS_PROXY falls
                           back to HTTP_PROXY; lower-case names win. A loopback API skips a proxy
                           that is not on loopback
   NO_PROXY                hosts sent past the proxy, comma-separated: host, host:port, .domain, *
-  CORTEX_SYNC_STRICT      true/false: every warning is an error (default false); --strict / --no-strict
   CORTEX_SYNC_AUTO_APPROVE  true: apply without asking; without a terminal on stdin (CI, cron) apply
                           writes nothing unless this or --auto-approve is given
                           (apply FILE does not ask: the saved plan was the review)

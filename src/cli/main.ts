@@ -5,7 +5,8 @@
  *
  * Start-up loads commander and this table, nothing more: a command's flags are defined only when
  * it is named (`commands.ts`, and each runtime's `command.ts`), and its action imports the code
- * that runs it. `--help` lists the commands from the table; `--version` needs nothing else.
+ * that runs it. `--help` lists the commands from the table (and loads `help.ts` for the
+ * environment's help); `--version` needs nothing else.
  */
 import { Command, CommanderError } from 'commander';
 import { ApiError, CortexSyncError, InterruptedError } from '../core/errors.js';
@@ -13,7 +14,6 @@ import { signalExitCode } from '../core/outcome.js';
 import { printable } from '../core/printable.js';
 import { type CliIo, stoppedBy, unreachableHint, writeLine } from '../runtime-io/io.js';
 import { VERSION } from '../version.js';
-import { ENVIRONMENT_HELP } from './help.js';
 import { type CliSession, createSession } from './session.js';
 
 /** Adds a named command's flags and action to the command `main.ts` created for it. */
@@ -101,7 +101,6 @@ export const runCli = async (argv: readonly string[], processIo: CliIo): Promise
     .description('Declarative GitOps sync of a Cortex workspace from YAML manifests')
     .version(VERSION)
     .option('--debug', 'print stack traces of errors')
-    .addHelpText('after', ENVIRONMENT_HELP)
     .exitOverride()
     .configureOutput({
       writeOut: (s) => io.stdout.write(s),
@@ -127,7 +126,11 @@ export const runCli = async (argv: readonly string[], processIo: CliIo): Promise
 
   try {
     // `help <command>` prints without the hook: the named command is defined before parsing.
-    await define(namedCommand(argv));
+    const named = namedCommand(argv);
+    await define(named);
+    // The environment's help is derived from the table of settings (every kind's too): loaded only
+    // when no command is named, so a command's start-up stays commander and the command table.
+    if (named === undefined) program.addHelpText('after', (await import('./help.js')).ENVIRONMENT_HELP);
     await program.parseAsync([...argv], { from: 'user' });
     debug = Boolean(program.opts().debug) || debug;
     return exitCode;

@@ -6,7 +6,9 @@
 import { resolve } from 'node:path';
 import { hasErrors } from '../core/model.js';
 import { configureRun, type OperatorSettings, type SyncConfig } from '../engine/config.js';
+import { SETTINGS } from '../engine/settings.js';
 import { renderDiagnostics } from '../render/index.js';
+import { settingsSaid } from '../runtime-io/setting-options.js';
 import { manifestRootProblems, writeLine } from '../runtime-io/io.js';
 import type { CliSession } from './session.js';
 
@@ -24,22 +26,12 @@ export interface CommonOptions {
   strict?: boolean;
   allowEmpty?: boolean;
   output?: 'text' | 'json' | 'markdown';
+  /** The other settings' flags (`--prune-entities`, `--protect`, …), by their keys. */
+  [setting: string]: unknown;
 }
 
-/** What the flags of a command say, by the names every runtime uses (`engine/config.ts`). */
-export const settingsOf = (o: CommonOptions): OperatorSettings => ({
-  dir: o.dir,
-  sourceId: o.sourceId,
-  baseUrl: o.baseUrl,
-  prune: o.prune,
-  allowMassDelete: o.allowMassDelete,
-  allowTakeover: o.allowTakeover,
-  concurrency: o.concurrency,
-  forceEntityTypeSchema: o.forceEntityTypeSchema,
-  breakLease: o.breakLease,
-  strict: o.strict,
-  allowEmpty: o.allowEmpty,
-});
+/** What the flags of a command say, by the names every runtime uses (the table of settings, `engine/settings.ts`). */
+export const settingsOf = (o: CommonOptions): OperatorSettings => settingsSaid(o, SETTINGS);
 
 /** A manifest root (flag, CORTEX_SYNC_DIR or the current directory) that is missing or a file: said, true. */
 export const rootMissing = async (o: CommonOptions, session: CliSession): Promise<boolean> => {

@@ -17,19 +17,19 @@
 import { resolve } from 'node:path';
 import { proxySettingsFrom, type ProxySettings } from '../api/proxy.js';
 import type { Diagnostic } from '../core/model.js';
-import { DEFAULT_MAX_DELETE_SHARE } from '../core/plan.js';
+import type { AnySettingSpec } from '../core/settings.js';
 import { strictly } from '../core/strict.js';
 import { excerpt } from '../source/excerpt.js';
 import { resolveApiKey } from './api-key.js';
-import { CONFIG_FILE, type ConfigFile, type ConfigFileLines, readConfigFile } from './config-file.js';
+import { readConfigFile } from './config-file.js';
+import { type Decided, decideSetting, type SettingSource } from './settings-resolve.js';
+import { SETTINGS } from './settings.js';
 import { deriveOrigin, deriveSourceId } from './source-id.js';
 
 export { CONFIG_FILE, type ConfigFile, configFileSchema, readConfigFile } from './config-file.js';
-
-export const DEFAULT_BASE_URL = 'https://api.getcortexapp.com';
-
-/** The client's default wait for one answer. */
-export const DEFAULT_REQUEST_TIMEOUT_SECONDS = 30;
+export { DEFAULT_BASE_URL } from '../api/request-parts.js';
+export { DEFAULT_REQUEST_TIMEOUT_SECONDS } from './settings.js';
+export type { SettingOrigin, SettingSource } from './settings-resolve.js';
 
 /** Flags (or Action inputs, or watcher settings) as parsed; undefined = not given, `false` = said no. */
 export interface ConfigFlags {
@@ -57,6 +57,8 @@ export interface ConfigFlags {
   from?: 'flag' | 'input' | 'setting';
   /** The folder whose identity is the run's origin when it is not `dir` (a watched `--dir` whose symlink moves). */
   originDir?: string;
+  /** A kind's own setting (its folder's `settings`), by its key. */
+  [key: string]: unknown;
 }
 
 /**
@@ -79,9 +81,9 @@ export interface RunSettings {
 
 /** The flags of `said`: what was not said (undefined, '') left out, `false` kept. */
 const flagsOf = (settings: RunSettings): ConfigFlags => {
-  const said = Object.fromEntries(
+  const said: OperatorSettings = Object.fromEntries(
     Object.entries(settings.said).filter(([, value]) => value !== undefined && value !== ''),
-  ) as OperatorSettings;
+  );
   return {
     ...said,
     ...(settings.from !== undefined ? { from: settings.from } : {}),
@@ -101,15 +103,6 @@ export const configureRun = (
 ): Promise<{ config: SyncConfig; diagnostics: Diagnostic[] }> =>
   resolveConfig(flagsOf(settings), settings.apiKey ? { ...env, CORTEX_API_KEY: settings.apiKey } : env, cwd);
 
-/** Who decided a setting. */
-export type SettingOrigin = 'flag' | 'environment' | 'file' | 'default';
-
-export interface SettingSource {
-  origin: SettingOrigin;
-  /** How it was said: `--prune`, `CORTEX_SYNC_PRUNE`, `cortex-sync.yaml:3`, `default`. */
-  name: string;
-}
-
 /** Settings whose origin is recorded. */
 export type OriginSetting =
   | 'sourceId'
@@ -127,8 +120,13 @@ export type OriginSetting =
   | 'forceEntityTypeSchema'
   | 'leaseWaitMs'
   | 'requestTimeoutMs'
-  | 'strict';
+  | 'strict'
+  | 'dir'
+  | 'origin'
+  | 'breakLease'
+  | 'allowEmpty';
 
+/** Where each setting of the table came from, by its configuration field (a kind's own setting too, by its key). */
 export type ConfigOrigins = Record<OriginSetting, SettingSource>;
 
 export interface SyncConfig {
@@ -221,311 +219,81 @@ export const checkBaseUrl = (value: string, origin: string): Diagnostic | undefi
   return undefined;
 };
 
-/** The environment's settings, each checked like its file counterpart; a bad value is an error naming the variable. */
-const environmentReader = (env: NodeJS.ProcessEnv, errors: Diagnostic[]) => {
-  /** The trimmed value; blank counts as unset. */
-  const text = (name: string): string | undefined => {
-    const value = env[name]?.trim();
-    return value === undefined || value === '' ? undefined : value;
-  };
-  const fail = (name: string, expected: string, value: string): undefined => {
-    errors.push({
-      severity: 'error',
-      code: 'config',
-      message: `${name}: expected ${expected}, got '${excerpt(value)}'`,
-    });
-    return undefined;
-  };
-  return {
-    text,
-    int: (name: string, min: number, max: number): number | undefined => {
-      const value = text(name);
-      if (value === undefined) return undefined;
-      const n = Number(value);
-      if (Number.isInteger(n) && n >= min && n <= max) return n;
-      const range = max === Number.MAX_SAFE_INTEGER ? `≥ ${min}` : `from ${min} to ${max}`;
-      return fail(name, `a whole number ${range}`, value);
-    },
-    share: (name: string): number | undefined => {
-      const value = text(name);
-      if (value === undefined) return undefined;
-      const n = Number(value);
-      return Number.isFinite(n) && n >= 0 && n <= 1 ? n : fail(name, 'a number from 0 to 1', value);
-    },
-    /** `true` or `false`; anything else is an error rather than a silent "no". */
-    boolean: (name: string): boolean | undefined => {
-      const value = text(name);
-      if (value === undefined) return undefined;
-      return value === 'true' || value === 'false' ? value === 'true' : fail(name, 'true or false', value);
-    },
-    choice: <T extends string>(name: string, choices: readonly T[]): T | undefined => {
-      const value = text(name);
-      if (value === undefined) return undefined;
-      return (choices as readonly string[]).includes(value) ? (value as T) : fail(name, choices.join(' or '), value);
-    },
-    /** Comma-separated, blanks dropped. */
-    list: (name: string): string[] | undefined =>
-      text(name)
-        ?.split(',')
-        .map((p) => p.trim())
-        .filter((p) => p !== ''),
-  };
+const configError = (message: string): Diagnostic => ({ severity: 'error', code: 'config', message });
+
+/** The base URL's problem, naming where it was said (`input \`base-url\`` under the Action). */
+const baseUrlProblem = (decided: Decided, flags: ConfigFlags): Diagnostic | undefined =>
+  checkBaseUrl(
+    String(decided.value),
+    decided.source.origin === 'default'
+      ? 'the default base URL'
+      : decided.source.origin === 'flag' && flags.from === 'input'
+        ? 'input `base-url`'
+        : decided.source.name,
+  );
+
+/** The decided values as configuration fields (seconds scaled to ms; unset and omitted defaults left out). */
+const asConfig = (table: readonly AnySettingSpec[], decided: ReadonlyMap<string, Decided>) => {
+  const fields: Record<string, unknown> = {};
+  const origins: Record<string, SettingSource> = {};
+  for (const spec of table) {
+    const { value, source } = decided.get(spec.key) ?? {
+      value: undefined,
+      source: { origin: 'default', name: 'default' },
+    };
+    const field = spec.config?.key ?? spec.key;
+    origins[field] = source;
+    if (value === undefined || (spec.omitDefault && value === spec.default)) continue;
+    fields[field] = spec.config && typeof value === 'number' ? value * spec.config.scale : value;
+  }
+  return { fields, origins };
 };
 
-interface Choice<T> {
-  value: T | undefined;
-  source: SettingSource;
-}
-
-/** The first candidate that is set (flag, environment, file, in that order), else the default. */
-const decide = <T, F extends T | undefined = T>(
-  candidates: readonly Choice<T>[],
-  fallback: { value: F; source: SettingSource },
-): { value: T | F; source: SettingSource } => {
-  for (const c of candidates) if (c.value !== undefined) return { value: c.value, source: c.source };
-  return fallback;
-};
-
-const flag = (name: string): SettingSource => ({ origin: 'flag', name });
-const variable = (name: string): SettingSource => ({ origin: 'environment', name });
-const DEFAULT: SettingSource = { origin: 'default', name: 'default' };
-
+/**
+ * The run's configuration from the table of settings (`engine/settings.ts`): each decided by
+ * `decideSetting` (flag > environment > file as its rule allows > default), then what is derived
+ * (the source id and origin when unset, the API key, the proxy). `table` is the registry's unless
+ * a test hands in its own kinds' settings.
+ */
 export const resolveConfig = async (
   flags: ConfigFlags,
   env: NodeJS.ProcessEnv,
   cwd: string,
+  table: readonly AnySettingSpec[] = SETTINGS,
 ): Promise<{ config: SyncConfig; diagnostics: Diagnostic[] }> => {
-  const envErrors: Diagnostic[] = [];
-  const read = environmentReader(env, envErrors);
-  const dir = resolve(cwd, flags.dir ?? read.text('CORTEX_SYNC_DIR') ?? '.');
-  const { config: file, diagnostics, lines } = await readConfigFile(dir);
-  const inFile = (key: keyof ConfigFile): SettingSource => ({ origin: 'file', name: fileLine(lines, key) });
-  const fromFile = <K extends keyof ConfigFile>(key: K): Choice<NonNullable<ConfigFile[K]>> => ({
-    value: file[key] as NonNullable<ConfigFile[K]> | undefined,
-    source: inFile(key),
-  });
-
-  const explicitSourceId = decide(
-    [
-      { value: flags.sourceId, source: flag('--source-id') },
-      { value: read.text('CORTEX_SYNC_SOURCE_ID'), source: variable('CORTEX_SYNC_SOURCE_ID') },
-      fromFile('sourceId'),
-    ],
-    { value: undefined, source: { origin: 'default', name: 'derived from GITHUB_REPOSITORY or the git remote' } },
-  );
-  const sourceId = explicitSourceId.value ?? (await deriveSourceId(dir, env));
-
-  const envBaseUrl = read.text('CORTEX_BASE_URL');
-  const baseUrl = decide(
-    [
-      { value: flags.baseUrl, source: flag('--base-url') },
-      { value: envBaseUrl, source: variable('CORTEX_BASE_URL') },
-    ],
-    { value: DEFAULT_BASE_URL, source: DEFAULT },
-  );
-  const baseUrlProblem = checkBaseUrl(
-    baseUrl.value,
-    baseUrl.source.origin === 'default'
-      ? 'the default base URL'
-      : baseUrl.source.origin === 'flag' && flags.from === 'input'
-        ? 'input `base-url`'
-        : baseUrl.source.name,
-  );
-  if (baseUrlProblem) envErrors.push(baseUrlProblem);
-
+  const problems: Diagnostic[] = [];
+  const inputs = { flags, env, file: {}, lines: {} };
+  const dirSpec = table.find((spec) => spec.key === 'dir');
+  const saidDir = dirSpec && decideSetting(dirSpec, inputs, problems).value;
+  const dir = resolve(cwd, typeof saidDir === 'string' ? saidDir : '.');
+  const { config: file, diagnostics, lines } = await readConfigFile(dir, table);
+  const decided = new Map<string, Decided>();
+  for (const spec of table) decided.set(spec.key, decideSetting(spec, { flags, env, file, lines }, diagnostics));
+  decided.set('dir', { value: dir, source: decided.get('dir')?.source ?? { origin: 'default', name: 'default' } });
+  const sourceId = decided.get('sourceId');
+  if (sourceId && sourceId.value === undefined)
+    decided.set('sourceId', {
+      value: await deriveSourceId(dir, env),
+      source: { origin: 'default', name: 'derived from GITHUB_REPOSITORY or the git remote' },
+    });
+  const baseUrl = decided.get('baseUrl');
+  const badUrl = baseUrl && baseUrlProblem(baseUrl, flags);
+  if (badUrl) problems.push(badUrl);
   const proxy = proxySettingsFrom(env);
-  for (const message of proxy.problems) envErrors.push({ severity: 'error', code: 'config', message });
-
+  problems.push(...proxy.problems.map(configError));
   const key = resolveApiKey(env, { manifestRoot: dir, cwd });
-  envErrors.push(...key.diagnostics);
-
-  const prune = decide(
-    [
-      { value: flags.prune, source: flag(flags.prune === false ? '--no-prune' : '--prune') },
-      { value: read.boolean('CORTEX_SYNC_PRUNE'), source: variable('CORTEX_SYNC_PRUNE') },
-      fromFile('prune'),
-    ],
-    { value: false, source: DEFAULT },
-  );
-  const pruneEntities = decide(
-    [
-      { value: flags.pruneEntities, source: flag('--prune-entities') },
-      {
-        value: read.choice('CORTEX_SYNC_PRUNE_ENTITIES', ['archive', 'delete'] as const),
-        source: variable('CORTEX_SYNC_PRUNE_ENTITIES'),
-      },
-      fromFile('pruneEntities'),
-    ],
-    { value: 'archive' as const, source: DEFAULT },
-  );
-  const maxDeleteShare = decide(
-    [
-      { value: flags.maxDeleteShare, source: flag('--max-delete-share') },
-      { value: read.share('CORTEX_SYNC_MAX_DELETE_SHARE'), source: variable('CORTEX_SYNC_MAX_DELETE_SHARE') },
-      { value: fileShare(file, lines, diagnostics), source: inFile('maxDeleteShare') },
-    ],
-    { value: DEFAULT_MAX_DELETE_SHARE, source: DEFAULT },
-  );
-  const maxDeleteCount = decide(
-    [
-      { value: flags.maxDeleteCount, source: flag('--max-delete-count') },
-      {
-        value: read.int('CORTEX_SYNC_MAX_DELETE_COUNT', 0, Number.MAX_SAFE_INTEGER),
-        source: variable('CORTEX_SYNC_MAX_DELETE_COUNT'),
-      },
-      fromFile('maxDeleteCount'),
-    ],
-    { value: undefined, source: DEFAULT },
-  );
-  const protect = protectPatterns(flags.protect, read.list('CORTEX_SYNC_PROTECT'), file.protect, lines);
-  const concurrency = decide(
-    [
-      { value: flags.concurrency, source: flag('--concurrency') },
-      { value: read.int('CORTEX_SYNC_CONCURRENCY', 1, 64), source: variable('CORTEX_SYNC_CONCURRENCY') },
-      fromFile('concurrency'),
-    ],
-    { value: 8, source: DEFAULT },
-  );
-  const requestsPerMinute = decide(
-    [
-      { value: flags.requestsPerMinute, source: flag('--requests-per-minute') },
-      { value: read.int('CORTEX_RATE_LIMIT', 1, Number.MAX_SAFE_INTEGER), source: variable('CORTEX_RATE_LIMIT') },
-      fromFile('requestsPerMinute'),
-    ],
-    { value: 1000, source: DEFAULT },
-  );
-  const forceEntityTypeSchema = decide(
-    [
-      { value: flags.forceEntityTypeSchema, source: flag('--force-entity-type-schema') },
-      {
-        value: read.boolean('CORTEX_SYNC_FORCE_ENTITY_TYPE_SCHEMA'),
-        source: variable('CORTEX_SYNC_FORCE_ENTITY_TYPE_SCHEMA'),
-      },
-    ],
-    { value: false, source: DEFAULT },
-  );
-  const leaseWaitSeconds = decide(
-    [
-      { value: read.int('CORTEX_SYNC_LEASE_WAIT', 0, 3600), source: variable('CORTEX_SYNC_LEASE_WAIT') },
-      fromFile('leaseWaitSeconds'),
-    ],
-    { value: undefined, source: DEFAULT },
-  );
-  const requestTimeoutSeconds = decide(
-    [
-      { value: read.int('CORTEX_SYNC_TIMEOUT', 1, 600), source: variable('CORTEX_SYNC_TIMEOUT') },
-      fromFile('requestTimeoutSeconds'),
-    ],
-    { value: DEFAULT_REQUEST_TIMEOUT_SECONDS, source: DEFAULT },
-  );
-  const strict = decide(
-    [
-      { value: flags.strict, source: flag(flags.strict === false ? '--no-strict' : '--strict') },
-      { value: read.boolean('CORTEX_SYNC_STRICT'), source: variable('CORTEX_SYNC_STRICT') },
-      fromFile('strict'),
-    ],
-    { value: false, source: DEFAULT },
-  );
-  const allowMassDelete = decide([{ value: flags.allowMassDelete, source: flag('--allow-mass-delete') }], {
-    value: false,
-    source: DEFAULT,
-  });
-  const allowTakeover = decide([{ value: flags.allowTakeover, source: flag('--allow-takeover') }], {
-    value: false,
-    source: DEFAULT,
-  });
-
-  const origins: ConfigOrigins = {
-    sourceId: explicitSourceId.source,
-    baseUrl: baseUrl.source,
-    apiKey: key.from !== undefined ? variable(key.from) : { origin: 'default', name: 'not set' },
-    prune: prune.source,
-    pruneEntities: pruneEntities.source,
-    allowMassDelete: allowMassDelete.source,
-    allowTakeover: allowTakeover.source,
-    maxDeleteShare: maxDeleteShare.source,
-    maxDeleteCount: maxDeleteCount.source,
-    protect: protect.source,
-    concurrency: concurrency.source,
-    requestsPerMinute: requestsPerMinute.source,
-    forceEntityTypeSchema: forceEntityTypeSchema.source,
-    leaseWaitMs: leaseWaitSeconds.source,
-    requestTimeoutMs: requestTimeoutSeconds.source,
-    strict: strict.source,
-  };
-  return {
-    diagnostics: strictly([...diagnostics, ...envErrors], strict.value),
-    config: {
-      dir,
-      ...(sourceId !== undefined ? { sourceId } : {}),
-      baseUrl: baseUrl.value,
-      ...(key.apiKey !== undefined ? { apiKey: key.apiKey } : {}),
-      prune: prune.value,
-      pruneEntities: pruneEntities.value,
-      allowMassDelete: allowMassDelete.value,
-      allowTakeover: allowTakeover.value,
-      maxDeleteShare: maxDeleteShare.value,
-      ...(maxDeleteCount.value !== undefined ? { maxDeleteCount: maxDeleteCount.value } : {}),
-      protect: protect.value,
-      concurrency: concurrency.value,
-      requestsPerMinute: requestsPerMinute.value,
-      forceEntityTypeSchema: forceEntityTypeSchema.value,
-      ...(leaseWaitSeconds.value !== undefined ? { leaseWaitMs: leaseWaitSeconds.value * 1000 } : {}),
-      requestTimeoutMs: requestTimeoutSeconds.value * 1000,
-      origins,
-      ...(flags.from !== undefined ? { flagsAre: flags.from } : {}),
-      origin: read.text('CORTEX_SYNC_ORIGIN') ?? (await deriveOrigin(flags.originDir ?? dir, env)),
-      ...(flags.breakLease ? { breakLease: true } : {}),
-      ...(proxy.settings ? { proxy: proxy.settings } : {}),
-      ...(strict.value ? { strict: true } : {}),
-      ...(flags.allowEmpty ? { allowEmpty: true } : {}),
-    },
-  };
-};
-
-/** `cortex-sync.yaml:3`, or the file alone when the line is not known. */
-const fileLine = (lines: ConfigFileLines, key: keyof ConfigFile): string =>
-  lines[key] !== undefined ? `${CONFIG_FILE}:${lines[key]}` : CONFIG_FILE;
-
-/**
- * The file's `maxDeleteShare` when it tightens the guard; a value above the default is a warning
- * (only the operator may loosen the guard) and is not used.
- */
-const fileShare = (file: ConfigFile, lines: ConfigFileLines, diagnostics: Diagnostic[]): number | undefined => {
-  const share = file.maxDeleteShare;
-  if (share === undefined || share <= DEFAULT_MAX_DELETE_SHARE) return share;
-  const percent = (n: number) => `${Math.round(n * 1000) / 10} %`;
-  diagnostics.push({
-    severity: 'warning',
-    code: 'config',
-    message: `maxDeleteShare ${share} in ${CONFIG_FILE} would raise the mass-delete guard above ${percent(DEFAULT_MAX_DELETE_SHARE)}; a repository file may only lower it, so ${percent(DEFAULT_MAX_DELETE_SHARE)} applies (the operator raises it with CORTEX_SYNC_MAX_DELETE_SHARE, or passes --allow-mass-delete for one run)`,
-    file: CONFIG_FILE,
-    line: lines.maxDeleteShare ?? 1,
-    column: 1,
-    field: 'maxDeleteShare',
-  });
-  return undefined;
-};
-
-/** Every pattern of the flag, the environment and the file (the file adds, never removes). */
-const protectPatterns = (
-  fromFlag: readonly string[] | undefined,
-  fromEnv: readonly string[] | undefined,
-  fromFile: readonly string[] | undefined,
-  lines: ConfigFileLines,
-): { value: string[]; source: SettingSource } => {
-  const value = [...new Set([...(fromFlag ?? []), ...(fromEnv ?? []), ...(fromFile ?? [])])];
-  const names = [
-    ...(fromFlag?.length ? ['--protect'] : []),
-    ...(fromEnv?.length ? ['CORTEX_SYNC_PROTECT'] : []),
-    ...(fromFile?.length ? [fileLine(lines, 'protect')] : []),
-  ];
-  const origin: SettingOrigin = fromFlag?.length
-    ? 'flag'
-    : fromEnv?.length
-      ? 'environment'
-      : fromFile?.length
-        ? 'file'
-        : 'default';
-  return { value, source: { origin, name: names.length > 0 ? names.join(' + ') : 'default' } };
+  problems.push(...key.diagnostics);
+  const { fields, origins } = asConfig(table, decided);
+  origins.apiKey =
+    key.from !== undefined ? { origin: 'environment', name: key.from } : { origin: 'default', name: 'not set' };
+  const strict = decided.get('strict')?.value === true;
+  const config = {
+    ...fields,
+    ...(key.apiKey !== undefined ? { apiKey: key.apiKey } : {}),
+    origins: origins as ConfigOrigins,
+    ...(flags.from !== undefined ? { flagsAre: flags.from } : {}),
+    origin: (fields.origin as string | undefined) ?? (await deriveOrigin(flags.originDir ?? dir, env)),
+    ...(proxy.settings ? { proxy: proxy.settings } : {}),
+  } as SyncConfig;
+  return { diagnostics: strictly([...diagnostics, ...problems], strict), config };
 };

@@ -6,7 +6,9 @@
 import { type Command, InvalidArgumentError, Option } from 'commander';
 import type { KindName } from '../core/model.js';
 import { KIND_NAMES } from '../kinds/registry.js';
+import { SETTINGS } from '../engine/settings.js';
 import type { CliIo } from '../runtime-io/io.js';
+import { addSettingOptions } from '../runtime-io/setting-options.js';
 import type { ExportScope } from './files.js';
 
 export interface ExportOptions {
@@ -15,10 +17,11 @@ export interface ExportOptions {
   only: ExportScope;
   includeArchived?: boolean;
   force?: boolean;
-  sourceId?: string;
-  baseUrl?: string;
   includeOtherSources?: boolean;
   schemaBase?: string;
+  sourceId?: string;
+  /** The settings' flags (`engine/settings.ts`: `--source-id`, `--base-url`, …), by their keys. */
+  [setting: string]: unknown;
 }
 
 /** `--kinds entity,dependency` → the kind names, each checked. */
@@ -53,16 +56,11 @@ export const defineExportCommand = (command: Command, io: CliIo, done: (code: nu
     .option('--include-other-sources', 'export objects other source ids manage too (left out by default)')
     .option('--force', 'replace files that exist already')
     .option(
-      '--source-id <id>',
-      'the source id of the repository written to (default: its cortex-sync.yaml or git remote)',
-    )
-    .option(
       '--schema-base <url-or-dir>',
       "where each file's schema line points: an http(s) URL or a folder holding <kind>.schema.json (default: the schemas written to DIR/.cortex-sync-schemas/)",
-    )
-    .option('--base-url <url>', 'API base address (env CORTEX_BASE_URL)')
-    .action(async (o: ExportOptions) => {
-      const { runExport } = await import('./run-command.js');
-      done(await runExport(o, io));
-    });
+    );
+  addSettingOptions(command, 'export', SETTINGS).action(async (o: ExportOptions) => {
+    const { runExport } = await import('./run-command.js');
+    done(await runExport(o, io));
+  });
 };

@@ -9,9 +9,11 @@ import { countOf } from '../core/plural.js';
 import { printable, printableOnce } from '../core/printable.js';
 import { hasErrors, type KindName } from '../core/model.js';
 import { CONFIG_FILE, configureRun, readConfigFile } from '../engine/config.js';
+import { SETTINGS } from '../engine/settings.js';
 import { KIND_HANDLERS, KIND_NAMES } from '../kinds/registry.js';
 import { renderDiagnostics } from '../render/index.js';
 import { type CliIo, useColor, writeLine } from '../runtime-io/io.js';
+import { settingsSaid } from '../runtime-io/setting-options.js';
 import type { ExportOptions } from './command.js';
 import { type ExportFile, exportFiles } from './files.js';
 import { checkConfigSourceId, checkOutDir } from './guard.js';
@@ -36,7 +38,7 @@ export const runExport = async (o: ExportOptions, io: CliIo): Promise<number> =>
   const outDir = resolve(io.cwd, o.out);
   const schemaBase = parseSchemaBase(o.schemaBase, io.cwd, outDir);
   const { config, diagnostics } = await configureRun(
-    { said: { dir: outDir, sourceId: o.sourceId, baseUrl: o.baseUrl } },
+    { said: { ...settingsSaid(o, SETTINGS), dir: outDir } },
     io.env,
     io.cwd,
   );

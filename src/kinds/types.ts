@@ -11,6 +11,7 @@ import { CortexSyncError } from '../core/errors.js';
 import type { KindModel, ReadOnlyKindModel } from '../core/kind-contract.js';
 import type { Change, DesiredObject, Diagnostic, KindName, LiveObject } from '../core/model.js';
 import type { PendingCreates } from '../core/pending-creates.js';
+import type { AnySettingSpec } from '../core/settings.js';
 
 export type {
   AnyKindModel,
@@ -197,6 +198,8 @@ export type AnyKindHandler = KindHandler<unknown, unknown>;
 export type ConfigurableKind<S, L, C extends object> = KindHandler<S, L> & {
   /** This kind, configured with the run's settings (each left out keeps its default). */
   configure(settings: C): KindHandler<S, L>;
+  /** Its entries in the table of settings (`engine/settings.ts`): key, flag, variable, file rule, help. */
+  settings: readonly AnySettingSpec[];
 };
 
 /** What reading a kind that is only read found: its objects, or that this key may not read them (a warning). */

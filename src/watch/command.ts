@@ -4,7 +4,9 @@
  * checked as commander parses them, so a bad value is an error naming the flag.
  */
 import { type Command, InvalidArgumentError, Option } from 'commander';
+import { SETTINGS } from '../engine/settings.js';
 import type { CliIo } from '../runtime-io/io.js';
+import { addSettingOptions } from '../runtime-io/setting-options.js';
 import { DurationError, formatDuration, parseDuration } from './duration.js';
 import { DEFAULT_LISTEN, ListenSyntaxError, parseListen } from './listen.js';
 import { DEFAULT_LEASE_LINGER_MS, DEFAULT_PRUNE_SETTLE_MS } from './defaults.js';
@@ -31,13 +33,8 @@ export interface WatchFlags {
   planLogMaxSize?: number;
   /** Rotated plan logs kept. */
   planLogKeep?: number;
-  prune?: boolean;
-  allowMassDelete?: boolean;
-  allowTakeover?: boolean;
-  sourceId?: string;
-  baseUrl?: string;
-  concurrency?: number;
-  strict?: boolean;
+  /** The settings' flags (`engine/settings.ts`: `--prune`, `--source-id`, `--concurrency`, …), by their keys. */
+  [setting: string]: unknown;
 }
 
 const duration = (value: string): number => {
@@ -46,12 +43,6 @@ const duration = (value: string): number => {
   } catch (error) {
     throw new InvalidArgumentError(error instanceof DurationError ? error.message : String(error));
   }
-};
-
-const concurrency = (value: string): number => {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 1 || n > 64) throw new InvalidArgumentError('expected a whole number from 1 to 64');
-  return n;
 };
 
 const size = (value: string): number => {
@@ -148,18 +139,9 @@ export const defineWatchCommand = (command: Command, io: CliIo, done: (code: num
       new Option('--plan-log-keep <n>', 'rotated plan logs kept (plan-log.jsonl.1 the newest; 0 = none)')
         .argParser(keepCount)
         .default(DEFAULT_PLAN_LOG_KEEP),
-    )
-    .option('--prune', 'remove objects this repository manages whose manifests are gone')
-    .option('--no-prune', 'never prune, whatever cortex-sync.yaml or CORTEX_SYNC_PRUNE says')
-    .option('--allow-mass-delete', 'allow a prune above the configured share or count of managed objects')
-    .option('--allow-takeover', 'take over objects another source id manages')
-    .option('--source-id <id>', 'identifies this repository in the ownership records')
-    .option('--base-url <url>', 'API base address (env CORTEX_BASE_URL)')
-    .option('--concurrency <n>', 'changes applied at once (1–64)', concurrency)
-    .option('--strict', 'every warning is an error (env CORTEX_SYNC_STRICT; strict: true in cortex-sync.yaml)')
-    .option('--no-strict', 'warnings stay warnings, whatever cortex-sync.yaml or CORTEX_SYNC_STRICT says')
-    .action(async (o: WatchFlags) => {
-      const { runWatch } = await import('./run-command.js');
-      done(await runWatch(o, io));
-    });
+    );
+  addSettingOptions(command, 'watch', SETTINGS).action(async (o: WatchFlags) => {
+    const { runWatch } = await import('./run-command.js');
+    done(await runWatch(o, io));
+  });
 };

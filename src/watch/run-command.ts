@@ -12,7 +12,9 @@ import { requireApiKey } from '../engine/api-client.js';
 import { resolveApiKey, resolveSecret } from '../engine/api-key.js';
 import { systemClock } from '../engine/context.js';
 import { configureRun, type OperatorSettings } from '../engine/config.js';
+import { SETTINGS } from '../engine/settings.js';
 import { type CliIo, manifestRootProblems } from '../runtime-io/io.js';
+import { settingsSaid } from '../runtime-io/setting-options.js';
 import { createDirSource } from './dir-source.js';
 import { formatDuration } from './duration.js';
 import {
@@ -35,17 +37,8 @@ import { DEFAULT_LEASE_LINGER_MS, DEFAULT_PRUNE_SETTLE_MS } from './defaults.js'
 import { startWatcher } from './watcher.js';
 import { DEFAULT_PLAN_LOG_KEEP, DEFAULT_PLAN_LOG_MAX_BYTES } from './plan-log-rotation.js';
 
-/** What the flags say for every run, by the names every runtime uses (`engine/config.ts`). */
-const settingsOf = (o: WatchFlags, dir: string): OperatorSettings => ({
-  dir,
-  sourceId: o.sourceId,
-  baseUrl: o.baseUrl,
-  prune: o.prune,
-  allowMassDelete: o.allowMassDelete,
-  allowTakeover: o.allowTakeover,
-  concurrency: o.concurrency,
-  strict: o.strict,
-});
+/** What the flags say for every run, by the names every runtime uses (the table of settings, `engine/settings.ts`). */
+const settingsOf = (o: WatchFlags, dir: string): OperatorSettings => ({ ...settingsSaid(o, SETTINGS), dir });
 
 /** The listen address and where it came from, for messages. */
 const listenSetting = (o: WatchFlags, env: NodeJS.ProcessEnv): { value: string; named: string } => {

@@ -56,16 +56,12 @@ describe('readInputs', () => {
       command: 'auto',
       dir: '.',
       apiKey: '',
-      baseUrl: '',
-      prune: false,
-      sourceId: '',
       githubToken: '',
       comment: true,
       onPlanDrift: 'fail',
-      allowMassDelete: false,
-      forceEntityTypeSchema: false,
-      allowTakeover: false,
       planCommentAuthor: '',
+      // Always said, `false` included: cortex-sync.yaml cannot turn these on under the Action.
+      said: { dir: '.', prune: false, allowMassDelete: false, forceEntityTypeSchema: false, allowTakeover: false },
     });
   });
 

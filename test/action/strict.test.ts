@@ -62,9 +62,9 @@ describe('the Action input `strict`', () => {
 
   it('is read as true or false, and a bad value is an error naming the input', () => {
     const inputs = (strict: string) => readInputs((name) => (name === 'strict' ? strict : ''));
-    expect(inputs('true').strict).toBe(true);
-    expect(inputs('false').strict).toBe(false);
-    expect(inputs('').strict).toBeUndefined();
+    expect(inputs('true').said.strict).toBe(true);
+    expect(inputs('false').said.strict).toBe(false);
+    expect(inputs('').said.strict).toBeUndefined();
     expect(() => inputs('yes')).toThrow("input `strict`: expected true or false, got 'yes'");
   });
 });

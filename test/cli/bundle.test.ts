@@ -126,7 +126,9 @@ describe('the bundled CLI', () => {
   it('a bad flag value is refused by the command it belongs to, before anything runs', async () => {
     const bad = await run(['apply', '--concurrency', '100']);
     expect(bad.code).toBe(1);
-    expect(bad.stderr).toContain("option '--concurrency <n>' argument '100' is invalid. expected at most 64");
+    expect(bad.stderr).toContain(
+      "option '--concurrency <n>' argument '100' is invalid. expected a whole number from 1 to 64",
+    );
   });
 
   it('validates from another working directory, through a symlink to bin/', async () => {

@@ -6,6 +6,7 @@ import { encodePathSegment } from '../../api/types.js';
 import { sortKeys } from '../../core/diff.js';
 import { ApiError, CortexSyncError, isApiError } from '../../core/errors.js';
 import type { LiveObject } from '../../core/model.js';
+import { ENTITY_TYPE_SETTINGS } from './settings.js';
 import type { ApplyContext, ConfigurableKind, FetchContext, KindChange, KindHandler } from '../types.js';
 import { entityTypeModel, KIND } from './model.js';
 import { type EntityTypeManifest, type LiveEntityType, liveDefinitionSchema } from './schema.js';
@@ -172,6 +173,7 @@ export interface EntityTypeRunSettings {
 /** The `entity-type` kind with default settings; `configure` applies the run's. */
 export const entityTypeKind: ConfigurableKind<EntityTypeManifest, LiveEntityType, EntityTypeRunSettings> = {
   ...createEntityTypeKind(),
+  settings: ENTITY_TYPE_SETTINGS,
   configure: (settings) =>
     createEntityTypeKind({
       ...(settings.forceEntityTypeSchema !== undefined ? { forceSchema: settings.forceEntityTypeSchema } : {}),

@@ -9,6 +9,7 @@ import { applyEntityChange, descriptorTextFor } from './apply.js';
 import { exportEntities } from './export.js';
 import { type EntityLive, fetchArchivedHolders, fetchEntitiesByTag, fetchEntityLive } from './live.js';
 import type { PruneAction } from '../../core/kind-contract.js';
+import { ENTITY_SETTINGS } from './settings.js';
 import { createEntityModel, type EntitySettings } from './model.js';
 import type { EntityDescriptor } from './schema.js';
 import { violationDiagnostics } from './violations.js';
@@ -47,6 +48,7 @@ export interface EntityRunSettings {
 /** The `entity` kind with default settings; `configure` applies the run's. */
 export const entityKind: EntityKind & ConfigurableKind<EntityDescriptor, EntityLive, EntityRunSettings> = {
   ...createEntityKind(),
+  settings: ENTITY_SETTINGS,
   configure: (settings) =>
     createEntityKind({ ...(settings.pruneEntities ? { pruneAction: settings.pruneEntities } : {}) }),
 };

@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { encodePathSegment } from '../../../src/api/types.js';
 import { CortexSyncError } from '../../../src/core/errors.js';
 import type { DesiredObject, JsonValue, LiveObject, ParsedDocument } from '../../../src/core/model.js';
+import { type AnySettingSpec, intValue, setting } from '../../../src/core/settings.js';
 import { manifestPath } from '../../../src/kinds/shared/file-name.js';
 import { ownsFilesIn, YAML_FILE } from '../../../src/kinds/shared/layout.js';
 import type { ExportFetchContext, FetchContext, KindHandler, ParseResult } from '../../../src/kinds/types.js';
@@ -82,7 +83,24 @@ const readNotes = async (
   return out;
 };
 
-export const entityNoteKind: KindHandler<NoteManifest, LiveNote> = {
+/** The kind's one setting, beside its folder: how many notes one entity may carry (a limit the file may only lower). */
+export const NOTE_SETTINGS: readonly AnySettingSpec[] = [
+  setting({
+    key: 'maxNotesPerEntity',
+    title: 'notes one entity may carry',
+    help: 'refuse a plan that gives one entity more notes than this',
+    flag: '--max-notes-per-entity',
+    commands: ['plan', 'apply'],
+    input: { name: 'max-notes-per-entity' },
+    env: 'CORTEX_SYNC_MAX_NOTES_PER_ENTITY',
+    file: 'lower-only',
+    value: intValue(1, 1000),
+    default: 100,
+  }),
+];
+
+export const entityNoteKind: KindHandler<NoteManifest, LiveNote> & { settings: readonly AnySettingSpec[] } = {
+  settings: NOTE_SETTINGS,
   kind: KIND,
   title: 'entity note',
   refersTo: [ENTITY],
