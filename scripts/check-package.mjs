@@ -1,8 +1,9 @@
 // Checks what `npm publish` would upload, without publishing: the file list of `npm pack` (run
 // with --ignore-scripts on the build already made, so `dist/` is what `npm ci` or `npm run build`
 // wrote). The package is the command: `bin/`, `dist/` (the compiled sources and the CLI bundle),
-// `schemas/`, package.json and the README; not the emulator nor the benchmark (workspace packages of
-// the repository, `packages/`), no tests, no local state (`.cortex-sync/`), no secrets
+// `schemas/`, package.json, the README and the LICENSE (the MIT terms travel with the code); not the
+// emulator nor the benchmark (workspace packages of the repository, `packages/`), no tests, no local
+// state (`.cortex-sync/`), no secrets
 // (`.env`, keys), no packed tarballs. The Action is not in the package: it runs from the git tag,
 // so its bundle must be committed at the path `action.yml` names.
 //
@@ -54,6 +55,8 @@ for (const file of files) {
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 for (const [name, path] of Object.entries(pkg.bin ?? {}))
   if (!files.includes(path.replace(/^\.\//, ''))) problems.push(`${path}: the "${name}" command is missing`);
+if (!files.some((f) => /^LICEN[SC]E(\.md|\.txt)?$/i.test(f)))
+  problems.push('LICENSE: missing (the terms package.json names)');
 for (const needed of ['dist/bundle/cli.js', 'dist/watch/healthcheck-main.js'])
   if (!files.includes(needed)) problems.push(`${needed}: missing (was the package built? npm run build)`);
 if (!files.some((f) => f.startsWith('schemas/'))) problems.push('schemas/: missing (the editors’ JSON Schemas)');

@@ -23,11 +23,10 @@ import type { ClientStats } from '../api/types.js';
 import type { Clock, EngineEvent, EventSink } from '../engine/context.js';
 import { countOf } from '../core/plural.js';
 import { leaseEventLine } from '../engine/lease-events.js';
+import { ApplyTally } from './apply-tally.js';
 
 export const PROGRESS_EVERY_MS = 10_000;
 export const PROGRESS_EVERY_OPERATIONS = 100;
-/** The API's rate-limit window: before a run has lasted this long (or met a 429), its pace says little. */
-export const RATE_WINDOW_MS = 60_000;
 
 export interface ProgressOptions {
   stream: NodeJS.WritableStream;
@@ -200,103 +199,24 @@ export const createReadProgress = (options: {
   };
 };
 
-/** Keeps (time, operations done) samples of the last `windowMs` to measure the recent pace. */
-const recentPace = (windowMs: number) => {
-  const samples: { at: number; done: number }[] = [];
-  return {
-    add(at: number, done: number) {
-      samples.push({ at, done });
-      while (samples.length > 2 && samples[0]!.at < at - windowMs) samples.shift();
-    },
-    /**
-     * Operations per millisecond from the first sample inside the window to now, when that spans
-     * at least a fifth of it (a sample from before a long pause is not part of the recent pace).
-     */
-    perMs(now: number): number | undefined {
-      const first = samples.find((s) => s.at >= now - windowMs);
-      const last = samples[samples.length - 1];
-      if (!first || !last || last.done <= first.done || now - first.at < windowMs / 5) return undefined;
-      return (last.done - first.done) / (now - first.at);
-    },
-  };
-};
-
-export const createApplyProgress = (options: ProgressOptions): ApplyProgress => {
+/** The drawn line of an apply: rewritten in place on a terminal, else a line every 10 s or 100 operations. */
+const applyLines = (options: ProgressOptions, tally: ApplyTally, stopping: () => boolean) => {
   const { stream, tty, clock } = options;
-  const reading = createReadProgress({ stream, clock, ...(options.signal ? { signal: options.signal } : {}) });
-  let total: number | undefined;
-  let done = 0;
-  let failed = 0;
-  let skipped = 0;
-  let requests = 0;
-  let startedAt: number | undefined;
-  let pausedUntil = 0;
-  let waitingUntil = 0;
-  let pauseSeen = false;
   let lastLineAt = 0;
   let lastLineDone = 0;
   let lineShown = false;
-  const pace = recentPace(RATE_WINDOW_MS);
-  const stopping = () => options.signal?.aborted === true;
-  const bulk = options.bulkKinds ?? new Set<string>();
-  let pendingByKind: ReadonlyMap<string, number> | undefined;
-  const finishedByKind = new Map<string, number>();
-  /** Operations of kinds written one request (or a few) per change. */
-  let doneSingle = 0;
-
-  /** What is left: changes written one by one, and bulk kinds still to write (a few requests each). */
-  const left = (): { single: number; bulkKinds: number } => {
-    if (!pendingByKind) return { single: (total ?? 0) - done - skipped, bulkKinds: 0 };
-    let single = 0;
-    let bulkKinds = 0;
-    for (const [kind, n] of pendingByKind) {
-      const rest = n - (finishedByKind.get(kind) ?? 0);
-      if (rest <= 0) continue;
-      if (bulk.has(kind)) bulkKinds += 1;
-      else single += rest;
-    }
-    return { single, bulkKinds };
-  };
-
-  /**
-   * The time left: the requests the remaining changes need (as many per change as so far; a bulk
-   * kind as one request) at the client's rate now, and never less than the recent pace says (a
-   * slow server, a low concurrency), nor than the time a pause still holds.
-   */
-  const eta = (now: number): string | undefined => {
-    if (total === undefined || doneSingle === 0 || startedAt === undefined || stopping()) return undefined;
-    const rest = left();
-    if (rest.single + rest.bulkKinds <= 0) return undefined;
-    const elapsed = now - startedAt;
-    // The client's rate is its ceiling until the server says otherwise; the first seconds go at
-    // the burst. Until a Retry-After pause or a full minute (the API's window) has shown what the
-    // server allows, any estimate would be the ceiling's guess (3× short against a server that
-    // allows 300 a minute), so none is shown.
-    if (!pauseSeen && elapsed < RATE_WINDOW_MS) return undefined;
-    const pauseLeft = Math.max(0, pausedUntil - now);
-    const estimates: number[] = [];
-    const rate = options.ratePerMinute?.() ?? 0;
-    const perChange = requests / doneSingle;
-    if (rate > 0) estimates.push(((perChange * rest.single + rest.bulkKinds) / rate) * 60_000 + pauseLeft);
-    const perMs = pace.perMs(now);
-    if (perMs !== undefined) estimates.push(rest.single / perMs + pauseLeft);
-    // The whole run's pace, the pause still ahead included: a server's window (so many a minute,
-    // then a pause) shows in it, where the rate learned from a few 429s is still far above.
-    estimates.push(((elapsed + pauseLeft) / doneSingle) * rest.single);
-    return duration(Math.max(...estimates));
-  };
 
   const status = (now: number): string => {
-    const parts = [`${done}/${total ?? '?'} done`, `${failed} failed`];
-    if (skipped > 0) parts.push(`${skipped} not done`);
-    parts.push(countOf(requests, 'request'));
+    const parts = [`${tally.done}/${tally.total ?? '?'} done`, `${tally.failed} failed`];
+    if (tally.skipped > 0) parts.push(`${tally.skipped} not done`);
+    parts.push(countOf(tally.requests, 'request'));
     if (stopping()) parts.push('stopping: changes in flight finish, no new one starts');
     else {
-      const held = heldLine(now, pausedUntil, waitingUntil, '');
+      const held = heldLine(now, tally.pausedUntil, tally.waitingUntil, '');
       if (held !== undefined) parts.push(held);
     }
-    const left = eta(now);
-    if (left !== undefined) parts.push(`about ${left} left`);
+    const left = stopping() ? undefined : tally.etaMs(now, options.ratePerMinute?.() ?? 0);
+    if (left !== undefined) parts.push(`about ${duration(left)} left`);
     return `Applying: ${parts.join(', ')}`;
   };
 
@@ -304,117 +224,125 @@ export const createApplyProgress = (options: ProgressOptions): ApplyProgress => 
     if (tty && lineShown) stream.write('\r\u001b[2K');
     lineShown = false;
   };
-  /** A line that stays (a failure, a wait); the updating line is drawn again below it. */
-  const permanent = (text: string) => {
-    clearLine();
-    stream.write(`${text}\n`);
-  };
-  const update = (force = false) => {
-    if (startedAt === undefined) return;
-    const now = clock.now();
-    if (tty) {
-      stream.write(`\r\u001b[2K${status(now)}`);
-      lineShown = true;
-      return;
-    }
-    const due = now - lastLineAt >= PROGRESS_EVERY_MS || done - lastLineDone >= PROGRESS_EVERY_OPERATIONS;
-    if (!force && !due) return;
-    stream.write(`[${duration(now - startedAt)}] ${status(now)}\n`);
-    lastLineAt = now;
-    lastLineDone = done;
-  };
-
-  /** While a pause or the rate holds the apply back: a line at least every 10 s (TTY: the line redrawn). */
-  const ticker = holdTicker(
-    clock,
-    options.signal,
-    () => lastLineAt,
-    () => update(),
-  );
-
-  const onEvent = (event: EngineEvent) => {
-    if (startedAt === undefined) {
-      reading.emit(event);
-      if (event.type === 'plan.ready') total = event.pending;
-      return;
-    }
-    switch (event.type) {
-      case 'plan.ready':
-        total = event.pending;
-        return;
-      case 'operation.done':
-        finishedByKind.set(event.kind, (finishedByKind.get(event.kind) ?? 0) + 1);
-        if (event.outcome === 'skipped') {
-          skipped += 1;
-          // Stopped: the rest is skipped at once; the last line and the report count it.
-          if (!stopping()) update();
-          return;
-        }
-        done += 1;
-        if (!bulk.has(event.kind)) {
-          doneSingle += 1;
-          pace.add(clock.now(), doneSingle);
-        }
-        if (event.outcome === 'failed') {
-          failed += 1;
-          permanent(
-            `✗ ${event.action} ${event.kind}/${event.id} failed${event.status !== null ? ` (HTTP ${event.status})` : ''}: ${event.error ?? 'no message'}`,
-          );
-        }
-        update();
-        return;
-      case 'request':
-        requests += 1;
-        update();
-        return;
-      case 'ratelimit.paused': {
-        const now = clock.now();
-        const wasPaused = pausedUntil > now;
-        pausedUntil = Math.max(pausedUntil, now + event.ms);
-        pauseSeen = true;
-        if (!tty && !wasPaused) permanent(pausedLine(event.ms, 'the apply'));
-        update();
-        ticker.holdUntil(pausedUntil);
+  return {
+    lastLineAt: () => lastLineAt,
+    clearLine,
+    /** A line that stays (a failure, a wait); the updating line is drawn again below it. */
+    permanent(text: string) {
+      clearLine();
+      stream.write(`${text}\n`);
+    },
+    update(force = false) {
+      if (tally.startedAt === undefined) return;
+      const now = clock.now();
+      if (tty) {
+        stream.write(`\r\u001b[2K${status(now)}`);
+        lineShown = true;
         return;
       }
-      case 'ratelimit.waiting':
-        waitingUntil = Math.max(waitingUntil, clock.now() + event.ms);
-        ticker.holdUntil(waitingUntil);
-        return;
-      case 'request.waiting':
-        permanent(waitingLine(event));
-        update();
-        return;
-      case 'lease.waiting':
-      case 'lease.taken':
-      case 'lease.lost':
-        permanent(leaseEventLine(event) ?? event.type);
-        update();
-        return;
-      default:
-        return;
-    }
+      const due = now - lastLineAt >= PROGRESS_EVERY_MS || tally.done - lastLineDone >= PROGRESS_EVERY_OPERATIONS;
+      if (!force && !due) return;
+      stream.write(`[${duration(now - tally.startedAt)}] ${status(now)}\n`);
+      lastLineAt = now;
+      lastLineDone = tally.done;
+    },
+    /** Counting starts at `at`: the first line is due 10 s later. */
+    started(at: number) {
+      lastLineAt = at;
+    },
+    /** Operations done since the last line (a final line is due when any). */
+    doneSinceLine: () => tally.done !== lastLineDone,
   };
+};
+
+type ApplyLines = ReturnType<typeof applyLines>;
+type Ticker = ReturnType<typeof holdTicker>;
+
+/** An event of the apply (after `start`): counted, and said when it is a failure, a pause or a wait. */
+const onApplyEvent = (
+  event: EngineEvent,
+  at: { tally: ApplyTally; lines: ApplyLines; ticker: Ticker; clock: Clock; tty: boolean; stopping: () => boolean },
+): void => {
+  const { tally, lines, ticker, clock } = at;
+  switch (event.type) {
+    case 'plan.ready':
+      tally.total = event.pending;
+      return;
+    case 'operation.done':
+      tally.finished(clock.now(), event.kind, event.outcome);
+      // Stopped: the rest is skipped at once; the last line and the report count it.
+      if (event.outcome === 'skipped') {
+        if (!at.stopping()) lines.update();
+        return;
+      }
+      if (event.outcome === 'failed') {
+        lines.permanent(
+          `✗ ${event.action} ${event.kind}/${event.id} failed${event.status !== null ? ` (HTTP ${event.status})` : ''}: ${event.error ?? 'no message'}`,
+        );
+      }
+      lines.update();
+      return;
+    case 'request':
+      tally.requests += 1;
+      lines.update();
+      return;
+    case 'ratelimit.paused': {
+      const started = tally.paused(clock.now(), event.ms);
+      if (!at.tty && started) lines.permanent(pausedLine(event.ms, 'the apply'));
+      lines.update();
+      ticker.holdUntil(tally.pausedUntil);
+      return;
+    }
+    case 'ratelimit.waiting':
+      tally.waitingUntil = Math.max(tally.waitingUntil, clock.now() + event.ms);
+      ticker.holdUntil(tally.waitingUntil);
+      return;
+    case 'request.waiting':
+      lines.permanent(waitingLine(event));
+      lines.update();
+      return;
+    case 'lease.waiting':
+    case 'lease.taken':
+    case 'lease.lost':
+      lines.permanent(leaseEventLine(event) ?? event.type);
+      lines.update();
+      return;
+    default:
+      return;
+  }
+};
+
+export const createApplyProgress = (options: ProgressOptions): ApplyProgress => {
+  const { stream, tty, clock } = options;
+  const reading = createReadProgress({ stream, clock, ...(options.signal ? { signal: options.signal } : {}) });
+  const tally = new ApplyTally(options.bulkKinds ?? new Set<string>());
+  const stopping = () => options.signal?.aborted === true;
+  const lines = applyLines(options, tally, stopping);
+  /** While a pause or the rate holds the apply back: a line at least every 10 s (TTY: the line redrawn). */
+  const ticker = holdTicker(clock, options.signal, lines.lastLineAt, () => lines.update());
 
   return {
-    emit: onEvent,
+    emit: (event) => {
+      if (tally.startedAt !== undefined) return onApplyEvent(event, { tally, lines, ticker, clock, tty, stopping });
+      reading.emit(event);
+      if (event.type === 'plan.ready') tally.total = event.pending;
+    },
     reading,
     start(pending) {
       reading.finish();
-      pendingByKind = pending;
-      startedAt = clock.now();
-      lastLineAt = startedAt;
-      pace.add(startedAt, 0);
+      const at = clock.now();
+      tally.start(at, pending);
+      lines.started(at);
       ticker.start();
-      update(true);
+      lines.update(true);
     },
     finish() {
       reading.finish();
       ticker.stop();
-      if (startedAt === undefined) return;
-      if (tty) clearLine();
-      else if (done !== lastLineDone || skipped > 0) update(true);
-      startedAt = undefined;
+      if (tally.startedAt === undefined) return;
+      if (tty) lines.clearLine();
+      else if (lines.doneSinceLine() || tally.skipped > 0) lines.update(true);
+      tally.startedAt = undefined;
     },
   };
 };

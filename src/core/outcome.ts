@@ -361,7 +361,7 @@ export interface ExitOptions {
 }
 
 /**
- * The exit code of a run (interface.md): 0 success; 1 invalid manifests, a refused plan, an apply
+ * The exit code of a run (the README's "Exit codes"): 0 success; 1 invalid manifests, a refused plan, an apply
  * not approved or with a failed step; 2 a plan with work under `--detailed-exitcode`; 129/130/143
  * an apply stopped by SIGHUP/SIGINT/SIGTERM.
  */

@@ -10,7 +10,7 @@
  * a value that two entities register routes nowhere.
  */
 
-/** The descriptor key that lists an entity's alternative mapping values (api.md's name). */
+/** The descriptor key that lists an entity's alternative mapping values (the vendor's name). */
 export const MAPPINGS_KEY = 'x-service-custom-integration-mappings';
 /** The same block as the vendor's webhook documentation spells it; read as well. */
 export const MAPPINGS_KEY_DOCS = 'x-cortex-custom-integration-mappings';

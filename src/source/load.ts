@@ -15,7 +15,7 @@ import { layoutFolderProblems } from './layout-folders.js';
 import { capQuotedValues } from './excerpt.js';
 import { readRegularFile } from './regular-file.js';
 import type { FileLoadResult, ManifestCache } from './manifest-cache.js';
-import { listingAfterNotedChanges } from './noted-changes.js';
+import { listingAfterNotedChanges, type NotedListing } from './noted-changes.js';
 import { DEFAULT_PARSE_LIMITS, fileTooLarge, type ParseLimits, parseManifestFile } from './yaml.js';
 
 export interface LoadOptions {
@@ -205,6 +205,136 @@ const checkDuplicateIds = (objects: readonly DesiredObject[]): { kept: DesiredOb
   return { kept, diagnostics };
 };
 
+/** What the load found under the root: the files, the real root, the YAML and JSON no kind owns, what was in the way. */
+interface Found {
+  discovered: DiscoveredFile[];
+  realRoot: string;
+  unownedYaml: string[];
+  unownedJson: string[];
+  /** The paths the walk could not read, relative to the root. */
+  walkProblems: string[];
+  /** Their errors (and, once listed, the unowned files' diagnostics first). */
+  unreadable: Diagnostic[];
+}
+
+type Since = ReturnType<ManifestCache['changesSinceListing']>;
+
+/** Every manifest file under the root, from the noted changes when they tell, else by a walk. */
+const findFiles = async (
+  root: string,
+  handlers: readonly AnyKindModel[],
+  owns: (file: string) => boolean,
+  last: { since: Since; noted: NotedListing | undefined },
+): Promise<Found> => {
+  const { since, noted } = last;
+  if (since !== undefined && noted !== undefined) {
+    const { files: discovered, unownedYaml, unownedJson } = noted;
+    return { discovered, realRoot: since.listing.realRoot, unownedYaml, unownedJson, walkProblems: [], unreadable: [] };
+  }
+  const discovery = await discoverManifests(root, owns);
+  const folders = handlers.flatMap((h) => h.layoutFolders ?? []);
+  const problems = [...discovery.problems, ...(await layoutFolderProblems(discovery.realRoot, folders))];
+  const unreadable = problems.map((problem): Diagnostic => ({
+    severity: 'error',
+    code: 'unreadable-manifest',
+    message: `${problem.message}; fix or remove it (a manifest that cannot be read must never look deleted)`,
+    ...(problem.relPath !== '' ? { file: problem.relPath, line: 1, column: 1 } : {}),
+  }));
+  return {
+    discovered: discovery.files,
+    realRoot: discovery.realRoot,
+    unownedYaml: discovery.unownedYaml,
+    unownedJson: discovery.unownedJson,
+    walkProblems: problems.map((p) => p.relPath),
+    unreadable,
+  };
+};
+
+/** What reading the files of one load needs. */
+interface Reading {
+  realRoot: string;
+  handlers: readonly AnyKindModel[];
+  limits: ParseLimits;
+  parseContext: ParseContext;
+  cache: ManifestCache | undefined;
+  since: Since;
+  noted: NotedListing | undefined;
+}
+
+const ownersOf = (at: Reading, file: string): AnyKindModel[] => at.handlers.filter((h) => h.ownsFile(file));
+
+/** One file read by the one kind that owns it (through the cache when there is one). */
+const routeFile = (at: Reading, found: DiscoveredFile): FileLoadResult => {
+  const { realRoot, limits, parseContext, cache } = at;
+  const file = found.relPath;
+  const [handler, ...others] = ownersOf(at, file);
+  if (handler === undefined) return { objects: [], diagnostics: [] };
+  if (others.length > 0) {
+    const kinds = [handler, ...others].map((h) => h.kind).join(', ');
+    return {
+      objects: [],
+      diagnostics: [
+        { severity: 'error', code: 'ambiguous-kind', message: `${file} is claimed by several kinds: ${kinds}`, file },
+      ],
+    };
+  }
+  if (!cache) return loadFile(realRoot, found, handler, limits, parseContext);
+  const key = `${handler.kind} ${limits.maxFileBytes} ${limits.maxAliasCount}`;
+  return cache.resolve(file, found.realPath, key, parseContext, (ctx) =>
+    loadFile(realRoot, found, handler, limits, ctx),
+  );
+};
+
+/** A manifest of another kind in this kind's folder fails to load: say where it belongs. */
+const withKindHint = (at: Reading, found: DiscoveredFile, loaded: FileLoadResult): FileLoadResult => {
+  const owners = ownersOf(at, found.relPath);
+  const handler = owners[0];
+  if (handler === undefined || owners.length > 1 || !hasErrors(loaded.diagnostics)) return loaded;
+  if (loaded.diagnostics.some((d) => d.code.startsWith('yaml') || d.code === 'unreadable-manifest')) return loaded;
+  const fits = at.handlers.find(
+    (h) => h !== handler && !hasErrors(loadFile(at.realRoot, found, h, at.limits, at.parseContext).diagnostics),
+  );
+  if (fits === undefined) return loaded;
+  const hint: Diagnostic = {
+    severity: 'error',
+    code: 'wrong-kind-folder',
+    message: `${found.relPath} reads as a valid ${fits.kind} manifest, but no ${handler.kind} manifest: move it to ${folderHint(fits)}`,
+    file: found.relPath,
+    line: 1,
+    column: 1,
+  };
+  return { ...loaded, diagnostics: [...loaded.diagnostics, hint] };
+};
+
+/** A file the noted changes did not name, as the last load returned it (undefined: read it). */
+const unchanged = (at: Reading, found: DiscoveredFile): FileLoadResult | undefined => {
+  const { since, noted, cache } = at;
+  if (since === undefined || noted === undefined || noted.reread.has(found.relPath)) return undefined;
+  const previous = since.listing.results.get(found.relPath);
+  // Only a result the cache keeps: one that read the clock, or too fresh to trust, is read again.
+  return previous !== undefined && cache?.keptResult(found.relPath) !== undefined ? previous : undefined;
+};
+
+/** Every file's result, in order, yielding to the event loop between batches. */
+const readFiles = async (at: Reading, discovered: readonly DiscoveredFile[]) => {
+  const results: FileLoadResult[] = [];
+  const byFile = new Map<string, FileLoadResult>();
+  // A file taken as unchanged costs a map lookup: the turn is yielded after so many files handled.
+  let handled = 0;
+  for (const found of discovered) {
+    if (handled >= FILES_PER_TURN) {
+      handled = 0;
+      await nextTurn();
+    }
+    const kept = unchanged(at, found);
+    handled += kept === undefined ? 1 : 1 / KEPT_PER_READ;
+    const result = kept ?? withKindHint(at, found, routeFile(at, found));
+    results.push(result);
+    byFile.set(found.relPath, result);
+  }
+  return { results, byFile };
+};
+
 /**
  * Loads and validates every manifest under `root` with the given kind handlers. A missing root,
  * an unreadable folder or file, invalid YAML or an invalid manifest becomes an error diagnostic.
@@ -228,41 +358,19 @@ export const loadManifests = async (
   if (stat === undefined) return rootError(`manifest directory ${root} does not exist`);
   if (!stat.isDirectory()) return rootError(`manifest directory ${root} is not a directory`);
 
-  const ownersOf = (file: string): AnyKindModel[] => handlers.filter((h) => h.ownsFile(file));
   const owns = (file: string): boolean => handlers.some((h) => h.ownsFile(file));
   const listingKey = `${handlers.map((h) => h.kind).join(',')} ${limits.maxFileBytes} ${limits.maxAliasCount}`;
   const cache = options.cache;
   // A caller told of every change (the watcher) starts from the last listing: see `noted-changes.ts`.
   const since = options.onlyNotedChanges ? cache?.changesSinceListing(listingKey) : undefined;
   const noted = since && (await listingAfterNotedChanges(since.listing, since.changed, root, owns));
-  let discovered: DiscoveredFile[];
-  let realRoot: string;
-  let unownedYaml: string[];
-  let unownedJson: string[];
-  let walkProblems: string[] = [];
-  const unreadable: Diagnostic[] = [];
-  if (since !== undefined && noted !== undefined) {
-    ({ files: discovered, unownedYaml, unownedJson } = noted);
-    realRoot = since.listing.realRoot;
-  } else {
-    try {
-      const discovery = await discoverManifests(root, owns);
-      ({ files: discovered, realRoot, unownedYaml, unownedJson } = discovery);
-      const folders = handlers.flatMap((h) => h.layoutFolders ?? []);
-      const problems = [...discovery.problems, ...(await layoutFolderProblems(realRoot, folders))];
-      walkProblems = problems.map((p) => p.relPath);
-      for (const problem of problems) {
-        unreadable.push({
-          severity: 'error',
-          code: 'unreadable-manifest',
-          message: `${problem.message}; fix or remove it (a manifest that cannot be read must never look deleted)`,
-          ...(problem.relPath !== '' ? { file: problem.relPath, line: 1, column: 1 } : {}),
-        });
-      }
-    } catch (error) {
-      return rootError(`cannot list the manifests under ${root}: ${readFailure(error)}`);
-    }
+  let found: Found;
+  try {
+    found = await findFiles(root, handlers, owns, { since, noted });
+  } catch (error) {
+    return rootError(`cannot list the manifests under ${root}: ${readFailure(error)}`);
   }
+  const { discovered, realRoot, unownedYaml, unownedJson, walkProblems, unreadable } = found;
   unreadable.unshift(
     ...unownedYamlDiagnostics(unownedYaml, discovered.length, handlers, {
       root,
@@ -272,69 +380,8 @@ export const loadManifests = async (
     }),
   );
   const files = discovered.map((f) => f.relPath);
-
-  const routeFile = (found: DiscoveredFile): FileLoadResult => {
-    const file = found.relPath;
-    const [handler, ...others] = ownersOf(file);
-    if (handler === undefined) return { objects: [], diagnostics: [] };
-    if (others.length > 0) {
-      const kinds = [handler, ...others].map((h) => h.kind).join(', ');
-      return {
-        objects: [],
-        diagnostics: [
-          { severity: 'error', code: 'ambiguous-kind', message: `${file} is claimed by several kinds: ${kinds}`, file },
-        ],
-      };
-    }
-    if (!cache) return loadFile(realRoot, found, handler, limits, parseContext);
-    const key = `${handler.kind} ${limits.maxFileBytes} ${limits.maxAliasCount}`;
-    return cache.resolve(file, found.realPath, key, parseContext, (ctx) =>
-      loadFile(realRoot, found, handler, limits, ctx),
-    );
-  };
-
-  /** A manifest of another kind in this kind's folder fails to load: say where it belongs. */
-  const withKindHint = (found: DiscoveredFile, loaded: FileLoadResult): FileLoadResult => {
-    const owners = ownersOf(found.relPath);
-    const handler = owners[0];
-    if (handler === undefined || owners.length > 1 || !hasErrors(loaded.diagnostics)) return loaded;
-    if (loaded.diagnostics.some((d) => d.code.startsWith('yaml') || d.code === 'unreadable-manifest')) return loaded;
-    const fits = handlers.find(
-      (h) => h !== handler && !hasErrors(loadFile(realRoot, found, h, limits, parseContext).diagnostics),
-    );
-    if (fits === undefined) return loaded;
-    const hint: Diagnostic = {
-      severity: 'error',
-      code: 'wrong-kind-folder',
-      message: `${found.relPath} reads as a valid ${fits.kind} manifest, but no ${handler.kind} manifest: move it to ${folderHint(fits)}`,
-      file: found.relPath,
-      line: 1,
-      column: 1,
-    };
-    return { ...loaded, diagnostics: [...loaded.diagnostics, hint] };
-  };
-  /** A file the noted changes did not name, as the last load returned it (undefined: read it). */
-  const unchanged = (found: DiscoveredFile): FileLoadResult | undefined => {
-    if (since === undefined || noted === undefined || noted.reread.has(found.relPath)) return undefined;
-    const previous = since.listing.results.get(found.relPath);
-    // Only a result the cache keeps: one that read the clock, or too fresh to trust, is read again.
-    return previous !== undefined && cache?.keptResult(found.relPath) !== undefined ? previous : undefined;
-  };
-  const results: FileLoadResult[] = [];
-  const byFile = new Map<string, FileLoadResult>();
-  // A file taken as unchanged costs a map lookup: the turn is yielded after so many files handled.
-  let handled = 0;
-  for (const found of discovered) {
-    if (handled >= FILES_PER_TURN) {
-      handled = 0;
-      await nextTurn();
-    }
-    const kept = unchanged(found);
-    handled += kept === undefined ? 1 : 1 / KEPT_PER_READ;
-    const result = kept ?? withKindHint(found, routeFile(found));
-    results.push(result);
-    byFile.set(found.relPath, result);
-  }
+  const reading: Reading = { realRoot, handlers, limits, parseContext, cache, since, noted };
+  const { results, byFile } = await readFiles(reading, discovered);
   cache?.retain(files);
   // The next load may start from this listing when nothing was in the way of the walk and every
   // file was read where it was found (a symlink's target can change without an event for its path).

@@ -160,89 +160,104 @@ const manifestPrefix = (path: string | undefined): string => {
   return normal === '.' ? '' : normal;
 };
 
-export const createGitSource = (options: GitSourceOptions): GitSource => {
-  const checkout = options.checkoutDir;
-  const remote = options.url.trim().replace(/^(https?:\/\/)[^@/?#]*@/i, '$1');
-  const env = gitEnvironment(options);
+/** A checkout of the followed branch, synced on demand and polled for new commits. */
+class GitCheckout {
+  private readonly checkout: string;
+  private readonly remote: string;
+  private readonly env: Record<string, string>;
   /** Aborted by `close()`: every git command in flight (a fetch, a poll) stops with it. */
-  const closing = new AbortController();
-  const running = new Set<number>();
-  let opened = false;
-  let branch = options.branch;
-  let pollTimer: NodeJS.Timeout | undefined;
-  let lastSeen: string | undefined;
-
+  readonly closing = new AbortController();
+  readonly running = new Set<number>();
+  private opened = false;
+  private branch: string | undefined;
+  private pollTimer: NodeJS.Timeout | undefined;
+  private lastSeen: string | undefined;
   /**
    * Whether the checkout may hold what a killed git left (`git-leftovers.ts`): at this process's
    * first sync (the watcher before it may have been killed), after a git command of ours was
    * stopped, and after git found a lock file in its way.
    */
-  let leftoversPossible = true;
-  const git = (args: string[], signal?: AbortSignal): Promise<string> =>
-    runGit(args, {
-      cwd: checkout,
-      env,
-      signal: signal ? AbortSignal.any([signal, closing.signal]) : closing.signal,
-      running,
-      ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}),
+  private leftoversPossible = true;
+  /** The commit the last complete sync checked out (a sync that failed midway may leave files between two). */
+  private checkedOut: string | undefined;
+
+  constructor(private readonly options: GitSourceOptions) {
+    this.checkout = options.checkoutDir;
+    this.remote = options.url.trim().replace(/^(https?:\/\/)[^@/?#]*@/i, '$1');
+    this.env = gitEnvironment(options);
+    this.branch = options.branch;
+  }
+
+  private git(args: string[], signal?: AbortSignal): Promise<string> {
+    return runGit(args, {
+      cwd: this.checkout,
+      env: this.env,
+      signal: signal ? AbortSignal.any([signal, this.closing.signal]) : this.closing.signal,
+      running: this.running,
+      ...(this.options.timeoutMs !== undefined ? { timeoutMs: this.options.timeoutMs } : {}),
     }).catch((error: unknown) => {
       // Stopped mid-way, or refused by a lock file something left: the next sync clears what is left.
       if (
         error instanceof GitCommandError &&
         (error.reason !== 'failed' || /\.lock'?: File exists/.test(error.message))
       )
-        leftoversPossible = true;
+        this.leftoversPossible = true;
       throw error;
     });
+  }
 
-  const clearLeftovers = async (): Promise<void> => {
-    if (!leftoversPossible) return;
-    leftoversPossible = false;
-    const timeoutMs = options.timeoutMs ?? 120_000;
-    const cleared = await clearGitLeftovers(checkout, { ownGroups: running, staleLockMs: 2 * timeoutMs + 60_000 });
-    if (cleared.stopped.length > 0 || cleared.removed.length > 0) options.onLeftovers?.(cleared);
-  };
+  private async clearLeftovers(): Promise<void> {
+    if (!this.leftoversPossible) return;
+    this.leftoversPossible = false;
+    const timeoutMs = this.options.timeoutMs ?? 120_000;
+    const cleared = await clearGitLeftovers(this.checkout, {
+      ownGroups: this.running,
+      staleLockMs: 2 * timeoutMs + 60_000,
+    });
+    if (cleared.stopped.length > 0 || cleared.removed.length > 0) this.options.onLeftovers?.(cleared);
+  }
 
-  const open = async (signal?: AbortSignal): Promise<void> => {
-    if (opened) return;
-    await mkdir(checkout, { recursive: true, mode: 0o700 });
-    if (!(await exists(join(checkout, '.git')))) {
-      await git(['init', '--quiet'], signal);
-      await git(['remote', 'add', 'origin', remote], signal);
+  private async open(signal?: AbortSignal): Promise<void> {
+    if (this.opened) return;
+    await mkdir(this.checkout, { recursive: true, mode: 0o700 });
+    if (!(await exists(join(this.checkout, '.git')))) {
+      await this.git(['init', '--quiet'], signal);
+      await this.git(['remote', 'add', 'origin', this.remote], signal);
     } else {
-      await git(['remote', 'set-url', 'origin', remote], signal);
+      await this.git(['remote', 'set-url', 'origin', this.remote], signal);
     }
-    opened = true;
-  };
+    this.opened = true;
+  }
 
   /** The followed branch: given, or the remote's HEAD. */
-  const followed = async (signal?: AbortSignal): Promise<string> => {
-    if (branch) return branch;
-    const out = await git(['ls-remote', '--symref', 'origin', 'HEAD'], signal);
+  private async followed(signal?: AbortSignal): Promise<string> {
+    if (this.branch) return this.branch;
+    const out = await this.git(['ls-remote', '--symref', 'origin', 'HEAD'], signal);
     const found = /^ref: refs\/heads\/(\S+)\s+HEAD$/m.exec(out)?.[1];
-    if (!found) throw new Error(`cannot tell the default branch of ${describeRemote(options.url)}: pass --branch`);
-    branch = found;
+    if (!found) throw new Error(`cannot tell the default branch of ${describeRemote(this.options.url)}: pass --branch`);
+    this.branch = found;
     return found;
-  };
+  }
 
-  const remoteRevision = async (signal?: AbortSignal): Promise<string> => {
-    await open(signal);
-    const name = await followed(signal);
-    const out = await git(['ls-remote', 'origin', `refs/heads/${name}`], signal);
+  async remoteRevision(signal?: AbortSignal): Promise<string> {
+    await this.open(signal);
+    const name = await this.followed(signal);
+    const out = await this.git(['ls-remote', 'origin', `refs/heads/${name}`], signal);
     const sha = /^([0-9a-f]{40,64})\s/m.exec(out)?.[1];
-    if (!sha) throw new Error(`branch ${name} not found on ${describeRemote(options.url)}`);
+    if (!sha) throw new Error(`branch ${name} not found on ${describeRemote(this.options.url)}`);
     return sha;
-  };
+  }
 
   /**
    * The files (relative to the manifest root) that differ between two commits of this checkout, as
    * git says; undefined when it cannot say (an object gone, a name that is not UTF-8): the load walks.
    */
-  const changedBetween = async (from: string, to: string, signal: AbortSignal): Promise<string[] | undefined> => {
+  private async changedBetween(from: string, to: string, signal: AbortSignal): Promise<string[] | undefined> {
     if (from === to) return [];
-    const out = await git(['diff', '--name-only', '-z', '--no-renames', from, to, '--'], signal).catch(() => undefined);
+    const diff = ['diff', '--name-only', '-z', '--no-renames', from, to, '--'];
+    const out = await this.git(diff, signal).catch(() => undefined);
     if (out === undefined || out.includes('\uFFFD')) return undefined;
-    const prefix = manifestPrefix(options.path);
+    const prefix = manifestPrefix(this.options.path);
     const changed: string[] = [];
     for (const file of out.split('\0')) {
       if (file === '') continue;
@@ -252,24 +267,20 @@ export const createGitSource = (options: GitSourceOptions): GitSource => {
       else if (file === prefix || prefix.startsWith(`${file}/`)) return undefined;
     }
     return changed;
-  };
+  }
 
-  /** The commit the last complete sync checked out (a sync that failed midway may leave files between two). */
-  let checkedOut: string | undefined;
-
-  const sync = async (signal: AbortSignal): Promise<SourceSnapshot> => {
-    const previous = checkedOut;
-    checkedOut = undefined;
-    await open(signal);
-    await clearLeftovers();
-    const name = await followed(signal);
-    await git(
-      ['fetch', '--depth', '1', '--no-tags', 'origin', `+refs/heads/${name}:refs/remotes/origin/${name}`],
-      signal,
-    );
-    await git(['checkout', '--quiet', '--force', '--detach', `refs/remotes/origin/${name}`], signal);
-    const revision = (await git(['rev-parse', 'HEAD'], signal)).trim();
-    lastSeen = revision;
+  async sync(signal: AbortSignal): Promise<SourceSnapshot> {
+    const { options, checkout } = this;
+    const previous = this.checkedOut;
+    this.checkedOut = undefined;
+    await this.open(signal);
+    await this.clearLeftovers();
+    const name = await this.followed(signal);
+    const refspec = `+refs/heads/${name}:refs/remotes/origin/${name}`;
+    await this.git(['fetch', '--depth', '1', '--no-tags', 'origin', refspec], signal);
+    await this.git(['checkout', '--quiet', '--force', '--detach', `refs/remotes/origin/${name}`], signal);
+    const revision = (await this.git(['rev-parse', 'HEAD'], signal)).trim();
+    this.lastSeen = revision;
     const dir = options.path ? join(checkout, options.path) : checkout;
     if (options.path) await checkInsideCheckout(dir, checkout, options.path);
     // git names a file by the path it is stored at: under a --path reached through a symlink the
@@ -277,44 +288,53 @@ export const createGitSource = (options: GitSourceOptions): GitSource => {
     const storedAt = join(await realpath(checkout), manifestPrefix(options.path));
     const plainPath = (await realpath(dir).catch(() => undefined)) === storedAt;
     const changedFiles =
-      previous === undefined || !plainPath ? undefined : await changedBetween(previous, revision, signal);
-    checkedOut = revision;
+      previous === undefined || !plainPath ? undefined : await this.changedBetween(previous, revision, signal);
+    this.checkedOut = revision;
     return { dir, revision, ...(changedFiles !== undefined ? { changedFiles } : {}) };
-  };
+  }
 
+  /** Polls the remote every interval (jittered); a new commit triggers a run. */
+  watch(onChange: (trigger: SourceTrigger) => void, onError: (error: Error) => void): void {
+    if (this.options.intervalMs <= 0 || this.pollTimer) return;
+    const schedule = () => {
+      if (this.closing.signal.aborted) return;
+      this.pollTimer = setTimeout(
+        () => {
+          this.remoteRevision()
+            .then((sha) => {
+              // Before the first sync, the startup run fetches anyway.
+              if (this.lastSeen !== undefined && sha !== this.lastSeen) {
+                this.lastSeen = sha;
+                onChange('commit');
+              }
+            })
+            .catch((error: unknown) => {
+              if (error instanceof GitCommandError && error.reason === 'aborted') return;
+              onError(error instanceof Error ? error : new Error(String(error)));
+            })
+            .finally(schedule);
+        },
+        jittered(this.options.intervalMs, this.options.random),
+      );
+    };
+    schedule();
+  }
+
+  close(): void {
+    this.closing.abort();
+    clearTimeout(this.pollTimer);
+  }
+}
+
+export const createGitSource = (options: GitSourceOptions): GitSource => {
+  const checkout = new GitCheckout(options);
   return {
     description: `${describeRemote(options.url)}${options.branch ? `#${options.branch}` : ''}`,
-    sync,
-    remoteRevision: () => remoteRevision(),
-    killNow: () => killGroupsNow(running),
-    watch: async (onChange: (trigger: SourceTrigger) => void, onError: (error: Error) => void) => {
-      if (options.intervalMs <= 0 || pollTimer) return;
-      const schedule = () => {
-        if (closing.signal.aborted) return;
-        pollTimer = setTimeout(
-          () => {
-            remoteRevision()
-              .then((sha) => {
-                // Before the first sync, the startup run fetches anyway.
-                if (lastSeen !== undefined && sha !== lastSeen) {
-                  lastSeen = sha;
-                  onChange('commit');
-                }
-              })
-              .catch((error: unknown) => {
-                if (error instanceof GitCommandError && error.reason === 'aborted') return;
-                onError(error instanceof Error ? error : new Error(String(error)));
-              })
-              .finally(schedule);
-          },
-          jittered(options.intervalMs, options.random),
-        );
-      };
-      schedule();
-    },
-    close: async () => {
-      closing.abort();
-      clearTimeout(pollTimer);
-    },
+    sync: (signal) => checkout.sync(signal),
+    remoteRevision: () => checkout.remoteRevision(),
+    killNow: () => killGroupsNow(checkout.running),
+    watch: async (onChange: (trigger: SourceTrigger) => void, onError: (error: Error) => void) =>
+      checkout.watch(onChange, onError),
+    close: async () => checkout.close(),
   };
 };

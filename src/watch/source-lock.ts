@@ -125,31 +125,59 @@ const ensureFolder = async (folder: string, uid: number | undefined): Promise<vo
     throw new SourceLockError(`${folder} belongs to another user (uid ${stat.uid}); this watcher runs as uid ${uid}`);
 };
 
-export const acquireSourceLock = async (options: SourceLockOptions): Promise<SourceLock> => {
-  const heartbeatMs = options.heartbeatMs ?? 5000;
-  const staleAfterMs = options.staleAfterMs ?? 60_000;
-  const file = join(options.folder, LOCK_FILE);
-  const me = await options.probe.self();
-  await ensureFolder(options.folder, me.uid);
-  const token = randomUUID();
-  const since = new Date(options.clock.now()).toISOString();
-  let beat = 0;
-  const recordText = () =>
-    `${JSON.stringify({ format: FORMAT, token, source: options.source, since, beat, ...me } satisfies LockRecord)}\n`;
+type Self = Awaited<ReturnType<SourceLockOptions['probe']['self']>>;
+type SeenRecord = Extract<Seen, { kind: 'record' }>;
+
+/** One watcher contending for the lock file: its token, its record, its heartbeat once it holds it. */
+class Contender {
+  readonly file: string;
+  private readonly token = randomUUID();
+  private readonly since: string;
+  private readonly heartbeatMs: number;
+  private readonly staleAfterMs: number;
+  private beat = 0;
+
+  constructor(
+    private readonly options: SourceLockOptions,
+    private readonly me: Self,
+  ) {
+    this.heartbeatMs = options.heartbeatMs ?? 5000;
+    this.staleAfterMs = options.staleAfterMs ?? 60_000;
+    this.file = join(options.folder, LOCK_FILE);
+    this.since = new Date(options.clock.now()).toISOString();
+  }
+
+  private recordText(): string {
+    const { token, since, beat, me } = this;
+    const record = { format: FORMAT, token, source: this.options.source, since, beat, ...me } satisfies LockRecord;
+    return `${JSON.stringify(record)}\n`;
+  }
 
   /** A complete file written beside the lock, then linked (create) or renamed (replace) into place. */
-  const staged = async (place: (temp: string) => Promise<void>) => {
-    const temp = join(options.folder, `${LOCK_FILE}.${token}.${beat}.tmp`);
-    await writeFile(temp, recordText(), { flag: 'wx', mode: 0o600 });
+  private async staged(place: (temp: string) => Promise<void>): Promise<void> {
+    const temp = join(this.options.folder, `${LOCK_FILE}.${this.token}.${this.beat}.tmp`);
+    await writeFile(temp, this.recordText(), { flag: 'wx', mode: 0o600 });
     try {
       await place(temp);
     } finally {
       await unlink(temp).catch(() => {});
     }
-  };
+  }
+
+  /** Creates the lock file; false when one is there already. */
+  async create(): Promise<boolean> {
+    try {
+      await this.staged((temp) => link(temp, this.file));
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      return false;
+    }
+  }
 
   /** Whether the holder is gone: by pid where that is meaningful, else by watching its heartbeat. */
-  const abandoned = async (seen: Extract<Seen, { kind: 'record' }>): Promise<boolean> => {
+  async abandoned(seen: SeenRecord): Promise<boolean> {
+    const { me, options, staleAfterMs } = this;
     const r = seen.record;
     const comparable =
       r.hostname === me.hostname &&
@@ -165,20 +193,20 @@ export const acquireSourceLock = async (options: SourceLockOptions): Promise<Sou
     options.onWatching?.(r, staleAfterMs);
     // Elapsed time is counted in the waits themselves (timers), never read from the wall clock,
     // which may jump while we watch.
-    const step = Math.min(heartbeatMs, staleAfterMs);
+    const step = Math.min(this.heartbeatMs, staleAfterMs);
     for (let waited = 0; waited < staleAfterMs; waited += step) {
       await options.clock.sleep(step, options.signal);
-      const again = await readLock(file);
+      const again = await readLock(this.file);
       if (again.kind === 'none' || again.text !== seen.text) return false;
     }
     return true;
-  };
+  }
 
   /** Moves the stale file aside; removes it only if it is still the record judged stale. */
-  const takeOver = async (seen: Extract<Seen, { kind: 'record' }>): Promise<void> => {
-    const aside = join(options.folder, `${LOCK_FILE}.${token}.stale`);
+  async takeOver(seen: SeenRecord): Promise<void> {
+    const aside = join(this.options.folder, `${LOCK_FILE}.${this.token}.stale`);
     try {
-      await rename(file, aside);
+      await rename(this.file, aside);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
       throw error;
@@ -186,26 +214,14 @@ export const acquireSourceLock = async (options: SourceLockOptions): Promise<Sou
     const moved = await readLock(aside).catch(() => ({ kind: 'none' }) as const);
     if (moved.kind === 'record' && moved.text !== seen.text) {
       // Another contender's fresh lock: put it back (unless a third one has taken the place).
-      await link(aside, file).catch(() => {});
+      await link(aside, this.file).catch(() => {});
     }
     await unlink(aside).catch(() => {});
-  };
+  }
 
-  for (let attempt = 0; attempt < 5; attempt += 1) {
-    try {
-      await staged((temp) => link(temp, file));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      const seen = await readLock(file);
-      if (seen.kind === 'none') continue;
-      if (!(await abandoned(seen))) {
-        throw new SourceLockError(
-          `another watcher is using ${options.folder}: ${describeHolder(seen.record)}; stop it, or give this one another --cache-dir`,
-        );
-      }
-      await takeOver(seen);
-      continue;
-    }
+  /** The lock held: a heartbeat refreshes the record until `release`, or until another record takes its place. */
+  hold(): SourceLock {
+    const { file, token, options } = this;
     let stopped = false;
     let beating: Promise<void> = Promise.resolve();
     /** Refreshes the record, or stops (and says so) when another record has taken its place. */
@@ -214,7 +230,7 @@ export const acquireSourceLock = async (options: SourceLockOptions): Promise<Sou
       if (stopped || now === undefined) return;
       if (now.kind === 'none') {
         // Removed from under us (a cleaner of old files, a hand): put it back unless another took the place.
-        const back = await staged((temp) => link(temp, file)).then(
+        const back = await this.staged((temp) => link(temp, file)).then(
           () => true,
           () => false,
         );
@@ -228,12 +244,12 @@ export const acquireSourceLock = async (options: SourceLockOptions): Promise<Sou
         options.onLost?.(now.kind === 'record' ? now.record : undefined);
         return;
       }
-      beat += 1;
-      await staged((temp) => rename(temp, file)).catch(() => {});
+      this.beat += 1;
+      await this.staged((temp) => rename(temp, file)).catch(() => {});
     };
     const heartbeat = setInterval(() => {
       beating = beating.then(refresh);
-    }, heartbeatMs);
+    }, this.heartbeatMs);
     heartbeat.unref?.();
     return {
       file,
@@ -246,5 +262,22 @@ export const acquireSourceLock = async (options: SourceLockOptions): Promise<Sou
       },
     };
   }
-  throw new SourceLockError(`could not take the lock ${file}: other watchers keep taking it; stop them`);
+}
+
+export const acquireSourceLock = async (options: SourceLockOptions): Promise<SourceLock> => {
+  const me = await options.probe.self();
+  await ensureFolder(options.folder, me.uid);
+  const contender = new Contender(options, me);
+  for (let attempt = 0; attempt < 5; attempt += 1) {
+    if (await contender.create()) return contender.hold();
+    const seen = await readLock(contender.file);
+    if (seen.kind === 'none') continue;
+    if (!(await contender.abandoned(seen))) {
+      throw new SourceLockError(
+        `another watcher is using ${options.folder}: ${describeHolder(seen.record)}; stop it, or give this one another --cache-dir`,
+      );
+    }
+    await contender.takeOver(seen);
+  }
+  throw new SourceLockError(`could not take the lock ${contender.file}: other watchers keep taking it; stop them`);
 };

@@ -67,199 +67,218 @@ interface Failure {
   error: unknown;
 }
 
-export const watchTree = async (options: TreeWatcherOptions): Promise<TreeWatcher> => {
-  const { root, skipped, onChange, onError } = options;
-  const watchers = new Map<string, FSWatcher>();
+/** The watched tree: its watchers, the folders that could not be watched, the looks pending. */
+class WatchedTree {
+  private readonly watchers = new Map<string, FSWatcher>();
   /** Directories that could not be watched or read → the code of the failure last reported. */
-  const unwatched = new Map<string, string>();
-  const pending = new Set<string>();
-  let draining: Promise<void> | undefined;
-  let closed = false;
-  // The queue is read whole in one turn of the event loop: a turn that brings about as many events
-  // as it holds may have lost some (half of it, to be safe), so everything may have changed.
-  const burstLimit = Math.max(1, Math.floor((await eventQueueLimit()) / 2));
-  let burst = 0;
-  let burstEnd: NodeJS.Immediate | undefined;
+  private readonly unwatched = new Map<string, string>();
+  private readonly pending = new Set<string>();
+  private draining: Promise<void> | undefined;
+  private closed = false;
+  private burst = 0;
+  private burstEnd: NodeJS.Immediate | undefined;
 
-  const abs = (rel: string) => (rel === '' ? root : join(root, rel));
-  const childOf = (dirRel: string, name: string) => (dirRel === '' ? name : `${dirRel}/${name}`);
-  const isUnder = (key: string, rel: string) => rel === '' || key === rel || key.startsWith(`${rel}/`);
-  const report = (paths: readonly string[]) => {
-    if (!closed && paths.length > 0) onChange(paths.map((path) => (path === '' ? EVERYTHING : path)));
-  };
+  constructor(
+    private readonly options: TreeWatcherOptions,
+    /** Events in one turn of the event loop past which some may have been lost. */
+    private readonly burstLimit: number,
+  ) {}
+
+  private abs(rel: string): string {
+    return rel === '' ? this.options.root : join(this.options.root, rel);
+  }
+
+  private report(paths: readonly string[]): void {
+    if (!this.closed && paths.length > 0) this.options.onChange(paths.map((path) => (path === '' ? EVERYTHING : path)));
+  }
 
   /** One error for all the failures of a walk (an inotify limit can fail thousands of folders at once). */
-  const reportFailures = (failures: readonly Failure[]) => {
+  private reportFailures(failures: readonly Failure[]): void {
     const [first] = failures;
-    if (closed || first === undefined) return;
+    if (this.closed || first === undefined) return;
     const where = (rel: string) => (rel === '' ? 'the root' : rel);
     const more = failures.length > 1 ? ` (and ${failures.length - 1} more folders)` : '';
-    onError(
+    this.options.onError(
       new Error(
-        `cannot watch ${where(first.rel)} under ${root}${more}: ${reasonOf(first.error)}; the next run reads everything, and the folder is tried again`,
+        `cannot watch ${where(first.rel)} under ${this.options.root}${more}: ${reasonOf(first.error)}; the next run reads everything, and the folder is tried again`,
       ),
     );
-    report([EVERYTHING]);
-  };
+    this.report([EVERYTHING]);
+  }
 
-  const closeUnder = (rel: string) => {
-    for (const [key, watcher] of watchers)
+  private closeUnder(rel: string): void {
+    for (const [key, watcher] of this.watchers)
       if (isUnder(key, rel)) {
-        watchers.delete(key);
+        this.watchers.delete(key);
         watcher.close();
       }
-    for (const key of unwatched.keys()) if (isUnder(key, rel)) unwatched.delete(key);
-  };
+    for (const key of this.unwatched.keys()) if (isUnder(key, rel)) this.unwatched.delete(key);
+  }
 
   /** A failure already reported for this folder, when it repeats, is not reported again. */
-  const failed = (rel: string, error: unknown, known: ReadonlyMap<string, string>, failures: Failure[]) => {
+  private failed(rel: string, error: unknown, known: ReadonlyMap<string, string>, failures: Failure[]): void {
     const code = codeOf(error);
-    unwatched.set(rel, code);
+    this.unwatched.set(rel, code);
     if (known.get(rel) !== code) failures.push({ rel, error });
-  };
+  }
 
-  const onEvent = (dirRel: string, event: string, name: string | null) => {
-    if (closed) return;
-    burst += 1;
-    burstEnd ??= setImmediate(() => {
-      burstEnd = undefined;
-      burst = 0;
+  /** `rel` looked at again soon (one look at a time, in order). */
+  private look(rel: string): void {
+    this.pending.add(rel);
+    this.draining ??= this.drain();
+  }
+
+  private onEvent(dirRel: string, event: string, name: string | null): void {
+    if (this.closed) return;
+    this.burst += 1;
+    this.burstEnd ??= setImmediate(() => {
+      this.burstEnd = undefined;
+      this.burst = 0;
     });
-    if (burst === burstLimit) report([EVERYTHING]);
+    if (this.burst === this.burstLimit) this.report([EVERYTHING]);
     // No name, or one that did not decode: which entry changed is unknown.
-    if (!name || name.includes('\uFFFD')) return report([EVERYTHING]);
-    if (skipped.has(name)) return;
+    if (!name || name.includes('\uFFFD')) return this.report([EVERYTHING]);
+    if (this.options.skipped.has(name)) return;
     const rel = childOf(dirRel, name);
     // A content change needs no look; a folder that could not be watched is tried again.
-    if (event === 'change' && !unwatched.has(rel)) return report([rel]);
-    pending.add(rel);
-    draining ??= drain();
-  };
+    if (event === 'change' && !this.unwatched.has(rel)) return this.report([rel]);
+    this.look(rel);
+  }
 
-  const stopWatching = (rel: string, watcher: FSWatcher, error: Error) => {
-    if (closed || watchers.get(rel) !== watcher) return;
-    watchers.delete(rel);
+  private stopWatching(rel: string, watcher: FSWatcher, error: Error): void {
+    if (this.closed || this.watchers.get(rel) !== watcher) return;
+    this.watchers.delete(rel);
     watcher.close();
     const failures: Failure[] = [];
-    failed(rel, error, new Map(), failures);
-    reportFailures(failures);
-  };
+    this.failed(rel, error, new Map(), failures);
+    this.reportFailures(failures);
+  }
 
   /**
    * A folder gone (or no longer a folder) while it was being watched or listed: a change like any
    * other, looked at again (the next look reports it gone, or watches what is there now).
    */
-  const vanished = (rel: string, error: unknown): boolean => {
+  private vanished(rel: string, error: unknown): boolean {
     const code = codeOf(error);
     if (rel === '' || (code !== 'ENOENT' && code !== 'ENOTDIR')) return false;
-    pending.add(rel);
-    draining ??= drain();
+    this.look(rel);
     return true;
-  };
+  }
 
   /** Watches `rel` and everything below it; collects the files found into `found`. */
-  const walk = async (
-    rel: string,
-    found: string[],
-    known: ReadonlyMap<string, string>,
-    failures: Failure[],
-  ): Promise<void> => {
-    if (closed) return;
+  private async walk(rel: string, found: string[], known: ReadonlyMap<string, string>, failures: Failure[]) {
+    if (this.closed) return;
     let watcher: FSWatcher;
     try {
-      watcher = watch(abs(rel), { persistent: true }, (event, name) => onEvent(rel, event, name));
+      watcher = watch(this.abs(rel), { persistent: true }, (event, name) => this.onEvent(rel, event, name));
     } catch (error) {
-      if (!vanished(rel, error)) failed(rel, error, known, failures);
+      if (!this.vanished(rel, error)) this.failed(rel, error, known, failures);
       return;
     }
-    if (closed) {
+    if (this.closed) {
       watcher.close();
       return;
     }
-    watchers.set(rel, watcher);
-    watcher.on('error', (error) => stopWatching(rel, watcher, error));
+    this.watchers.set(rel, watcher);
+    watcher.on('error', (error) => this.stopWatching(rel, watcher, error));
     // Watched before listed: an entry created meanwhile is listed, or reported by the watcher.
     let entries: Dirent[];
     try {
-      entries = await readdir(abs(rel), { withFileTypes: true });
+      entries = await readdir(this.abs(rel), { withFileTypes: true });
     } catch (error) {
-      if (!vanished(rel, error)) failed(rel, error, known, failures);
+      if (!this.vanished(rel, error)) this.failed(rel, error, known, failures);
       return;
     }
     for (const entry of entries) {
-      if (skipped.has(entry.name)) continue;
+      if (this.options.skipped.has(entry.name)) continue;
       const child = childOf(rel, entry.name);
       // A name that is not UTF-8 reads with U+FFFD: no path of that spelling reaches the folder.
-      if (entry.isDirectory() && entry.name.includes('\uFFFD')) failed(child, notUtf8, known, failures);
-      else if (entry.isDirectory()) await walk(child, found, known, failures);
+      if (entry.isDirectory() && entry.name.includes('\uFFFD')) this.failed(child, notUtf8, known, failures);
+      else if (entry.isDirectory()) await this.walk(child, found, known, failures);
       else found.push(child);
     }
-  };
+  }
 
   /** What a `rename` event named, looked at once: new, gone, or replaced. */
-  const examine = async (rel: string) => {
-    const known = new Map([...unwatched].filter(([key]) => isUnder(key, rel)));
+  private async examine(rel: string): Promise<void> {
+    const known = new Map([...this.unwatched].filter(([key]) => isUnder(key, rel)));
     let stats: Stats;
     try {
       // The root may be a symlink (a sidecar's checkout): it is the folder behind it that is watched.
-      stats = await (rel === '' ? stat : lstat)(abs(rel));
+      stats = await (rel === '' ? stat : lstat)(this.abs(rel));
     } catch (error) {
       const code = codeOf(error);
-      if (code !== 'ENOENT' && code !== 'ENOTDIR') return reportFailures([{ rel, error }]);
-      closeUnder(rel);
-      return report([rel]);
+      if (code !== 'ENOENT' && code !== 'ENOTDIR') return this.reportFailures([{ rel, error }]);
+      this.closeUnder(rel);
+      return this.report([rel]);
     }
-    if (closed) return;
+    if (this.closed) return;
     // Whatever was watched at this path may be another folder now (or a file, or a symlink).
-    closeUnder(rel);
-    if (!stats.isDirectory()) return report([rel]);
+    this.closeUnder(rel);
+    if (!stats.isDirectory()) return this.report([rel]);
     const found = [rel];
     const failures: Failure[] = [];
     const before = known.get(rel);
-    await walk(rel, found, known, failures);
-    const now = unwatched.get(rel);
+    await this.walk(rel, found, known, failures);
+    const now = this.unwatched.get(rel);
     // Back after a failure: what changed meanwhile is unknown. The same failure again: nothing new.
-    if (before !== undefined && now === undefined) report([EVERYTHING]);
-    else if (before === undefined || now !== before) report(found);
-    reportFailures(failures);
-  };
+    if (before !== undefined && now === undefined) this.report([EVERYTHING]);
+    else if (before === undefined || now !== before) this.report(found);
+    this.reportFailures(failures);
+  }
 
-  const drain = async () => {
+  private async drain(): Promise<void> {
     try {
-      for (let next = first(pending); next !== undefined && !closed; next = first(pending)) {
-        pending.delete(next);
-        await examine(next).catch((error: unknown) => reportFailures([{ rel: next ?? '', error }]));
+      for (let next = first(this.pending); next !== undefined && !this.closed; next = first(this.pending)) {
+        this.pending.delete(next);
+        await this.examine(next).catch((error: unknown) => this.reportFailures([{ rel: next ?? '', error }]));
       }
     } finally {
-      draining = undefined;
+      this.draining = undefined;
     }
-  };
+  }
 
-  const failures: Failure[] = [];
-  await walk('', [], new Map(), failures);
-  reportFailures(failures);
+  /** The first walk from the root. */
+  async start(): Promise<void> {
+    const failures: Failure[] = [];
+    await this.walk('', [], new Map(), failures);
+    this.reportFailures(failures);
+  }
 
+  async retry(): Promise<void> {
+    for (const [rel, code] of [...this.unwatched]) {
+      if (this.closed) return;
+      if (this.unwatched.get(rel) !== code) continue;
+      this.look(rel);
+      await this.draining;
+      // A limit of the whole system still reached: the other folders would fail alike, at a cost
+      // (a look, a watch, a scan of the watchers) each, every check; the next check tries again.
+      if (SYSTEM_LIMITS.has(code) && this.unwatched.get(rel) === code) return;
+    }
+  }
+
+  close(): void {
+    this.closed = true;
+    clearImmediate(this.burstEnd);
+    this.pending.clear();
+    for (const watcher of this.watchers.values()) watcher.close();
+    this.watchers.clear();
+    this.unwatched.clear();
+  }
+}
+
+const childOf = (dirRel: string, name: string) => (dirRel === '' ? name : `${dirRel}/${name}`);
+const isUnder = (key: string, rel: string) => rel === '' || key === rel || key.startsWith(`${rel}/`);
+
+export const watchTree = async (options: TreeWatcherOptions): Promise<TreeWatcher> => {
+  // The queue is read whole in one turn of the event loop: a turn that brings about as many events
+  // as it holds may have lost some (half of it, to be safe), so everything may have changed.
+  const burstLimit = Math.max(1, Math.floor((await eventQueueLimit()) / 2));
+  const tree = new WatchedTree(options, burstLimit);
+  await tree.start();
   return {
-    retry: async () => {
-      for (const [rel, code] of [...unwatched]) {
-        if (closed) return;
-        if (unwatched.get(rel) !== code) continue;
-        pending.add(rel);
-        draining ??= drain();
-        await draining;
-        // A limit of the whole system still reached: the other folders would fail alike, at a cost
-        // (a look, a watch, a scan of the watchers) each, every check; the next check tries again.
-        if (SYSTEM_LIMITS.has(code) && unwatched.get(rel) === code) return;
-      }
-    },
-    close: () => {
-      closed = true;
-      clearImmediate(burstEnd);
-      pending.clear();
-      for (const watcher of watchers.values()) watcher.close();
-      watchers.clear();
-      unwatched.clear();
-    },
+    retry: () => tree.retry(),
+    close: () => tree.close(),
   };
 };
 

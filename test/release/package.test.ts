@@ -1,6 +1,6 @@
 /**
  * What `npm publish` would upload, checked without publishing (`scripts/check-package.mjs`, which
- * CI and the release workflow run): the command's files only. A stray file left in a folder the
+ * CI and the release workflow run): the command's files and its LICENSE only. A stray file left in a folder the
  * package ships (a `.env`, a `.cortex-sync/` state folder, a test, a key, a packed tarball) stays
  * out, by `package.json`'s own `files` list.
  * (No time limits: `npm pack` runs as a process, slowly on a loaded machine.)
@@ -20,12 +20,16 @@ const check = (dir?: string) => {
 };
 
 describe('the npm package', () => {
-  it("of this repository holds bin, dist and schemas, and the Action's bundle is committed", { timeout: 0 }, () => {
-    const run = check();
-    expect(run.err).toBe('');
-    expect(run.out).toMatch(/^cortex-sync@\d+\.\d+\.\d+: \d+ files, .*bin, dist, schemas only\.$/m);
-    expect(run.code).toBe(0);
-  });
+  it(
+    "of this repository holds bin, dist, schemas and the LICENSE, and the Action's bundle is committed",
+    { timeout: 0 },
+    () => {
+      const run = check();
+      expect(run.err).toBe('');
+      expect(run.out).toMatch(/^cortex-sync@\d+\.\d+\.\d+: \d+ files, .*bin, dist, schemas only\.$/m);
+      expect(run.code).toBe(0);
+    },
+  );
 
   describe('with stray files in the folders it ships', () => {
     let dir: string;
@@ -40,7 +44,7 @@ describe('the npm package', () => {
     beforeEach(async () => {
       dir = await mkdtemp(join(tmpdir(), 'cortex-sync-package-'));
       await copyFile(join(ROOT, 'package.json'), join(dir, 'package.json'));
-      const files = ['bin/cortex-sync.js', 'dist/bundle/cli.js', 'dist/watch/healthcheck-main.js'];
+      const files = ['LICENSE', 'bin/cortex-sync.js', 'dist/bundle/cli.js', 'dist/watch/healthcheck-main.js'];
       for (const file of [...files, 'schemas/entity.schema.json', ...STRAY]) {
         await mkdir(dirname(join(dir, file)), { recursive: true });
         await writeFile(join(dir, file), file.endsWith('.json') ? '{}' : 'x');
@@ -53,8 +57,15 @@ describe('the npm package', () => {
     it('leaves them out', { timeout: 0 }, () => {
       const run = check(dir);
       expect(run.err).toBe('');
-      expect(run.out).toMatch(/: 5 files, /); // package.json, bin, the two dist files, the schema
+      expect(run.out).toMatch(/: 6 files, /); // package.json, LICENSE, bin, the two dist files, the schema
       expect(run.code).toBe(0);
+    });
+
+    it('is refused without its LICENSE (the MIT terms must travel with the code)', { timeout: 0 }, async () => {
+      await rm(join(dir, 'LICENSE'));
+      const run = check(dir);
+      expect(run.err).toMatch(/^LICENSE: missing/m);
+      expect(run.code).toBe(1);
     });
 
     it('names each one that a `files` list without the exclusions would let in', { timeout: 0 }, async () => {
