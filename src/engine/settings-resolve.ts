@@ -48,7 +48,9 @@ const fromFlag = (spec: AnySettingSpec, said: unknown, problems: Diagnostic[]): 
   if (said === undefined || said === '') return undefined;
   const name = flagName(spec, said);
   if (!spec.value.schema.safeParse(said).success) {
-    problems.push(configError(`${name}: expected ${spec.value.expected}, got '${excerpt(JSON.stringify(said) ?? '')}'`));
+    problems.push(
+      configError(`${name}: expected ${spec.value.expected}, got '${excerpt(JSON.stringify(said) ?? '')}'`),
+    );
     return undefined;
   }
   return { value: said, source: { origin: 'flag', name } };
