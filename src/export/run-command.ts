@@ -137,7 +137,7 @@ export const runExport = async (o: ExportOptions, io: CliIo): Promise<number> =>
     if (read.notReadThrough > 0) {
       writeLine(
         io.stdout,
-        `Read no dependency edges of ${countOf(read.notReadThrough, 'entity', 'entities')} other source ids manage (an entity's edges are left with it); pass --include-other-sources to read them too.`,
+        `Read no dependency edges of ${countOf(read.notReadThrough, 'catalog object')} other source ids manage (an object's edges are left with it); pass --include-other-sources to read them too.`,
       );
     }
     for (const skip of selected.skipped) {

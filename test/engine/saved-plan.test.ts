@@ -64,7 +64,7 @@ const applySaved = (saved: SavedPlan, leases?: LeaseKeeper) => {
         judge.beforeWrites(plan);
         return true;
       },
-      ...(leases ? { leases } : {}),
+      ...(leases ? { session: { leases } } : {}),
     },
     ctx(),
   );

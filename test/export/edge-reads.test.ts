@@ -64,7 +64,7 @@ it('reads no edges of the entities another source id manages, and writes the sam
   // B's own service and the UI's: none of the 20 of repo A.
   expect(callersRead(before)).toEqual(['b-svc', 'ui']);
   expect(run.stderr).toMatch(/Reading the dependency edges of 2 entities/);
-  expect(run.stdout).toContain('Read no dependency edges of 20 entities other source ids manage');
+  expect(run.stdout).toContain('Read no dependency edges of 20 catalog objects other source ids manage');
 });
 
 it("an edge another source's entity has is left with it: --include-other-sources, or that source's --only unmanaged, exports it", async () => {

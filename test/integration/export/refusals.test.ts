@@ -106,7 +106,7 @@ describe('export leaves out', () => {
     // Every object of the workspace but the ledger, the emulator's two sample scorecards included;
     // not the two edges of the entities that repository manages, which are not even read.
     expect(run.stdout).toMatch(/Left out 11 objects a repository manages/);
-    expect(run.stdout).toContain('Read no dependency edges of 5 entities other source ids manage');
+    expect(run.stdout).toContain('Read no dependency edges of 5 catalog objects other source ids manage');
   });
 
   it('archived entities unless --include-archived', async () => {
