@@ -87,7 +87,7 @@ export const setOutputs = (
   runtime.setOutput('exit-code', String(outputs.exitCode));
 };
 
-/** Writes the JSON plan (interface.md's format) to `file`, creating its directory. */
+/** Writes the JSON plan (the format of the README's "The plan and the plan log") to `file`, creating its directory. */
 export const writePlanJson = async (file: string, plan: Plan, redact: (s: string) => string): Promise<string> => {
   await mkdir(dirname(file), { recursive: true });
   await writeFile(file, redact(renderPlanJson(plan)));

@@ -1,6 +1,6 @@
 /**
  * Settings, in order of precedence: command-line flags (or the Action's inputs, or the watcher's
- * settings), environment, `cortex-sync.yaml` at the manifest root (interface.md). The file
+ * settings), environment, `cortex-sync.yaml` at the manifest root (the README's settings table). The file
  * proposes, the operator decides: a flag or variable that is set, `false` included, beats the
  * file, for every setting. What the file may not decide at all is an error in it
  * (`config-file.ts`): the base URL and forcing a breaking entity-type schema. Of the settings that

@@ -1,6 +1,6 @@
 /**
- * Catalog page schemas: the strict manifest (the `POST /api/v1/catalog-pages` payload,
- * wire-notes §7) and the tolerant live shape (only compared fields typed).
+ * Catalog page schemas: the strict manifest (the `POST /api/v1/catalog-pages` payload)
+ * and the tolerant live shape (only compared fields typed).
  */
 import { z } from 'zod';
 

@@ -10,7 +10,7 @@ import type { DependencySpec, LiveDependency } from './schema.js';
 
 type DependencyChange = KindChange<DependencySpec, LiveDependency>;
 
-/** The API refuses request bodies over 2 MB (wire-notes §2); stay below it. */
+/** The API refuses request bodies over 2 MB; stay below it. */
 export const BULK_BODY_LIMIT_BYTES = 2_000_000;
 
 export const BULK_DEPENDENCIES_PATH = '/api/v1/catalog/dependencies';

@@ -1,6 +1,6 @@
 /**
- * Dependency schemas: the strict manifest (one caller and its outgoing API-managed edges,
- * wire-notes §4) and the tolerant live edge (`DependencyResponse`, only compared fields typed).
+ * Dependency schemas: the strict manifest (one caller and its outgoing API-managed edges)
+ * and the tolerant live edge (`DependencyResponse`, only compared fields typed).
  */
 import { z } from 'zod';
 

@@ -1,6 +1,6 @@
 /**
- * Entity type schemas: the strict manifest (the API's `CreateCatalogDefinitionRequest`,
- * wire-notes §5) and the tolerant live shape (`CatalogDefinitionResponse`, only compared fields typed).
+ * Entity type schemas: the strict manifest (the API's `CreateCatalogDefinitionRequest`)
+ * and the tolerant live shape (`CatalogDefinitionResponse`, only compared fields typed).
  */
 import { z } from 'zod';
 import { BUILT_IN_ENTITY_TYPES } from '../shared/built-in-entity-types.js';

@@ -1,5 +1,5 @@
 /**
- * Reads live entities with bulk, paged reads (wire-notes §3.4):
+ * Reads live entities with bulk, paged reads:
  *
  * 1. every descriptor of every entity type (`GET /catalog/descriptors`, 1000 a page, `types` listing
  *    built-in and custom types: without it the API leaves teams out);

@@ -140,7 +140,7 @@ export const parseEntityDocument = (doc: ParsedDocument): ParseResult<EntityDesc
  * - `x-cortex-dependency` tags → entities, existence only: the API resolves descriptor dependencies
  *   lazily, and mutual dependencies between services are common, so they must not order;
  * - `x-cortex-relationships` destinations (and the one-edge `{type, tag}` form) → entities, ordering
- *   (the API caches a failed relationship if the destination does not exist yet, wire-notes §9);
+ *   (the API caches a failed relationship if the destination does not exist yet);
  *   `sources` → existence only (the other end may well list this entity as a destination).
  */
 export const entityReferences = (obj: DesiredObject<EntityDescriptor>): ObjectReference[] => {

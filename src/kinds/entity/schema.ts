@@ -1,6 +1,6 @@
 /**
  * The strict manifest schema of an entity descriptor (`cortex.yaml`): an OpenAPI document whose
- * `info` block holds `title`, `x-cortex-tag` and the other `x-cortex-*` keys (wire-notes §3.1).
+ * `info` block holds `title`, `x-cortex-tag` and the other `x-cortex-*` keys.
  *
  * Strict where we know the shape (owners, links, hierarchy, dependencies, git, team, slack,
  * relationships), loose for integration blocks and for keys that are not `x-cortex-*` (OpenAPI's
@@ -182,7 +182,7 @@ const oncall = z.record(
 
 /**
  * Custom relationships. Two shapes occur: `{type, destinations: [{tag}]}` / `{type, sources: [{tag}]}`
- * (wire-notes §3.1) and one edge per item `{type, tag}` (vendor service-version example).
+ * and one edge per item `{type, tag}` (vendor service-version example).
  */
 const relationship = z
   .strictObject({
@@ -271,7 +271,7 @@ export const entityInfoSchema = z.looseObject({
   'x-cortex-relationships': optional(z.array(relationship)),
   'x-cortex-definition': optional(jsonMap),
   ...integrationShape,
-  /** Values that route an inbound webhook payload to this entity (api.md); checked across the repository. */
+  /** Values that route an inbound webhook payload to this entity (the vendor's inbound custom webhook); checked across the repository. */
   [MAPPINGS_KEY]: optional(integrationMappings),
   /** The same block as the vendor's webhook documentation spells it. */
   [MAPPINGS_KEY_DOCS]: optional(integrationMappings),

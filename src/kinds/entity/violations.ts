@@ -1,6 +1,6 @@
 /**
  * The API's descriptor violations (`{ok, violations: [{title, description, violationType, pointer,
- * paths, startLine, endLine}]}`, wire-notes §1) as diagnostics located in the manifest.
+ * paths, startLine, endLine}]}`) as diagnostics located in the manifest.
  */
 import { isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
 import { z } from 'zod';

@@ -1,5 +1,5 @@
 /**
- * Initiative schemas: the strict manifest (the API's `InitiativeRequest`, wire-notes §6) and the
+ * Initiative schemas: the strict manifest (the API's `InitiativeRequest`) and the
  * tolerant live shape (the API's `Initiative`, of which only the compared fields are typed).
  */
 import { z } from 'zod';

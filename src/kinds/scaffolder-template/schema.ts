@@ -1,10 +1,10 @@
 /**
  * Scaffolder template schemas: the strict manifest (the template payload of
- * `POST /api/v1/scaffolders`, wire-notes §8) and the tolerant live shape.
+ * `POST /api/v1/scaffolders`) and the tolerant live shape.
  */
 import { z } from 'zod';
 
-/** api.md: lowercase letters, digits and dashes, not starting or ending with a dash. */
+/** The vendor's rule: lowercase letters, digits and dashes, not starting or ending with a dash. */
 export const SCAFFOLDER_TAG_PATTERN = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
 
 export const SCAFFOLDER_TAG_RULE =

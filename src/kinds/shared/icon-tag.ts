@@ -1,7 +1,7 @@
 /**
  * Icons. Cortex accepts any `iconTag` but keeps only the icons it ships (`Cortex-builtin::Robot`):
  * anything else is stored as a default icon of the server's choosing, which is not documented
- * (wire-notes: "an invalid iconTag is accepted and replaced by a default icon"). So a declared
+ * (an invalid iconTag is accepted and replaced by a default icon). So a declared
  * icon is compared only when it names a built-in icon; otherwise whatever the server shows in its
  * place is accepted, and `validate` warns that the icon will not be kept.
  */
