@@ -35,17 +35,6 @@ export const annotate = (
   }
 };
 
-export const OUTPUT_NAMES = [
-  'changes',
-  'create',
-  'update',
-  'delete',
-  'archive',
-  'plan-json',
-  'plan-log',
-  'exit-code',
-] as const;
-
 /** What the outputs say of a run. */
 export interface ActionOutputs {
   exitCode: number;

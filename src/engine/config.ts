@@ -69,7 +69,7 @@ export interface ConfigFlags {
 export type OperatorSettings = Omit<ConfigFlags, 'from' | 'originDir'>;
 
 /** What a runtime hands `configureRun`. */
-export interface RunSettings {
+interface RunSettings {
   said: OperatorSettings;
   /** What the settings are, for the plan's header: command-line flags (default) or Action inputs. */
   from?: 'flag' | 'input' | 'setting';
@@ -104,7 +104,7 @@ export const configureRun = (
   resolveConfig(flagsOf(settings), settings.apiKey ? { ...env, CORTEX_API_KEY: settings.apiKey } : env, cwd);
 
 /** Settings whose origin is recorded. */
-export type OriginSetting =
+type OriginSetting =
   | 'sourceId'
   | 'baseUrl'
   | 'apiKey'
@@ -183,7 +183,7 @@ const isLoopback = (hostname: string): boolean =>
  * proxy); no credentials, query or fragment in the URL, and no `/api/v1` the client adds itself.
  * `origin` names the setting for the message.
  */
-export const checkBaseUrl = (value: string, origin: string): Diagnostic | undefined => {
+const checkBaseUrl = (value: string, origin: string): Diagnostic | undefined => {
   const fail = (why: string): Diagnostic => ({ severity: 'error', code: 'config', message: `${origin}: ${why}` });
   // `127.0.0.1:8787`, `localhost:8787`, `api.example.com`: a host without its scheme.
   const schemeless = !/^[a-z][a-z0-9+.-]*:\/\//i.test(value);

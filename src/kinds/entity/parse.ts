@@ -28,7 +28,7 @@ const byPosition = (a: Diagnostic, b: Diagnostic): number =>
   (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0);
 
 /** The entity type of a descriptor: `x-cortex-type` without surrounding whitespace (`service` by default). */
-export const descriptorEntityType = (spec: EntityDescriptor): string => spec.info['x-cortex-type'].trim();
+const descriptorEntityType = (spec: EntityDescriptor): string => spec.info['x-cortex-type'].trim();
 
 /** Advisory checks that hold whether or not the schema passed: they look at the raw document. */
 const warningsFor = (doc: ParsedDocument, id: string | undefined): Diagnostic[] => {

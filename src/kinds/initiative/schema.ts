@@ -5,7 +5,7 @@
 import { z } from 'zod';
 
 /** `DAY`, `WEEK` or `MONTH` (OpenAPI `NotificationSchedule.timeUnit`). */
-export const NOTIFICATION_TIME_UNITS = ['DAY', 'WEEK', 'MONTH'] as const;
+const NOTIFICATION_TIME_UNITS = ['DAY', 'WEEK', 'MONTH'] as const;
 
 const nameList = z.array(z.string().min(1));
 

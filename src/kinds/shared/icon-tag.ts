@@ -8,9 +8,9 @@
 import type { Diagnostic, KindName, ParsedDocument } from '../../core/model.js';
 
 /** The form of Cortex's own icons: `Cortex-builtin::` and a name. */
-export const BUILT_IN_ICON_TAG = /^Cortex-builtin::[A-Za-z][A-Za-z0-9-]*$/;
+const BUILT_IN_ICON_TAG = /^Cortex-builtin::[A-Za-z][A-Za-z0-9-]*$/;
 
-export const isBuiltInIconTag = (iconTag: string): boolean => BUILT_IN_ICON_TAG.test(iconTag);
+const isBuiltInIconTag = (iconTag: string): boolean => BUILT_IN_ICON_TAG.test(iconTag);
 
 /** The icon to compare on both sides: the declared one when it is built in, else nothing. */
 export const comparedIconTag = (declared: string | undefined): string | undefined =>
