@@ -66,7 +66,7 @@ const OUTPUTS = {
 };
 
 /** The inputs of the settings of `table` that have one. */
-export const settingInputs = (table: readonly AnySettingSpec[]): Record<string, Input> =>
+const settingInputs = (table: readonly AnySettingSpec[]): Record<string, Input> =>
   Object.fromEntries(
     table.flatMap((spec) =>
       spec.input === undefined

@@ -18,7 +18,7 @@ export const SUMMARY_LIMIT = 1024 * 1024;
 /** What the plan in a job summary may take (bytes), leaving room for the result or refusal written with it. */
 export const SUMMARY_BUDGET = 900_000;
 
-export type PlanCommentOptions = Omit<MarkdownPlanOptions, 'diagnostics' | 'title' | 'limit'> & {
+type PlanCommentOptions = Omit<MarkdownPlanOptions, 'diagnostics' | 'title' | 'limit'> & {
   title: string;
   /** Characters the rendered text may use (markers and footer excluded). */
   limit: number;

@@ -12,7 +12,7 @@ export interface RepoRef {
   repo: string;
 }
 
-export interface PullRequestEvent {
+interface PullRequestEvent {
   number: number;
   /** The head is another repository (a fork): the run has no secrets and a read-only token. */
   fromFork: boolean;
@@ -88,7 +88,7 @@ export const describeRun = (env: NodeJS.ProcessEnv, payload: unknown): GitHubRun
   return run;
 };
 
-export type RunPlan =
+type RunPlan =
   | { mode: 'validate'; /** Why a plan was wanted but cannot run (shown in the job summary). */ reason?: string }
   | { mode: 'plan'; pullRequest?: number }
   | { mode: 'apply' };

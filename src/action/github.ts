@@ -21,7 +21,7 @@ export interface GitHubIdentity {
 }
 
 /** An account found by its login: its id never changes, its login may (a rename). */
-export interface GitHubAccount {
+interface GitHubAccount {
   login: string;
   id: number;
   /** `User`, `Bot` or `Organization`. */

@@ -10,8 +10,8 @@ import type { AnySettingSpec } from '../core/settings.js';
 import type { OperatorSettings } from '../engine/config.js';
 import { SETTINGS } from '../engine/settings.js';
 
-export type ActionCommand = 'auto' | 'validate' | 'plan' | 'apply';
-export type PlanDriftPolicy = 'fail' | 'apply';
+type ActionCommand = 'auto' | 'validate' | 'plan' | 'apply';
+type PlanDriftPolicy = 'fail' | 'apply';
 
 export interface ActionInputs {
   command: ActionCommand;

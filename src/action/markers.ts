@@ -13,7 +13,7 @@ import { z } from 'zod';
 import { type ChangeFingerprint, FINGERPRINT_HEX } from './digest.js';
 
 /** Bumped when the digest or the trailer changes meaning: a comment of another version is not compared. */
-export const MARKER_VERSION = 'v2';
+const MARKER_VERSION = 'v2';
 const OPEN = '<!--';
 
 const enc = (s: string): string => encodeURIComponent(s);
@@ -53,7 +53,7 @@ export interface ReviewedPlan {
   changes?: ChangeFingerprint[];
 }
 
-export type PlanCommentRead =
+type PlanCommentRead =
   | { status: 'reviewed'; plan: ReviewedPlan }
   /** A plan comment without a digest: the plan shown could not be applied (invalid manifests, refused). */
   | { status: 'no-digest' }

@@ -11,7 +11,7 @@ import type { AssociatedPullRequest, GitHubPort, IssueComment } from './github.j
 import { type CommentAuthor, sameAccount } from './plan-comments.js';
 
 /** How far back a run looks for merges no run answered. */
-export const MAX_MERGES_BACK = 20;
+const MAX_MERGES_BACK = 20;
 
 export interface Merge {
   pullRequest: number;

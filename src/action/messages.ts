@@ -85,7 +85,7 @@ const listedSteps = (steps: readonly ChangeFingerprint[]): string[] => {
 };
 
 /** What differs between the reviewed plan and the plan now, as Markdown lines. */
-export const differenceLines = (difference: PlanDifference | undefined): string[] => {
+const differenceLines = (difference: PlanDifference | undefined): string[] => {
   if (!difference)
     return [
       "The reviewed plan's changes were not recorded in its comment (too long), so only the digests can be compared.",

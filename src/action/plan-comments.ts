@@ -22,11 +22,8 @@ export const sameAccount = (a: GitHubIdentity | undefined, author: CommentAuthor
 const firstLine = (body: string): string => /^[^\r\n]*/.exec(body)?.[0] ?? '';
 
 /** This source's and directory's plan comments written by `author`, oldest first. */
-export const planComments = (
-  comments: readonly IssueComment[],
-  marker: string,
-  author: CommentAuthor,
-): IssueComment[] => comments.filter((c) => sameAccount(c.author, author) && firstLine(c.body) === marker);
+const planComments = (comments: readonly IssueComment[], marker: string, author: CommentAuthor): IssueComment[] =>
+  comments.filter((c) => sameAccount(c.author, author) && firstLine(c.body) === marker);
 
 /** GitHub says the comment was edited since it was created (both times known and different). */
 const editedAfterWriting = (c: IssueComment): boolean =>
@@ -123,7 +120,7 @@ export const planCommentAuthor = async (
 };
 
 /** What became of the plan comment: left as it was (it shows this plan), or a new one with `removed` older ones deleted. */
-export interface PlanCommentWrite {
+interface PlanCommentWrite {
   kept: boolean;
   removed: number;
 }

@@ -35,17 +35,6 @@ export const annotate = (
   }
 };
 
-export const OUTPUT_NAMES = [
-  'changes',
-  'create',
-  'update',
-  'delete',
-  'archive',
-  'plan-json',
-  'plan-log',
-  'exit-code',
-] as const;
-
 /** What the outputs say of a run. */
 export interface ActionOutputs {
   exitCode: number;
@@ -87,7 +76,7 @@ export const setOutputs = (
   runtime.setOutput('exit-code', String(outputs.exitCode));
 };
 
-/** Writes the JSON plan (interface.md's format) to `file`, creating its directory. */
+/** Writes the JSON plan (the format of the README's "The plan and the plan log") to `file`, creating its directory. */
 export const writePlanJson = async (file: string, plan: Plan, redact: (s: string) => string): Promise<string> => {
   await mkdir(dirname(file), { recursive: true });
   await writeFile(file, redact(renderPlanJson(plan)));

@@ -39,7 +39,7 @@ export interface AdaptiveRateOptions {
 }
 
 /** How fast the server accepted requests between the last two 429s (see `afterRateLimited`). */
-export interface AcceptedRate {
+interface AcceptedRate {
   /** Requests answered without a 429 since the last decrease. */
   accepted: number;
   /** Milliseconds of that time during which the client had requests to send. */

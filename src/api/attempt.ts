@@ -21,7 +21,7 @@ export type AttemptOutcome =
     }
   | { kind: 'error'; errorKind: AttemptErrorKind; message: string; cause: unknown; durationMs: number };
 
-export interface AttemptSpec {
+interface AttemptSpec {
   dispatcher: Dispatcher;
   url: string;
   method: HttpMethod;

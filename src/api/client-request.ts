@@ -33,7 +33,7 @@ import type { ApiRequest, ApiResponse, ClientStats, RequestEvent } from './types
 const WRITE_PEAK_FACTOR = 10;
 const READ_PEAK_FACTOR = 20;
 
-export type ClientCounters = Omit<ClientStats, 'pausedMs' | 'currentPerMinute' | 'rateDecreases'>;
+type ClientCounters = Omit<ClientStats, 'pausedMs' | 'currentPerMinute' | 'rateDecreases'>;
 
 /** What every request of one client shares: its settings, gate, pool, counters and observers. */
 export interface ClientCore {
@@ -63,7 +63,7 @@ export interface ClientCore {
 }
 
 /** Pauses the whole client on a 429 (unless it asks for longer than we wait) and lowers the rate. */
-export const pauseForRateLimit = (core: ClientCore, delayMs: number): void => {
+const pauseForRateLimit = (core: ClientCore, delayMs: number): void => {
   if (delayMs > core.maxRetryAfterMs) return;
   const added = core.limiter.rateLimited(delayMs);
   if (added > 0) core.emit({ type: 'ratelimit.paused', ms: delayMs });

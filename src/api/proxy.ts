@@ -13,7 +13,7 @@
 import { Agent, type Dispatcher, EnvHttpProxyAgent } from 'undici';
 
 /** One proxy and the variable it came from (for messages; its URL may hold credentials: never print it). */
-export interface ProxyChoice {
+interface ProxyChoice {
   url: string;
   from: string;
 }

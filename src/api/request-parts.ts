@@ -87,7 +87,7 @@ export const normalizeHeaders = (headers: Record<string, string | string[] | und
 };
 
 /** `application/json`, `application/problem+json`, `application/vnd.x+json`, with any parameters. */
-export const isJsonContentType = (contentType: string | undefined): boolean =>
+const isJsonContentType = (contentType: string | undefined): boolean =>
   contentType !== undefined && /^[\w.-]+\/([\w.-]+\+)?json\s*(;|$)/i.test(contentType.trim());
 
 /** Parsed JSON when the content type says JSON (the text if it does not parse), else the text; empty → undefined. */

@@ -9,11 +9,11 @@ import type { HttpMethod } from './types.js';
 export type AttemptErrorKind = 'network' | 'timeout';
 
 /** Base and cap of the exponential backoff used for 5xx, timeouts and network errors. */
-export const BACKOFF_BASE_MS = 250;
-export const BACKOFF_CAP_MS = 20_000;
+const BACKOFF_BASE_MS = 250;
+const BACKOFF_CAP_MS = 20_000;
 /** Base and cap of the backoff for a 429 that names no `Retry-After`. */
-export const RATE_LIMIT_BACKOFF_BASE_MS = 1_000;
-export const RATE_LIMIT_BACKOFF_CAP_MS = 60_000;
+const RATE_LIMIT_BACKOFF_BASE_MS = 1_000;
+const RATE_LIMIT_BACKOFF_CAP_MS = 60_000;
 
 /** GET/PUT/DELETE are idempotent by HTTP semantics; POST/PATCH are not (POST /initiatives creates a new one each call). */
 export const isIdempotentByDefault = (method: HttpMethod): boolean =>
@@ -48,7 +48,7 @@ export const shouldRetry = (q: RetryQuestion): boolean => {
   return false;
 };
 
-export interface DelayQuestion {
+interface DelayQuestion {
   /** Status of the failed attempt (absent for network errors and timeouts). */
   status?: number;
   /** Lower-case response headers. */
@@ -86,7 +86,7 @@ const bodyRetryAfterMs = (body: unknown): number | undefined => {
 };
 
 /** Exponential backoff with full jitter: uniform in [0, min(cap, base·2^(attempt-1))). */
-export const fullJitterBackoffMs = (attempt: number, random: () => number, baseMs: number, capMs: number): number => {
+const fullJitterBackoffMs = (attempt: number, random: () => number, baseMs: number, capMs: number): number => {
   const ceiling = Math.min(capMs, baseMs * 2 ** Math.max(0, attempt - 1));
   return Math.floor(random() * ceiling);
 };

@@ -6,7 +6,7 @@
  */
 
 /** The API's rate-limit window: before a run has lasted this long (or met a 429), its pace says little. */
-export const RATE_WINDOW_MS = 60_000;
+const RATE_WINDOW_MS = 60_000;
 
 /** Keeps (time, operations done) samples of the last `windowMs` to measure the recent pace. */
 const recentPace = (windowMs: number) => {

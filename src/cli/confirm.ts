@@ -18,7 +18,7 @@ import type { TerminalWriter } from '../runtime-io/io.js';
 /** Somewhere to show the question on the terminal itself (the runtimes' shared IO defines it). */
 export type { TerminalWriter };
 
-export interface PromptIo {
+interface PromptIo {
   stdin?: NodeJS.ReadableStream & { isTTY?: boolean };
   stdout: NodeJS.WritableStream & { isTTY?: boolean };
   stderr: NodeJS.WritableStream & { isTTY?: boolean };

@@ -17,7 +17,7 @@ import { VERSION } from '../version.js';
 import { type CliSession, createSession } from './session.js';
 
 /** Adds a named command's flags and action to the command `main.ts` created for it. */
-export type DefineCommand = (command: Command, session: CliSession) => void;
+type DefineCommand = (command: Command, session: CliSession) => void;
 
 interface CommandEntry {
   name: string;

@@ -9,7 +9,7 @@ import { planJsonObject, type PlanStatus } from '../render/json.js';
 import { renderPlanMarkdown } from '../render/markdown.js';
 import { renderPlanText } from '../render/text.js';
 
-export type OutputFormat = 'text' | 'json' | 'markdown';
+type OutputFormat = 'text' | 'json' | 'markdown';
 
 const EMPTY_PLAN: Plan = {
   changes: [],
@@ -18,12 +18,10 @@ const EMPTY_PLAN: Plan = {
 };
 
 /** The plan of a result (an empty one when the manifests did not load), carrying every diagnostic of the run. */
-export const shownPlan = (result: ReconcileResult): Plan =>
+const shownPlan = (result: ReconcileResult): Plan =>
   result.status === 'invalid'
     ? { ...EMPTY_PLAN, diagnostics: result.diagnostics }
     : { ...result.plan, diagnostics: result.diagnostics };
-
-export const statusOf = (result: ReconcileResult): PlanStatus => result.status;
 
 /** The plan in `format`; text shows no plan for invalid manifests (the diagnostics on stderr say why). */
 export const renderRunPlan = (

@@ -25,10 +25,10 @@ import { countOf } from '../core/plural.js';
 import { leaseEventLine } from '../engine/lease-events.js';
 import { ApplyTally } from './apply-tally.js';
 
-export const PROGRESS_EVERY_MS = 10_000;
-export const PROGRESS_EVERY_OPERATIONS = 100;
+const PROGRESS_EVERY_MS = 10_000;
+const PROGRESS_EVERY_OPERATIONS = 100;
 
-export interface ProgressOptions {
+interface ProgressOptions {
   stream: NodeJS.WritableStream;
   /** A terminal: rewrite one line instead of appending lines. */
   tty: boolean;
@@ -42,14 +42,14 @@ export interface ProgressOptions {
 }
 
 /** Reports the reads of a plan: pauses and slow answers at once, and a line at least every 10 s. */
-export interface ReadProgress extends EventSink {
+interface ReadProgress extends EventSink {
   /** Starts the 10 s heartbeat; `stats` tells it how many requests were answered. */
   start(stats: () => Pick<ClientStats, 'requestsSent'>): void;
   /** Stops the heartbeat (idempotent). */
   finish(): void;
 }
 
-export interface ApplyProgress extends EventSink {
+interface ApplyProgress extends EventSink {
   /** The reads before the first write (the plan under the lease): reported as a plan's. */
   readonly reading: ReadProgress;
   /**
@@ -64,17 +64,17 @@ export interface ApplyProgress extends EventSink {
 const seconds = (ms: number): string => `${Math.max(0, Math.round(ms / 1000))} s`;
 
 /** `1m 05s`, `42 s`. */
-export const duration = (ms: number): string => {
+const duration = (ms: number): string => {
   const s = Math.max(0, Math.round(ms / 1000));
   return s < 60 ? `${s} s` : `${Math.floor(s / 60)}m ${String(s % 60).padStart(2, '0')}s`;
 };
 
 /** What a slow answer is holding up: the host, the operation, and which attempt of how many (a retry's wait starts again). */
-export const waitingLine = (event: Extract<EngineEvent, { type: 'request.waiting' }>): string =>
+const waitingLine = (event: Extract<EngineEvent, { type: 'request.waiting' }>): string =>
   `Waiting ${seconds(event.waitedMs)} for ${event.host} to answer ${event.method} ${event.operation} (attempt ${event.attempt} of ${event.maxAttempts})…`;
 
 /** The line for a Retry-After pause, said when it starts. */
-export const pausedLine = (ms: number, doing: string): string =>
+const pausedLine = (ms: number, doing: string): string =>
   `Paused ${seconds(ms)}: the API asked to wait (Retry-After); ${doing} goes on after.`;
 
 /**

@@ -56,7 +56,7 @@ export const redactingPlanLog = (sink: PlanLogSink, redact: Redactor): PlanLogSi
 });
 
 /** The event with every string a repository or a server controls made printable. */
-export const printableEvent = (event: EngineEvent): EngineEvent => {
+const printableEvent = (event: EngineEvent): EngineEvent => {
   switch (event.type) {
     case 'operation.done':
       return {

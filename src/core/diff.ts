@@ -67,7 +67,7 @@ export function deepEqual(a: JsonValue | undefined, b: JsonValue | undefined): b
 const PLAIN_KEY = /^[A-Za-z0-9_$@-]+$/;
 
 /** Appends `key` to a dotted path; keys that are not plain words are written `["a.b"]`. */
-export function joinPath(parent: string, key: string): string {
+function joinPath(parent: string, key: string): string {
   if (PLAIN_KEY.test(key)) return parent === '' ? key : `${parent}.${key}`;
   return `${parent}[${JSON.stringify(key)}]`;
 }

@@ -2,10 +2,8 @@
  * The typed error family. Every failure carries a stable `code`; entrypoints alone turn them into
  * text, annotations or exit codes. Messages never contain the API key.
  */
-import type { Diagnostic } from './model.js';
-import { countOf } from './plural.js';
 
-export type ErrorCode =
+type ErrorCode =
   | 'INVALID_MANIFESTS'
   | 'CONFIG'
   | 'API'
@@ -26,17 +24,6 @@ export class CortexSyncError extends Error {
     super(message, options);
     this.name = 'CortexSyncError';
     this.code = code;
-  }
-}
-
-/** Manifests failed to load or validate; nothing was sent. */
-export class ManifestError extends CortexSyncError {
-  readonly diagnostics: Diagnostic[];
-  constructor(diagnostics: Diagnostic[]) {
-    const errors = diagnostics.filter((d) => d.severity === 'error').length;
-    super('INVALID_MANIFESTS', `${countOf(errors, 'error')} in the manifests; nothing was written`);
-    this.name = 'ManifestError';
-    this.diagnostics = diagnostics;
   }
 }
 

@@ -42,7 +42,7 @@ export interface InventoryStepsInput {
  * Keys of the grown record whose server id the record does not keep yet (or keeps another): a
  * reason to write it, since it is what confirms such an object when a list leaves it out.
  */
-export const serverIdsToRecord = (input: InventoryStepsInput, keys: ReadonlySet<ObjectKey>): ObjectKey[] =>
+const serverIdsToRecord = (input: InventoryStepsInput, keys: ReadonlySet<ObjectKey>): ObjectKey[] =>
   [...(input.serverIds ?? [])]
     .filter(([key, serverId]) => keys.has(key) && input.previousServerIds?.get(key) !== serverId)
     .map(([key]) => key);

@@ -7,7 +7,7 @@ import type { DesiredObject, Diagnostic, LiveObject, ObjectKey } from './model.j
 import { objectKey } from './model.js';
 
 /** How many leftovers a message names before it counts the rest. */
-export const LEFTOVERS_NAMED = 20;
+const LEFTOVERS_NAMED = 20;
 
 /** Live objects marked as managed by `sourceId` (and, for prune's rule, listed in its record) without a manifest. */
 export const managedWithoutManifest = (input: {

@@ -14,13 +14,13 @@ export type JsonObject = { [key: string]: JsonValue };
 export type KindName = string;
 
 /** A position in a manifest file; `file` is relative to the manifest root, with `/` separators. Lines and columns are 1-based. */
-export interface SourceLocation {
+interface SourceLocation {
   file: string;
   line: number;
   column: number;
 }
 
-export type Severity = 'error' | 'warning';
+type Severity = 'error' | 'warning';
 
 /**
  * A problem found in the manifests, the plan or the API's answer. Rendered by entrypoints as
@@ -81,17 +81,6 @@ export interface LiveObject<L = unknown> {
 /** `kind/id`, the key of an object across the whole plan. */
 export type ObjectKey = `${KindName}/${string}`;
 export const objectKey = (kind: KindName, id: string): ObjectKey => `${kind}/${id}`;
-
-/** A reference from one object to another: an ordering edge and a reference check. */
-export interface Reference {
-  kind: KindName;
-  id: string;
-  /** Field path of the reference in the manifest (for messages) and its path for `locate`. */
-  field: string;
-  path: readonly PropertyKey[];
-  /** `true`: the target must exist (in the repository or live) or it is an error. */
-  required: boolean;
-}
 
 export type Action = 'create' | 'update' | 'delete' | 'archive' | 'noop';
 export const ACTIONS: readonly Action[] = ['create', 'update', 'delete', 'archive', 'noop'];

@@ -23,7 +23,7 @@ export interface OrderingEdge {
   to: ObjectKey;
 }
 
-export interface OrderedChanges {
+interface OrderedChanges {
   /** Every change, each with its `waitsFor`, in a valid execution order. */
   changes: Change[];
   /** Keys left over by a cycle (appended at the end, in tie order); empty when the graph is a DAG. */

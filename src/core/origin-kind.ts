@@ -8,9 +8,9 @@
  */
 import { printable } from './printable.js';
 
-export type OriginKind = 'folder' | 'repository' | 'named';
+type OriginKind = 'folder' | 'repository' | 'named';
 
-export const originKind = (origin: string): OriginKind =>
+const originKind = (origin: string): OriginKind =>
   origin.startsWith('path:')
     ? 'folder'
     : /^[a-z0-9][a-z0-9.-]*(?::\d+)?\/[^/\s]/i.test(origin)

@@ -98,9 +98,9 @@ export interface ReadReport {
 }
 
 /** Objects per action (`noop`: unchanged). */
-export type ActionTally = Record<Action, number>;
+type ActionTally = Record<Action, number>;
 
-export interface ActionCounts extends ActionTally {
+interface ActionCounts extends ActionTally {
   /** Apply only: changes that were tried and failed. */
   failed: number;
   /** Apply only: changes not tried (a dependency failed, or the run was interrupted). */
@@ -126,7 +126,7 @@ export interface PlanWork {
 export type RunOutcomeName = 'invalid' | 'refused' | 'planned' | 'not-approved' | 'applied' | 'partial' | 'interrupted';
 
 /** Why a run that returned ended as it did; stable, for machines. */
-export type ResultReason =
+type ResultReason =
   | 'in-sync'
   | 'changes-planned'
   | 'changes-applied'
@@ -176,7 +176,7 @@ export interface RunReport extends PlanWork {
 }
 
 /** What the engine measured of a run, beside its result. */
-export interface RunFacts {
+interface RunFacts {
   mode: 'plan' | 'apply';
   stages?: readonly StageTiming[];
   requests?: { sent: number; writes: number };
@@ -185,18 +185,18 @@ export interface RunFacts {
 }
 
 const SIGNAL_EXIT = { SIGHUP: 129, SIGINT: 130, SIGTERM: 143 } as const;
-export type StopSignal = keyof typeof SIGNAL_EXIT;
+type StopSignal = keyof typeof SIGNAL_EXIT;
 
 /** The exit code of a run stopped by `signal` (the shell's 128 + signal number). */
 export const signalExitCode = (signal: StopSignal | undefined): number => SIGNAL_EXIT[signal ?? 'SIGINT'];
 
-export const emptyTally = (): ActionTally => ({ create: 0, update: 0, delete: 0, archive: 0, noop: 0 });
-export const emptyCounts = (): ActionCounts => ({ ...emptyTally(), failed: 0, skipped: 0 });
+const emptyTally = (): ActionTally => ({ create: 0, update: 0, delete: 0, archive: 0, noop: 0 });
+const emptyCounts = (): ActionCounts => ({ ...emptyTally(), failed: 0, skipped: 0 });
 
 const writesIn = (c: ActionTally): number => c.create + c.update + c.delete + c.archive;
 
 /** Totals over all kinds but the ownership record. */
-export const totalCounts = (counts: RunReport['counts']): ActionCounts => {
+const totalCounts = (counts: RunReport['counts']): ActionCounts => {
   const total = emptyCounts();
   for (const [kind, c] of Object.entries(counts)) {
     if (kind === 'inventory' || !c) continue;

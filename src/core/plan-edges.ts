@@ -11,7 +11,7 @@ import { type Change, type DesiredObject, type Diagnostic, type KindName, type O
 import type { OrderingEdge } from './order.js';
 import { referencesOf } from './references.js';
 
-export interface PlanEdges {
+interface PlanEdges {
   edges: OrderingEdge[];
   /** Objects whose update was turned round to wait for a referrer. */
   turned: ObjectKey[];

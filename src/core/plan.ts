@@ -68,7 +68,7 @@ export interface PlanOptions {
   binding?: SourceBinding;
 }
 
-export interface PlanInput {
+interface PlanInput {
   desired: readonly DesiredObject[];
   live: readonly LiveObject[];
   /** The managed kinds, in apply order (the registry's): writes in this order, removals in reverse. */
@@ -425,7 +425,7 @@ function planPrunes(
  * `MIN_WHOLE_KIND_PRUNE` of them) looks like a lost folder, not an edit, even when it is a small
  * share of all managed objects (3 Initiatives among 21 objects). One error per such kind.
  */
-export const MIN_WHOLE_KIND_PRUNE = 2;
+const MIN_WHOLE_KIND_PRUNE = 2;
 
 function wholeKindPrunes(
   prunes: readonly Change[],
@@ -455,7 +455,7 @@ function wholeKindPrunes(
 const formatPercent = (share: number): string => `${Math.round(share * 1000) / 10} %`;
 
 /** Counts changes per action. */
-export function summarize(changes: readonly Change[]): PlanSummary {
+function summarize(changes: readonly Change[]): PlanSummary {
   const summary: PlanSummary = { create: 0, update: 0, delete: 0, archive: 0, noop: 0 };
   for (const c of changes) summary[c.action] += 1;
   return summary;

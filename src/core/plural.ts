@@ -12,7 +12,7 @@ export const pluralOf = (noun: string): string => {
 };
 
 /** The noun for `n`: singular for exactly one, plural otherwise (`0 files`). */
-export const nounFor = (n: number, singular: string, plural: string = pluralOf(singular)): string =>
+const nounFor = (n: number, singular: string, plural: string = pluralOf(singular)): string =>
   n === 1 ? singular : plural;
 
 /** `n` and its noun: `1 change`, `3 changes`, `0 changes`. */

@@ -20,7 +20,7 @@ import {
   objectKey,
 } from './model.js';
 
-export interface ReferenceCheckInput {
+interface ReferenceCheckInput {
   desired: readonly DesiredObject[];
   /** Live objects (plan), those of the kinds only read included; absent for offline validation. */
   live?: readonly LiveObject[];
@@ -199,7 +199,7 @@ function locate(obj: DesiredObject, ref: ObjectReference, problem: Problem): Dia
 }
 
 /** The did-you-mean distance: a name this close to a known one (case aside) is taken for a typo of it. */
-export const TYPO_DISTANCE = 2;
+const TYPO_DISTANCE = 2;
 
 /** Levenshtein distance case aside, when it is within the did-you-mean distance (and less than either length). */
 const typoDistance = (wanted: string, lower: string): number | undefined => {

@@ -23,7 +23,7 @@ import { printable } from './printable.js';
 import type { Declaration, RecordMeta } from './record-meta.js';
 
 /** This source's ownership record as the workspace read it (its entries in the records' index). */
-export interface RecordAsRead {
+interface RecordAsRead {
   /** The keys it lists; undefined: there is no record. */
   keys?: ReadonlySet<ObjectKey>;
   meta?: RecordMeta;
@@ -62,7 +62,7 @@ export interface RunPlanInput {
   record?: RunRecord;
 }
 
-export interface RunPlan {
+interface RunPlan {
   plan: Plan;
   /** What the record's writes are computed from (the apply computes its last write again from what succeeded). */
   steps: InventoryStepsInput | undefined;
@@ -71,7 +71,7 @@ export interface RunPlan {
 const NONE: ReadonlySet<ObjectKey> = new Set();
 
 /** The ownership record's steps: what it holds, and what this run's plan makes it hold. */
-export const recordStepsOf = (input: RunPlanInput, record: RunRecord): InventoryStepsInput => {
+const recordStepsOf = (input: RunPlanInput, record: RunRecord): InventoryStepsInput => {
   const { desired, handlers, live } = input;
   const unconfirmed = input.unconfirmed ?? NONE;
   const tracked = trackedKinds(handlers);
@@ -105,7 +105,7 @@ const sharedTagDiagnostic = (record: RunRecord, other: string): Diagnostic => ({
  * not prune (and its source id is not another origin's): those a hand-over or a held prune keeps
  * are not leftovers.
  */
-export const leftoversOf = (input: RunPlanInput, plan: Pick<Plan, 'handOvers' | 'held'>): Diagnostic[] => {
+const leftoversOf = (input: RunPlanInput, plan: Pick<Plan, 'handOvers' | 'held'>): Diagnostic[] => {
   const { record } = input;
   if (input.options.prune || record === undefined || input.options.binding?.state === 'claimed') return [];
   const leftovers = managedWithoutManifest({

@@ -19,7 +19,7 @@ export const SAVED_PLAN_VERSION = 1;
 const digest = z.string().regex(/^sha256:[0-9a-f]{64}$/, 'expected sha256:<64 hex digits>');
 
 /** The settings that shaped the plan (what it may remove, what it may take over). */
-export const savedSettingsSchema = z.strictObject({
+const savedSettingsSchema = z.strictObject({
   prune: z.boolean(),
   pruneEntities: z.enum(['archive', 'delete']),
   allowMassDelete: z.boolean(),
@@ -49,7 +49,7 @@ export type SavedStep = z.infer<typeof stepSchema>;
 
 /** What the plan read of an object it writes: the digest of the live value (null: absent). */
 const readSchema = z.strictObject({ key: z.string(), digest: digest.nullable() });
-export type SavedRead = z.infer<typeof readSchema>;
+type SavedRead = z.infer<typeof readSchema>;
 
 const fileDigestSchema = z.strictObject({ path: z.string(), digest });
 
@@ -194,7 +194,3 @@ export const whatMoved = (saved: SavedPlanBody, now: FreshPlan): Moved[] => {
   out.push(...stepsMoved(saved.steps, now.steps).filter((s) => !named.has(s.name)));
   return out;
 };
-
-/** The steps of a saved plan that write catalog objects (not the ownership record). */
-export const objectSteps = (plan: Pick<SavedPlanBody, 'steps'>): SavedStep[] =>
-  plan.steps.filter((s) => !s.key.startsWith('inventory/'));

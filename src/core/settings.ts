@@ -10,7 +10,7 @@
 import { z } from 'zod';
 
 /** What `cortex-sync.yaml` (a pull request controls it) may do with a setting. */
-export type FileRule =
+type FileRule =
   /** Set it; the operator's flag or variable still wins. */
   | 'allowed'
   /** Only lower it below the default; a higher value is a warning and the default applies. */
@@ -24,7 +24,7 @@ export type FileRule =
 export type SettingCommand = 'validate' | 'plan' | 'apply' | 'watch' | 'export';
 
 /** How a setting's value is written as text (a flag, a variable, an input) and checked. */
-export interface SettingValue<T> {
+interface SettingValue<T> {
   /** The value's schema: the file's entry, and every parsed text is checked against it. */
   schema: z.ZodType<T>;
   /** Text → value; `undefined` when it is not one (the message says `expected …`). */
@@ -35,7 +35,7 @@ export interface SettingValue<T> {
   arg?: string;
 }
 
-export interface SettingSpec<T = unknown> {
+interface SettingSpec<T = unknown> {
   /** The configuration's field and the file's key: `maxDeleteShare`. */
   key: string;
   /** What it is, for the README's table: `what prune does to entities`. */

@@ -11,7 +11,7 @@ import { claimedAdvice, describeOrigin } from './origin-kind.js';
 import { countOf } from './plural.js';
 import { printable } from './printable.js';
 
-export interface SourceBindingInput {
+interface SourceBindingInput {
   sourceId: string;
   /** Where this run comes from. */
   origin: string;

@@ -6,7 +6,7 @@
 import type { Diagnostic } from './model.js';
 
 /** What a warning made an error says after its own message. */
-export const STRICT_NOTE = '(a warning; strict mode makes it an error)';
+const STRICT_NOTE = '(a warning; strict mode makes it an error)';
 
 /** `diagnostics` with every warning an error when `strict`; unchanged otherwise. */
 export const strictly = (diagnostics: readonly Diagnostic[], strict: boolean | undefined): Diagnostic[] =>

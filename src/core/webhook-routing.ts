@@ -23,7 +23,7 @@ export interface RoutableEntity {
   mappings: readonly string[];
 }
 
-export type WebhookRoute =
+type WebhookRoute =
   | { ok: true; tag: string; via: 'tag' | 'mapping'; value: string }
   | {
       ok: false;
@@ -113,7 +113,7 @@ export const routeWebhookPayload = (outputs: readonly unknown[], entities: reado
 };
 
 /** A collision among the mapping values of a set of entities. */
-export type MappingCollision =
+type MappingCollision =
   /** Several entities register the same value: a payload with it routes nowhere. */
   | { type: 'registered-twice'; value: string; holders: string[] }
   /** An entity registers another entity's tag: the tag wins, the mapping is never used. */

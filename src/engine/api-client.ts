@@ -38,7 +38,7 @@ export const requireApiKey = (config: Pick<SyncConfig, 'apiKey' | 'flagsAre'>, n
 };
 
 /** An engine context that owns its client: `close()` releases it. */
-export interface OwnedEngineContext extends EngineContext {
+interface OwnedEngineContext extends EngineContext {
   close(): Promise<void>;
 }
 

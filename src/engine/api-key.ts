@@ -17,11 +17,11 @@ import { basename, dirname, join, resolve } from 'node:path';
 import type { Diagnostic } from '../core/model.js';
 import { isInsideFolder, readRegularFile } from '../source/regular-file.js';
 
-export const API_KEY_ENV = 'CORTEX_API_KEY';
-export const API_KEY_FILE_ENV = 'CORTEX_API_KEY_FILE';
+const API_KEY_ENV = 'CORTEX_API_KEY';
+const API_KEY_FILE_ENV = 'CORTEX_API_KEY_FILE';
 const MAX_KEY_FILE_BYTES = 64 * 1024;
 
-export interface ApiKeyResolution {
+interface ApiKeyResolution {
   apiKey?: string;
   /** Where the key came from: `CORTEX_API_KEY` or `CORTEX_API_KEY_FILE`. */
   from?: typeof API_KEY_ENV | typeof API_KEY_FILE_ENV;
@@ -52,14 +52,14 @@ const realOrResolved = (dir: string): string => {
 };
 
 /** Where a secret file may not be, and what a relative path is relative to. */
-export interface SecretPlace {
+interface SecretPlace {
   /** The folder the repository controls. */
   manifestRoot: string;
   /** What a relative `…_FILE` path is relative to. */
   cwd: string;
 }
 
-export interface SecretResolution {
+interface SecretResolution {
   value?: string;
   /** The variable it came from: `NAME` or `NAME_FILE`. */
   from?: string;

@@ -48,7 +48,7 @@ export type ConfigFile = Readonly<Record<string, unknown>> & { readonly sourceId
 /** Where each setting of the file is written (line numbers), for messages and the plan's header. */
 export type ConfigFileLines = Partial<Record<string, number>>;
 
-export interface ConfigFileRead {
+interface ConfigFileRead {
   config: ConfigFile;
   diagnostics: Diagnostic[];
   lines: ConfigFileLines;

@@ -1,6 +1,6 @@
 /**
  * Settings, in order of precedence: command-line flags (or the Action's inputs, or the watcher's
- * settings), environment, `cortex-sync.yaml` at the manifest root (interface.md). The file
+ * settings), environment, `cortex-sync.yaml` at the manifest root (the README's settings table). The file
  * proposes, the operator decides: a flag or variable that is set, `false` included, beats the
  * file, for every setting. What the file may not decide at all is an error in it
  * (`config-file.ts`): the base URL and forcing a breaking entity-type schema. Of the settings that
@@ -69,7 +69,7 @@ export interface ConfigFlags {
 export type OperatorSettings = Omit<ConfigFlags, 'from' | 'originDir'>;
 
 /** What a runtime hands `configureRun`. */
-export interface RunSettings {
+interface RunSettings {
   said: OperatorSettings;
   /** What the settings are, for the plan's header: command-line flags (default) or Action inputs. */
   from?: 'flag' | 'input' | 'setting';
@@ -104,7 +104,7 @@ export const configureRun = (
   resolveConfig(flagsOf(settings), settings.apiKey ? { ...env, CORTEX_API_KEY: settings.apiKey } : env, cwd);
 
 /** Settings whose origin is recorded. */
-export type OriginSetting =
+type OriginSetting =
   | 'sourceId'
   | 'baseUrl'
   | 'apiKey'
@@ -183,7 +183,7 @@ const isLoopback = (hostname: string): boolean =>
  * proxy); no credentials, query or fragment in the URL, and no `/api/v1` the client adds itself.
  * `origin` names the setting for the message.
  */
-export const checkBaseUrl = (value: string, origin: string): Diagnostic | undefined => {
+const checkBaseUrl = (value: string, origin: string): Diagnostic | undefined => {
   const fail = (why: string): Diagnostic => ({ severity: 'error', code: 'config', message: `${origin}: ${why}` });
   // `127.0.0.1:8787`, `localhost:8787`, `api.example.com`: a host without its scheme.
   const schemeless = !/^[a-z][a-z0-9+.-]*:\/\//i.test(value);

@@ -36,10 +36,10 @@ import type { OwnershipIndex, OwnershipSnapshot, OwnershipStore } from '../owner
  * bulk read of the kind instead of one read each — except for a kind whose identity the server
  * assigns, which is always read by the ids the record keeps (a create there is a duplicate).
  */
-export const MAX_BY_IDENTITY = 10;
+const MAX_BY_IDENTITY = 10;
 
 /** What the reads by identity found: objects the lists left out, and those whose absence could not be confirmed. */
-export interface AbsenceCheck {
+interface AbsenceCheck {
   found: LiveObject[];
   /** `kind/id` → why its absence could not be confirmed. */
   unconfirmed: Map<ObjectKey, string>;

@@ -29,7 +29,7 @@ type ScopeConfig = Pick<
 >;
 
 /** Removed protect patterns listed in the header; the effect counts them all. */
-export const MAX_PATTERNS_SHOWN = 20;
+const MAX_PATTERNS_SHOWN = 20;
 
 const percent = (share: number): string => `${Math.round(share * 1000) / 10} %`;
 

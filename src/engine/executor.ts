@@ -18,7 +18,7 @@ import type { EngineContext } from './context.js';
 import type { PlanLogSink } from './plan-log.js';
 import { recordingClient, type WriteCounter } from './recording-client.js';
 
-export interface ExecuteInput {
+interface ExecuteInput {
   changes: readonly Change[];
   handlerFor: (kind: KindName) => AnyKindHandler;
   /** The kinds in apply order: removals run in reverse kind order (`changePhase`). */
@@ -33,7 +33,7 @@ export interface ExecuteInput {
   assigned?: (key: ObjectKey, serverId: string) => void;
 }
 
-export const INTERRUPTED = 'interrupted: the run was stopped before this change started';
+const INTERRUPTED = 'interrupted: the run was stopped before this change started';
 
 interface Step {
   kind: KindName;

@@ -19,7 +19,7 @@ import type { OwnershipStore } from '../ownership/store.js';
 import type { EngineContext } from './context.js';
 import { type ReadKind, readKinds } from './fetch-live.js';
 
-export interface ExportReadInput {
+interface ExportReadInput {
   /** Every managed kind (the records' entries of all of them count). */
   handlers: readonly AnyKindHandler[];
   /** The kinds to export. */
@@ -40,7 +40,7 @@ export interface ExportReadInput {
   othersLeftOut?: boolean;
 }
 
-export interface ExportLive {
+interface ExportLive {
   live: LiveObject[];
   diagnostics: Diagnostic[];
   /** Each source's origin as its ownership record has it (the repository that first applied it). */

@@ -22,7 +22,7 @@ import type { SeenLease } from '../ownership/store.js';
 
 export type { SeenLease } from '../ownership/store.js';
 
-export type LeaseJudgement =
+type LeaseJudgement =
   | { state: 'free'; why: 'none' | 'ours' | 'released' | 'expired' | 'stale' | 'unreadable' }
   | {
       state: 'held';
@@ -34,7 +34,7 @@ export type LeaseJudgement =
       reservedFor?: string;
     };
 
-export interface JudgeInput {
+interface JudgeInput {
   lease: SeenLease | undefined;
   /** This run's holder name. */
   me: string;
@@ -51,10 +51,10 @@ export interface JudgeInput {
  * A `Date` header counts whole seconds: the holder's and the waiter's readings of the server's
  * clock may each be up to a second behind, so an expiry counts as passed only this much later.
  */
-export const DATE_RESOLUTION_MS = 1_000;
+const DATE_RESOLUTION_MS = 1_000;
 
 /** How far past the server's now an expiry may be and still be believed (a ttl, and slack for a 1 s `Date`). */
-export const credibleExpiryMs = (ttlMs: number): number => ttlMs + 5_000;
+const credibleExpiryMs = (ttlMs: number): number => ttlMs + 5_000;
 
 export const judgeLease = (input: JudgeInput): LeaseJudgement => {
   const { lease, serverNow, ttlMs } = input;

@@ -24,7 +24,7 @@ import type { EngineContext } from './context.js';
 import { acquireLease, type HeldLease, type LeaseSettings } from './lease.js';
 
 /** How often a lingering watcher looks whether an apply waits for its lease (default). */
-export const DEFAULT_LINGER_CHECK_MS = 5_000;
+const DEFAULT_LINGER_CHECK_MS = 5_000;
 
 /** How a run gets the lease and gives it back. */
 export interface LeaseKeeper {

@@ -90,7 +90,7 @@ export const DEFAULT_LEASE_SETTINGS: Omit<LeaseSettings, 'holder'> = {
 };
 
 /** How the lease was held when the wait ran out. */
-export interface HeldHow {
+interface HeldHow {
   /** Kept idle between runs by a watcher (the record says so). */
   idle?: boolean;
   /** Let go for another apply that waited for it (its holder name). */
@@ -413,7 +413,7 @@ const holdLease = (
 export const newHolderName = (): string => `${hostname()} run ${randomUUID().slice(0, 8)}`;
 
 /** What `applyUnderLease` needs from a run. */
-export interface LeasedRun {
+interface LeasedRun {
   mode: 'plan' | 'apply';
   sourceId: string | undefined;
   settings: LeaseSettings;

@@ -79,7 +79,7 @@ interface FullRead {
 }
 
 /** A configuration as compared between runs (the key left out). */
-export const configFingerprint = (config: SyncConfig): string => {
+const configFingerprint = (config: SyncConfig): string => {
   const { apiKey: _key, ...rest } = config;
   return createHash('sha256').update(JSON.stringify(rest)).digest('hex');
 };
@@ -89,7 +89,7 @@ const sameDeclaration = (a: DesiredObject | undefined, b: DesiredObject): boolea
   a !== undefined &&
   (a === b || (a.source.file === b.source.file && deepEqual(a.spec as JsonValue, b.spec as JsonValue)));
 
-export interface LiveCacheOptions {
+interface LiveCacheOptions {
   /** What is kept is read again in full once it is this old (the heal interval). */
   maxAgeMs: number;
   /**

@@ -50,7 +50,7 @@ const isBelow = (folder: string, path: string): boolean => {
   return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
 };
 
-export interface OpenedForAppend {
+interface OpenedForAppend {
   fd: number;
   /** The first folder this call created (removed again when the caller leaves nothing in it), if any. */
   createdFolder?: string;

@@ -1,5 +1,5 @@
 /**
- * The plan log: JSON Lines, one line per API operation of an apply (interface.md), plus one line
+ * The plan log: JSON Lines, one line per API operation of an apply (the README, "The plan and the plan log"), plus one line
  * per change skipped (something it depends on failed, or the run was stopped first).
  */
 import { createWriteStream, rmdirSync, rmSync, type WriteStream } from 'node:fs';

@@ -23,7 +23,7 @@ import { setRecordedOwners } from './fetch-live.js';
 import type { PlannedPass } from './stages/run.js';
 
 /** Do two reads of one object say the same (existence, owner, flags, the state as read)? */
-export const sameLive = (a: LiveObject | undefined, b: LiveObject | undefined): boolean => {
+const sameLive = (a: LiveObject | undefined, b: LiveObject | undefined): boolean => {
   if (a === undefined || b === undefined) return a === b;
   return (
     a.owner === b.owner &&
@@ -36,7 +36,7 @@ export const sameLive = (a: LiveObject | undefined, b: LiveObject | undefined): 
 };
 
 /** Do two reads of the records say the same about every source? */
-export const sameRecords = (a: OwnershipIndex, b: OwnershipIndex, sourceId: string): boolean => {
+const sameRecords = (a: OwnershipIndex, b: OwnershipIndex, sourceId: string): boolean => {
   const own = (index: OwnershipIndex) =>
     JSON.stringify({
       keys: [...(index.bySource.get(sourceId) ?? [])].sort(),
@@ -127,7 +127,7 @@ export const unreadableById = (error: unknown): undefined => {
   throw error;
 };
 
-export type Rechecked =
+type Rechecked =
   { same: true; ownership: OwnershipSnapshot; objects: number } | { same: false; fallback: RecheckFallback };
 
 /**

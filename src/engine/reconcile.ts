@@ -47,7 +47,7 @@ import type { LiveReader, PlannedPass, Run, RunSession, Stage, StageContext } fr
 import { validate } from './stages/validate.js';
 
 /** How long a write made after a stop (without the run's signal) may wait for the client. */
-export const STOP_GRACE_MS = 300;
+const STOP_GRACE_MS = 300;
 
 export type { ReconcileResult } from '../core/model.js';
 export type { RunReport } from '../core/outcome.js';

@@ -12,7 +12,7 @@ import type { Action, PlanLogEntry, StepKind } from '../core/model.js';
 import type { Clock } from './context.js';
 import type { PlanLogSink } from './plan-log.js';
 
-export interface OperationTag {
+interface OperationTag {
   kind: StepKind;
   id: string;
   action: Action;
@@ -23,7 +23,7 @@ export interface WriteCounter {
 }
 
 /** A recording client and what it has seen so far. */
-export interface RecordedClient {
+interface RecordedClient {
   client: ApiClient;
   /** Write requests sent (POST/PUT/PATCH/DELETE), retries included. */
   writes: number;

@@ -24,7 +24,7 @@ export interface Decided {
 }
 
 /** What a setting is decided from: the flags as parsed, the environment, the file as validated. */
-export interface SettingInputs {
+interface SettingInputs {
   flags: Readonly<Record<string, unknown>>;
   env: NodeJS.ProcessEnv;
   file: Readonly<Record<string, unknown>>;
@@ -34,7 +34,7 @@ export interface SettingInputs {
 const DEFAULT: SettingSource = { origin: 'default', name: 'default' };
 
 /** `cortex-sync.yaml:3`, or the file alone when the line is not known. */
-export const fileLine = (lines: ConfigFileLines, key: string): string =>
+const fileLine = (lines: ConfigFileLines, key: string): string =>
   lines[key] !== undefined ? `${CONFIG_FILE}:${lines[key]}` : CONFIG_FILE;
 
 const configError = (message: string): Diagnostic => ({ severity: 'error', code: 'config', message });

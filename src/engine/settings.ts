@@ -35,7 +35,7 @@ const percent = (n: number): string => `${Math.round(n * 1000) / 10} %`;
 const SYNC: readonly ('plan' | 'apply' | 'watch')[] = ['plan', 'apply', 'watch'];
 
 /** The engine's settings, in the order `--help` and the README list them. */
-export const ENGINE_SETTINGS: readonly AnySettingSpec[] = [
+const ENGINE_SETTINGS: readonly AnySettingSpec[] = [
   setting({
     key: 'dir',
     title: 'manifest root',
@@ -286,7 +286,7 @@ export const ENGINE_SETTINGS: readonly AnySettingSpec[] = [
 ];
 
 /** Every kind's settings (`settings` of a configurable kind). */
-export const kindSettings = (kinds: readonly AnyKindHandler[]): AnySettingSpec[] =>
+const kindSettings = (kinds: readonly AnyKindHandler[]): AnySettingSpec[] =>
   kinds.flatMap((kind) => ('settings' in kind ? (kind.settings as readonly AnySettingSpec[]) : []));
 
 /** The table: the engine's settings, then the kinds'; a key or name said twice is a programming error. */

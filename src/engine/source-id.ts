@@ -59,7 +59,7 @@ const findGitCheckout = async (start: string): Promise<GitCheckout | undefined> 
  * `repo` for the repository root; `repo//teams/a` for the folder `teams/a` inside it (the `//`
  * of Terraform's module sources), so two manifest roots of one monorepo never share an id.
  */
-export const withSubdirectory = (repositoryId: string, subdirectory: string): string => {
+const withSubdirectory = (repositoryId: string, subdirectory: string): string => {
   const clean = subdirectory
     .split(sep)
     .join('/')

@@ -8,7 +8,7 @@ import type { AnyKindHandler } from '../kinds/types.js';
 import type { OwnershipStore } from '../ownership/store.js';
 import { readStoreUses } from './recheck.js';
 
-export interface SourceStatus {
+interface SourceStatus {
   sourceId: string;
   /** The origin the source id is bound to, as its record says (null: no record, or none recorded). */
   origin: string | null;

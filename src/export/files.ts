@@ -20,7 +20,7 @@ import { type SchemaBase, SCHEMAS_BESIDE, schemaReference } from './schema-ref.j
 
 export type ExportScope = 'unmanaged' | 'all';
 
-export interface ExportSelection {
+interface ExportSelection {
   /** The kinds, in the order their files are made; a kind without `toManifestFiles` exports nothing. */
   handlers: readonly AnyKindHandler[];
   kinds: ReadonlySet<KindName>;
@@ -39,7 +39,7 @@ export interface ExportSelection {
 }
 
 /** An object left out because its manifest could not be written as one `validate` accepts. */
-export interface Skipped {
+interface Skipped {
   kind: KindName;
   id: string;
   reason: string;
@@ -53,7 +53,7 @@ export interface ExportFile {
   ids: string[];
 }
 
-export interface ExportFiles {
+interface ExportFiles {
   files: ExportFile[];
   /** Objects left out because the output directory already declares them: `kind/id` → file. */
   alreadyDeclared: { key: string; file: string }[];

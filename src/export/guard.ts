@@ -9,7 +9,7 @@ import type { LiveObject } from '../core/model.js';
 import type { AnyKindHandler } from '../kinds/types.js';
 import { loadManifests } from '../source/load.js';
 
-export interface OutDirInput {
+interface OutDirInput {
   outDir: string;
   handlers: readonly AnyKindHandler[];
   /** The source id given by flag or environment, if any. */
@@ -22,7 +22,7 @@ export interface OutDirInput {
 }
 
 /** `kind/id` → the file (relative) that declares it, for every object the directory declares. */
-export type DeclaredObjects = Map<string, string>;
+type DeclaredObjects = Map<string, string>;
 
 /** Refuses (a `ConfigError`) a directory whose `cortex-sync.yaml` names another source id than the one given. */
 export const checkConfigSourceId = (input: Pick<OutDirInput, 'outDir' | 'givenSourceId' | 'fileSourceId'>): void => {

@@ -19,7 +19,7 @@ import { schemaFileName } from '../schemas/json-schemas.js';
  * holds a run's local files (plan logs) and is git-ignored, so schemas there would be missing
  * from every other checkout. Not under `.cortex/`: a `.json` file there is an error of the layout.
  */
-export const SCHEMA_FOLDER = '.cortex-sync-schemas';
+const SCHEMA_FOLDER = '.cortex-sync-schemas';
 
 /** Where the schema lines point: beside the export (default), a URL, or a folder relative to `--out`. */
 export type SchemaBase = { beside: true } | { url: string } | { folder: string };

@@ -24,7 +24,7 @@ import { countOf } from '../core/plural.js';
 import { folderProblem, foldersOf, targetProblem } from '../engine/no-follow-path.js';
 import { isInsideFolder } from '../source/regular-file.js';
 
-export interface FileToWrite {
+interface FileToWrite {
   /** Relative to the output directory, `/` separators. */
   path: string;
   text: string;

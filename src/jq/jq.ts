@@ -19,7 +19,7 @@ export type JqOutcome =
       message: string;
     };
 
-export interface JqEvaluatorOptions {
+interface JqEvaluatorOptions {
   /** Time one evaluation may take once it runs (default 2000 ms). */
   timeoutMs?: number;
   /** Largest output accepted, in bytes of JSON text (default 1 MiB). */

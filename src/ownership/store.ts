@@ -34,7 +34,7 @@ export interface OwnershipIndex {
 }
 
 /** A source's record, as the engine writes it. */
-export interface OwnershipRecord {
+interface OwnershipRecord {
   sourceId: string;
   objects: ReadonlySet<ObjectKey>;
   /** Where the objects were declared (objects left out: unknown). */

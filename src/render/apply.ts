@@ -14,7 +14,7 @@ import { renderDiagnostics } from './diagnostics.js';
 import { painter } from './style.js';
 
 /** Changes skipped because of a failure, listed one by one before the rest are counted. */
-export const SKIPPED_LISTED = 20;
+const SKIPPED_LISTED = 20;
 
 const VERB: Record<string, string> = {
   create: 'created',

@@ -33,7 +33,7 @@ interface JsonChange {
 /** What became of the run: `refused` (plan errors) and `invalid` (manifests did not load) apply nothing. */
 export type PlanStatus = 'planned' | 'refused' | 'invalid' | 'applied' | 'declined';
 
-export interface PlanJsonOptions {
+interface PlanJsonOptions {
   /** Every diagnostic of the run (loading, reads, references, plan); default: the plan's own. */
   diagnostics?: readonly Diagnostic[];
   status?: PlanStatus;

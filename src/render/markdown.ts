@@ -63,7 +63,7 @@ const saidBy = (w: WidenedSetting): string => {
 };
 
 /** The plan's header as a Markdown block ending with a newline ('' when nothing widens removals): see `scope.ts`. */
-export function scopeMarkdown(plan: Plan): string {
+function scopeMarkdown(plan: Plan): string {
   const scope = plan.scope;
   if (!scope || scope.widened.length === 0) return '';
   const owner =

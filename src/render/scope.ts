@@ -30,9 +30,9 @@ export const settingSaidBy = (w: WidenedSetting): string =>
 
 export const rawScopeValue = (v: JsonValue): string => (typeof v === 'string' ? v : JSON.stringify(v));
 
-export const scopeValue = (v: JsonValue): string => printable(rawScopeValue(v));
+const scopeValue = (v: JsonValue): string => printable(rawScopeValue(v));
 
-export const scopeOwner = (scope: DeleteScope): string =>
+const scopeOwner = (scope: DeleteScope): string =>
   scope.sourceId === undefined
     ? ''
     : ` of source \`${printable(scope.sourceId)}\`${scope.origin !== undefined ? ` (origin \`${printable(scope.origin)}\`)` : ''}`;
@@ -47,6 +47,3 @@ export const scopeTextLines = (plan: Plan): string[] => {
     '',
   ];
 };
-
-/** The header in the JSON plan (`deleteScope`, additive). */
-export const scopeJson = (plan: Plan): DeleteScope | undefined => plan.scope;

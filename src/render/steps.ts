@@ -12,7 +12,7 @@ export type ShownChange = Pick<Change, 'id' | 'action' | 'source' | 'line' | 'di
 };
 
 /** An ownership-record write as a change; `limit` caps the keys listed (the rest are counted in the reason). */
-export const inventoryChange = (write: InventoryWrite, limit = Number.POSITIVE_INFINITY): ShownChange => {
+const inventoryChange = (write: InventoryWrite, limit = Number.POSITIVE_INFINITY): ShownChange => {
   const fields = [
     ...write.add.map((key) => ({ path: key, after: 'managed' })),
     ...write.remove.map((key) => ({ path: key, before: 'managed' })),

@@ -32,7 +32,7 @@ export function formatValue(value: unknown): string {
  * as JSON strings: `rules["a\\d"]`) made printable without escaping them again: what else
  * `printable()` would escape is written as `\uXXXX`.
  */
-export function escapedJson(json: string): string {
+function escapedJson(json: string): string {
   if (isPrintable(json)) return json;
   return Array.from(json, (ch) =>
     ch !== '\\' && !isPrintable(ch) ? `\\u${ch.charCodeAt(0).toString(16).padStart(4, '0')}` : ch,

@@ -23,7 +23,7 @@ const alsoSaid = (spec: AnySettingSpec): string => {
 };
 
 /** The commander option of one setting's flag. */
-export const settingOption = (spec: AnySettingSpec & { flag: string }): Option => {
+const settingOption = (spec: AnySettingSpec & { flag: string }): Option => {
   const arg = spec.value.arg;
   if (arg === undefined) return new Option(spec.flag, `${spec.help}${alsoSaid(spec)}`);
   const parse = (text: string, previous: unknown): unknown => {

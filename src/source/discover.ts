@@ -25,7 +25,7 @@ export interface DiscoveryProblem {
   message: string;
 }
 
-export interface Discovery {
+interface Discovery {
   /** The root's real path (every `realPath` is inside it). */
   realRoot: string;
   files: DiscoveredFile[];

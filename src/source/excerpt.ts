@@ -5,7 +5,7 @@
  */
 
 /** The most characters of a value a message quotes. */
-export const MAX_EXCERPT = 60;
+const MAX_EXCERPT = 60;
 
 /** `value` cut to `max` characters, marked with `...` when cut. */
 export const excerpt = (value: string, max: number = MAX_EXCERPT): string =>

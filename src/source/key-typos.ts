@@ -132,7 +132,7 @@ const walk = (schemas: readonly Schema[], value: unknown, path: PropertyKey[], t
 };
 
 /** The message of a key that is a typo of `meant`. */
-export const typoMessage = (field: string, key: string, meant: string): string =>
+const typoMessage = (field: string, key: string, meant: string): string =>
   `${field}: unknown key \`${excerpt(key)}\`; did you mean \`${meant}\`? (a key this close to a known one is an error, not ignored)`;
 
 /** An `unknown-key` error for each key of `doc` that is a typo of a key `schema` knows at its place. */

@@ -18,7 +18,7 @@ import type { FileLoadResult, ManifestCache } from './manifest-cache.js';
 import { listingAfterNotedChanges, type NotedListing } from './noted-changes.js';
 import { DEFAULT_PARSE_LIMITS, fileTooLarge, type ParseLimits, parseManifestFile } from './yaml.js';
 
-export interface LoadOptions {
+interface LoadOptions {
   /** Size and alias limits for each file. */
   limits?: Partial<ParseLimits>;
   /** The time parsers judge dates against (milliseconds since the epoch); defaults to now. */

@@ -27,7 +27,7 @@ export interface FileLoadResult {
 }
 
 /** How the last load used the cache (for logs, benchmarks and tests). */
-export interface ManifestCacheStats {
+interface ManifestCacheStats {
   /** Files whose kept result was reused (not read). */
   reused: number;
   /** Files read and parsed (new, changed, not yet settled, or depending on the clock). */
@@ -97,7 +97,7 @@ const identityOf = (realPath: string): Identity | undefined => {
 };
 
 /** Freezes a plain-data tree in place (objects, arrays; functions are left as they are). */
-export const deepFreeze = <T>(value: T): T => {
+const deepFreeze = <T>(value: T): T => {
   if (value === null || typeof value !== 'object' || Object.isFrozen(value)) return value;
   Object.freeze(value);
   for (const child of Object.values(value)) deepFreeze(child);

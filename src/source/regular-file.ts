@@ -24,7 +24,7 @@ import {
 } from 'node:fs';
 import path from 'node:path';
 
-export interface RegularFileOptions {
+interface RegularFileOptions {
   /** Refuse a file larger than this (without reading more than one byte past it). */
   maxBytes: number;
   /** The real path of a folder the file must be inside (a manifest root). */
@@ -38,7 +38,7 @@ export interface RegularFileOptions {
   resolved?: boolean;
 }
 
-export type RegularFileRead =
+type RegularFileRead =
   | { ok: true; bytes: Buffer; realPath: string }
   | {
       ok: false;

@@ -16,7 +16,7 @@ import { countOf, pluralOf } from '../core/plural.js';
 export const SETTINGS_FILE = 'cortex-sync.yaml';
 
 /** What the layout messages need of a kind: the files and folders it reads, and its name. */
-export type LayoutOf = Pick<KindModel, 'kind' | 'title' | 'ownsFile' | 'layoutFolders'>;
+type LayoutOf = Pick<KindModel, 'kind' | 'title' | 'ownsFile' | 'layoutFolders'>;
 
 /** A `cortex.yaml` at the root: the kind that reads it reads descriptors anywhere. */
 const DESCRIPTOR = 'cortex.yaml';
@@ -36,7 +36,7 @@ const layoutFoldersOf = (kinds: readonly LayoutOf[]): string[] => {
 const NAMED = 5;
 
 /** Where the layout was looked for, and the JSON files found where manifests would be. */
-export interface UnownedContext {
+interface UnownedContext {
   /** The manifest root as the user gave it, named in the warning for a root that holds nothing. */
   root?: string;
   /** JSON files where a manifest would be (`cortex.json`, `.json` under `.cortex/`) that no kind reads. */

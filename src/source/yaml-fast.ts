@@ -20,7 +20,7 @@ import {
 /** YAML 1.2 core schema plus merge keys: the `yaml` package's settings (`merge: true`). */
 const SCHEMA = CORE_SCHEMA.withTags(mergeTag);
 
-export interface FastDocument {
+interface FastDocument {
   /** 0-based index of the document in the file. */
   index: number;
   /** Offset of the document's root node. */

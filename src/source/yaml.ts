@@ -24,7 +24,7 @@ import { DEFAULT_PARSE_LIMITS, type ParseLimits } from './parse-limits.js';
 
 export { DEFAULT_PARSE_LIMITS, type ParseLimits } from './parse-limits.js';
 
-export interface ParsedFile {
+interface ParsedFile {
   documents: ParsedDocument[];
   diagnostics: Diagnostic[];
 }

@@ -11,7 +11,7 @@ import { excerpt } from './excerpt.js';
 type Issue = z.core.$ZodIssue;
 
 /** Identifies the object a diagnostic belongs to (no kind for non-manifest files such as the config). */
-export interface DiagnosticSubject {
+interface DiagnosticSubject {
   kind?: KindName;
   id?: string;
 }
@@ -27,7 +27,7 @@ export const formatFieldPath = (path: readonly PropertyKey[]): string => {
 };
 
 /** The value at `path` inside `root`, or `found: false` when some step does not exist. */
-export const valueAt = (root: unknown, path: readonly PropertyKey[]): { found: boolean; value: unknown } => {
+const valueAt = (root: unknown, path: readonly PropertyKey[]): { found: boolean; value: unknown } => {
   let node: unknown = root;
   for (const segment of path) {
     if (node === null || typeof node !== 'object') return { found: false, value: undefined };

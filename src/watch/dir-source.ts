@@ -14,7 +14,7 @@ import { SKIPPED_DIRECTORIES } from '../source/discover.js';
 import type { Source, SourceSnapshot, SourceTrigger } from './source.js';
 import { EVERYTHING, type TreeWatcher, watchTree } from './tree-watcher.js';
 
-export interface DirSourceOptions {
+interface DirSourceOptions {
   dir: string;
   /** Quiet time after the last change before a run starts; default 300 ms. */
   debounceMs?: number;
@@ -34,7 +34,7 @@ const identityOf = async (root: string): Promise<string | undefined> => {
 };
 
 /** The longest a change waits for the files to be quiet. */
-export const DEFAULT_MAX_WAIT_MS = 3000;
+const DEFAULT_MAX_WAIT_MS = 3000;
 
 export const createDirSource = (options: DirSourceOptions): Source => {
   const root = resolve(options.dir);

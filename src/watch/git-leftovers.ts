@@ -21,7 +21,7 @@ export interface GitLeftovers {
   removed: string[];
 }
 
-export interface ClearLeftoversOptions {
+interface ClearLeftoversOptions {
   /** Process groups of this process's own git commands, running now: never stopped. */
   ownGroups: ReadonlySet<number>;
   /** Where /proc cannot tell, a lock file older than this is taken as stale. */

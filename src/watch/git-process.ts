@@ -6,7 +6,7 @@
  */
 import { spawn } from 'node:child_process';
 
-export interface GitRunOptions {
+interface GitRunOptions {
   cwd: string;
   /** The complete environment (nothing is inherited). */
   env: Record<string, string>;

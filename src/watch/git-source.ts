@@ -25,7 +25,7 @@ export interface GitAuth {
   sshKnownHostsFile?: string;
 }
 
-export interface GitSourceOptions {
+interface GitSourceOptions {
   url: string;
   /** Default: the remote's default branch. */
   branch?: string;

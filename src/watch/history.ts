@@ -54,14 +54,14 @@ export interface RunRecord {
 export type ChangedObjects = Partial<Record<'created' | 'updated' | 'healed' | 'archived' | 'deleted', NamedCount>>;
 
 /** How many, and the first few names (`kind/id`). */
-export interface NamedCount {
+interface NamedCount {
   count: number;
   first: string[];
 }
 
-export const MAX_RECORDED_RUNS = 10;
+const MAX_RECORDED_RUNS = 10;
 
-export interface Readiness {
+interface Readiness {
   ready: boolean;
   reason: string;
 }

@@ -6,7 +6,7 @@
 
 export const DEFAULT_LISTEN = '127.0.0.1:8080';
 
-export interface ListenAddress {
+interface ListenAddress {
   host: string;
   port: number;
 }

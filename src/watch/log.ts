@@ -6,9 +6,9 @@
  */
 import { createRedactor, type Redactor, redactDeep } from '../api/redact.js';
 
-export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
-export type LogFields = Record<string, unknown>;
+type LogFields = Record<string, unknown>;
 
 export interface Logger {
   log(level: LogLevel, msg: string, fields?: LogFields): void;
@@ -19,7 +19,7 @@ export interface Logger {
   with(fields: LogFields): Logger;
 }
 
-export interface LoggerOptions {
+interface LoggerOptions {
   write: (line: string) => void;
   /** Values never written: each occurrence becomes `[REDACTED]`. */
   secrets: readonly string[];

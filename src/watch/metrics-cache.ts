@@ -6,7 +6,7 @@
  * unauthenticated as they are, costs more than one rendering a second.
  */
 
-export interface ScrapeCacheOptions {
+interface ScrapeCacheOptions {
   /** The exposition text, redacted. */
   render: () => Promise<string>;
   /** Changes whenever a metric changes. */
@@ -15,7 +15,7 @@ export interface ScrapeCacheOptions {
   now?: () => number;
 }
 
-export const DEFAULT_METRICS_MIN_INTERVAL_MS = 1000;
+const DEFAULT_METRICS_MIN_INTERVAL_MS = 1000;
 
 /** A function answering each scrape with text no older than the scrape. */
 export const createScrapeCache = (o: ScrapeCacheOptions): (() => Promise<string>) => {

@@ -21,7 +21,7 @@ export interface ProcessIdentity {
   startTicks?: string;
 }
 
-export type ProcessState = { running: false } | { running: true; startTicks?: string };
+type ProcessState = { running: false } | { running: true; startTicks?: string };
 
 /** What the lock needs to know about processes; the real one reads /proc, tests pass their own. */
 export interface ProcessProbe {

@@ -15,7 +15,7 @@ import type { RunVerdict } from './runner.js';
 const MAX_ERRORS = 20;
 
 /** How many names of changed objects a run's record and log line show per action. */
-export const MAX_CHANGED_NAMES = 5;
+const MAX_CHANGED_NAMES = 5;
 
 /** `file:line:column: message` (as far as the diagnostic knows its place). */
 export const formatDiagnostic = (d: Diagnostic): string => {
@@ -58,7 +58,7 @@ const DONE: Partial<Record<Action, keyof ChangedObjects>> = {
  * names (`kind/id`, unescaped: the watcher escapes them). Under the heal interval, a create or an
  * update put back what drifted: `healed`.
  */
-export const changedObjects = (results: readonly ChangeResult[], heal: boolean): ChangedObjects | undefined => {
+const changedObjects = (results: readonly ChangeResult[], heal: boolean): ChangedObjects | undefined => {
   const changed: ChangedObjects = {};
   for (const { change, outcome } of results) {
     const done = DONE[change.action];

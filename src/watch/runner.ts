@@ -22,7 +22,7 @@ export interface BackoffOptions {
   maxMs: number;
 }
 
-export interface RunnerOptions {
+interface RunnerOptions {
   run: (trigger: Trigger, signal: AbortSignal) => Promise<RunVerdict>;
   backoff?: Partial<BackoffOptions>;
   /** A run that threw (a bug or an unexpected failure): reported, then treated as retryable. */

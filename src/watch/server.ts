@@ -12,7 +12,7 @@ import { printable } from '../core/printable.js';
 import { decideDelivery, MAX_WEBHOOK_BODY_BYTES, type RecentDeliveries } from './webhook.js';
 import { type BodyBudget, type BodyRead, readSignedBody, signatureBytes } from './webhook-body.js';
 
-export interface Endpoints {
+interface Endpoints {
   healthy(): { ok: boolean; reason: string };
   ready(): { ready: boolean; reason: string };
   /** The exposition text, already redacted. */
@@ -168,7 +168,7 @@ const route = async (req: IncomingMessage, res: ServerResponse, e: Endpoints): P
   }
 };
 
-export interface RunningServer {
+interface RunningServer {
   url: string;
   host: string;
   port: number;
@@ -176,7 +176,7 @@ export interface RunningServer {
 }
 
 /** Connections open at once (a probe, a scrape and GitHub need few). */
-export const MAX_CONNECTIONS = 512;
+const MAX_CONNECTIONS = 512;
 
 /** Listens on `host:port`; an address that cannot be bound throws `ListenError` saying why. */
 export const startServer = async (host: string, port: number, endpoints: Endpoints): Promise<RunningServer> => {

@@ -32,7 +32,7 @@ export interface LockRecord extends ProcessIdentity {
   beat: number;
 }
 
-export interface SourceLockOptions {
+interface SourceLockOptions {
   /** The source's folder (created, private to this user, when missing). */
   folder: string;
   source: string;
@@ -56,7 +56,7 @@ export interface SourceLock {
 }
 
 /** The folder or its lock cannot be used: held by a running watcher, or not what it should be. */
-export class SourceLockError extends CortexSyncError {
+class SourceLockError extends CortexSyncError {
   constructor(message: string) {
     super('CONFIG', message);
     this.name = 'SourceLockError';

@@ -16,7 +16,7 @@ import { type Dirent, type FSWatcher, type Stats, watch } from 'node:fs';
 import { lstat, readdir, readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
-export interface TreeWatcherOptions {
+interface TreeWatcherOptions {
   /** Absolute path of the root (a symlink at the root itself is followed by the system). */
   root: string;
   /** Entry names never watched nor reported, at any depth (`.git`, `node_modules`). */

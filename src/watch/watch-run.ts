@@ -28,9 +28,9 @@ const warningsOf = (diagnostics: readonly Diagnostic[]): string[] =>
   diagnostics.filter((d) => d.severity === 'warning').map(formatDiagnostic);
 
 /** Builds the API client for a configuration (the watcher's option, or the real one). */
-export type MakeClient = (config: SyncConfig, apiKey: string, events: EventSink, clock: Clock) => ApiClient;
+type MakeClient = (config: SyncConfig, apiKey: string, events: EventSink, clock: Clock) => ApiClient;
 
-export interface HeldClient {
+interface HeldClient {
   key: string;
   client: ApiClient;
   leases: LingeringLease;

@@ -38,7 +38,7 @@ import { ClientKeeper, reconcileSnapshot, type RunSetting } from './watch-run.js
 export { DEFAULT_LEASE_LINGER_MS, DEFAULT_PRUNE_SETTLE_MS } from './defaults.js';
 
 /** How old the kept live state may get before a run reads everything, when the heal interval is off. */
-export const LIVE_STATE_MAX_AGE_MS = 600_000;
+const LIVE_STATE_MAX_AGE_MS = 600_000;
 
 export interface WatcherOptions {
   source: Source;

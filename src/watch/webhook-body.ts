@@ -9,11 +9,11 @@ import { createHmac, type Hmac, timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 
 /** Bodies read at once (deliveries beyond it are answered 503 with `Retry-After`). */
-export const MAX_WEBHOOK_BODIES = 8;
+const MAX_WEBHOOK_BODIES = 8;
 /** Bytes all bodies being read may hold together. */
-export const MAX_WEBHOOK_BYTES_IN_FLIGHT = 4 * 1024 * 1024;
+const MAX_WEBHOOK_BYTES_IN_FLIGHT = 4 * 1024 * 1024;
 /** A body must have arrived this long after its headers (GitHub sends one at once); below the port's 8 s quiet-connection timeout, so a stalled body is answered, not cut off. */
-export const WEBHOOK_BODY_TIMEOUT_MS = 5_000;
+const WEBHOOK_BODY_TIMEOUT_MS = 5_000;
 
 const SIGNATURE = /^sha256=([0-9a-f]{64})$/i;
 
@@ -68,7 +68,7 @@ export type BodyRead =
   | { kind: 'timeout' }
   | { kind: 'aborted' };
 
-export interface BodyReadOptions {
+interface BodyReadOptions {
   limit: number;
   budget: BodyBudget;
   secret: string;

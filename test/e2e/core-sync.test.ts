@@ -60,7 +60,7 @@ describe('syncing examples/ to the emulator', () => {
     expect(dry.stdout).toContain('create');
   });
 
-  it('writes a plan log line per API operation with the fields interface.md names', async () => {
+  it('writes a plan log line per API operation with the fields the README names', async () => {
     const run = await cli(['apply', '--dir', '.', '--plan-log', 'plan-log.jsonl'], { emulator, cwd: dir });
     expect(run.code).toBe(0);
     const lines = (await readFile(join(dir, 'plan-log.jsonl'), 'utf8')).trim().split('\n');

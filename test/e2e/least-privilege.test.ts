@@ -8,8 +8,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, copyExamples, type Emulator, removeDir, startTestEmulator } from './harness.js';
 
-// The README's table "Least privilege per command", by the emulator's (api.md's) names.
-// EDIT_ENTITIES: api.md puts entity and dependency reads under it; the emulator lets any valid
+// The README's table "Least privilege per command", by the emulator's (the vendor's) names.
+// EDIT_ENTITIES: the vendor puts entity and dependency reads under it; the emulator lets any valid
 // key read them, so its absence is shown only for the commands that write (READ_ONLY_CHECKED).
 const PLAN = ['EDIT_ENTITY_TYPES', 'EDIT_ENTITIES', 'VIEW_CATALOGS', 'VIEW_INITIATIVES'];
 const READ_ONLY_CHECKED = ['EDIT_ENTITY_TYPES', 'VIEW_CATALOGS', 'VIEW_INITIATIVES'];

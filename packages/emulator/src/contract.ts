@@ -6,7 +6,7 @@
 
 import type { JqOutcome } from '../../../src/jq/jq.js';
 
-/** Permissions of api.md's table ("Authentication", point 3). */
+/** The vendor's permissions (https://docs.cortex.io/docs/walkthroughs/workspace-settings/permissioning/custom-roles). */
 export const PERMISSIONS = [
   'EDIT_API_KEYS',
   'CONFIGURE_SCAFFOLDER',
@@ -19,11 +19,11 @@ export const PERMISSIONS = [
   'CONFIGURE_CUSTOM_METRICS',
   'VIEW_CATALOGS',
   'EDIT_CATALOGS',
-  /** Inferred: api.md names no permission for scorecard writes. */
+  /** Inferred: the vendor names no permission for scorecard writes. */
   'EDIT_SCORECARDS',
-  /** Inferred: api.md names no permission for SCIM user updates. */
+  /** Inferred: the vendor names no permission for SCIM user updates. */
   'CONFIGURE_SCIM',
-  /** The vendor OpenAPI's "View GitOps logs" (api.md's table does not list the group). */
+  /** The vendor OpenAPI's "View GitOps logs" (the vendor's permission list does not name the group). */
   'VIEW_GITOPS_LOGS',
 ] as const;
 export type Permission = (typeof PERMISSIONS)[number];
@@ -53,7 +53,7 @@ export interface EmulatorResponse {
 
 /**
  * What a descriptor of a custom type without `x-cortex-definition` gets. The live evidence:
- * wire-notes records "Standard cortex tags: Definition is required" for entities whose type's
+ * the live API answers "Standard cortex tags: Definition is required" for entities whose type's
  * schema is `{"type": "object", "properties": {}}` (the vendor CLI's solution bundles), while the
  * vendor CLI's `test_catalog_delete_by_type`, re-enabled against a live tenant, creates one without
  * the key when its type's schema is `{}`. `empty-schema` (the default) fits both: accepted only
@@ -83,7 +83,7 @@ export interface RouteDef<S> {
   handle(req: EmulatorRequest, state: S, env: EmulatorEnv): EmulatorResponse | Promise<EmulatorResponse>;
 }
 
-/** The vendor's standard error body (wire-notes §1, OpenAPI `ErrorResponse`). */
+/** The vendor's standard error body (OpenAPI `ErrorResponse`). */
 export const errorResponse = (status: number, type: string, message: string, details?: string): EmulatorResponse => ({
   status,
   body: { type, message, details: details ?? message, httpStatus: status, gatewayHttpStatus: 0, requestId: '' },

@@ -1,4 +1,4 @@
-/** A token bucket on an injected clock, and the vendor's 429 problem response (api.md "Rate limit response"). */
+/** A token bucket on an injected clock, and the vendor's 429 problem response (the vendor's "Rate limit response"). */
 import type { EmulatorResponse } from './contract.js';
 
 export class TokenBucket {

@@ -1,5 +1,5 @@
 /**
- * API keys over HTTP (api.md "API keys", "Authentication" 2–4, "Limits"): the fields, paging,
+ * API keys over HTTP (the vendor's API keys, authentication and limits): the fields, paging,
  * every outcome (400, 403, 404, 204), the permissions of each role, and the rule that a caller
  * holding a custom role creates only keys whose roles carry equal or fewer permissions.
  */

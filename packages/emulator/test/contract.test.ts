@@ -5,13 +5,13 @@
  *
  * Operations the vendor file has no schema for, and so are checked only for the error shape:
  * - catalog pages (`/api/v1/catalog-pages`) and Scaffolder templates (`/api/v1/scaffolders`):
- *   absent from the vendor file (it predates them; see wire-notes §7, §8);
+ *   absent from the vendor file (it predates them);
  * - success statuses the vendor leaves undocumented (e.g. the 200 of `DELETE /initiatives/{cid}`,
  *   `DELETE /catalog/{tagOrId}`, `DELETE /catalog/definitions/{type}`, bulk dependency DELETE):
  *   the body must be empty.
  * One documented schema is known wrong and replaced here: `GET /catalog/{callerTag}/dependencies`
  * is typed as a single `DependencyResponse`, but the endpoint pages a `dependencies` list
- * (wire-notes §1, verified with the vendor CLI's tests).
+ * (verified with the vendor CLI's tests).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -128,7 +128,7 @@ const prepare = async (emu: RunningEmulator): Promise<Ids> => {
   await must(
     call(emu, 'POST', '/api/v1/auth/key', { body: { name: 'ci', roles: [{ type: 'DEFAULT', role: 'READ_ONLY' }] } }),
   );
-  // The create answer carries the key's value but no cid (api.md, Create API key): the list has it.
+  // The create answer carries the key's value but no cid (the vendor's Create API key): the list has it.
   const keys = await must(call(emu, 'GET', '/api/v1/auth/key'));
   const apiKeyCid = bodyOf(keys, listOf('apiKeys', ApiKeyRecord)).apiKeys.find((k) => k.name === 'ci')?.cid;
   if (apiKeyCid === undefined) throw new Error(`setup: the created key is not listed: ${keys.text}`);

@@ -1,4 +1,4 @@
-/** Deploys over HTTP: the nine operations of api.md's table, with the vendor's bodies. */
+/** Deploys over HTTP: the vendor's nine operations, with the vendor's bodies. */
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import type { RunningEmulator } from '../src/server.js';

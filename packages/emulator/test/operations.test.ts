@@ -1,5 +1,5 @@
 /**
- * Every operation of api.md's endpoint tables (and the vendor's scorecard operations cortex-sync
+ * Every operation of the vendor API's endpoint groups (and the vendor's scorecard operations cortex-sync
  * uses) answers on the emulator: each one is sent with a minimal valid request against a small
  * workspace, and its status is the one the emulator's readme table says (the table and this list
  * must name the same operations).
@@ -11,7 +11,7 @@ import type { RunningEmulator } from '../src/server.js';
 import { bodyOf, call, descriptor, start } from './helpers.js';
 
 interface Operation {
-  /** `METHOD /path` as api.md writes it. */
+  /** `METHOD /path` as the vendor writes it. */
   op: string;
   /** The request actually sent ({placeholders} filled in), its body and content type. */
   path: string;
@@ -44,7 +44,7 @@ const catalogPage = {
   filter: { types: { include: ['service'] } },
 };
 
-/** In api.md's order (deletes of one deploy before those of many). `{cid}` etc. come from `prepare`. */
+/** In the vendor's order (deletes of one deploy before those of many). `{cid}` etc. come from `prepare`. */
 const OPERATIONS = (ids: Record<string, string>): Operation[] => [
   { op: 'GET /api/v1/auth/key', path: '/api/v1/auth/key' },
   { op: 'GET /api/v1/auth/key/{cid}', path: `/api/v1/auth/key/${ids.keyCid}` },
@@ -220,7 +220,7 @@ const readmeTable = (): Map<string, number> => {
   return rows;
 };
 
-describe("every operation of api.md's endpoint tables", () => {
+describe("every operation of the vendor API's endpoint groups", () => {
   it('answers a minimal valid request with the status the readme table gives', async () => {
     const emu = await start();
     const ids = await prepare(emu);

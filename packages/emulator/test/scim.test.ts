@@ -1,5 +1,5 @@
 /**
- * SCIM user update, api.md "SCIM" rules 1–3, over HTTP: the provisioning and deprovisioning
+ * SCIM user update, the vendor's SCIM rules, over HTTP: the provisioning and deprovisioning
  * toggles, both body content types, case-insensitive attribute names, `attributes` /
  * `excludedAttributes`, and the rate limit.
  */
@@ -25,7 +25,7 @@ const put = (emu: RunningEmulator, body: unknown, contentType = 'application/sci
 const activeNow = async (emu: RunningEmulator): Promise<unknown> =>
   ((await call(emu, 'GET', '/scim/v2/Users/u1')).json as { active?: unknown }).active;
 
-describe('SCIM PUT /scim/v2/Users/{id} (api.md rules)', () => {
+describe('SCIM PUT /scim/v2/Users/{id} (vendor rules)', () => {
   it('rule 1: reactivating a user while provisioning is off is a 400 that changes nothing', async () => {
     const emu = await start();
     await seed(emu, false, { provisioning: false, deprovisioning: true });

@@ -1,6 +1,6 @@
 /**
  * Scorecard writes as the vendor's API answers them beyond their shape: a write that meets an
- * evaluation in progress is refused with a 5xx (wire-notes §14: the vendor's CLI retries it), a
+ * evaluation in progress is refused with a 5xx (the vendor's CLI retries it), a
  * filter the API does not know is an undetailed "Invalid scorecard yaml", and the descriptor read
  * back holds the settings the API fills in.
  */

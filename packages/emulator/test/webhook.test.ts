@@ -1,5 +1,5 @@
 /**
- * The inbound custom webhook, api.md "Inbound custom webhook" rules 1–6, over HTTP: an integration
+ * The inbound custom webhook, the vendor's rules, over HTTP: an integration
  * made with the control endpoint, payloads posted without a key, routed by tag, then by
  * `x-service-custom-integration-mappings`, stored as custom data with `source: INTEGRATION`.
  */
@@ -39,7 +39,7 @@ const entity = async (emu: RunningEmulator, tag: string, mappings?: unknown[]) =
   expect((await call(emu, 'POST', '/api/v1/open-api', { body: descriptor(tag, info) })).status).toBe(200);
 };
 
-describe('inbound custom webhook (api.md rules)', () => {
+describe('inbound custom webhook (vendor rules)', () => {
   it('rule 6: needs no key; rule 5: the payload is stored under the integration key as INTEGRATION data', async () => {
     const emu = await start();
     await entity(emu, 'payments-api');

@@ -49,7 +49,7 @@ const recordOf = (ctx: StageContext, state: LiveState): RunRecord | undefined =>
 };
 
 /** What the plan is built from: the manifests, the state as read, the settings. */
-export const runPlanInputOf = (
+const runPlanInputOf = (
   ctx: StageContext,
   desired: RunPlanInput['desired'],
   state: LiveState,

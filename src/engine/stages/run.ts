@@ -92,7 +92,7 @@ export interface PlannedPass {
 }
 
 /** What the reading stages came to. */
-export type PassResult =
+type PassResult =
   | { status: 'invalid'; diagnostics: Diagnostic[] }
   | { status: 'refused'; plan: Plan; diagnostics: Diagnostic[] }
   | PlannedPass;

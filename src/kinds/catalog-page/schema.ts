@@ -1,12 +1,11 @@
 /**
- * Catalog page schemas: the strict manifest (the `POST /api/v1/catalog-pages` payload,
- * wire-notes §7) and the tolerant live shape (only compared fields typed).
+ * Catalog page schemas: the strict manifest (the `POST /api/v1/catalog-pages` payload)
+ * and the tolerant live shape (only compared fields typed).
  */
 import { z } from 'zod';
 
 /** What a catalog page lists: entities matching a filter, a relationship type's graph, or domains. */
-export const CATALOG_PAGE_TYPES = ['FILTER', 'RELATIONSHIP_TYPE', 'DOMAIN'] as const;
-export type CatalogPageType = (typeof CATALOG_PAGE_TYPES)[number];
+const CATALOG_PAGE_TYPES = ['FILTER', 'RELATIONSHIP_TYPE', 'DOMAIN'] as const;
 
 const nameList = z.array(z.string().min(1, { error: 'a name in this list must not be empty' }));
 
@@ -94,7 +93,7 @@ export const liveCatalogPageSchema = z
   })
   .loose();
 
-export type LiveCatalogPageWire = z.output<typeof liveCatalogPageSchema>;
+type LiveCatalogPageWire = z.output<typeof liveCatalogPageSchema>;
 
 /** What cortex-sync keeps of a live catalog page. */
 export interface LiveCatalogPage {

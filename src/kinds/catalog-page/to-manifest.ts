@@ -23,7 +23,7 @@ const FOLDER = '.cortex/catalog-pages';
 const PLACEHOLDER_ICON_TAG = 'Cortex-builtin::Box';
 
 /** The manifest document of one live page, keys in the order the vendor's docs use. */
-export const catalogPageManifestDocument = (obj: LiveObject<LiveCatalogPage>): JsonObject => {
+const catalogPageManifestDocument = (obj: LiveObject<LiveCatalogPage>): JsonObject => {
   const { page } = obj.state;
   const document: JsonObject = { slug: page.slug, name: page.name || page.slug };
   if (page.description) document.description = page.description;

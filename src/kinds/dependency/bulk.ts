@@ -10,10 +10,10 @@ import type { DependencySpec, LiveDependency } from './schema.js';
 
 type DependencyChange = KindChange<DependencySpec, LiveDependency>;
 
-/** The API refuses request bodies over 2 MB (wire-notes §2); stay below it. */
+/** The API refuses request bodies over 2 MB; stay below it. */
 export const BULK_BODY_LIMIT_BYTES = 2_000_000;
 
-export const BULK_DEPENDENCIES_PATH = '/api/v1/catalog/dependencies';
+const BULK_DEPENDENCIES_PATH = '/api/v1/catalog/dependencies';
 
 /** One edge of a bulk body, with the change it comes from. */
 export interface BulkEntry {
@@ -24,7 +24,7 @@ export interface BulkEntry {
 }
 
 /** The edges of one request, grouped by caller in first-seen order. */
-export interface BulkChunk {
+interface BulkChunk {
   entries: BulkEntry[];
   body: { values: Record<string, Record<string, unknown>[]> };
 }

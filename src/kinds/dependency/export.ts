@@ -14,7 +14,7 @@ import type { DependencySpec, LiveDependency } from './schema.js';
 import { descriptorEdgeKeys, edgeKeyOf } from './to-manifest.js';
 
 /** Callers whose edges are read between two progress reports. */
-export const CALLERS_PER_CHUNK = 50;
+const CALLERS_PER_CHUNK = 50;
 
 const DOTS_ONLY = /^\.+$/;
 
@@ -22,7 +22,7 @@ const DOTS_ONLY = /^\.+$/;
 const ENTITY = 'entity';
 
 /** Reads the outgoing edges of `callers` (the kind's own per-caller read). */
-export type ReadEdgesOf = (
+type ReadEdgesOf = (
   ctx: ExportFetchContext<DependencySpec>,
   callers: readonly string[],
 ) => Promise<LiveObject<LiveDependency>[]>;

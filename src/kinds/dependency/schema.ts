@@ -1,12 +1,12 @@
 /**
- * Dependency schemas: the strict manifest (one caller and its outgoing API-managed edges,
- * wire-notes §4) and the tolerant live edge (`DependencyResponse`, only compared fields typed).
+ * Dependency schemas: the strict manifest (one caller and its outgoing API-managed edges)
+ * and the tolerant live edge (`DependencyResponse`, only compared fields typed).
  */
 import { z } from 'zod';
 
 /** The HTTP methods an edge may name (`DependencyResponse.method`). */
-export const DEPENDENCY_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE'] as const;
-export type DependencyMethod = (typeof DEPENDENCY_METHODS)[number];
+const DEPENDENCY_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'TRACE'] as const;
+type DependencyMethod = (typeof DEPENDENCY_METHODS)[number];
 
 const tagSchema = z
   .string()
@@ -15,7 +15,7 @@ const tagSchema = z
   .refine((t) => !t.includes('→'), { error: 'an entity tag cannot contain `→`' });
 
 /** One outgoing edge: the callee `tag`, and `method` with `path` (both or neither). */
-export const dependencyEdgeSchema = z
+const dependencyEdgeSchema = z
   .strictObject({
     tag: tagSchema,
     method: z.enum(DEPENDENCY_METHODS, { error: `method must be one of ${DEPENDENCY_METHODS.join(', ')}` }).optional(),
@@ -45,9 +45,6 @@ export const dependencyManifestSchema = z.strictObject({
   callerTag: tagSchema,
   dependencies: z.array(dependencyEdgeSchema),
 });
-
-export type DependencyManifest = z.output<typeof dependencyManifestSchema>;
-export type DependencyEdgeManifest = z.output<typeof dependencyEdgeSchema>;
 
 /** One declared edge (a desired object): the caller's and the edge's fields, and where it is written. */
 export interface DependencySpec {

@@ -1,6 +1,6 @@
 /**
- * Entity type schemas: the strict manifest (the API's `CreateCatalogDefinitionRequest`,
- * wire-notes §5) and the tolerant live shape (`CatalogDefinitionResponse`, only compared fields typed).
+ * Entity type schemas: the strict manifest (the API's `CreateCatalogDefinitionRequest`)
+ * and the tolerant live shape (`CatalogDefinitionResponse`, only compared fields typed).
  */
 import { z } from 'zod';
 import { BUILT_IN_ENTITY_TYPES } from '../shared/built-in-entity-types.js';
@@ -12,7 +12,7 @@ export { BUILT_IN_ENTITY_TYPES };
 const jsonObject = z.record(z.string(), z.json());
 
 /** The `type` of an entity type: what descriptors write in `x-cortex-type`. */
-export const entityTypeNameSchema = z
+const entityTypeNameSchema = z
   .string()
   .regex(/^[a-z0-9][a-z0-9._-]*$/, {
     error: 'type must be a lower-case key: start with a letter or digit, then letters, digits, `.`, `_` or `-`',
@@ -47,7 +47,7 @@ export const liveDefinitionSchema = z
   })
   .loose();
 
-export type LiveDefinition = z.output<typeof liveDefinitionSchema>;
+type LiveDefinition = z.output<typeof liveDefinitionSchema>;
 
 /** What cortex-sync keeps of a live entity type. */
 export interface LiveEntityType {

@@ -15,7 +15,7 @@ import type { LiveEntityType } from './schema.js';
 const FOLDER = '.cortex/entity-types';
 
 /** The manifest document of one live entity type: `type`, `name`, `description`, `iconTag`, `schema`. */
-export const entityTypeManifestDocument = (obj: LiveObject<LiveEntityType>): JsonObject => {
+const entityTypeManifestDocument = (obj: LiveObject<LiveEntityType>): JsonObject => {
   const { definition } = obj.state;
   const document: JsonObject = { type: definition.type, name: definition.name || definition.type };
   if (definition.description) document.description = definition.description;

@@ -18,7 +18,7 @@ import { readViolations, violationDiagnostics } from './violations.js';
 type EntityChange = KindChange<EntityDescriptor, EntityLive>;
 
 /** The content type the descriptor endpoints take. */
-export const OPENAPI_CONTENT_TYPE = 'application/openapi;charset=UTF-8';
+const OPENAPI_CONTENT_TYPE = 'application/openapi;charset=UTF-8';
 
 const isObject = (value: unknown): value is JsonObject =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -50,7 +50,7 @@ export const descriptorYaml = (descriptor: JsonObject): string =>
  * The marker for a write of `change` by this source; a live `protected: true` is kept. A run
  * without a source id writes none (the entity stays unmanaged until an apply with an id adopts it).
  */
-export const markerFor = (change: Change, sourceId: string | undefined): OwnershipMarker | undefined =>
+const markerFor = (change: Change, sourceId: string | undefined): OwnershipMarker | undefined =>
   sourceId === undefined
     ? undefined
     : change.live?.protected

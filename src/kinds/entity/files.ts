@@ -1,5 +1,5 @@
 /**
- * Which manifest files hold entity descriptors (interface.md, "The repository layout it reads"):
+ * Which manifest files hold entity descriptors (the README, "The repository layout"):
  * every `cortex.yaml` / `cortex.yml` anywhere, and every `*.yaml` / `*.yml` under the root's
  * `.cortex/catalog/`, `.cortex/domains/` or `.cortex/teams/` at any depth. Like the other kinds'
  * folders (`.cortex/entity-types/`, ...), `.cortex/` is the one at the manifest root.

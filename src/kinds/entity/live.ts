@@ -1,5 +1,5 @@
 /**
- * Reads live entities with bulk, paged reads (wire-notes §3.4):
+ * Reads live entities with bulk, paged reads:
  *
  * 1. every descriptor of every entity type (`GET /catalog/descriptors`, 1000 a page, `types` listing
  *    built-in and custom types: without it the API leaves teams out);
@@ -20,7 +20,7 @@ import { OWNERSHIP_METADATA_KEY, type OwnershipMarker, readOwnershipMarker } fro
 import { BUILT_IN_ENTITY_TYPES, type EntityDescriptor } from './schema.js';
 
 /** Page size of every entity list read (the API's maximum). */
-export const ENTITY_PAGE_SIZE = 1000;
+const ENTITY_PAGE_SIZE = 1000;
 
 export type { EntityLive, EntitySummary } from './live-state.js';
 
@@ -101,7 +101,7 @@ const liveFromArchivedSummary = (body: SummaryBody): LiveObject<EntityLive> => {
 };
 
 /** Every entity type to list: the context's (custom ones included) plus the built-ins, once each. */
-export const entityTypesToList = (entityTypes: readonly string[]): string[] => [
+const entityTypesToList = (entityTypes: readonly string[]): string[] => [
   ...new Set([...BUILT_IN_ENTITY_TYPES, ...entityTypes]),
 ];
 

@@ -38,17 +38,6 @@ export const LEGACY_CORTEX_INFO_KEYS: Readonly<Record<string, string>> = {
   'x-cortex-service-groups': 'x-cortex-groups',
 };
 
-/** `x-cortex-*` keys of an `info` block that the API drops (neither known nor legacy), in order. */
-export const unknownCortexInfoKeys = (info: unknown): string[] =>
-  isObject(info)
-    ? Object.keys(info).filter(
-        (key) =>
-          key.startsWith('x-cortex-') &&
-          !KNOWN_CORTEX_INFO_KEYS.has(key) &&
-          !Object.hasOwn(LEGACY_CORTEX_INFO_KEYS, key),
-      )
-    : [];
-
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 

@@ -28,7 +28,7 @@ const byPosition = (a: Diagnostic, b: Diagnostic): number =>
   (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0);
 
 /** The entity type of a descriptor: `x-cortex-type` without surrounding whitespace (`service` by default). */
-export const descriptorEntityType = (spec: EntityDescriptor): string => spec.info['x-cortex-type'].trim();
+const descriptorEntityType = (spec: EntityDescriptor): string => spec.info['x-cortex-type'].trim();
 
 /** Advisory checks that hold whether or not the schema passed: they look at the raw document. */
 const warningsFor = (doc: ParsedDocument, id: string | undefined): Diagnostic[] => {
@@ -140,7 +140,7 @@ export const parseEntityDocument = (doc: ParsedDocument): ParseResult<EntityDesc
  * - `x-cortex-dependency` tags → entities, existence only: the API resolves descriptor dependencies
  *   lazily, and mutual dependencies between services are common, so they must not order;
  * - `x-cortex-relationships` destinations (and the one-edge `{type, tag}` form) → entities, ordering
- *   (the API caches a failed relationship if the destination does not exist yet, wire-notes §9);
+ *   (the API caches a failed relationship if the destination does not exist yet);
  *   `sources` → existence only (the other end may well list this entity as a destination).
  */
 export const entityReferences = (obj: DesiredObject<EntityDescriptor>): ObjectReference[] => {

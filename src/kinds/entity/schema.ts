@@ -1,6 +1,6 @@
 /**
  * The strict manifest schema of an entity descriptor (`cortex.yaml`): an OpenAPI document whose
- * `info` block holds `title`, `x-cortex-tag` and the other `x-cortex-*` keys (wire-notes §3.1).
+ * `info` block holds `title`, `x-cortex-tag` and the other `x-cortex-*` keys.
  *
  * Strict where we know the shape (owners, links, hierarchy, dependencies, git, team, slack,
  * relationships), loose for integration blocks and for keys that are not `x-cortex-*` (OpenAPI's
@@ -25,7 +25,7 @@ export const TAG_TEMPLATE = /\{\{|\}\}|\$\{|^\$|[<>]/;
  * so this is a generous guard, not the API's value: the corpus's longest tag is far shorter, and a
  * tag of thousands of characters is a pasted mistake that would fill every message naming it.
  */
-export const MAX_TAG_LENGTH = 256;
+const MAX_TAG_LENGTH = 256;
 
 const tag = z
   .string()
@@ -54,9 +54,9 @@ const tagReferences = z.array(tagReference);
 const anyCaseEnum = <const T extends readonly [string, ...string[]]>(values: T) =>
   z.enum([...values, ...values.map((v) => v.toUpperCase())] as [string, ...string[]]);
 
-export const OWNER_TYPES = ['group', 'email', 'slack'] as const;
+const OWNER_TYPES = ['group', 'email', 'slack'] as const;
 /** Union of the provider lists in the vendor docs and the vendor OpenAPI (they disagree on a few spellings). */
-export const OWNER_PROVIDERS = [
+const OWNER_PROVIDERS = [
   'ACTIVE_DIRECTORY',
   'AZURE_DEVOPS',
   'BAMBOO_HR',
@@ -182,7 +182,7 @@ const oncall = z.record(
 
 /**
  * Custom relationships. Two shapes occur: `{type, destinations: [{tag}]}` / `{type, sources: [{tag}]}`
- * (wire-notes §3.1) and one edge per item `{type, tag}` (vendor service-version example).
+ * and one edge per item `{type, tag}` (vendor service-version example).
  */
 const relationship = z
   .strictObject({
@@ -204,7 +204,7 @@ const integrationMappings = z.array(z.union([nonEmpty, z.number()]));
 const integrationBlock = z.union([jsonMap, z.array(z.json())]);
 
 /** Integration `x-cortex-*` keys the vendor's Terraform provider and docs know; validated loosely. */
-export const INTEGRATION_KEYS = [
+const INTEGRATION_KEYS = [
   'x-cortex-alerts',
   'x-cortex-apm',
   'x-cortex-bugsnag',
@@ -232,7 +232,7 @@ export const INTEGRATION_KEYS = [
 ] as const;
 
 /** The other spelling of `x-cortex-link` (see the schema): known, so never a typo, but not kept. */
-export const LINKS_SPELLING = 'x-cortex-links';
+const LINKS_SPELLING = 'x-cortex-links';
 
 /** `key:` with nothing after it is YAML null; treat it as "not set". */
 const optional = <T extends z.ZodType>(schema: T) => schema.nullable().optional();
@@ -242,7 +242,7 @@ const integrationShape = Object.fromEntries(INTEGRATION_KEYS.map((key) => [key, 
   z.ZodOptional<z.ZodNullable<typeof integrationBlock>>
 >;
 
-export const entityInfoSchema = z.looseObject({
+const entityInfoSchema = z.looseObject({
   title: nonEmpty,
   description: optional(text),
   'x-cortex-tag': tag,
@@ -271,7 +271,7 @@ export const entityInfoSchema = z.looseObject({
   'x-cortex-relationships': optional(z.array(relationship)),
   'x-cortex-definition': optional(jsonMap),
   ...integrationShape,
-  /** Values that route an inbound webhook payload to this entity (api.md); checked across the repository. */
+  /** Values that route an inbound webhook payload to this entity (the vendor's inbound custom webhook); checked across the repository. */
   [MAPPINGS_KEY]: optional(integrationMappings),
   /** The same block as the vendor's webhook documentation spells it. */
   [MAPPINGS_KEY_DOCS]: optional(integrationMappings),
@@ -286,7 +286,6 @@ export const entityDescriptorSchema = z.looseObject({
 
 /** A validated descriptor (`x-cortex-type` defaulted to `service`). */
 export type EntityDescriptor = z.infer<typeof entityDescriptorSchema>;
-export type EntityInfo = z.infer<typeof entityInfoSchema>;
 
 /** Every `x-cortex-*` key the schema knows (anything else is an unknown key the API drops). */
 export const KNOWN_CORTEX_KEYS: readonly string[] = Object.keys(entityInfoSchema.shape).filter(
@@ -294,7 +293,7 @@ export const KNOWN_CORTEX_KEYS: readonly string[] = Object.keys(entityInfoSchema
 );
 
 /** A value the API accepts but that is probably not what its author meant: where, and why. */
-export interface DescriptorOddity {
+interface DescriptorOddity {
   /** Path inside `info`. */
   path: (string | number)[];
   message: string;

@@ -16,7 +16,7 @@ import { DEFAULT_ENTITY_TYPE, KNOWN_CORTEX_INFO_KEYS, renameLegacyInfoKeys, toJs
 import { withoutOwnershipMarker } from './ownership.js';
 
 /** `openapi` written when the live descriptor has none (the value is not compared). */
-export const EXPORT_OPENAPI_VERSION = '3.0.1';
+const EXPORT_OPENAPI_VERSION = '3.0.1';
 
 /** Where an entity of each type goes; others go to `.cortex/catalog`. */
 const FOLDER_BY_TYPE: Readonly<Record<string, string>> = { team: '.cortex/teams', domain: '.cortex/domains' };
@@ -82,7 +82,7 @@ const descriptorFromSummary = (obj: LiveObject<EntityLive>): JsonObject => {
 };
 
 /** The descriptor document to write for one live entity. */
-export const entityManifestDocument = (obj: LiveObject<EntityLive>): JsonObject => {
+const entityManifestDocument = (obj: LiveObject<EntityLive>): JsonObject => {
   const json = toJsonValue(obj.state.descriptor ?? descriptorFromSummary(obj));
   const descriptor = isObject(json) ? json : {};
   const info = exportedInfo(isObject(descriptor.info) ? descriptor.info : {});
@@ -96,7 +96,7 @@ export const entityManifestDocument = (obj: LiveObject<EntityLive>): JsonObject 
 };
 
 /** The folder an entity's file goes to, by its type. */
-export const entityFolder = (type: string): string => FOLDER_BY_TYPE[type] ?? '.cortex/catalog';
+const entityFolder = (type: string): string => FOLDER_BY_TYPE[type] ?? '.cortex/catalog';
 
 /** One manifest file per live entity (see the module comment). */
 export const toManifestFiles = (live: readonly LiveObject<EntityLive>[]): ManifestFile[] =>

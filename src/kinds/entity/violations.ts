@@ -1,6 +1,6 @@
 /**
  * The API's descriptor violations (`{ok, violations: [{title, description, violationType, pointer,
- * paths, startLine, endLine}]}`, wire-notes §1) as diagnostics located in the manifest.
+ * paths, startLine, endLine}]}`) as diagnostics located in the manifest.
  */
 import { isMap, isPair, isScalar, isSeq, LineCounter, type Node, parseDocument } from 'yaml';
 import { z } from 'zod';
@@ -35,7 +35,7 @@ export const readViolations = (body: unknown): { ok: boolean | undefined; violat
 };
 
 /** `/info/x-cortex-owners/0` → `['info', 'x-cortex-owners', 0]` (RFC 6901 escapes undone). */
-export const pointerToPath = (pointer: string): PropertyKey[] | undefined => {
+const pointerToPath = (pointer: string): PropertyKey[] | undefined => {
   if (pointer === '' || pointer === '/') return [];
   if (!pointer.startsWith('/')) return undefined;
   return pointer
@@ -54,7 +54,7 @@ const dottedToPath = (dotted: string): PropertyKey[] =>
     .map((segment) => (/^\d+$/.test(segment) ? Number(segment) : segment));
 
 /** A path as the field of a diagnostic: `info.x-cortex-owners[0].name`. */
-export const fieldOf = (path: readonly PropertyKey[]): string =>
+const fieldOf = (path: readonly PropertyKey[]): string =>
   path.reduce<string>(
     (out, segment) =>
       typeof segment === 'number' ? `${out}[${segment}]` : out === '' ? String(segment) : `${out}.${String(segment)}`,
@@ -62,7 +62,7 @@ export const fieldOf = (path: readonly PropertyKey[]): string =>
   );
 
 /** The path of the deepest key written on `line` of `text` (1-based), if any. */
-export const pathAtLine = (text: string, line: number): PropertyKey[] | undefined => {
+const pathAtLine = (text: string, line: number): PropertyKey[] | undefined => {
   const lineCounter = new LineCounter();
   const doc = parseDocument(text, { lineCounter });
   let best: PropertyKey[] | undefined;

@@ -13,7 +13,7 @@ import type { InitiativeManifest, LiveInitiative } from './schema.js';
 import { liveInitiativeSchema } from './schema.js';
 
 /** How many times a create looks the name up and finds it vanished before its PUT (a race with a delete). */
-export const MAX_CREATE_ATTEMPTS = 3;
+const MAX_CREATE_ATTEMPTS = 3;
 
 /**
  * Reads every Initiative. The list hides drafts and expired Initiatives unless asked, so both
@@ -51,7 +51,7 @@ export const duplicateNameError = (name: string, cids: readonly string[]): Corte
   );
 
 /** The one live Initiative named `name`, if any; throws a `PLAN` error when several share it. */
-export const findInitiativeByName = (live: readonly LiveInitiative[], name: string): LiveInitiative | undefined => {
+const findInitiativeByName = (live: readonly LiveInitiative[], name: string): LiveInitiative | undefined => {
   const matches = live.filter((i) => i.name === name);
   if (matches.length > 1)
     throw duplicateNameError(
@@ -81,7 +81,7 @@ const sameAsManifest = (live: LiveInitiative, spec: InitiativeManifest): boolean
  * Replaces the Initiative `cid` with the manifest. Returns false when it does not exist (404).
  * A PUT is a full replace, so it is safe to retry (the client does).
  */
-export const putInitiative = async (client: ApiClient, cid: string, spec: InitiativeManifest): Promise<boolean> => {
+const putInitiative = async (client: ApiClient, cid: string, spec: InitiativeManifest): Promise<boolean> => {
   const res = await client.request({
     operation: `update Initiative "${spec.name}"`,
     method: 'PUT',

@@ -18,7 +18,7 @@ import { type InitiativeManifest, initiativeManifestSchema, type LiveInitiative 
 import { toManifestFiles } from './to-manifest.js';
 
 /** `YYYY-MM-DD` of `now` (milliseconds since the epoch), in UTC. */
-export const utcDay = (now: number): string => new Date(now).toISOString().slice(0, 10);
+const utcDay = (now: number): string => new Date(now).toISOString().slice(0, 10);
 
 /**
  * A located diagnostic when `targetDate` is today or earlier. Cortex refuses every write (create,

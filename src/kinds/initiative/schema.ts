@@ -1,11 +1,11 @@
 /**
- * Initiative schemas: the strict manifest (the API's `InitiativeRequest`, wire-notes §6) and the
+ * Initiative schemas: the strict manifest (the API's `InitiativeRequest`) and the
  * tolerant live shape (the API's `Initiative`, of which only the compared fields are typed).
  */
 import { z } from 'zod';
 
 /** `DAY`, `WEEK` or `MONTH` (OpenAPI `NotificationSchedule.timeUnit`). */
-export const NOTIFICATION_TIME_UNITS = ['DAY', 'WEEK', 'MONTH'] as const;
+const NOTIFICATION_TIME_UNITS = ['DAY', 'WEEK', 'MONTH'] as const;
 
 const nameList = z.array(z.string().min(1));
 

@@ -23,7 +23,7 @@ const schedule = (value: LiveInitiative['notificationSchedule']): JsonObject | u
 };
 
 /** The manifest document of one live Initiative, keys in the order of the API's request body. */
-export const initiativeManifestDocument = (obj: LiveObject<LiveInitiative>): JsonObject => {
+const initiativeManifestDocument = (obj: LiveObject<LiveInitiative>): JsonObject => {
   const i = obj.state;
   const document: JsonObject = { name: i.name };
   if (i.description) document.description = i.description;

@@ -1,17 +1,13 @@
 /**
  * Scaffolder template schemas: the strict manifest (the template payload of
- * `POST /api/v1/scaffolders`, wire-notes §8) and the tolerant live shape.
+ * `POST /api/v1/scaffolders`) and the tolerant live shape.
  */
 import { z } from 'zod';
 
-/** api.md: lowercase letters, digits and dashes, not starting or ending with a dash. */
-export const SCAFFOLDER_TAG_PATTERN = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
+/** The vendor's rule: lowercase letters, digits and dashes, not starting or ending with a dash. */
+const SCAFFOLDER_TAG_PATTERN = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
 
-export const SCAFFOLDER_TAG_RULE =
-  'may hold only lowercase letters, digits and dashes, and must not start or end with a dash';
-
-/** The git providers a template repository may live on. */
-export const REPO_LOCATOR_TYPES = ['GITHUB', 'GITLAB', 'BITBUCKET', 'AZURE_DEVOPS'] as const;
+const SCAFFOLDER_TAG_RULE = 'may hold only lowercase letters, digits and dashes, and must not start or end with a dash';
 
 /** Provider-specific locator fields are scalars (`org`, `repoName`, `url`, a project or workspace name…). */
 const locatorValue = z.union([z.string(), z.number(), z.boolean()]);

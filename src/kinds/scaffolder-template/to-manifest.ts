@@ -33,7 +33,7 @@ const locatorOf = (locator: LiveScaffolderTemplate['repoLocator']): JsonObject =
 };
 
 /** The manifest document of one live template, keys in the order of the API's payload. */
-export const scaffolderManifestDocument = (obj: LiveObject<LiveScaffolderTemplate>): JsonObject => {
+const scaffolderManifestDocument = (obj: LiveObject<LiveScaffolderTemplate>): JsonObject => {
   const t = obj.state;
   const document: JsonObject = { tag: t.tag, name: t.name || t.tag };
   if (t.description) document.description = t.description;

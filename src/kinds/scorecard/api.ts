@@ -11,10 +11,10 @@ import { CortexSyncError } from '../../core/errors.js';
 import type { JsonObject } from '../../core/model.js';
 import { type LiveScorecard, liveScorecardSchema, type ScorecardManifest } from './schema.js';
 
-export const SCORECARDS_PATH = '/api/v1/scorecards';
+const SCORECARDS_PATH = '/api/v1/scorecards';
 
 /** The content type the vendor's OpenAPI gives the descriptor endpoint (its CLI and Terraform provider send it). */
-export const DESCRIPTOR_CONTENT_TYPE = 'application/yaml;charset=UTF-8';
+const DESCRIPTOR_CONTENT_TYPE = 'application/yaml;charset=UTF-8';
 
 /** Aliases a descriptor the server answers may expand (the manifest loader's own limit). */
 const MAX_ALIASES = 100;
@@ -82,7 +82,7 @@ export const readDescriptor = async (client: ApiClient, tag: string): Promise<Li
  * order, written for a YAML 1.1 reader (strings 1.1 would retype, such as `yes` or `0777`, are
  * quoted) and without line folding.
  */
-export const descriptorYaml = (spec: ScorecardManifest): string =>
+const descriptorYaml = (spec: ScorecardManifest): string =>
   stringify(JSON.parse(JSON.stringify(spec)) as JsonObject, { version: '1.1', lineWidth: 0, minContentWidth: 0 });
 
 /**

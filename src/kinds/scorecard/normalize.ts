@@ -72,7 +72,7 @@ const SETTINGS = {
 type SettingGroup = keyof typeof SETTINGS;
 
 /** What of a scorecard the manifest states, where the server would otherwise choose. */
-export interface Stated {
+interface Stated {
   draft: boolean;
   ladderName: boolean;
   filterKind: boolean;
@@ -167,7 +167,7 @@ const canonicalFilter = (
 };
 
 /** A colour as compared: no `#`, lower case (`#FFD700` and `ffd700` are one colour). */
-export const canonicalColor = (color: string | null | undefined): string | null =>
+const canonicalColor = (color: string | null | undefined): string | null =>
   color ? color.trim().replace(/^#/, '').toLowerCase() : null;
 
 const settings = (given: Settings | null | undefined, keys: ReadonlySet<string>): JsonObject | undefined => {

@@ -9,7 +9,7 @@ import { z } from 'zod';
  * A tag goes into request paths and file names: no whitespace, no `/`, no control or formatting
  * character, and not only dots (`..` in a path would name another endpoint once the URL is resolved).
  */
-export const SCORECARD_TAG_PATTERN = /^(?!\.+$)[^\s/\p{Cc}\p{Cf}]+$/u;
+const SCORECARD_TAG_PATTERN = /^(?!\.+$)[^\s/\p{Cc}\p{Cf}]+$/u;
 
 const nonEmpty = z.string().refine((s) => s.trim() !== '', { error: 'must not be empty' });
 
@@ -171,10 +171,6 @@ export const scorecardManifestSchema = z
   .superRefine(checkLadderAndRules);
 
 export type ScorecardManifest = z.output<typeof scorecardManifestSchema>;
-export type ScorecardLevel = Level;
-export type ScorecardRule = Rule;
-export type ScorecardFilter = NonNullable<ScorecardManifest['filter']>;
-export type ScorecardRuleFilter = NonNullable<Rule['filter']>;
 
 const looseText = z.string().nullish();
 const looseNameList = z.array(z.string()).nullish();

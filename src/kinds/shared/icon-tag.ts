@@ -1,16 +1,16 @@
 /**
  * Icons. Cortex accepts any `iconTag` but keeps only the icons it ships (`Cortex-builtin::Robot`):
  * anything else is stored as a default icon of the server's choosing, which is not documented
- * (wire-notes: "an invalid iconTag is accepted and replaced by a default icon"). So a declared
+ * (an invalid iconTag is accepted and replaced by a default icon). So a declared
  * icon is compared only when it names a built-in icon; otherwise whatever the server shows in its
  * place is accepted, and `validate` warns that the icon will not be kept.
  */
 import type { Diagnostic, KindName, ParsedDocument } from '../../core/model.js';
 
 /** The form of Cortex's own icons: `Cortex-builtin::` and a name. */
-export const BUILT_IN_ICON_TAG = /^Cortex-builtin::[A-Za-z][A-Za-z0-9-]*$/;
+const BUILT_IN_ICON_TAG = /^Cortex-builtin::[A-Za-z][A-Za-z0-9-]*$/;
 
-export const isBuiltInIconTag = (iconTag: string): boolean => BUILT_IN_ICON_TAG.test(iconTag);
+const isBuiltInIconTag = (iconTag: string): boolean => BUILT_IN_ICON_TAG.test(iconTag);
 
 /** The icon to compare on both sides: the declared one when it is built in, else nothing. */
 export const comparedIconTag = (declared: string | undefined): string | undefined =>

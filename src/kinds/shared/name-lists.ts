@@ -1,7 +1,7 @@
 /** `{include, exclude}` name lists (catalog page and Initiative filters) as a manifest writes them: empty lists left out. */
 import type { JsonObject } from '../../core/model.js';
 
-export type NameLists = { include?: readonly string[] | null; exclude?: readonly string[] | null } | null | undefined;
+type NameLists = { include?: readonly string[] | null; exclude?: readonly string[] | null } | null | undefined;
 
 export const nameLists = (value: NameLists): JsonObject | undefined => {
   const out: JsonObject = {};

@@ -49,7 +49,7 @@ export interface CustomRolesState {
 export const initialCustomRolesState = (): CustomRolesState => ({ byTag: {} });
 
 /**
- * What each default role may do, per api.md's permission table. ADMIN: everything. READ_ONLY:
+ * What each default role may do, per the vendor's permission table (https://docs.cortex.io/docs/walkthroughs/workspace-settings/permissioning/custom-roles). ADMIN: everything. READ_ONLY:
  * reads only (the view permissions). USER (inferred: the vendor says a user role edits the
  * catalog but does not administer the workspace): the READ_ONLY set plus editing, archiving and
  * deleting entities, Initiatives and catalogs; no API keys, entity types, Scaffolder, scorecards,
@@ -175,7 +175,7 @@ const callerOf = (req: EmulatorRequest, state: Slices, now: number): StoredApiKe
   findKeyByValue(state.apiKeys, bearerToken(req) ?? '', now);
 
 /**
- * api.md: a caller holding a custom role creates only keys whose roles carry equal or fewer
+ * The vendor's rule: a caller holding a custom role creates only keys whose roles carry equal or fewer
  * permissions than its own. Applied to every caller (a default role that may edit keys is ADMIN,
  * which holds every permission), and, inferred, to updating and deleting a key as well: otherwise a
  * custom-role key could rename or delete an ADMIN key.

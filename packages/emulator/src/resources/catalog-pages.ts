@@ -1,5 +1,5 @@
 /**
- * Catalog pages ("Catalogs"): `/api/v1/catalog-pages` (wire-notes §7; not in the vendor OpenAPI).
+ * Catalog pages ("Catalogs"): `/api/v1/catalog-pages` (not in the vendor OpenAPI).
  * POST creates or replaces by `slug` (a replace overwrites every field); Cortex-managed pages are
  * read-only (403). The emulator starts with one Cortex-managed page, `services`.
  */
@@ -8,7 +8,7 @@ import { type EmulatorResponse, errorResponse, pagedResponse, type RouteDef } fr
 import { hashOrder, isoSeconds } from '../util.js';
 import { readBody } from './initiatives-body.js';
 
-/** List envelope key. Inferred: the vendor's list key is not documented (wire-notes §7, §16). */
+/** List envelope key. Inferred: the vendor's list key is not documented. */
 export const CATALOG_PAGES_LIST_KEY = 'catalogPages';
 
 const stringSet = z.array(z.string());

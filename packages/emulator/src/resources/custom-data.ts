@@ -92,7 +92,7 @@ const remove: Handler = (entity, req, state) => {
   return { status: 200 };
 };
 
-/** Custom data routes: reads need any valid key; writes `EDIT_ENTITIES` (inferred: api.md names none). */
+/** Custom data routes: reads need any valid key; writes `EDIT_ENTITIES` (inferred: the vendor names none). */
 export const customDataRoutes: readonly RouteDef<CustomDataSlices>[] = [
   {
     method: 'GET',

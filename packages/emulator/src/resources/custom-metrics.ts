@@ -1,7 +1,7 @@
 /**
  * Custom metrics data points (`/api/v1/eng-intel/custom-metrics/{customMetricKey}/entity/{tagOrId}`):
  * read (paged, optional `startDate`/`endDate`), add one, add up to 100 in bulk, delete a time range.
- * Permission `CONFIGURE_CUSTOM_METRICS` (api.md). Inferred: any metric key is accepted (a tenant
+ * Permission `CONFIGURE_CUSTOM_METRICS` (the vendor's). Inferred: any metric key is accepted (a tenant
  * defines them in its UI; the API has no endpoint for it); a timestamp without an offset is UTC; a
  * numeric string is read as its number (Jackson's coercion; the vendor CLI sends bulk values as
  * text); a data point older than six months is refused with 400 (the vendor documents the limit; its API

@@ -1,5 +1,5 @@
 /**
- * Deploy records (api.md's nine operations): per entity (list, add, update and delete by uuid,
+ * Deploy records (the vendor's nine operations): per entity (list, add, update and delete by uuid,
  * delete by filter), across the tenant (delete all, delete by filter, distinct environments,
  * search). Bodies are the vendor's `SaveDeployRequest`; records answer in both the list's shape
  * (`deployer: {email, name}`) and the single record's (`deployerEmail`, `deployerName`).

@@ -129,7 +129,7 @@ const upsert: RouteDef<EntitiesSlices> = {
     const mode = (req.query.get('mode') ?? 'UPSERT').toUpperCase();
     if (mode !== 'UPSERT' && mode !== 'CREATE') return errorResponse(400, 'BAD_REQUEST', `Unknown mode ${mode}`);
     const tag = tagOfDoc(body.doc);
-    // mode=CREATE on an existing tag: the vendor's status is unknown (wire-notes §16); 409 is inferred.
+    // mode=CREATE on an existing tag: the vendor's status is unknown; 409 is inferred.
     if (mode === 'CREATE' && own(state.entities.idByTag, tag) !== undefined) {
       return errorResponse(409, 'CONFLICT', `Entity with tag ${tag} already exists`);
     }

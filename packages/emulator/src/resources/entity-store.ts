@@ -39,7 +39,7 @@ export interface Violation {
 }
 
 /**
- * The `info` keys the vendor recognizes (wire-notes §3.1, incl. the integration blocks the
+ * The `info` keys the vendor recognizes (incl. the integration blocks the
  * Terraform provider knows). Every other `x-cortex-*` key is silently dropped. `x-cortex-links`,
  * `x-cortex-service-groups` and `x-cortex-domain-parents` are legacy spellings we keep (inferred:
  * the vendor's OpenAPI still names `x-cortex-links`).
@@ -61,7 +61,7 @@ export const KNOWN_CORTEX_KEYS: ReadonlySet<string> = new Set([
   'x-cortex-relationships',
   'x-cortex-team',
   'x-cortex-definition',
-  // The webhook mappings block as the vendor's webhook documentation spells it (api.md's name,
+  // The webhook mappings block as the vendor's webhook documentation spells it (the API's name,
   // `x-service-custom-integration-mappings`, is not an `x-cortex-*` key and is kept anyway).
   'x-cortex-custom-integration-mappings',
   ...[

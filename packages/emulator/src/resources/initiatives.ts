@@ -1,5 +1,5 @@
 /**
- * Initiatives: `/api/v1/initiatives` (wire-notes §6, vendor `InitiativeRequest` / `Initiative`).
+ * Initiatives: `/api/v1/initiatives` (vendor `InitiativeRequest` / `Initiative`).
  * POST is not idempotent (every call makes a new `cid`), PUT replaces the whole object, reads hide
  * drafts and expired Initiatives unless asked. Each Initiative references a scorecard of the
  * scorecards slice by tag, and its emphasized rules and levels by expression and rank.

@@ -1,5 +1,5 @@
 /**
- * Scaffolder templates: `/api/v1/scaffolders` (api.md "Scaffolder templates", wire-notes §8; not
+ * Scaffolder templates: `/api/v1/scaffolders` (the vendor's "Scaffolder templates"; not
  * in the vendor OpenAPI). POST upserts by `tag` (a body without a tag always creates, with a tag
  * derived from the name); PUT replaces an existing template (404 when missing) and renames it when
  * the body carries another tag. Omitted fields reset to their defaults. Bodies are JSON or YAML;
@@ -11,7 +11,7 @@ import { type EmulatorEnv, type EmulatorResponse, errorResponse, pagedResponse, 
 import { hashOrder, isoSeconds } from '../util.js';
 import { readBody } from './initiatives-body.js';
 
-/** api.md: lowercase letters, digits, dashes; not starting or ending with a dash. */
+/** The vendor's rule: lowercase letters, digits, dashes; not starting or ending with a dash. */
 export const SCAFFOLDER_TAG_PATTERN = /^[a-z0-9](?:[a-z0-9-]*[a-z0-9])?$/;
 
 /** The tag derived from a name when none is given: lower-case, non-alphanumerics → dashes, trimmed. */
@@ -27,10 +27,10 @@ const githubLocator = z.object({
   repoName: z.string().min(1),
   url: z.url().optional(),
 });
-/** Other providers' locator fields are unknown (wire-notes §8): only `type` is checked, the rest kept. */
+/** Other providers' locator fields are unknown: only `type` is checked, the rest kept. */
 const otherLocator = z.looseObject({ type: z.enum(['GITLAB', 'BITBUCKET', 'AZURE_DEVOPS']) });
 
-/** The create / replace body (wire-notes §8). Fields left out take the defaults below. */
+/** The create / replace body. Fields left out take the defaults below. */
 export const scaffolderRequestSchema = z.object({
   tag: z
     .string()
@@ -94,7 +94,7 @@ export const renderScaffolder = (template: StoredScaffolder): Record<string, unk
   dateUpdated: template.dateUpdated,
 });
 
-/** JSON, or YAML when the client asks for it (wire-notes §8). */
+/** JSON, or YAML when the client asks for it. */
 const respond = (status: number, template: StoredScaffolder, accept: string | undefined): EmulatorResponse =>
   /\b(application|text)\/(x-)?yaml\b/.test(accept ?? '')
     ? { status, body: toYaml(renderScaffolder(template)), contentType: 'application/yaml' }

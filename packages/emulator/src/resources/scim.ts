@@ -2,10 +2,10 @@
  * SCIM 2.0 users (`/scim/v2/Users`): read, list and replace (`PUT`). Users and the workspace's two
  * SCIM toggles come from the control endpoints (`POST /_emulator/scim/users`,
  * `PUT /_emulator/scim-settings`) or the `--data` file: a real tenant gets them from its IdP and
- * its settings page. api.md's rules: a PUT that would reactivate a user while provisioning is off,
+ * its settings page. The vendor's rules: a PUT that would reactivate a user while provisioning is off,
  * or deactivate one while deprovisioning is off, is a 400 and changes nothing.
  *
- * SCIM's own conventions (RFC 7643/7644) are kept where api.md is silent: attribute names are
+ * SCIM's own conventions (RFC 7643/7644) are kept where the vendor is silent: attribute names are
  * case-insensitive, `attributes` / `excludedAttributes` pick what is returned (`id` and `schemas`
  * always), errors use the SCIM error body. Inferred: a PUT without `active` keeps the current
  * value; `"True"`/`"False"` strings (as some IdPs send) are read as booleans; answers use
@@ -202,7 +202,7 @@ export const putScimUser = (state: ScimState, body: JsonObject, now: number): { 
 
 const SCIM = ['CONFIGURE_SCIM'] as const;
 
-/** SCIM routes: every one needs `CONFIGURE_SCIM` (inferred: api.md names no permission). */
+/** SCIM routes: every one needs `CONFIGURE_SCIM` (inferred: the vendor names no permission). */
 export const scimRoutes: readonly RouteDef<{ scim: ScimState }>[] = [
   {
     method: 'GET',

@@ -56,7 +56,7 @@ export const scorecardDescriptorSchema = z.looseObject({
 });
 export type ScorecardDescriptor = z.infer<typeof scorecardDescriptorSchema>;
 
-/** The answer to a scorecard `filter` the vendor refuses: "Invalid scorecard yaml", with no detail (wire-notes §14, S4). */
+/** The answer to a scorecard `filter` the vendor refuses: "Invalid scorecard yaml", with no detail. */
 export const INVALID_SCORECARD_YAML = 'Invalid scorecard yaml';
 
 const FILTER_PARTS = ['types', 'groups', 'query'] as const;

@@ -65,7 +65,7 @@ export interface StoredScorecard {
 /**
  * A scorecard being evaluated: its next `failWrites` writes (descriptor POSTs and DELETEs) answer
  * `status` without effect, as the vendor's API answers a write that meets an evaluation in
- * progress (a 500, wire-notes §14). Set with `POST /_emulator/scorecard-evaluations`.
+ * progress (a 500). Set with `POST /_emulator/scorecard-evaluations`.
  */
 export interface ScorecardEvaluation {
   tag: string;

@@ -509,10 +509,6 @@ export const writeInventory = async (
   });
 };
 
-/** For messages: where the inventory of a source lives. */
-export const inventoryPath = (sourceId: string): string =>
-  `/api/v1/catalog/${encodePathSegment(inventoryTag(sourceId))}`;
-
 /**
  * Another source whose record sits at this source's tag: the tag keeps 8 hex digits of a hash, so
  * a source id can be made to share another's tag (see `sharedRecordWith`).

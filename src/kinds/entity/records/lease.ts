@@ -84,10 +84,6 @@ export const readLeaseAnswer = async (client: ApiClient, sourceId: string): Prom
   };
 };
 
-/** The source's lease record, if there is one that can be read. */
-export const readLease = async (client: ApiClient, sourceId: string): Promise<LeaseRecord | undefined> =>
-  (await readLeaseAnswer(client, sourceId)).lease;
-
 /** Writes the record; returns the answer's `Date` header. */
 export const writeLease = async (client: ApiClient, record: LeaseRecord): Promise<string | undefined> => {
   const tag = leaseTag(record.source);

@@ -8,10 +8,10 @@
 /** The custom entity type of ownership records (inventories and leases). */
 export const RECORD_ENTITY_TYPE = 'cortex-sync-inventory';
 /** Tag prefixes of the records: `cortex-sync-inventory-<slug>-<hash>`, `cortex-sync-lease-<slug>-<hash>`. */
-export const RESERVED_TAG_PREFIXES: readonly string[] = [`${RECORD_ENTITY_TYPE}-`, 'cortex-sync-lease-'];
+const RESERVED_TAG_PREFIXES: readonly string[] = [`${RECORD_ENTITY_TYPE}-`, 'cortex-sync-lease-'];
 
 /** Is `tag` the record type's name or a record's tag (in any case)? */
-export const isReservedTag = (tag: string): boolean =>
+const isReservedTag = (tag: string): boolean =>
   tag === RECORD_ENTITY_TYPE || RESERVED_TAG_PREFIXES.some((prefix) => tag.toLowerCase().startsWith(prefix));
 
 /** What an entity of this tag and type would overwrite of the records, if anything (for `reservedFor`). */
