@@ -152,7 +152,8 @@ const guardedVia =
     }
   };
 
-export const octokitGitHub = (options: {
+/** What the Action's GitHub client is made with. */
+type OctokitOptions = {
   token: string;
   apiUrl: string;
   repository: RepoRef;
@@ -161,7 +162,10 @@ export const octokitGitHub = (options: {
   proxy?: ProxySettings;
   /** How a pause before a retry is waited (tests record it instead). */
   sleep?: (ms: number) => Promise<void>;
-}): GitHubPort => {
+};
+
+/** The Octokit of `options`: its proxy, quiet, and the pause guard of its calls. */
+const octokitOf = (options: OctokitOptions) => {
   const baseUrl = options.apiUrl.replace(/\/+$/, '');
   const dispatcher = options.proxy ? dispatcherFor(options.proxy, baseUrl) : undefined;
   const guarded = guardedVia(proxyOf(options.proxy, baseUrl)?.from, options.sleep ?? realSleep);
@@ -181,33 +185,46 @@ export const octokitGitHub = (options: {
     // Quiet: failures are reported by the caller with the operation named.
     log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
   });
+  return { octokit, guarded };
+};
+
+/** Who the token is and who a login is. */
+const accountCalls = (
+  octokit: Octokit,
+  guarded: ReturnType<typeof guardedVia>,
+): Pick<GitHubPort, 'tokenIdentity' | 'account'> => ({
+  tokenIdentity: () =>
+    guarded('find who github-token is (GET /user, else GraphQL viewer)', async () => {
+      try {
+        const { data } = await octokit.rest.users.getAuthenticated();
+        return { login: data.login, id: data.id };
+      } catch (error) {
+        // An installation token (the workflow's GITHUB_TOKEN, a GitHub App's) may not read
+        // /user ("Resource not accessible by integration"); GraphQL's viewer is its bot account.
+        if ((error as { status?: unknown }).status !== 403) throw error;
+      }
+      const parsed = viewerSchema.safeParse(await octokit.graphql('query { viewer { login databaseId } }'));
+      if (!parsed.success) throw new Error('the GraphQL answer has no viewer login');
+      const { login, databaseId } = parsed.data.viewer;
+      return typeof databaseId === 'number' ? { login, id: databaseId } : { login };
+    }),
+  account: (login) =>
+    guarded(`find the account ${login} (GET /users/${login})`, async () => {
+      try {
+        const { data } = await octokit.rest.users.getByUsername({ username: login });
+        return { login: data.login, id: data.id, type: data.type };
+      } catch (error) {
+        if ((error as { status?: unknown }).status === 404) return undefined;
+        throw error;
+      }
+    }),
+});
+
+export const octokitGitHub = (options: OctokitOptions): GitHubPort => {
+  const { octokit, guarded } = octokitOf(options);
   const { owner, repo } = options.repository;
   return {
-    tokenIdentity: () =>
-      guarded('find who github-token is (GET /user, else GraphQL viewer)', async () => {
-        try {
-          const { data } = await octokit.rest.users.getAuthenticated();
-          return { login: data.login, id: data.id };
-        } catch (error) {
-          // An installation token (the workflow's GITHUB_TOKEN, a GitHub App's) may not read
-          // /user ("Resource not accessible by integration"); GraphQL's viewer is its bot account.
-          if ((error as { status?: unknown }).status !== 403) throw error;
-        }
-        const parsed = viewerSchema.safeParse(await octokit.graphql('query { viewer { login databaseId } }'));
-        if (!parsed.success) throw new Error('the GraphQL answer has no viewer login');
-        const { login, databaseId } = parsed.data.viewer;
-        return typeof databaseId === 'number' ? { login, id: databaseId } : { login };
-      }),
-    account: (login) =>
-      guarded(`find the account ${login} (GET /users/${login})`, async () => {
-        try {
-          const { data } = await octokit.rest.users.getByUsername({ username: login });
-          return { login: data.login, id: data.id, type: data.type };
-        } catch (error) {
-          if ((error as { status?: unknown }).status === 404) return undefined;
-          throw error;
-        }
-      }),
+    ...accountCalls(octokit, guarded),
     listComments: (pullRequest) =>
       guarded(`list comments of #${pullRequest}`, async () => {
         const comments: IssueComment[] = [];

@@ -149,9 +149,8 @@ export interface Plan {
  */
 export type SettingFrom = 'flag' | 'input' | 'setting' | 'environment' | 'file' | 'record' | 'default';
 
-/** The settings that decide how far a run may remove things. */
-export type ScopeSettingName =
-  'prune' | 'pruneEntities' | 'maxDeleteShare' | 'maxDeleteCount' | 'protect' | 'allowMassDelete' | 'allowTakeover';
+/** A setting that decides how far a run may remove things: its key in the table of settings (`widensDeletes`). */
+export type ScopeSettingName = string;
 
 /** A setting that lets this run remove (or take over) more than the defaults do, for a reviewer. */
 export interface WidenedSetting {

@@ -234,9 +234,14 @@ const ENGINE_SETTINGS: readonly AnySettingSpec[] = [
     commands: [...SYNC, 'export'],
     env: 'CORTEX_RATE_LIMIT',
     file: 'allowed',
-    fileSchema: z.int().min(MIN_FILE_REQUESTS_PER_MINUTE, {
-      error: `expected a whole number of at least ${MIN_FILE_REQUESTS_PER_MINUTE} (the lowest rate a repository file may set; the operator may set a lower one with CORTEX_RATE_LIMIT)`,
-    }),
+    fileSchema: z
+      .int()
+      .min(MIN_FILE_REQUESTS_PER_MINUTE, {
+        error: `expected a whole number of at least ${MIN_FILE_REQUESTS_PER_MINUTE} (the lowest rate a repository file may set; the operator may set a lower one with CORTEX_RATE_LIMIT)`,
+      })
+      .describe(
+        `at least ${MIN_FILE_REQUESTS_PER_MINUTE}: lower is an error naming the line; only CORTEX_RATE_LIMIT may go lower`,
+      ),
     value: intValue(1),
     default: 1000,
   }),

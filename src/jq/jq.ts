@@ -95,6 +95,58 @@ const parseOutputs = (stdout: string): unknown[] =>
     .filter((line) => line.trim() !== '')
     .map((line) => JSON.parse(line) as unknown);
 
+/** A worker with jq loaded, once it says it is ready. */
+const startWorker = async (): Promise<Worker> => {
+  const w = new Worker(WORKER_SOURCE, {
+    eval: true,
+    workerData: { entry: resolveHere.resolve('jq-wasm'), module: await jqModule() },
+    // jq's own heap is WebAssembly memory (bounded by the module); this bounds the JS side (its output).
+    resourceLimits: { maxOldGenerationSizeMb: 256 },
+    // Emscripten prints `Aborted()` when jq runs out of memory: that is reported, not printed.
+    stdout: true,
+    stderr: true,
+  });
+  w.stdout.resume();
+  w.stderr.resume();
+  await new Promise<void>((resolve, reject) => {
+    const onMessage = (m: WorkerReply) => {
+      w.off('error', reject);
+      if ('ready' in m && m.ready) resolve();
+      else reject(new Error(`jq did not start: ${'message' in m ? m.message : 'unknown'}`));
+    };
+    w.once('message', onMessage);
+    w.once('error', reject);
+  });
+  return w;
+};
+
+/** `message`'s answer from worker `w`, or why none came (`timeout`, `exited`). */
+const ask = (
+  w: Worker,
+  message: { id: number; program: string; input: string; maxOutputBytes: number },
+  timeoutMs: number,
+): Promise<WorkerReply | 'timeout' | 'exited'> => {
+  const { id } = message;
+  return new Promise<WorkerReply | 'timeout' | 'exited'>((resolve) => {
+    const timer = setTimeout(() => finish('timeout'), timeoutMs);
+    const onMessage = (m: WorkerReply) => {
+      if ('id' in m && m.id === id) finish(m);
+    };
+    const onExit = () => finish('exited');
+    const finish = (r: WorkerReply | 'timeout' | 'exited') => {
+      clearTimeout(timer);
+      w.off('message', onMessage);
+      w.off('exit', onExit);
+      w.off('error', onExit);
+      resolve(r);
+    };
+    w.on('message', onMessage);
+    w.once('exit', onExit);
+    w.once('error', onExit);
+    w.postMessage(message);
+  });
+};
+
 /** A jq evaluator with its own worker (started on first use). */
 export const createJqEvaluator = (options: JqEvaluatorOptions = {}): JqEvaluator => {
   const timeoutMs = options.timeoutMs ?? 2000;
@@ -106,30 +158,6 @@ export const createJqEvaluator = (options: JqEvaluatorOptions = {}): JqEvaluator
   let pending = 0;
   let nextId = 1;
   let closed = false;
-
-  const startWorker = async (): Promise<Worker> => {
-    const w = new Worker(WORKER_SOURCE, {
-      eval: true,
-      workerData: { entry: resolveHere.resolve('jq-wasm'), module: await jqModule() },
-      // jq's own heap is WebAssembly memory (bounded by the module); this bounds the JS side (its output).
-      resourceLimits: { maxOldGenerationSizeMb: 256 },
-      // Emscripten prints `Aborted()` when jq runs out of memory: that is reported, not printed.
-      stdout: true,
-      stderr: true,
-    });
-    w.stdout.resume();
-    w.stderr.resume();
-    await new Promise<void>((resolve, reject) => {
-      const onMessage = (m: WorkerReply) => {
-        w.off('error', reject);
-        if ('ready' in m && m.ready) resolve();
-        else reject(new Error(`jq did not start: ${'message' in m ? m.message : 'unknown'}`));
-      };
-      w.once('message', onMessage);
-      w.once('error', reject);
-    });
-    return w;
-  };
 
   const discardWorker = async (): Promise<void> => {
     const w = worker;
@@ -149,24 +177,7 @@ export const createJqEvaluator = (options: JqEvaluatorOptions = {}): JqEvaluator
     const id = nextId++;
     // Held only while it works: an idle worker never keeps the process alive.
     w.ref();
-    const reply = await new Promise<WorkerReply | 'timeout' | 'exited'>((resolve) => {
-      const timer = setTimeout(() => finish('timeout'), timeoutMs);
-      const onMessage = (m: WorkerReply) => {
-        if ('id' in m && m.id === id) finish(m);
-      };
-      const onExit = () => finish('exited');
-      const finish = (r: WorkerReply | 'timeout' | 'exited') => {
-        clearTimeout(timer);
-        w.off('message', onMessage);
-        w.off('exit', onExit);
-        w.off('error', onExit);
-        resolve(r);
-      };
-      w.on('message', onMessage);
-      w.once('exit', onExit);
-      w.once('error', onExit);
-      w.postMessage({ id, program, input, maxOutputBytes });
-    });
+    const reply = await ask(w, { id, program, input, maxOutputBytes }, timeoutMs);
     w.unref();
     if (reply === 'timeout') {
       await discardWorker();

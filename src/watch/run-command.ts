@@ -26,7 +26,7 @@ import {
   urlCredentials,
 } from './git-source.js';
 import { DEFAULT_LISTEN, parseListen } from './listen.js';
-import { createLogger } from './log.js';
+import { createLogger, type Logger } from './log.js';
 import { systemProcessProbe } from './process-identity.js';
 import { ListenError } from './server.js';
 import type { Source } from './source.js';
@@ -54,9 +54,19 @@ const hostNames = (list: string | undefined): string[] =>
     .map((name) => name.trim())
     .filter((name) => name !== '');
 
-export const runWatch = async (o: WatchFlags, io: CliIo): Promise<number> => {
-  if (Boolean(o.repo) === Boolean(o.dir)) throw new ConfigError('watch needs exactly one of --repo URL or --dir DIR');
-  const cacheDir = resolve(io.cwd, o.cacheDir ?? io.env.CORTEX_SYNC_CACHE_DIR ?? join(tmpdir(), 'cortex-sync-watch'));
+/** What the operator gave the watcher outside the manifests: the key, the address, the secrets. */
+interface WatchAccess {
+  apiKey: string;
+  listenAt: { value: string; named: string };
+  listen: ReturnType<typeof parseListen>;
+  webhookSecret: string | undefined;
+  auth: GitAuth;
+  /** Every secret of git's (token, URL credentials), redacted from every line. */
+  secrets: string[];
+}
+
+/** The API key, the listen address, the webhook secret and git's credentials, each checked. */
+const watchAccess = (o: WatchFlags, io: CliIo, cacheDir: string): WatchAccess => {
   // CORTEX_API_KEY or CORTEX_API_KEY_FILE, outside what the repository controls (its checkout or --dir).
   const secretPlace = { manifestRoot: o.repo ? cacheDir : resolve(io.cwd, o.dir ?? '.'), cwd: io.cwd };
   const key = resolveApiKey(io.env, secretPlace);
@@ -85,11 +95,11 @@ export const runWatch = async (o: WatchFlags, io: CliIo): Promise<number> => {
   if (io.env.CORTEX_SYNC_SSH_KEY_FILE) auth.sshKeyFile = io.env.CORTEX_SYNC_SSH_KEY_FILE;
   if (io.env.CORTEX_SYNC_SSH_KNOWN_HOSTS_FILE) auth.sshKnownHostsFile = io.env.CORTEX_SYNC_SSH_KNOWN_HOSTS_FILE;
   const secrets = [...gitAuthSecrets(auth), ...(o.repo ? remoteSecrets(o.repo) : [])];
-  const logger = createLogger({
-    write: (line) => io.stdout.write(line),
-    secrets: [apiKey, webhookSecret ?? '', ...secrets],
-  });
+  return { apiKey, listenAt, listen, webhookSecret, auth, secrets };
+};
 
+/** The watched source's folder in the cache directory, its description, and the `--dir` root (checked). */
+const sourcePlace = async (o: WatchFlags, io: CliIo, cacheDir: string) => {
   let dir: string | undefined;
   if (o.dir !== undefined) {
     dir = resolve(io.cwd, o.dir);
@@ -103,6 +113,11 @@ export const runWatch = async (o: WatchFlags, io: CliIo): Promise<number> => {
       ? gitSourceFolder({ url: o.repo, ...(o.branch ? { branch: o.branch } : {}), ...(o.path ? { path: o.path } : {}) })
       : dirSourceFolder(await realpath(dir ?? '.')),
   );
+  return { dir, described, folder };
+};
+
+/** The source folder's lock (undefined: stopped while waiting for it) and a promise of its loss. */
+const lockSourceFolder = async (folder: string, described: string, io: CliIo, logger: Logger) => {
   let lost: (holder: LockRecord | undefined) => void = () => {};
   const lockLost = new Promise<LockRecord | undefined>((resolveLost) => {
     lost = resolveLost;
@@ -126,6 +141,94 @@ export const runWatch = async (o: WatchFlags, io: CliIo): Promise<number> => {
     if (io.stop?.aborted) return undefined;
     throw error;
   });
+  return { lock, lockLost };
+};
+
+/** The git source of `--repo` (undefined for `--dir`), its checkout in `folder`. */
+const gitSourceOf = (
+  o: WatchFlags,
+  io: CliIo,
+  place: { folder: string; cacheDir: string },
+  auth: GitAuth,
+  logger: Logger,
+) =>
+  o.repo
+    ? createGitSource({
+        url: o.repo,
+        ...(o.branch ? { branch: o.branch } : {}),
+        ...(o.path ? { path: o.path } : {}),
+        checkoutDir: join(place.folder, 'checkout'),
+        knownHostsFile: join(place.cacheDir, 'known_hosts'),
+        intervalMs: o.interval,
+        auth,
+        env: io.env,
+        onLeftovers: ({ stopped, removed }) =>
+          logger.warn('cleared what a killed git left in the checkout', {
+            ...(stopped.length > 0 ? { stoppedGitProcesses: stopped.length } : {}),
+            ...(removed.length > 0 ? { removedLockFiles: removed.join(', ') } : {}),
+          }),
+      })
+    : undefined;
+
+/** The watcher on `source`, listening; a listen failure is a configuration error naming the setting. */
+const startOn = async (
+  o: WatchFlags,
+  io: CliIo,
+  run: { source: Source; dir: string | undefined; folder: string; access: WatchAccess; logger: Logger },
+) => {
+  const { source, dir, folder, access, logger } = run;
+  const { webhookSecret, listen, listenAt } = access;
+  try {
+    return await startWatcher({
+      source,
+      // A --dir root is its origin as configured, wherever a symlink there points this time.
+      resolveConfig: (root) =>
+        configureRun({ said: settingsOf(o, root), ...(dir !== undefined ? { originDir: dir } : {}) }, io.env, io.cwd),
+      apiKey: access.apiKey,
+      secrets: access.secrets,
+      host: listen.host,
+      port: listen.port,
+      allowedHosts: hostNames(o.allowedHosts ?? io.env.CORTEX_SYNC_ALLOWED_HOSTS),
+      healIntervalMs: o.healInterval,
+      pruneSettleMs: o.pruneSettle ?? DEFAULT_PRUNE_SETTLE_MS,
+      leaseLingerMs: o.leaseLinger ?? DEFAULT_LEASE_LINGER_MS,
+      ...(webhookSecret ? { webhookSecret } : {}),
+      ...(o.branch ? { branch: o.branch } : {}),
+      planLogFile: resolve(io.cwd, o.planLog ?? join(folder, 'plan-log.jsonl')),
+      planLogRotation: {
+        maxBytes: o.planLogMaxSize ?? DEFAULT_PLAN_LOG_MAX_BYTES,
+        keep: o.planLogKeep ?? DEFAULT_PLAN_LOG_KEEP,
+      },
+      logger,
+      backoff: { baseMs: Math.max(1, o.backoff) },
+      onListening: (url) => {
+        io.stdout.write(`listening on ${url}\n`);
+        logger.info('watching', {
+          source: source.description,
+          folder,
+          interval: o.repo ? o.interval : undefined,
+          healInterval: o.healInterval,
+          webhooks: Boolean(webhookSecret),
+        });
+      },
+    });
+  } catch (error) {
+    await source.close();
+    if (error instanceof ListenError) throw new ConfigError(`${listenAt.named} ${listenAt.value}: ${error.reason}`);
+    throw error;
+  }
+};
+
+export const runWatch = async (o: WatchFlags, io: CliIo): Promise<number> => {
+  if (Boolean(o.repo) === Boolean(o.dir)) throw new ConfigError('watch needs exactly one of --repo URL or --dir DIR');
+  const cacheDir = resolve(io.cwd, o.cacheDir ?? io.env.CORTEX_SYNC_CACHE_DIR ?? join(tmpdir(), 'cortex-sync-watch'));
+  const access = watchAccess(o, io, cacheDir);
+  const logger = createLogger({
+    write: (line) => io.stdout.write(line),
+    secrets: [access.apiKey, access.webhookSecret ?? '', ...access.secrets],
+  });
+  const { dir, described, folder } = await sourcePlace(o, io, cacheDir);
+  const { lock, lockLost } = await lockSourceFolder(folder, described, io, logger);
   if (!lock) {
     logger.info('stopped before the source folder was free', { folder });
     return 0;
@@ -136,66 +239,10 @@ export const runWatch = async (o: WatchFlags, io: CliIo): Promise<number> => {
   const onExit = () => killGit();
   process.once('exit', onExit);
   try {
-    const git = o.repo
-      ? createGitSource({
-          url: o.repo,
-          ...(o.branch ? { branch: o.branch } : {}),
-          ...(o.path ? { path: o.path } : {}),
-          checkoutDir: join(folder, 'checkout'),
-          knownHostsFile: join(cacheDir, 'known_hosts'),
-          intervalMs: o.interval,
-          auth,
-          env: io.env,
-          onLeftovers: ({ stopped, removed }) =>
-            logger.warn('cleared what a killed git left in the checkout', {
-              ...(stopped.length > 0 ? { stoppedGitProcesses: stopped.length } : {}),
-              ...(removed.length > 0 ? { removedLockFiles: removed.join(', ') } : {}),
-            }),
-        })
-      : undefined;
+    const git = gitSourceOf(o, io, { folder, cacheDir }, access.auth, logger);
     if (git) killGit = () => git.killNow();
     const source: Source = git ?? createDirSource({ dir: dir ?? '.' });
-
-    let watcher;
-    try {
-      watcher = await startWatcher({
-        source,
-        // A --dir root is its origin as configured, wherever a symlink there points this time.
-        resolveConfig: (root) =>
-          configureRun({ said: settingsOf(o, root), ...(dir !== undefined ? { originDir: dir } : {}) }, io.env, io.cwd),
-        apiKey,
-        secrets,
-        host: listen.host,
-        port: listen.port,
-        allowedHosts: hostNames(o.allowedHosts ?? io.env.CORTEX_SYNC_ALLOWED_HOSTS),
-        healIntervalMs: o.healInterval,
-        pruneSettleMs: o.pruneSettle ?? DEFAULT_PRUNE_SETTLE_MS,
-        leaseLingerMs: o.leaseLinger ?? DEFAULT_LEASE_LINGER_MS,
-        ...(webhookSecret ? { webhookSecret } : {}),
-        ...(o.branch ? { branch: o.branch } : {}),
-        planLogFile: resolve(io.cwd, o.planLog ?? join(folder, 'plan-log.jsonl')),
-        planLogRotation: {
-          maxBytes: o.planLogMaxSize ?? DEFAULT_PLAN_LOG_MAX_BYTES,
-          keep: o.planLogKeep ?? DEFAULT_PLAN_LOG_KEEP,
-        },
-        logger,
-        backoff: { baseMs: Math.max(1, o.backoff) },
-        onListening: (url) => {
-          io.stdout.write(`listening on ${url}\n`);
-          logger.info('watching', {
-            source: source.description,
-            folder,
-            interval: o.repo ? o.interval : undefined,
-            healInterval: o.healInterval,
-            webhooks: Boolean(webhookSecret),
-          });
-        },
-      });
-    } catch (error) {
-      await source.close();
-      if (error instanceof ListenError) throw new ConfigError(`${listenAt.named} ${listenAt.value}: ${error.reason}`);
-      throw error;
-    }
+    const watcher = await startOn(o, io, { source, dir, folder, access, logger });
     const stopped = (io.untilStopped?.() ?? new Promise<void>(() => {})).then(() => 'stopped' as const);
     const why = await Promise.race([stopped, lockLost.then((holder) => ({ holder }))]);
     if (why !== 'stopped') {

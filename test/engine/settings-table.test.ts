@@ -13,7 +13,10 @@ import { InputError, readSettingInputs } from '../../src/action/inputs.js';
 import { settingsEnvironmentHelp } from '../../src/cli/help.js';
 import { CONFIG_FILE, resolveConfig } from '../../src/engine/config.js';
 import { configFileSchemaOf } from '../../src/engine/config-file.js';
+import { booleanValue, setting } from '../../src/core/settings.js';
+import { deleteScopeOf } from '../../src/engine/delete-scope.js';
 import { SETTINGS, settingsTable } from '../../src/engine/settings.js';
+import { renderPlanText } from '../../src/render/text.js';
 import { KIND_HANDLERS, kindsWith } from '../../src/kinds/registry.js';
 import { addSettingOptions, settingsSaid } from '../../src/runtime-io/setting-options.js';
 import { entityNoteKind } from '../conformance/entity-note/index.js';
@@ -114,6 +117,64 @@ describe('attacks on the table’s derivations', () => {
     const { diagnostics } = await resolveConfig({ concurrency: 1000 }, {}, dir);
     expect(diagnostics).toMatchObject([
       { severity: 'error', message: expect.stringMatching(/^--concurrency: expected/) as string },
+    ]);
+  });
+});
+
+describe('the plan’s delete-scope header', () => {
+  /** A fixture setting that widens deletes: named in the header by its table entry alone. */
+  const purgeNotes = setting({
+    key: 'purgeNotes',
+    title: 'purge notes',
+    help: 'remove every note this source wrote, manifests or not',
+    commands: [],
+    env: 'CORTEX_SYNC_PURGE_NOTES',
+    file: 'allowed',
+    value: booleanValue,
+    default: false,
+    widensDeletes: true,
+    widens: (on) => (on ? 'every note of this source is removed' : undefined),
+  });
+  const widening = [...table, purgeNotes];
+
+  it('names a new setting that widens deletes, with who said it, from its table entry alone', async () => {
+    const { config } = await resolveConfig({}, { CORTEX_SYNC_PURGE_NOTES: 'true' }, dir, widening);
+    const scope = deleteScopeOf(config, undefined, undefined, widening);
+    expect(scope.widened).toEqual([
+      {
+        setting: 'purgeNotes',
+        value: true,
+        from: 'environment',
+        name: 'CORTEX_SYNC_PURGE_NOTES',
+        effect: 'every note of this source is removed',
+      },
+    ]);
+    const text = renderPlanText(
+      {
+        changes: [],
+        diagnostics: [],
+        summary: { create: 0, update: 0, delete: 0, archive: 0, noop: 0 },
+        scope,
+      },
+      { color: false },
+    );
+    expect(text).toContain('! purgeNotes: true (CORTEX_SYNC_PURGE_NOTES): every note of this source is removed');
+    const off = await resolveConfig({}, {}, dir, widening);
+    expect(deleteScopeOf(off.config, undefined, undefined, widening).widened).toEqual([]);
+  });
+
+  it('names a widening setting without its own line whenever it is not its default', async () => {
+    const bare = { ...purgeNotes, widens: undefined };
+    await writeFiles(dir, { [CONFIG_FILE]: 'purgeNotes: true\n' });
+    const { config } = await resolveConfig({}, {}, dir, [...table, bare]);
+    expect(deleteScopeOf(config, undefined, undefined, [...table, bare]).widened).toMatchObject([
+      {
+        setting: 'purgeNotes',
+        value: true,
+        from: 'file',
+        name: `${CONFIG_FILE}:1`,
+        effect: expect.stringContaining('not the default') as string,
+      },
     ]);
   });
 });

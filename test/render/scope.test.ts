@@ -98,12 +98,13 @@ describe('the delete-scope header', () => {
       recordedOrigin: 'github.com/acme/repo-b',
     });
     expect(json.deleteScope?.widened.map((w) => [w.setting, w.from])).toEqual([
+      // The table's order: the engine's settings, then the kinds'.
       ['prune', 'file'],
-      ['pruneEntities', 'environment'],
       ['maxDeleteShare', 'input'],
       ['maxDeleteCount', 'file'],
       ['protect', 'file'],
       ['allowMassDelete', 'input'],
+      ['pruneEntities', 'environment'],
     ]);
   });
 
