@@ -10,7 +10,7 @@
 import { z } from 'zod';
 
 /** What `cortex-sync.yaml` (a pull request controls it) may do with a setting. */
-type FileRule =
+export type FileRule =
   /** Set it; the operator's flag or variable still wins. */
   | 'allowed'
   /** Only lower it below the default; a higher value is a warning and the default applies. */
