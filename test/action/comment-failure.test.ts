@@ -4,50 +4,20 @@
  * written (a read-only token, GitHub down) is a warning, while the outputs and the job summary
  * carry the run report. A refusal whose comment fails still tells its details in the summary.
  */
-import { cp, mkdir, readFile } from 'node:fs/promises';
-import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EXAMPLES, type Emulator, removeDir, startTestEmulator, tempDir } from '../e2e/harness.js';
-import { type FakeGitHub, startFakeGitHub } from './fake-github.js';
-import {
-  MERGE_SHA,
-  PR_NUMBER,
-  pullRequestPayload,
-  pushPayload,
-  runInProcess,
-  TOKEN,
-  workspaceEdits,
-} from './harness.js';
+import { readFile } from 'node:fs/promises';
+import { describe, expect, it } from 'vitest';
+import { type Emulator } from '../e2e/harness.js';
+import { type FakeGitHub } from './fake-github.js';
+import { PR_NUMBER, pullRequestPayload, runInProcess, TOKEN, workspaceEdits } from './harness.js';
+import { runEvent, useActionWorld } from './world.js';
 
 let emulator: Emulator;
 let github: FakeGitHub;
-let root: string;
 let workspace: string;
-
-beforeEach(async () => {
-  emulator = await startTestEmulator();
-  github = await startFakeGitHub();
-  root = await tempDir('cortex-sync-action-');
-  workspace = join(root, 'repo');
-  await mkdir(workspace);
-  await cp(EXAMPLES, join(workspace, 'catalog'), { recursive: true });
-  github.commits.set(MERGE_SHA, [{ number: PR_NUMBER, merged: true, mergeCommitSha: MERGE_SHA }]);
-});
-afterEach(async () => {
-  await emulator.stop();
-  await github.stop();
-  await removeDir(root);
-});
+useActionWorld((world) => ({ emulator, github, workspace } = world));
 
 const run = (eventName: 'pull_request' | 'push', inputs: Record<string, string> = {}) =>
-  runInProcess({
-    eventName,
-    payload: eventName === 'push' ? pushPayload() : pullRequestPayload(),
-    workspace,
-    emulator,
-    github,
-    inputs: { dir: 'catalog', ...inputs },
-  });
+  runEvent({ emulator, github, workspace }, eventName, inputs);
 
 const COMMENTS = /\/issues\/\d+\/comments$/;
 const writes = () => emulator.requests.filter((r) => r.method !== 'GET');

@@ -3,30 +3,15 @@
  * the plan comment and the job summary and are never cut; what is cut is the least important
  * (creates, then updates) with a count. The job summary fits GitHub's 1 MiB counted in bytes.
  */
-import { cp, mkdir, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { COMMENT_LIMIT } from '../../src/action/comment.js';
-import {
-  EXAMPLES,
-  type Emulator,
-  removeDir,
-  serviceYaml,
-  startTestEmulator,
-  tempDir,
-  writeFiles,
-} from '../e2e/harness.js';
-import { type FakeGitHub, startFakeGitHub } from './fake-github.js';
+import { type Emulator, serviceYaml, writeFiles } from '../e2e/harness.js';
+import { type FakeGitHub } from './fake-github.js';
 import { summaryWriter } from '../../src/action/report.js';
-import {
-  MERGE_SHA,
-  PR_NUMBER,
-  pullRequestPayload,
-  pushPayload,
-  recordingRuntime,
-  reviewedDigest,
-  runInProcess,
-} from './harness.js';
+import { PR_NUMBER, recordingRuntime, reviewedDigest } from './harness.js';
+import { runEvent, useActionWorld } from './world.js';
 
 const recordingRuntimeFor = (parts: string[]) => ({
   ...recordingRuntime({}),
@@ -35,33 +20,11 @@ const recordingRuntimeFor = (parts: string[]) => ({
 
 let emulator: Emulator;
 let github: FakeGitHub;
-let root: string;
 let workspace: string;
-
-beforeEach(async () => {
-  emulator = await startTestEmulator();
-  github = await startFakeGitHub();
-  root = await tempDir('cortex-sync-action-');
-  workspace = join(root, 'repo');
-  await mkdir(workspace);
-  await cp(EXAMPLES, join(workspace, 'catalog'), { recursive: true });
-  github.commits.set(MERGE_SHA, [{ number: PR_NUMBER, merged: true, mergeCommitSha: MERGE_SHA }]);
-});
-afterEach(async () => {
-  await emulator.stop();
-  await github.stop();
-  await removeDir(root);
-});
+useActionWorld((world) => ({ emulator, github, workspace } = world));
 
 const run = (eventName: 'pull_request' | 'push', inputs: Record<string, string> = {}) =>
-  runInProcess({
-    eventName,
-    payload: eventName === 'push' ? pushPayload() : pullRequestPayload(),
-    workspace,
-    emulator,
-    github,
-    inputs: { dir: 'catalog', ...inputs },
-  });
+  runEvent({ emulator, github, workspace }, eventName, inputs);
 
 const MIB = 1024 * 1024;
 // Three bytes per character in UTF-8: 1,500 of these are far under 1 M characters, far over 1 MiB.

@@ -4,44 +4,23 @@
  * archives the real one. Both changes are flagged beside them, in the plan comment (Markdown), the
  * job summary and the text plan, with the look-alike's code points shown.
  */
-import { cp, mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { renderPlanText } from '../../src/render/text.js';
 import type { Plan } from '../../src/core/model.js';
-import { EXAMPLES, type Emulator, removeDir, startTestEmulator, tempDir } from '../e2e/harness.js';
-import { type FakeGitHub, startFakeGitHub } from './fake-github.js';
-import { MERGE_SHA, PR_NUMBER, pullRequestPayload, pushPayload, runInProcess } from './harness.js';
+import { type Emulator } from '../e2e/harness.js';
+import { type FakeGitHub } from './fake-github.js';
+import { PR_NUMBER } from './harness.js';
+import { runEvent, useActionWorld } from './world.js';
 
 let emulator: Emulator;
 let github: FakeGitHub;
-let root: string;
 let workspace: string;
-
-beforeEach(async () => {
-  emulator = await startTestEmulator();
-  github = await startFakeGitHub();
-  root = await tempDir('cortex-sync-action-');
-  workspace = join(root, 'repo');
-  await mkdir(workspace);
-  await cp(EXAMPLES, join(workspace, 'catalog'), { recursive: true });
-  github.commits.set(MERGE_SHA, [{ number: PR_NUMBER, merged: true, mergeCommitSha: MERGE_SHA }]);
-});
-afterEach(async () => {
-  await emulator.stop();
-  await github.stop();
-  await removeDir(root);
-});
+useActionWorld((world) => ({ emulator, github, workspace } = world));
 
 const run = (eventName: 'pull_request' | 'push', inputs: Record<string, string> = {}) =>
-  runInProcess({
-    eventName,
-    payload: eventName === 'push' ? pushPayload() : pullRequestPayload(),
-    workspace,
-    emulator,
-    github,
-    inputs: { dir: 'catalog', prune: 'true', ...inputs },
-  });
+  runEvent({ emulator, github, workspace }, eventName, { prune: 'true', ...inputs });
 
 const LOOKALIKE = 'payments\u2011api';
 const catalogFile = (name: string) => join(workspace, 'catalog', '.cortex', 'catalog', name);

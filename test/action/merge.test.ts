@@ -2,44 +2,23 @@
  * The Action on a merge, in-process: `on-plan-drift: apply` applies a drifted or unreviewed plan
  * and says so loudly; a merge with nothing to apply passes quietly; a GitHub failure is named.
  */
-import { cp, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { planDigest } from '../../src/action/digest.js';
 import type { Plan } from '../../src/core/model.js';
-import { EXAMPLES, type Emulator, removeDir, serviceYaml, startTestEmulator, tempDir } from '../e2e/harness.js';
-import { type FakeGitHub, startFakeGitHub } from './fake-github.js';
-import { MERGE_SHA, PR_NUMBER, pullRequestPayload, pushPayload, runInProcess, TOKEN } from './harness.js';
+import { type Emulator, serviceYaml } from '../e2e/harness.js';
+import { type FakeGitHub } from './fake-github.js';
+import { PR_NUMBER, pushPayload, runInProcess, TOKEN } from './harness.js';
+import { runEvent, useActionWorld } from './world.js';
 
 let emulator: Emulator;
 let github: FakeGitHub;
-let root: string;
 let workspace: string;
-
-beforeEach(async () => {
-  emulator = await startTestEmulator();
-  github = await startFakeGitHub();
-  root = await tempDir('cortex-sync-action-');
-  workspace = join(root, 'repo');
-  await mkdir(workspace);
-  await cp(EXAMPLES, join(workspace, 'catalog'), { recursive: true });
-  github.commits.set(MERGE_SHA, [{ number: PR_NUMBER, merged: true, mergeCommitSha: MERGE_SHA }]);
-});
-afterEach(async () => {
-  await emulator.stop();
-  await github.stop();
-  await removeDir(root);
-});
+useActionWorld((world) => ({ emulator, github, workspace } = world));
 
 const run = (eventName: 'pull_request' | 'push', inputs: Record<string, string> = {}) =>
-  runInProcess({
-    eventName,
-    payload: eventName === 'push' ? pushPayload() : pullRequestPayload(),
-    workspace,
-    emulator,
-    github,
-    inputs: { dir: 'catalog', ...inputs },
-  });
+  runEvent({ emulator, github, workspace }, eventName, inputs);
 
 const writes = () => emulator.requests.filter((r) => r.method !== 'GET');
 const prComments = () => github.comments.filter((c) => c.issue === PR_NUMBER);

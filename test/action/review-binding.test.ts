@@ -4,50 +4,21 @@
  * creation, is not a review. A plan that changes is a new comment (never the reviewed one
  * rewritten in place); two plan runs racing on one pull request leave one comment.
  */
-import { cp, mkdir, rm } from 'node:fs/promises';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EXAMPLES, type Emulator, removeDir, startTestEmulator, tempDir } from '../e2e/harness.js';
-import { type FakeGitHub, startFakeGitHub } from './fake-github.js';
-import {
-  MERGE_SHA,
-  PR_NUMBER,
-  pullRequestPayload,
-  pushPayload,
-  reviewedDigest,
-  runInProcess,
-  workspaceEdits,
-} from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { type Emulator } from '../e2e/harness.js';
+import { type FakeGitHub } from './fake-github.js';
+import { PR_NUMBER, reviewedDigest, workspaceEdits } from './harness.js';
+import { runEvent, useActionWorld } from './world.js';
 
 let emulator: Emulator;
 let github: FakeGitHub;
-let root: string;
 let workspace: string;
-
-beforeEach(async () => {
-  emulator = await startTestEmulator();
-  github = await startFakeGitHub();
-  root = await tempDir('cortex-sync-action-');
-  workspace = join(root, 'repo');
-  await mkdir(workspace);
-  await cp(EXAMPLES, join(workspace, 'catalog'), { recursive: true });
-  github.commits.set(MERGE_SHA, [{ number: PR_NUMBER, merged: true, mergeCommitSha: MERGE_SHA }]);
-});
-afterEach(async () => {
-  await emulator.stop();
-  await github.stop();
-  await removeDir(root);
-});
+useActionWorld((world) => ({ emulator, github, workspace } = world));
 
 const run = (eventName: 'pull_request' | 'push', inputs: Record<string, string> = {}) =>
-  runInProcess({
-    eventName,
-    payload: eventName === 'push' ? pushPayload() : pullRequestPayload(),
-    workspace,
-    emulator,
-    github,
-    inputs: { dir: 'catalog', prune: 'true', ...inputs },
-  });
+  runEvent({ emulator, github, workspace }, eventName, { prune: 'true', ...inputs });
 
 const planComments = () =>
   github.comments.filter((c) => c.issue === PR_NUMBER && c.body.startsWith('<!-- cortex-sync:plan'));

@@ -4,40 +4,18 @@
  * that look like markers, and bots that copy a plan comment, apply nothing. In-process: the real
  * engine against the emulator, the octokit port against the fake GitHub.
  */
-import { cp, mkdir, readFile, rename } from 'node:fs/promises';
+import { mkdir, readFile, rename } from 'node:fs/promises';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { EXAMPLES, type Emulator, removeDir, startTestEmulator, tempDir, writeFiles } from '../e2e/harness.js';
-import { type FakeGitHub, type FakeToken, startFakeGitHub } from './fake-github.js';
-import {
-  MERGE_SHA,
-  PR_NUMBER,
-  pullRequestPayload,
-  pushPayload,
-  reviewedDigest,
-  runInProcess,
-  workspaceEdits,
-} from './harness.js';
+import { describe, expect, it } from 'vitest';
+import { type Emulator, writeFiles } from '../e2e/harness.js';
+import { type FakeGitHub, type FakeToken } from './fake-github.js';
+import { PR_NUMBER, pullRequestPayload, pushPayload, reviewedDigest, runInProcess, workspaceEdits } from './harness.js';
+import { useActionWorld } from './world.js';
 
 let emulator: Emulator;
 let github: FakeGitHub;
-let root: string;
 let workspace: string;
-
-beforeEach(async () => {
-  emulator = await startTestEmulator();
-  github = await startFakeGitHub();
-  root = await tempDir('cortex-sync-action-');
-  workspace = join(root, 'repo');
-  await mkdir(workspace);
-  await cp(EXAMPLES, join(workspace, 'catalog'), { recursive: true });
-  github.commits.set(MERGE_SHA, [{ number: PR_NUMBER, merged: true, mergeCommitSha: MERGE_SHA }]);
-});
-afterEach(async () => {
-  await emulator.stop();
-  await github.stop();
-  await removeDir(root);
-});
+useActionWorld((world) => ({ emulator, github, workspace } = world));
 
 const planPr = (inputs: Record<string, string> = {}, number = PR_NUMBER) =>
   runInProcess({
