@@ -58,7 +58,7 @@ export function collectEdges(
   for (const [from, change] of changes) {
     const l = change.live;
     if (!l || change.action === 'noop') continue;
-    const typedBy = handlerOf(l.kind).typedBy;
+    const typedBy = handlerOf(l.kind).manifest.typedBy;
     const type = typedBy?.typeOf(l);
     if (typedBy !== undefined && type !== undefined) addPair({ from, to: objectKey(typedBy.kind, type) });
   }
@@ -91,7 +91,7 @@ const updateOrderOf = (
   const target = changes.get(pair.to);
   if (target?.action !== 'update' || !target.desired || !target.live) return undefined;
   if (!source?.desired || !isWrite(source)) return undefined;
-  return handlerOf(target.kind).updateOrder?.(
+  return handlerOf(target.kind).write?.updateOrder?.(
     { desired: target.desired, live: target.live },
     { desired: source.desired, ...(source.live ? { live: source.live } : {}) },
   );

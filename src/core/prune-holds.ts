@@ -1,6 +1,6 @@
 /**
  * Prunes that must not be sent (pure): an object of a kind kept while it is held
- * (`KindModel.keptWhileHeld`) that objects will still hold after the plan, by having it as their
+ * (`KindModel.prune.keptWhileHeld`) that objects will still hold after the plan, by having it as their
  * type (`typedBy`: an entity and its entity type) or by naming it (`names`: an Initiative and its
  * scorecard). Cortex refuses to delete an entity type in use, archived entities included (and
  * prune archives entities by default), so such a delete would fail on every run; a scorecard that
@@ -34,7 +34,7 @@ export function withoutHeldTypes(
   diagnostics: Diagnostic[],
 ): Change[] {
   const removedTypes = new Set(
-    prunes.filter((p) => handlerOf(p.kind).keptWhileHeld !== undefined).map((p) => objectKey(p.kind, p.id)),
+    prunes.filter((p) => handlerOf(p.kind).prune.keptWhileHeld !== undefined).map((p) => objectKey(p.kind, p.id)),
   );
   if (removedTypes.size === 0) return [...prunes];
   const deleted = new Set(prunes.filter((p) => p.action === 'delete').map((p) => objectKey(p.kind, p.id)));
@@ -61,7 +61,7 @@ export function withoutHeldTypes(
   const kept: Change[] = [];
   for (const prune of prunes) {
     const held = holders.get(objectKey(prune.kind, prune.id));
-    const rule = handlerOf(prune.kind).keptWhileHeld;
+    const rule = handlerOf(prune.kind).prune.keptWhileHeld;
     if (!held || !rule) {
       kept.push(prune);
       continue;
@@ -80,12 +80,12 @@ export function withoutHeldTypes(
 /** What `obj` holds after the plan: its type, the object it names (each key with how it holds it). */
 const heldBy = (handler: KindModel, obj: DesiredObject | LiveObject): { heldKey: ObjectKey; verb: HoldVerb }[] => {
   const out: { heldKey: ObjectKey; verb: HoldVerb }[] = [];
-  const type = handler.typedBy?.typeOf(obj);
-  if (handler.typedBy !== undefined && type !== undefined)
-    out.push({ heldKey: objectKey(handler.typedBy.kind, type), verb: 'type' });
-  const named = handler.names?.idOf(obj);
-  if (handler.names !== undefined && named !== undefined)
-    out.push({ heldKey: objectKey(handler.names.kind, named), verb: 'name' });
+  const type = handler.manifest.typedBy?.typeOf(obj);
+  if (handler.manifest.typedBy !== undefined && type !== undefined)
+    out.push({ heldKey: objectKey(handler.manifest.typedBy.kind, type), verb: 'type' });
+  const named = handler.manifest.names?.idOf(obj);
+  if (handler.manifest.names !== undefined && named !== undefined)
+    out.push({ heldKey: objectKey(handler.manifest.names.kind, named), verb: 'name' });
   return out;
 };
 
@@ -145,7 +145,7 @@ export function withoutCaseTwins(
   const kept: Change[] = [];
   for (const prune of prunes) {
     const twin = desiredByCase.get(`${prune.kind}\u0000${prune.id.toLowerCase()}`);
-    if (twin === undefined || twin.id === prune.id || handlerOf(prune.kind).idsMayLookAlike === true) {
+    if (twin === undefined || twin.id === prune.id || handlerOf(prune.kind).manifest.idsMayLookAlike === true) {
       kept.push(prune);
       continue;
     }

@@ -72,8 +72,8 @@ const DOTS_ONLY_REASON =
 
 /** The files of `objects`; an object whose file cannot be made is skipped (each tried alone, then). */
 const filesOf = (handler: AnyKindHandler, objects: readonly LiveObject[], skipped: Skipped[]): ManifestFile[] => {
-  if (handler.toManifestFiles === undefined) return [];
-  const make = (some: readonly LiveObject[]): ManifestFile[] => handler.toManifestFiles?.(some) ?? [];
+  if (handler.export?.toManifestFiles === undefined) return [];
+  const make = (some: readonly LiveObject[]): ManifestFile[] => handler.export?.toManifestFiles?.(some) ?? [];
   try {
     return make(objects);
   } catch {
@@ -93,7 +93,7 @@ const invalidReason = (handler: AnyKindHandler, path: string, text: string, now:
   const parsed = parseManifestFile(path, text);
   const errors = [
     ...parsed.diagnostics,
-    ...parsed.documents.flatMap((doc) => handler.parse(doc, { now }).diagnostics),
+    ...parsed.documents.flatMap((doc) => handler.manifest.parse(doc, { now }).diagnostics),
   ].filter((d) => d.severity === 'error');
   const first = errors[0];
   if (first === undefined) return undefined;
@@ -110,7 +110,7 @@ export const exportFiles = (live: readonly LiveObject[], selection: ExportSelect
   const skipped: Skipped[] = [];
   for (const handler of selection.handlers) {
     const kind = handler.kind;
-    if (!selection.kinds.has(kind) || !handler.toManifestFiles) continue;
+    if (!selection.kinds.has(kind) || !handler.export?.toManifestFiles) continue;
     const chosen = live.filter((o) => {
       if (o.kind !== kind) return false;
       if (o.archived && !selection.includeArchived) return false;

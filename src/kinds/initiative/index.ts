@@ -158,8 +158,6 @@ const explainFailure = (change: InitiativeChange, error: Error): Diagnostic[] =>
 /** The `initiative` kind. */
 export const initiativeKind: KindHandler<InitiativeManifest, LiveInitiative> = {
   ...initiativeModel,
-  fetchLive,
-  fetchByIds,
-  apply,
-  explainFailure,
+  live: { ...initiativeModel.live, fetch: fetchLive, fetchByIds },
+  write: { apply, explainFailure },
 };

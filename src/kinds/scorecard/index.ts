@@ -170,9 +170,7 @@ const explainFailure = (change: ScorecardChange, error: Error): Diagnostic[] => 
 /** The `scorecard` kind. */
 export const scorecardKind: KindHandler<ScorecardManifest, LiveScorecard> = {
   ...scorecardModel,
-  fetchLive,
-  fetchByIds,
-  exportLive,
-  apply,
-  explainFailure,
+  live: { ...scorecardModel.live, fetch: fetchLive, fetchByIds },
+  write: { ...scorecardModel.write, apply, explainFailure },
+  export: { ...scorecardModel.export, read: exportLive },
 };
