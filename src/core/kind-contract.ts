@@ -133,7 +133,7 @@ export interface Names<S, L> {
 
 /**
  * A kind whose objects cannot be removed while objects of another kind hold them: have them as
- * their type (`typedBy`, archived ones too; the API refuses) or name them (`names`; removing one
+ * their type (`manifest.typedBy`, archived ones too; the API refuses) or name them (`manifest.names`; removing one
  * would break those objects): a prune keeps them, saying why (`core/prune-holds.ts`).
  */
 export interface KeptWhileHeld {
@@ -149,7 +149,7 @@ export interface KeptWhileHeld {
 export interface KindLayout {
   /**
    * The folders of `.cortex/` (at the manifest root) this kind reads manifests from (`catalog-pages`);
-   * `ownsFile` says which files exactly. Layout messages name them. None: the kind has no folder.
+   * `layout.ownsFile` says which files exactly. Layout messages name them. None: the kind has no folder.
    */
   readonly folders?: readonly string[];
   /** Does the manifest file at `relPath` (relative to the root, `/` separators) belong to this kind? */

@@ -1,7 +1,7 @@
 /**
  * The ordering edges of a plan (pure): every `ordering: true` reference of a desired object, plus
- * each live object's type (`typedBy`: the only reference readable from live state). A referenced object's
- * update goes first unless its kind's `updateOrder` says it must wait for the referrer's write
+ * each live object's type (`manifest.typedBy`: the only reference readable from live state). A referenced object's
+ * update goes first unless its kind's `write.updateOrder` says it must wait for the referrer's write
  * (an entity type that tightens its schema goes after the entities that satisfy it once
  * rewritten); then the edge is turned round, and so are the edges of the object's referrers for
  * which either order works. Also reports desired objects that reference an object the plan removes.

@@ -214,7 +214,7 @@ const managedHere = (options: PlanOptions, l: LiveObject): boolean =>
 
 /**
  * Objects of this source without a manifest of their own that another desired object declares
- * inside itself now (`KindModel.prune.declaredWithin`): handed over, never removed, with or without
+ * inside itself now (`prune.declaredWithin`): handed over, never removed, with or without
  * prune (the API would refuse the removal anyway), and said so.
  */
 function planHandOvers(

@@ -1,7 +1,7 @@
 /**
  * Prunes that must not be sent (pure): an object of a kind kept while it is held
- * (`KindModel.prune.keptWhileHeld`) that objects will still hold after the plan, by having it as their
- * type (`typedBy`: an entity and its entity type) or by naming it (`names`: an Initiative and its
+ * (`prune.keptWhileHeld`) that objects will still hold after the plan, by having it as their
+ * type (`manifest.typedBy`: an entity and its entity type) or by naming it (`manifest.names`: an Initiative and its
  * scorecard). Cortex refuses to delete an entity type in use, archived entities included (and
  * prune archives entities by default), so such a delete would fail on every run; a scorecard that
  * Initiatives name (another source's, one made in the UI) would leave them naming nothing, and
@@ -132,7 +132,7 @@ const describeHolders = (held: Holders): string => {
  * case (`payments` → `Payments`): the API may treat the two as one object, so removing the old one
  * in the run that creates the new one could remove what was just written. It is kept, with a
  * warning saying why, until it is removed by hand. Kinds whose ids may differ only in case
- * (`idsMayLookAlike`) are not held.
+ * (`manifest.idsMayLookAlike`) are not held.
  */
 export function withoutCaseTwins(
   prunes: readonly Change[],

@@ -7,7 +7,7 @@
  * full read and before anything is planned on it:
  *
  * - every object a manifest declares or this source's record lists that the lists did not show is
- *   read again by identity (`KindIO.live.fetchByIds`; an Initiative by the cid the record keeps), or,
+ *   read again by identity (`live.fetchByIds`; an Initiative by the cid the record keeps), or,
  *   for more than `MAX_BY_IDENTITY` of a kind, by a second bulk read of that kind; what that read
  *   finds is live, what it does not is confirmed absent; when it fails, the object is
  *   `unconfirmed`: neither created nor dropped from the record, and the plan is refused with the

@@ -1,7 +1,7 @@
 /**
  * Runs a plan: changes in dependency order with bounded concurrency. A failed change skips every
  * change that waits for it (transitively); independent changes go on. Kinds with bulk endpoints
- * (`applyBatch`) get all their ready changes of one phase together. Removals start only when
+ * (`write.applyBatch`) get all their ready changes of one phase together. Removals start only when
  * every change of an earlier phase has finished (all writes first, then removals in reverse kind
  * order: `changePhase`).
  *

@@ -1,13 +1,13 @@
 /**
  * Reads the live workspace for `export`: the same three steps as a plan (`readKinds`), with each
- * kind asked for read as that kind says export reads it (`KindIO.export?.read`: the dependency
+ * kind asked for read as that kind says export reads it (`export.read`: the dependency
  * edges of every entity, archived entities when asked) and every kind those reads use read first
  * as a plan reads it. Owners come from the ownership records as in a plan. Only GET requests. No
  * kind is named here.
  *
  * What the export leaves out is known before the reads that hang off it: when it leaves out what
  * other source ids manage (`othersLeftOut`), an export read is not given their objects of the kinds
- * it reads through (`exportUses`: no dependency edges read for another source's entities, one
+ * it reads through (`export.uses`: no dependency edges read for another source's entities, one
  * request each), unless this source manages objects of the kind read (one of them may hang off
  * another source's object: then everything is given, as a plan would need). A read that fails
  * still fails the export.

@@ -1,5 +1,5 @@
 /**
- * Reads the live workspace, in three steps: the kinds some read uses (`KindIO.live.uses` and the
+ * Reads the live workspace, in three steps: the kinds some read uses (`live.uses` and the
  * ownership store's `uses`: entity lists filter by entity type name, and the store learns from the
  * entity types whether it holds any record), then the ownership records, then every other kind in
  * parallel (with what its records say this source manages) and the kinds only read that a
@@ -78,7 +78,7 @@ const readReferenced = async (
 
 /**
  * What still holds the objects a prune would remove (an archived entity holds its entity type):
- * objects of this source without a manifest, asked of every kind that has a `fetchHolders` read.
+ * objects of this source without a manifest, asked of every kind that has a `prune.fetchHolders` read.
  * Objects read already are not added twice.
  */
 const readHolders = async (
@@ -108,7 +108,7 @@ const readHolders = async (
   });
 };
 
-/** How one kind is read: as a plan reads it (`fetchLive`), or as `export` does. */
+/** How one kind is read: as a plan reads it (`live.fetch`), or as `export` does. */
 export type ReadKind = (handler: AnyKindHandler, ctx: FetchContext) => Promise<LiveObject[]>;
 
 const planRead: ReadKind = (handler, ctx) => handler.live.fetch(ctx);
@@ -234,7 +234,7 @@ export const fetchLiveState = async (input: {
   recordKinds?: ReadonlySet<KindName>;
   /**
    * Read what still holds the objects of this source that have no manifest (kinds'
-   * `fetchHolders`), so a plan knows what a prune would keep. `export` does not need it.
+   * `prune.fetchHolders`), so a plan knows what a prune would keep. `export` does not need it.
    */
   holders?: boolean;
 }): Promise<LiveState> => {

@@ -1,7 +1,7 @@
 /**
  * The live state a long-lived caller (the watcher) keeps between runs of one source, so that a
  * run after a change reads only what the change touched: the objects the changed manifests
- * declare, read by identity (`KindIO.live.fetchByIds`), and the ownership records (one read of every
+ * declare, read by identity (`live.fetchByIds`), and the ownership records (one read of every
  * source's); everything else is as the last run left it. The plan then covers the touched objects
  * alone (`LiveState.scope`) and is the plan a full read would make for them: each object's plan
  * depends only on its own manifest and live state; references, the ownership record's writes and
@@ -243,7 +243,7 @@ export class LiveCache {
 
 /**
  * The objects `touched` reference whose live state their plan is judged against
- * (`KindModel.live.referencesReadLive`), of managed kinds read by identity, not touched themselves:
+ * (`live.referencesReadLive`), of managed kinds read by identity, not touched themselves:
  * each once.
  */
 const referencedTargets = (

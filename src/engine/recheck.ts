@@ -1,5 +1,5 @@
 /**
- * Reads by identity (`KindIO.live.fetchByIds`): the objects a plan writes, re-read under the apply lease
+ * Reads by identity (`live.fetchByIds`): the objects a plan writes, re-read under the apply lease
  * (`recheckWrites`), and the objects a change touched (`live-cache.ts`). Only GET requests; a kind
  * without a read by identity is read in full instead (the caller says so).
  */

@@ -1,7 +1,7 @@
 /**
  * Which files `export` writes, from what was read. Pure.
  *
- * Each kind turns its live objects into manifest files (its `toManifestFiles`, in
+ * Each kind turns its live objects into manifest files (its `export.toManifestFiles`, in
  * `<kind>/to-manifest.ts`), in the registry's order. What is left out: objects of kinds not
  * asked for, objects a repository manages with `--only unmanaged`, objects another source id
  * manages unless `--include-other-sources` (another repository's objects are not this one's to
@@ -21,7 +21,7 @@ import { type SchemaBase, SCHEMAS_BESIDE, schemaReference } from './schema-ref.j
 export type ExportScope = 'unmanaged' | 'all';
 
 interface ExportSelection {
-  /** The kinds, in the order their files are made; a kind without `toManifestFiles` exports nothing. */
+  /** The kinds, in the order their files are made; a kind without `export.toManifestFiles` exports nothing. */
   handlers: readonly AnyKindHandler[];
   kinds: ReadonlySet<KindName>;
   only: ExportScope;

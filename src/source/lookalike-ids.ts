@@ -8,7 +8,7 @@
  * (zero-width, bidirectional marks: what `printable()` escapes), NFKC, then the Unicode
  * confusables mapping (UTS #39, from the `unhomoglyph` package's copy of Unicode's
  * `confusables.txt`) and lower case, the mapping applied again after lowering. Kinds whose ids
- * may legitimately look alike are left out (`KindModel.manifest.idsMayLookAlike`: a dependency's id holds an
+ * may legitimately look alike are left out (`manifest.idsMayLookAlike`: a dependency's id holds an
  * API path, and paths differ in case legitimately).
  */
 import type { KindModel } from '../core/kind-contract.js';

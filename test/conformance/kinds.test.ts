@@ -2,7 +2,7 @@
  * Conformance of every registered kind (the test enumerates the registry, so a new kind cannot be
  * added without passing it): it has a readme, fixtures that parse and sit where the kind finds
  * them, a manifest schema that exports as JSON Schema, and two round trips hold against the
- * emulator: apply the fixtures → the next plan is empty; live → `toManifestFiles` → load → the
+ * emulator: apply the fixtures → the next plan is empty; live → `export.toManifestFiles` → load → the
  * plan is empty.
  */
 import { existsSync } from 'node:fs';

@@ -95,7 +95,7 @@ const fetchLive = async (ctx: FetchContext<DependencySpec>): Promise<LiveObject<
 
 /**
  * The edges with these ids: the outgoing edges of each of their callers (one paged read per
- * caller, as `fetchLive` reads them), kept when asked for.
+ * caller, as `live.fetch` reads them), kept when asked for.
  */
 const fetchByIds = async (
   ids: readonly string[],

@@ -18,7 +18,7 @@ export type { EntityLive } from './live.js';
 export type { EntitySettings } from './model.js';
 export { OWNERSHIP_METADATA_KEY } from './ownership.js';
 
-/** The `entity` kind's handler, with its own name for its `typedBy.typeOf`. */
+/** The `entity` kind's handler, with its own name for its `manifest.typedBy.typeOf`. */
 export type EntityKind = KindHandler<EntityDescriptor, EntityLive> & ReturnType<typeof createEntityModel>;
 
 /** Builds the `entity` kind with its settings. */

@@ -100,7 +100,7 @@ export interface EntitySettings {
   pruneAction: PruneAction;
 }
 
-/** The pure half of the `entity` kind; `entityTypeOf` is its `typedBy.typeOf`. */
+/** The pure half of the `entity` kind; `entityTypeOf` is its `manifest.typedBy.typeOf`. */
 export const createEntityModel = (
   settings: EntitySettings,
 ): KindModel<EntityDescriptor, EntityLive> &
