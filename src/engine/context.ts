@@ -7,6 +7,7 @@
 import type { ApiClient } from '../api/types.js';
 import type { Clock } from '../core/clock.js';
 import { type EventSink, NO_EVENTS } from '../core/events.js';
+import type { KindRegistry } from '../kinds/registry.js';
 
 export { type Clock, monotonicNow } from '../core/clock.js';
 export { type EngineEvent, type EngineEventType, type EventSink, fanOut, NO_EVENTS } from '../core/events.js';
@@ -17,6 +18,12 @@ export interface EngineContext {
   /** Aborting cancels every wait (rate limiter, Retry-After, backoff) and stops new operations; in-flight writes finish or time out. */
   signal: AbortSignal;
   events: EventSink;
+  /**
+   * The kinds this run knows (`kinds/registry.ts`): the registry's own unless given (a test
+   * registers one more kind with `createRegistry`). Its managed kinds are configured with the
+   * run's settings, and its kinds' settings make the table the plan's delete-scope header reads.
+   */
+  kinds?: KindRegistry;
 }
 
 /** The real clock: `Date.now` and a `setTimeout` sleep that an abort ends at once (no timer left behind). */
@@ -50,4 +57,5 @@ export const createEngineContext = (
   clock: parts.clock ?? systemClock,
   signal: parts.signal ?? new AbortController().signal,
   events: parts.events ?? NO_EVENTS,
+  ...(parts.kinds !== undefined ? { kinds: parts.kinds } : {}),
 });

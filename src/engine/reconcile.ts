@@ -25,12 +25,13 @@ import { checkReferences } from '../core/references.js';
 import { strictly } from '../core/strict.js';
 import { OWNERSHIP_STORE } from '../kinds/ownership.js';
 import { applyOrder } from '../kinds/order.js';
-import { KIND_HANDLERS, kindsFor, READ_ONLY_KINDS } from '../kinds/registry.js';
+import { KIND_HANDLERS, KINDS, READ_ONLY_KINDS } from '../kinds/registry.js';
 import type { AnyKindHandler, AnyReadOnlyKind } from '../kinds/types.js';
 import type { OwnershipStore } from '../ownership/store.js';
 import { loadManifests } from '../source/load.js';
 import type { SyncConfig } from './config.js';
 import type { EngineContext } from './context.js';
+import { SETTINGS, settingsTable } from './settings.js';
 import { LeaseHeldError, LeaseLostError } from './lease.js';
 import type { LiveCacheRun } from './live-cache.js';
 import type { PlanLogSink } from './plan-log.js';
@@ -168,13 +169,15 @@ const stageTimer = (ctx: EngineContext) => {
 
 /** What every stage of the run reads: the context, the settings, the kinds (configured once). */
 const stageContextOf = (input: ReconcileInput, ctx: EngineContext): StageContext => {
-  const handlers = applyOrder(input.handlers ?? kindsFor(input.config));
+  const registry = ctx.kinds ?? KINDS;
+  const handlers = applyOrder(input.handlers ?? registry.configured(input.config));
   return {
     ...ctx,
     config: input.config,
     mode: input.mode,
     handlers,
-    readOnlyKinds: input.readOnlyKinds ?? READ_ONLY_KINDS,
+    readOnlyKinds: input.readOnlyKinds ?? registry.readOnly,
+    settings: ctx.kinds === undefined ? SETTINGS : settingsTable(registry.handlers),
     store: input.ownership ?? OWNERSHIP_STORE,
     lookup: (kind) => {
       const handler = handlers.find((h) => h.kind === kind);

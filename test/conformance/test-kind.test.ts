@@ -24,17 +24,19 @@ import { type RunningEmulator, startEmulator } from '../../packages/emulator/src
 import { exportFiles } from '../../src/export/files.js';
 import { writeExportFiles } from '../../src/export/write.js';
 import { readInventories } from '../../src/kinds/entity/records/inventory.js';
-import { KIND_HANDLERS, kindsWith } from '../../src/kinds/registry.js';
+import { createRegistry, KIND_HANDLERS, REGISTERED_KINDS } from '../../src/kinds/registry.js';
 import { parseManifestFile } from '../../src/source/yaml.js';
-import { entityNoteKind, KIND } from './entity-note/index.js';
+import { entityNoteKind, KIND, NOTE_SETTINGS } from './entity-note/index.js';
 
 const FOLDER = join(import.meta.dirname, 'entity-note');
 const FIXTURES = join(FOLDER, 'fixtures');
 const SOURCE = 'test-kind-repo';
 const NOW = Date.now();
 
-/** The registry's kinds and the test-only kind, in the apply order derived from what each references. */
-const kinds = kindsWith([entityNoteKind]);
+/** The registry's kinds and the test-only kind: its one registry line, as a kind of `src/` has. */
+const registry = createRegistry({ ...REGISTERED_KINDS, 'entity-note': entityNoteKind });
+/** In the apply order derived from what each references. */
+const kinds = registry.handlers;
 
 const filesUnder = async (dir: string): Promise<string[]> => {
   const entries = await readdir(dir, { recursive: true, withFileTypes: true });
@@ -67,10 +69,15 @@ let emulator: RunningEmulator;
 let client: ApiClient;
 let repo: string;
 let out: string;
-const run = (dir: string, mode: 'plan' | 'apply', overrides: Partial<SyncConfig> = {}) =>
+/** A run of the engine given the registry in its context: it configures every kind, this one too, with the run's settings. */
+const run = (
+  dir: string,
+  mode: 'plan' | 'apply',
+  overrides: Partial<SyncConfig> & { maxNotesPerEntity?: number } = {},
+) =>
   reconcile(
-    { config: config(dir, overrides), mode, planLog: memoryPlanLog(), handlers: kinds },
-    createEngineContext(client),
+    { config: config(dir, overrides), mode, planLog: memoryPlanLog() },
+    createEngineContext(client, { kinds: registry }),
   );
 const notesLive = async (entity: string): Promise<string[]> => {
   const res = await client.request<{ key: string; source: string }[]>({
@@ -133,6 +140,21 @@ describe('a test-only kind registered from a fixture folder', () => {
     } finally {
       await rm(typo, { recursive: true, force: true });
     }
+  });
+
+  it('reads its setting from the run: configured, it keeps its settings, and a lower limit refuses the plan', async () => {
+    const configured = registry.configured({ maxNotesPerEntity: 1 });
+    expect(configured.find((k) => k.kind === KIND)).toMatchObject({ settings: NOTE_SETTINGS });
+    for (const kind of KIND_HANDLERS.filter((k) => 'settings' in k))
+      expect(configured.find((k) => k.kind === kind.kind)).toHaveProperty(
+        'settings',
+        (kind as { settings: unknown }).settings,
+      );
+    const refused = await run(repo, 'plan', { maxNotesPerEntity: 1 });
+    expect(refused.status).toBe('refused');
+    expect(refused.diagnostics).toEqual([
+      expect.objectContaining({ code: 'too-many-notes', message: expect.stringContaining('more than 1 notes') }),
+    ]);
   });
 
   it('plans and applies: each note after its entity, recorded in the ownership record; the next plan has nothing to do', async () => {

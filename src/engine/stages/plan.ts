@@ -76,7 +76,7 @@ const runPlanInputOf = (
       now: ctx.clock.now(),
       ...(binding !== undefined ? { binding } : {}),
     },
-    deleteScope: deleteScopeOf(config, recordedMeta, binding),
+    deleteScope: deleteScopeOf(config, recordedMeta, binding, ctx.settings),
     ...(record !== undefined ? { record } : {}),
   };
 };

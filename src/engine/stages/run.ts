@@ -4,6 +4,7 @@
  * the engine context, the run's settings and kinds). Each stage is `(run, ctx) → run`, in its own
  * file of this folder, named as in `core/outcome.ts` `STAGES`.
  */
+import type { AnySettingSpec } from '../../core/settings.js';
 import type { Diagnostic, DesiredObject, Plan, ReconcileResult } from '../../core/model.js';
 import type { FullReadReason, PlanWork, ReadReport } from '../../core/outcome.js';
 import type { InventoryStepsInput } from '../../core/inventory-steps.js';
@@ -62,6 +63,8 @@ export interface StageContext extends EngineContext {
   /** The managed kinds, in apply order, configured with `config`. */
   handlers: readonly AnyKindHandler[];
   readOnlyKinds: readonly AnyReadOnlyKind[];
+  /** The table of settings of the engine and of the run's kinds (the delete-scope header reads it). */
+  settings: readonly AnySettingSpec[];
   store: OwnershipStore;
   /** The handler of a kind among `handlers`. */
   lookup: (kind: AnyKindHandler['kind']) => AnyKindHandler;

@@ -1,19 +1,27 @@
 /**
  * A kind that exists only for the tests: `entity-note`, one key of an entity's custom data
  * (`POST/GET/DELETE /api/v1/catalog/{tag}/custom-data`, which the emulator serves), declared under
- * `.cortex/entity-notes/`. It is a folder and nothing else: registered by handing it to the engine
- * beside the registry's kinds (`kindsWith`), it is planned, applied, pruned, tracked in the
- * ownership record and exported without a change to `src/` — the proof that a kind is a folder
- * plus one line. Only keys starting with `note-` are notes (an entity's other custom data is not).
+ * `.cortex/entity-notes/`. It is a folder and nothing else: registered with one line
+ * (`createRegistry({ ...REGISTERED_KINDS, 'entity-note': entityNoteKind })`, handed to the engine
+ * in its context), it is validated, planned, applied, pruned, tracked in the ownership record and
+ * exported, and its setting (`maxNotesPerEntity`) is a flag, a variable, an Action input and a
+ * file key, without a change to `src/` — the proof that a kind is a folder plus one line. Only
+ * keys starting with `note-` are notes (an entity's other custom data is not).
  */
 import { z } from 'zod';
 import { encodePathSegment } from '../../../src/api/types.js';
 import { CortexSyncError } from '../../../src/core/errors.js';
-import type { DesiredObject, JsonValue, LiveObject, ParsedDocument } from '../../../src/core/model.js';
+import type { DesiredObject, Diagnostic, JsonValue, LiveObject, ParsedDocument } from '../../../src/core/model.js';
 import { type AnySettingSpec, intValue, setting } from '../../../src/core/settings.js';
 import { manifestPath } from '../../../src/kinds/shared/file-name.js';
 import { ownsFilesIn, YAML_FILE } from '../../../src/kinds/shared/layout.js';
-import type { ExportFetchContext, FetchContext, KindHandler, ParseResult } from '../../../src/kinds/types.js';
+import type {
+  ConfigurableKind,
+  ExportFetchContext,
+  FetchContext,
+  KindHandler,
+  ParseResult,
+} from '../../../src/kinds/types.js';
 import { zodIssuesToDiagnostics } from '../../../src/source/zod-diagnostics.js';
 
 export const KIND = 'entity-note';
@@ -126,8 +134,38 @@ export const NOTE_SETTINGS: readonly AnySettingSpec[] = [
   }),
 ];
 
-export const entityNoteKind: KindHandler<NoteManifest, LiveNote> & { settings: readonly AnySettingSpec[] } = {
-  settings: NOTE_SETTINGS,
+/** What the kind reads from the run's configuration (`--max-notes-per-entity`). */
+export interface NoteRunSettings {
+  maxNotesPerEntity?: number;
+}
+
+/** Entities the declared notes give more than `limit` notes: an error at each note past it. */
+const notesPastLimit =
+  (limit: number) =>
+  (desired: readonly DesiredObject[]): Diagnostic[] => {
+    const seen = new Map<string, number>();
+    const out: Diagnostic[] = [];
+    for (const obj of desired) {
+      if (obj.kind !== KIND) continue;
+      const entity = (obj.spec as NoteManifest).entity;
+      const count = (seen.get(entity) ?? 0) + 1;
+      seen.set(entity, count);
+      if (count > limit)
+        out.push({
+          severity: 'error',
+          code: 'too-many-notes',
+          message: `entity \`${entity}\` is given more than ${limit} notes (maxNotesPerEntity)`,
+          file: obj.source.file,
+          line: obj.source.line,
+          kind: KIND,
+          id: obj.id,
+        });
+    }
+    return out;
+  };
+
+/** The kind with its setting (`maxNotesPerEntity`, default 100). */
+export const createEntityNoteKind = (settings: NoteRunSettings = {}): KindHandler<NoteManifest, LiveNote> => ({
   kind: KIND,
   title: 'entity note',
   refersTo: [ENTITY],
@@ -137,6 +175,7 @@ export const entityNoteKind: KindHandler<NoteManifest, LiveNote> & { settings: r
     parse,
     references: (obj) => [{ kind: ENTITY, id: obj.spec.entity, field: 'entity', path: ['entity'], ordering: true }],
     canonical: (obj) => canonical(obj.spec),
+    checkDesiredSet: notesPastLimit(settings.maxNotesPerEntity ?? 100),
   },
   live: {
     canonical: (obj) => canonical(obj.state),
@@ -162,4 +201,11 @@ export const entityNoteKind: KindHandler<NoteManifest, LiveNote> & { settings: r
         ctx.readBefore.filter((o) => o.kind === ENTITY && !o.archived).map((o) => o.id),
       ),
   },
+});
+
+/** The kind with default settings; `configure` applies the run's. */
+export const entityNoteKind: ConfigurableKind<NoteManifest, LiveNote, NoteRunSettings> = {
+  ...createEntityNoteKind(),
+  settings: NOTE_SETTINGS,
+  configure: (settings) => createEntityNoteKind(settings),
 };
