@@ -1,10 +1,13 @@
 /**
- * What `--help` adds below the commands: the environment (the settings' variables derived from the
- * table of settings, `engine/settings.ts`; the others by hand), the defaults, and what the API key
- * must be allowed to do.
+ * What `--help` adds below the commands: the kinds it manages (derived from the registry, each
+ * kind's name, title and folders), the environment (the settings' variables derived from the table
+ * of settings, `engine/settings.ts`; the others by hand), the defaults, and what the API key must
+ * be allowed to do.
  */
+import type { KindModel } from '../core/kind-contract.js';
 import type { AnySettingSpec } from '../core/settings.js';
 import { SETTINGS } from '../engine/settings.js';
+import { KIND_HANDLERS } from '../kinds/registry.js';
 
 const WIDTH = 100;
 const INDENT = 26;
@@ -58,7 +61,22 @@ export const settingsEnvironmentHelp = (table: readonly AnySettingSpec[]): strin
     })
     .join('\n');
 
+/** One line per managed kind: its name (what `export --kinds` and the JSON plan say), its title and its folders. */
+export const kindsHelp = (kinds: readonly Pick<KindModel, 'kind' | 'title' | 'layout'>[]): string =>
+  kinds
+    .map((kind) => {
+      const places = [
+        ...(kind.layout.folders ?? []).map((f) => `.cortex/${f}/`),
+        ...(kind.layout.elsewhere !== undefined ? [kind.layout.elsewhere] : []),
+      ];
+      return wrapped(`  ${kind.kind}`, places.length === 0 ? kind.title : `${kind.title}: ${places.join(', ')}`);
+    })
+    .join('\n');
+
 export const ENVIRONMENT_HELP = `
+Kinds it manages, in apply order (a manifest's folder says its kind; export --kinds takes the names):
+${kindsHelp(KIND_HANDLERS)}
+
 Environment variables (a flag wins over its variable, a variable over cortex-sync.yaml,
 false included: cortex-sync.yaml proposes, the operator decides):
   CORTEX_API_KEY          the API key (plan, apply, export, watch); never from cortex-sync.yaml

@@ -152,6 +152,11 @@ export interface KindLayout {
    * `layout.ownsFile` says which files exactly. Layout messages name them. None: the kind has no folder.
    */
   readonly folders?: readonly string[];
+  /**
+   * Entities only (a descriptor may sit beside its code): the files it owns outside its folders,
+   * in words for `--help` ("every cortex.yaml or cortex.yml").
+   */
+  readonly elsewhere?: string;
   /** Does the manifest file at `relPath` (relative to the root, `/` separators) belong to this kind? */
   ownsFile(relPath: string): boolean;
 }

@@ -108,7 +108,7 @@ export const createEntityModel = (
   kind: 'entity',
   title: 'entity',
   refersTo: ['entity-type', 'entity'],
-  layout: { folders: ENTITY_FOLDERS, ownsFile: ownsEntityFile },
+  layout: { folders: ENTITY_FOLDERS, elsewhere: 'every cortex.yaml or cortex.yml', ownsFile: ownsEntityFile },
   manifest: {
     schema: entityDescriptorSchema,
     parse: parseEntity,
