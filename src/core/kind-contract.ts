@@ -116,9 +116,38 @@ export interface ReadOnlyKindModel extends KindMeta {
 export interface TypedBy<S, L> {
   /** The kind of the type objects (`entity-type`). */
   readonly kind: KindName;
-  /** The type of an object, desired or live (its `x-cortex-type`). */
-  typeOf(obj: DesiredObject<S> | LiveObject<L>): string | undefined;
+  /**
+   * The type of an object, desired or live (its `x-cortex-type`), or its several types of this
+   * kind: each is held (a prune keeps it), ordered before the object and judged by a reference.
+   */
+  typeOf(obj: DesiredObject<S> | LiveObject<L>): string | readonly string[] | undefined;
 }
+
+/** A type an object has: an object of another kind (`manifest.typedBy`). */
+export interface TypeOfObject {
+  kind: KindName;
+  id: string;
+}
+
+type Typed<S, L> = { readonly manifest: Pick<KindManifest<S, L>, 'typedBy'> };
+
+/** The `manifest.typedBy` of a kind as a list: a kind may be typed by objects of several kinds. */
+export const typingsOf = <S, L>(kind: Typed<S, L>): readonly TypedBy<S, L>[] => {
+  const typedBy = kind.manifest.typedBy;
+  if (typedBy === undefined) return [];
+  return isTypedByList(typedBy) ? typedBy : [typedBy];
+};
+
+const isTypedByList = <S, L>(t: TypedBy<S, L> | readonly TypedBy<S, L>[]): t is readonly TypedBy<S, L>[] =>
+  Array.isArray(t);
+
+/** Every type `obj` has (none when its kind is not typed, or it names none), in the order its kind says. */
+export const typesOf = <S, L>(kind: Typed<S, L>, obj: DesiredObject<S> | LiveObject<L>): TypeOfObject[] =>
+  typingsOf(kind).flatMap((typing) => {
+    const types = typing.typeOf(obj);
+    if (types === undefined) return [];
+    return (typeof types === 'string' ? [types] : types).map((id) => ({ kind: typing.kind, id }));
+  });
 
 /**
  * Objects of a kind that name an object of another kind which must outlive them (an Initiative and
@@ -185,10 +214,11 @@ export interface KindManifest<S, L> {
    */
   checkDesiredSet?(desired: readonly DesiredObject[]): Diagnostic[];
   /**
-   * Entities only: their type is an object of another kind (`x-cortex-type` → entity type). The
+   * Entities only: their type is an object of another kind (`x-cortex-type` → entity type). An
+   * object may have several types, of one kind or of several (a list): see `typesOf`. The
    * reference check judges the type, a prune keeps a type still in use (`core/prune-holds.ts`).
    */
-  readonly typedBy?: TypedBy<S, L>;
+  readonly typedBy?: TypedBy<S, L> | readonly TypedBy<S, L>[];
   /**
    * Initiatives only: they name an object of another kind that must outlive them (the scorecard
    * an Initiative is about), so a prune keeps that scorecard (`core/prune-holds.ts`).

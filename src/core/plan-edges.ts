@@ -6,7 +6,7 @@
  * rewritten); then the edge is turned round, and so are the edges of the object's referrers for
  * which either order works. Also reports desired objects that reference an object the plan removes.
  */
-import type { KindModel, ObjectReference, UpdateOrder } from './kind-contract.js';
+import { type KindModel, type ObjectReference, typesOf, type UpdateOrder } from './kind-contract.js';
 import { type Change, type DesiredObject, type Diagnostic, type KindName, type ObjectKey, objectKey } from './model.js';
 import type { OrderingEdge } from './order.js';
 import { referencesOf } from './references.js';
@@ -58,9 +58,7 @@ export function collectEdges(
   for (const [from, change] of changes) {
     const l = change.live;
     if (!l || change.action === 'noop') continue;
-    const typedBy = handlerOf(l.kind).manifest.typedBy;
-    const type = typedBy?.typeOf(l);
-    if (typedBy !== undefined && type !== undefined) addPair({ from, to: objectKey(typedBy.kind, type) });
+    for (const type of typesOf(handlerOf(l.kind), l)) addPair({ from, to: objectKey(type.kind, type.id) });
   }
 
   const orders = new Map<Pair, UpdateOrder>();

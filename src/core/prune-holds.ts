@@ -9,7 +9,7 @@
  * objects hold it. Holders are every object desired or live, whoever manages it; objects the plan
  * deletes, or rewrites to hold another, do not hold it.
  */
-import type { KindModel } from './kind-contract.js';
+import { type KindModel, typesOf } from './kind-contract.js';
 import {
   type Change,
   type DesiredObject,
@@ -80,9 +80,7 @@ export function withoutHeldTypes(
 /** What `obj` holds after the plan: its type, the object it names (each key with how it holds it). */
 const heldBy = (handler: KindModel, obj: DesiredObject | LiveObject): { heldKey: ObjectKey; verb: HoldVerb }[] => {
   const out: { heldKey: ObjectKey; verb: HoldVerb }[] = [];
-  const type = handler.manifest.typedBy?.typeOf(obj);
-  if (handler.manifest.typedBy !== undefined && type !== undefined)
-    out.push({ heldKey: objectKey(handler.manifest.typedBy.kind, type), verb: 'type' });
+  for (const type of typesOf(handler, obj)) out.push({ heldKey: objectKey(type.kind, type.id), verb: 'type' });
   const named = handler.manifest.names?.idOf(obj);
   if (handler.manifest.names !== undefined && named !== undefined)
     out.push({ heldKey: objectKey(handler.manifest.names.kind, named), verb: 'name' });

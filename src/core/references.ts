@@ -10,7 +10,7 @@
  * when the live workspace lacks it too.
  */
 import { distance } from 'fastest-levenshtein';
-import { isReadOnly, type KindModel, type ObjectReference, type ReadOnlyKindModel } from './kind-contract.js';
+import { isReadOnly, type KindModel, type ObjectReference, type ReadOnlyKindModel, typesOf } from './kind-contract.js';
 import {
   type DesiredObject,
   type Diagnostic,
@@ -163,17 +163,18 @@ function checkOne(ref: ObjectReference, context: CheckContext): Problem | undefi
   const target = targets.get(objectKey(ref.kind, ref.id));
   if (!target) return unknown();
 
-  const typedBy = handlers.get(ref.kind)?.manifest.typedBy;
-  if (ref.type !== undefined && typedBy !== undefined) {
-    const obj = target.desired ?? target.live;
-    const actual = obj ? typedBy.typeOf(obj) : undefined;
-    if (actual !== undefined && actual !== ref.type) {
-      const title = titleOf(ref.kind);
-      return {
-        code: 'wrong-entity-type',
-        message: `\`${ref.id}\` is a \`${actual}\` ${title}, but ${ref.field} must name a \`${ref.type}\` ${title}`,
-      };
-    }
+  const handler = handlers.get(ref.kind);
+  const obj = target.desired ?? target.live;
+  if (ref.type === undefined || handler === undefined || obj === undefined) return undefined;
+  // An object of several types is of each of them.
+  const actual = typesOf(handler, obj).map((t) => t.id);
+  if (actual.length > 0 && !actual.includes(ref.type)) {
+    const title = titleOf(ref.kind);
+    const is = actual.map((t) => `\`${t}\``).join(', ');
+    return {
+      code: 'wrong-entity-type',
+      message: `\`${ref.id}\` is a ${is} ${title}, but ${ref.field} must name a \`${ref.type}\` ${title}`,
+    };
   }
   return undefined;
 }

@@ -42,6 +42,7 @@ import type { OwnershipIndex, RecordMeta } from '../ownership/store.js';
 import type { SyncConfig } from './config.js';
 import { fetchLiveState, type LiveState, referencedReadOnlyKinds } from './fetch-live.js';
 import type { LiveReader, PlannedPass } from './stages/run.js';
+import { typingsOf } from '../core/kind-contract.js';
 import { referencesOf } from '../core/references.js';
 import type { AnyKindHandler } from '../kinds/types.js';
 import { kindsWithoutSingleRead, readByKeys, readStoreUses, unreadableById } from './recheck.js';
@@ -306,7 +307,7 @@ const touchedSince = (
   }
   if ([...kept.desired.keys()].some((key) => !now.has(key))) return 'manifest-removed';
   const touched = [...now].filter(([key, obj]) => !sameDeclaration(kept.desired.get(key), obj)).map(([, o]) => o);
-  const types = new Set(request.handlers.flatMap((h) => (h.manifest.typedBy ? [h.manifest.typedBy.kind] : [])));
+  const types = new Set(request.handlers.flatMap((h) => typingsOf(h).map((typing) => typing.kind)));
   if (touched.some((o) => types.has(o.kind))) return 'type-changed';
   if (kindsWithoutSingleRead(touched, lookupIn(request)).length > 0) return 'no-single-read';
   // A kind the last full read could not read (its list refused): a read by identity cannot
