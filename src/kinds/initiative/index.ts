@@ -2,8 +2,9 @@
  * The `initiative` kind: the pure half (`model.ts`) and the IO half against
  * `/api/v1/initiatives` (`api.ts`: look-ups by name, creates that never duplicate).
  */
-import { CortexSyncError, isApiError } from '../../core/errors.js';
-import type { Diagnostic, LiveObject } from '../../core/model.js';
+import { explainRefusal } from '../shared/explain-refusal.js';
+import { CortexSyncError } from '../../core/errors.js';
+import type { LiveObject } from '../../core/model.js';
 import type { ApplyContext, FetchContext, KindChange, KindHandler } from '../types.js';
 import {
   createInitiative,
@@ -134,26 +135,11 @@ const apply = async (change: InitiativeChange, ctx: ApplyContext): Promise<void>
   }
 };
 
-const explainFailure = (change: InitiativeChange, error: Error): Diagnostic[] => {
-  const doc = change.desired?.doc;
-  if (!doc || !isApiError(error) || error.status === undefined || error.status >= 500) return [];
-  const text = error.apiMessage ?? '';
-  const field = FIELD_HINTS.find(([pattern]) => pattern.test(text))?.[1];
-  const at = field ? doc.locate([field]) : { line: doc.line, column: doc.column };
-  return [
-    {
-      severity: 'error',
-      code: 'api-violation',
-      message: `Cortex refused Initiative "${change.id}" (HTTP ${error.status})${text ? `: ${text}` : ''}`,
-      file: doc.file,
-      line: at.line,
-      column: at.column,
-      ...(field ? { field } : {}),
-      kind: 'initiative',
-      id: change.id,
-    },
-  ];
-};
+const explainFailure = explainRefusal({
+  kind: 'initiative',
+  name: (id) => `Initiative "${id}"`,
+  fieldHints: FIELD_HINTS,
+});
 
 /** The `initiative` kind. */
 export const initiativeKind: KindHandler<InitiativeManifest, LiveInitiative> = {

@@ -3,10 +3,11 @@
  * by `tag`. Creates and updates are one upsert (`POST /api/v1/scaffolders`, by tag); `PUT` is
  * never sent, because it fails for a template that does not exist and renames on a tag change.
  */
+import { explainRefusal } from '../shared/explain-refusal.js';
 import type { ApiClient } from '../../api/types.js';
 import { encodePathSegment } from '../../api/types.js';
 import { ApiError, CortexSyncError, isApiError } from '../../core/errors.js';
-import type { Diagnostic, LiveObject } from '../../core/model.js';
+import type { LiveObject } from '../../core/model.js';
 import type { ApplyContext, FetchContext, KindChange, KindHandler } from '../types.js';
 import { scaffolderTemplateModel } from './model.js';
 import { canonicalDesiredTemplate, canonicalLiveTemplate, scaffolderRequestBody } from './normalize.js';
@@ -172,27 +173,12 @@ export const scaffolderTemplateKind: KindHandler<ScaffolderTemplateManifest, Liv
       }
     },
 
-    explainFailure(change: TemplateChange, error: Error): Diagnostic[] {
-      const doc = change.desired?.doc;
-      if (!doc || !isApiError(error) || error.status === undefined || error.status >= 500 || error.status === 403) {
-        return [];
-      }
-      const text = error.apiMessage ?? '';
-      const field = /repo|git|locator/i.test(text) ? 'repoLocator' : undefined;
-      const at = field ? doc.locate([field]) : { line: doc.line, column: doc.column };
-      return [
-        {
-          severity: 'error',
-          code: 'api-violation',
-          message: `Cortex refused Scaffolder template ${change.id} (HTTP ${error.status})${text ? `: ${text}` : ''}`,
-          file: doc.file,
-          line: at.line,
-          column: at.column,
-          ...(field ? { field } : {}),
-          kind: 'scaffolder-template',
-          id: change.id,
-        },
-      ];
-    },
+    explainFailure: explainRefusal({
+      kind: 'scaffolder-template',
+      name: (id) => `Scaffolder template ${id}`,
+      fieldHints: [[/repo|git|locator/i, 'repoLocator']],
+      // A 403 is the Scaffolder API not enabled (or a permission): `explainForbidden` says so.
+      notTheManifest: [403],
+    }),
   },
 };

@@ -4,6 +4,7 @@
  * the workspace) and reads the descriptor of each one this repository declares or manages; a read
  * by identity reads those descriptors alone. Writes are one upsert by tag, removals a DELETE.
  */
+import { explainRefusal } from '../shared/explain-refusal.js';
 import { CortexSyncError, InterruptedError, isApiError } from '../../core/errors.js';
 import type { Diagnostic, LiveObject } from '../../core/model.js';
 import { countOf } from '../../core/plural.js';
@@ -146,26 +147,7 @@ const FIELD_HINTS: readonly [RegExp, string][] = [
   [/\btag\b/i, 'tag'],
 ];
 
-const explainFailure = (change: ScorecardChange, error: Error): Diagnostic[] => {
-  const doc = change.desired?.doc;
-  if (!doc || !isApiError(error) || error.status === undefined || error.status >= 500) return [];
-  const text = error.apiMessage ?? '';
-  const field = FIELD_HINTS.find(([pattern]) => pattern.test(text))?.[1];
-  const at = field ? doc.locate([field]) : { line: doc.line, column: doc.column };
-  return [
-    {
-      severity: 'error',
-      code: 'api-violation',
-      message: `Cortex refused scorecard ${change.id} (HTTP ${error.status})${text ? `: ${text}` : ''}`,
-      file: doc.file,
-      line: at.line,
-      column: at.column,
-      ...(field ? { field } : {}),
-      kind: KIND,
-      id: change.id,
-    },
-  ];
-};
+const explainFailure = explainRefusal({ kind: KIND, name: (id) => `scorecard ${id}`, fieldHints: FIELD_HINTS });
 
 /** The `scorecard` kind. */
 export const scorecardKind: KindHandler<ScorecardManifest, LiveScorecard> = {
