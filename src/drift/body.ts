@@ -94,13 +94,14 @@ export interface BodyInput {
   dirFromRoot: string;
   /** Why this is a new pull request rather than the last one updated, when it is. */
   why?: string;
+  /** The redaction of everything but the marker (our own characters, which a key's look-alike must not mangle). */
+  redact: (text: string) => string;
 }
 
 /** The body (see the module comment). */
 export const driftBody = (input: BodyInput): string => {
   const { proposal } = input;
   const parts = [
-    markerText(input.marker),
     `These objects were changed in Cortex, not in git. Merging this pull request makes git say what is live; closing it without merging puts git's values back at the next heal. While it is open, cortex-sync leaves them as they are.`,
   ];
   if (input.why !== undefined) parts.push(`> [!NOTE]\n> ${input.why}`);
@@ -120,5 +121,5 @@ export const driftBody = (input: BodyInput): string => {
       `**Not in this pull request** (${proposal.refused.length}): drift cortex-sync could not write back to the manifests; change them by hand.\n\n${items}`,
     );
   }
-  return `${parts.join('\n\n')}\n`;
+  return `${markerText(input.marker)}\n\n${input.redact(parts.join('\n\n'))}\n`;
 };

@@ -72,15 +72,14 @@ const publish = async (
   } catch (error) {
     return { action: 'report', why: `could not push ${target.branch} (${(error as Error).message}): reporting drift only` };
   }
-  const body = input.redact(
-    driftBody({
-      plan: input.plan,
-      proposal,
-      marker: { source: sourceSlug(input.source), head, digest: proposalDigest(proposal) },
-      dirFromRoot: input.prefix === '' ? '.' : input.prefix,
-      ...(target.why !== undefined ? { why: target.why } : {}),
-    }),
-  );
+  const body = driftBody({
+    plan: input.plan,
+    proposal,
+    marker: { source: sourceSlug(input.source), head, digest: proposalDigest(proposal) },
+    dirFromRoot: input.prefix === '' ? '.' : input.prefix,
+    ...(target.why !== undefined ? { why: target.why } : {}),
+    redact: input.redact,
+  });
   const pull = target.pull
     ? await input.github.update(target.pull.number, { title, body })
     : await input.github.create({ branch: target.branch, base: input.baseBranch, title, body });
