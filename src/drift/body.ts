@@ -64,7 +64,7 @@ const reversed = (d: FieldDiff): FieldDiff => ({
 });
 
 /** The drifted changes of a plan (live → git) as a plan from git to live. */
-export const gitToLive = (plan: Plan, proposal: DriftProposal): Plan => {
+export const gitToLive = (plan: Plan, proposal: Pick<DriftProposal, 'objects'>): Plan => {
   const ways = new Map(proposal.objects.map((o) => [`${o.kind}/${o.id}`, o.way]));
   const summary: PlanSummary = { create: 0, update: 0, delete: 0, archive: 0, noop: 0 };
   const changes: Change[] = [];

@@ -5,6 +5,7 @@
  * wrote (or none for a new branch): a branch someone else pushed to is refused by git, never
  * overwritten. A manifest that git holds as a symlink or a submodule is refused, not replaced.
  */
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join, posix } from 'node:path';
@@ -87,3 +88,24 @@ export const treeOf = async (git: DriftGit, commit: string): Promise<string | un
 export const pushBranch = async (git: DriftGit, commit: string, branch: string, expected: string | undefined): Promise<void> => {
   await git.run(['push', '--porcelain', `--force-with-lease=refs/heads/${branch}:${expected ?? ''}`, 'origin', `${commit}:refs/heads/${branch}`]);
 };
+
+/**
+ * git run as a child process in `cwd` with the caller's environment plus `env` (the Action's
+ * checkout: the token actions/checkout left in its configuration pushes). A failure names the
+ * command and git's last words, never a credential (git prints none).
+ */
+export const processGit = (cwd: string, base: NodeJS.ProcessEnv, timeoutMs = 120_000): DriftGit => ({
+  run: (args, env = {}) =>
+    new Promise((resolve, reject) => {
+      execFile(
+        'git',
+        [...args],
+        { cwd, env: { ...base, ...env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' }, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 },
+        (error, stdout, stderr) => {
+          if (!error) return resolve(stdout);
+          const said = stderr.split('\n').filter((l) => /^(fatal|error|remote):/.test(l.trim())).slice(-3).join(' / ');
+          reject(new Error(`git ${args[0] ?? ''} failed${said ? `: ${said}` : ''}`));
+        },
+      );
+    }),
+});
