@@ -8,7 +8,7 @@
  * (zero-width, bidirectional marks: what `printable()` escapes), NFKC, then the Unicode
  * confusables mapping (UTS #39, from the `unhomoglyph` package's copy of Unicode's
  * `confusables.txt`) and lower case, the mapping applied again after lowering. Kinds whose ids
- * may legitimately look alike are left out (`KindModel.idsMayLookAlike`: a dependency's id holds an
+ * may legitimately look alike are left out (`manifest.idsMayLookAlike`: a dependency's id holds an
  * API path, and paths differ in case legitimately).
  */
 import type { KindModel } from '../core/kind-contract.js';
@@ -42,9 +42,9 @@ const where = (o: DesiredObject): string => `${o.source.file}:${o.source.line}`;
 /** One warning per id that looks like an earlier one of the same kind (first declaration kept as the reference). */
 export const lookalikeIdWarnings = async (
   objects: readonly DesiredObject[],
-  kinds: readonly Pick<KindModel, 'kind' | 'idsMayLookAlike'>[],
+  kinds: readonly (Pick<KindModel, 'kind'> & { manifest: Pick<KindModel['manifest'], 'idsMayLookAlike'> })[],
 ): Promise<Diagnostic[]> => {
-  const compared = new Set(kinds.filter((k) => k.idsMayLookAlike !== true).map((k) => k.kind));
+  const compared = new Set(kinds.filter((k) => k.manifest.idsMayLookAlike !== true).map((k) => k.kind));
   const candidates = objects.filter((o) => compared.has(o.kind));
   if (candidates.length < 2) return [];
   const map = await loadConfusables();
@@ -129,9 +129,9 @@ const codePoints = (id: string): string => {
 export const lookalikeChangeWarnings = async (
   changes: readonly Pick<Change, 'kind' | 'id' | 'action'>[],
   declared: ReadonlySet<string>,
-  kinds: readonly Pick<KindModel, 'kind' | 'idsMayLookAlike'>[],
+  kinds: readonly (Pick<KindModel, 'kind'> & { manifest: Pick<KindModel['manifest'], 'idsMayLookAlike'> })[],
 ): Promise<Diagnostic[]> => {
-  const compared = new Set(kinds.filter((k) => k.idsMayLookAlike !== true).map((k) => k.kind));
+  const compared = new Set(kinds.filter((k) => k.manifest.idsMayLookAlike !== true).map((k) => k.kind));
   const candidates = changes.filter((c) => compared.has(c.kind));
   if (!candidates.some((c) => c.action !== 'noop') || candidates.length < 2) return [];
   const map = await loadConfusables();
