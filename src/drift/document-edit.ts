@@ -1,8 +1,8 @@
 /**
  * One manifest document edited to what is live: the kind's export form of the live objects the
- * document declares (`toManifestFiles`) is compared with the document path by path, and the
+ * document declares (`export.toManifestFiles`) is compared with the document path by path, and the
  * fewest of those path edits that make the kind's canonical forms equal (parsed back as `validate`
- * parses it: `desiredState` of the edited manifest = `liveState` of the live object) are made in
+ * parses it: `manifest.canonical` of the edited manifest = `live.canonical` of the live object) are made in
  * place (`yaml-edit.ts`). What export writes that the manifest never stated (a server default) is
  * left out, since leaving it out still plans nothing. A document no edit set makes equal is
  * refused with the reason, and the file left as it is. Pure.
@@ -45,23 +45,24 @@ export const matchesLive = (input: Omit<DocumentEditInput, 'text'>, text: string
   if (parsed.diagnostics.some((d) => d.severity === 'error')) return false;
   const doc = parsed.documents.find((d) => d.index === input.index);
   if (doc === undefined) return false;
-  const result = input.kind.parse(doc, { now: input.now });
+  const result = input.kind.manifest.parse(doc, { now: input.now });
   if (result.diagnostics.some((d) => d.severity === 'error')) return false;
   return input.objects.every(({ desired, live }) => {
     const found = result.objects.find((o) => o.id === desired.id);
     if (live === undefined) return found === undefined;
     if (found === undefined) return false;
-    return canonicalJson(input.kind.desiredState(found)) === canonicalJson(input.kind.liveState(live, found));
+    return canonicalJson(input.kind.manifest.canonical(found)) === canonicalJson(input.kind.live.canonical(live, found));
   });
 };
 
 /** The export form of the document's live objects, or why there is none. */
 const targetOf = (input: DocumentEditInput): { document: JsonValue } | { reason: string } => {
   const live = input.objects.flatMap((o) => (o.live ? [o.live] : []));
-  if (input.kind.toManifestFiles === undefined) return { reason: `a ${input.kind.title} cannot be written as a manifest` };
+  const exported = input.kind.export;
+  if (exported === undefined) return { reason: `a ${input.kind.title} cannot be written as a manifest` };
   let files;
   try {
-    files = input.kind.toManifestFiles(live);
+    files = exported.toManifestFiles(live);
   } catch (error) {
     return { reason: `its live value cannot be written as a manifest: ${(error as Error).message}` };
   }
