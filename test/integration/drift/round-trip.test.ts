@@ -92,4 +92,27 @@ describe('drift proposed back by editing each kind\'s example manifest in place'
     await writeFile(path, original);
     await run('apply');
   });
+
+  it('an object deleted outside git (confirmed gone by its read) is proposed as its file removed', async () => {
+    await run('apply');
+    const deleted = await fetch(`${emulator.url}/api/v1/catalog-pages/databases`, {
+      method: 'DELETE',
+      headers: { authorization: `Bearer ${API_KEY}` },
+    });
+    expect(deleted.ok).toBe(true);
+    const drifted = await run('plan');
+    expect(pending(drifted)).toEqual(['create catalog-page/databases']);
+    const proposal = proposeDrift({
+      plan: drifted,
+      sourceId: SOURCE,
+      kinds: KIND_HANDLERS,
+      readText: (file) => ({ text: readFileSync(join(dir, file), 'utf8') }),
+      now: Date.now(),
+    });
+    expect(proposal.objects).toEqual([
+      { kind: 'catalog-page', id: 'databases', way: 'removed', file: '.cortex/catalog-pages/databases.yaml' },
+    ]);
+    expect(proposal.files).toEqual([{ path: '.cortex/catalog-pages/databases.yaml' }]);
+    await run('apply');
+  });
 });
