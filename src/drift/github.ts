@@ -26,6 +26,8 @@ export interface DriftPullPort {
   update(number: number, input: { title: string; body: string }): Promise<DriftPull>;
 }
 
+const REQUEST_TIMEOUT_MS = 30_000;
+
 export class DriftGitHubError extends Error {
   override readonly name = 'DriftGitHubError';
 }
@@ -78,6 +80,10 @@ export const octokitDriftPulls = (options: DriftGitHubOptions): DriftPullPort =>
       ? { request: { fetch: (url: string, init: Parameters<typeof undiciFetch>[1]) => undiciFetch(url, { ...init, dispatcher }) } }
       : {}),
     log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
+  });
+  // A hung GitHub must not hold a run (the watcher asks under the apply lease): each call has 30 s.
+  octokit.hook.before('request', (request) => {
+    request.request = { ...request.request, signal: request.request?.signal ?? AbortSignal.timeout(REQUEST_TIMEOUT_MS) };
   });
   const repo = { owner: options.owner, repo: options.repo };
   const call = async <T>(operation: string, run: () => Promise<T>): Promise<T> => {
