@@ -89,6 +89,7 @@ export class DriftWatch {
     const drifted = driftedChanges(plan, config.sourceId);
     this.gauge.set({ source }, drifted.length);
     const mode = config.onDrift ?? 'heal';
+    if (drifted.length === 0) this.last = undefined;
     if (drifted.length === 0 || mode === 'heal') return undefined;
     const names = drifted.slice(0, NAMED).map(({ change }) => `${change.kind}/${change.id}`);
     const held = mode === 'pr' ? await this.propose(plan, config, snapshot, drifted.length) : undefined;
