@@ -19,6 +19,7 @@ import {
   startWatch,
   tempDir,
   type TestRemote,
+  writeFiles,
 } from './harness.js';
 import { parsePrometheusText, sampleValue } from './prometheus.js';
 
@@ -167,5 +168,19 @@ describe('watch --on-drift pr', () => {
     expect(run.summary?.update ?? 0).toBe(0);
     expect(run.writes ?? 0).toBe(0);
     expect(entityTitle(emulator, 'svc-b')).toBe('Service B, fixed at 3 a.m.');
+  });
+
+  it('a source that is not a git repository reports the drift instead, saying why, and heals nothing', async () => {
+    const manifests = join(root, 'manifests');
+    await writeFiles(manifests, { 'cortex-sync.yaml': 'sourceId: acme-catalog\nonDrift: pr\n', '.cortex/catalog/b.yaml': SERVICE_B });
+    watch = await startWatch({ dir: manifests, healInterval: 300 }, { emulator, cwd: root });
+    await watch.waitForRun((r) => r.result === 'applied' && r.summary?.create === 1);
+    await editInUi('svc-b', '  title: Service B, fixed at 3 a.m.\n');
+    const held = await watch.waitForRun((r) => r.reason === 'drift-held');
+    expect(held.result).toBe('deferred');
+    const line = watch.logs().find((l) => String(l.msg).startsWith('drift: 1 object(s) changed outside git'));
+    expect(String(line?.msg)).toContain('reported only: the source is not a git repository');
+    expect(entityTitle(emulator, 'svc-b')).toBe('Service B, fixed at 3 a.m.');
+    expect(github.pulls).toEqual([]);
   });
 });
