@@ -2,7 +2,8 @@
  * `watch --repo … --on-drift pr` end to end: a bare repository as the remote, the emulator as
  * Cortex and a fake GitHub on 127.0.0.1. Two UI edits become exactly one pull request whose commit
  * changes exactly those two values (a commented file byte-identical elsewhere); a third edit
- * updates the same pull request; closing it unmerged heals; merging it leaves nothing to apply.
+ * updates the same pull request; closing it unmerged heals; merging it leaves nothing to apply. A
+ * source that is not a git repository reports instead.
  */
 import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
