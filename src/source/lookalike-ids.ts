@@ -31,6 +31,12 @@ const skeletonOf = (id: string, map: Mapper): string => {
   return map(once.toLowerCase()).normalize('NFD');
 };
 
+/** Every character outside printable ASCII as its code point (`r\u{435}po-b`), so two look-alikes read apart. */
+const revealed = (s: string): string =>
+  Array.from(s)
+    .map((c) => (/^[\x20-\x7e]$/.test(c) ? c : `\\u{${(c.codePointAt(0) ?? 0).toString(16)}}`))
+    .join('');
+
 const where = (o: DesiredObject): string => `${o.source.file}:${o.source.line}`;
 
 /** One warning per id that looks like an earlier one of the same kind (first declaration kept as the reference). */
@@ -53,13 +59,16 @@ export const lookalikeIdWarnings = async (
     }
     if (earlier.id === object.id) continue;
     const caseOnly = earlier.id.toLowerCase() === object.id.toLowerCase();
+    const shown = caseOnly ? (id: string) => id : revealed;
     const how = caseOnly
       ? 'differ only in case (the API may treat them as one)'
       : 'look alike (Unicode look-alike or invisible characters): a reader cannot tell them apart';
     diagnostics.push({
       severity: 'warning',
       code: caseOnly ? 'case-only-id' : 'lookalike-id',
-      message: `${object.kind} \`${object.id}\` (${where(object)}) and \`${earlier.id}\` (${where(earlier)}) ${how}; rename one`,
+      // Look-alikes with every character outside printable ASCII as its code point: printed
+      // as they are, the two ids of the message would read the same.
+      message: `${object.kind} \`${shown(object.id)}\` (${where(object)}) and \`${shown(earlier.id)}\` (${where(earlier)}) ${how}; rename one`,
       file: object.source.file,
       line: object.source.line,
       column: object.source.column,
@@ -70,11 +79,6 @@ export const lookalikeIdWarnings = async (
   return diagnostics;
 };
 
-/** Every character outside printable ASCII as its code point (`r\u{435}po-b`), so two look-alikes read apart. */
-const revealed = (s: string): string =>
-  Array.from(s)
-    .map((c) => (/^[\x20-\x7e]$/.test(c) ? c : `\\u{${(c.codePointAt(0) ?? 0).toString(16)}}`))
-    .join('');
 
 /** `id` without punctuation, symbols and spaces at its ends (`example-catalog.` reads as `example-catalog`). */
 const withoutEndPunctuation = (id: string): string => id.replace(/^[\p{P}\p{S}\p{Z}\s]+|[\p{P}\p{S}\p{Z}\s]+$/gu, '');

@@ -19,6 +19,8 @@ import { leaseEventLine } from '../engine/lease-events.js';
 import type { LiveCache } from '../engine/live-cache.js';
 import type { ManifestCache, ManifestCacheOptions } from '../source/manifest-cache.js';
 import { createWatchClient } from './engine-adapter.js';
+import { DriftWatch, type DriftWatchOptions } from './drift-proposals.js';
+import { VERSION } from '../version.js';
 import { RunHistory } from './history.js';
 import { type Logger, secretRedactor } from './log.js';
 import { WatchMetrics } from './metrics.js';
@@ -77,6 +79,8 @@ export interface WatcherOptions {
   manifestCache?: ManifestCacheOptions;
   /** Builds the API client (default: the real one); tests may wrap it. */
   createClient?: (config: SyncConfig, apiKey: string, events: EventSink, clock: Clock) => ApiClient;
+  /** Where `--on-drift pr` opens its pull requests (none: it reports only), and how (tests). */
+  drift?: Pick<DriftWatchOptions, 'github' | 'pulls'>;
 }
 
 export interface RunningWatcher {
@@ -112,6 +116,7 @@ const assemble = (options: WatcherOptions, lifetime: AbortSignal, isStopping: ()
   /** A line of text a run produced, as it may be shown: no secret, no control character. */
   const shown = (text: string): string => printable(redact(text));
   const metrics = new WatchMetrics();
+  const history = new RunHistory();
   // The lease's waits and takeovers go to the log as they happen (who holds it, since when).
   const leaseLog: EventSink = {
     emit: (event) => {
@@ -140,8 +145,18 @@ const assemble = (options: WatcherOptions, lifetime: AbortSignal, isStopping: ()
     settle: new RemovalSettle(options.pruneSettleMs ?? DEFAULT_PRUNE_SETTLE_MS),
     clients,
     liveMaxAgeMs: options.healIntervalMs > 0 ? options.healIntervalMs : LIVE_STATE_MAX_AGE_MS,
+    drift: new DriftWatch({
+      ...options.drift,
+      source: options.source,
+      log,
+      registry: metrics.registry,
+      redact,
+      appliedRevision: () => history.lastApplied()?.revision,
+      userAgent: `cortex-sync/${VERSION}`,
+      now: () => clock.now(),
+    }),
   };
-  return { options, log, redact, shown, history: new RunHistory(), metrics, setting, isStopping };
+  return { options, log, redact, shown, history, metrics, setting, isStopping };
 };
 
 /**
@@ -191,7 +206,7 @@ const runOnce = (parts: Parts, onDeferred: (retryInMs: number) => void) => {
 
 /** The port: probes, `/metrics` (redacted again), `/status`, and the signed webhook. */
 const serve = (parts: Parts, runner: SerialRunner, rejections: RejectionBurst) => {
-  const { options, log, redact, shown, history, metrics, isStopping } = parts;
+  const { options, log, redact, shown, history, metrics, isStopping, setting } = parts;
   const scrape = createScrapeCache({
     render: async () => redact(await metrics.text()),
     version: () => metrics.version,
@@ -205,6 +220,7 @@ const serve = (parts: Parts, runner: SerialRunner, rejections: RejectionBurst) =
       appliedRevision: history.lastApplied()?.revision ?? null,
       ...runner.state(),
       ...(options.source.state ? { sourceEvents: options.source.state() } : {}),
+      ...(setting.drift?.state() ? { drift: setting.drift.state() } : {}),
       runs: history.runs(),
     }),
     onPush: (revision) => {
