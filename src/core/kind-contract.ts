@@ -141,12 +141,15 @@ export const typingsOf = <S, L>(kind: Typed<S, L>): readonly TypedBy<S, L>[] => 
 const isTypedByList = <S, L>(t: TypedBy<S, L> | readonly TypedBy<S, L>[]): t is readonly TypedBy<S, L>[] =>
   Array.isArray(t);
 
-/** Every type `obj` has (none when its kind is not typed, or it names none), in the order its kind says. */
+/**
+ * Every type `obj` has (none when its kind is not typed, or it names none), in the order its kind
+ * says, each once (a type said twice holds once: a prune's message counts each holder once).
+ */
 export const typesOf = <S, L>(kind: Typed<S, L>, obj: DesiredObject<S> | LiveObject<L>): TypeOfObject[] =>
   typingsOf(kind).flatMap((typing) => {
     const types = typing.typeOf(obj);
     if (types === undefined) return [];
-    return (typeof types === 'string' ? [types] : types).map((id) => ({ kind: typing.kind, id }));
+    return [...new Set(typeof types === 'string' ? [types] : types)].map((id) => ({ kind: typing.kind, id }));
   });
 
 /**

@@ -74,6 +74,10 @@ describe('an object typed by several types', () => {
       { kind: 'entity-type', id: 'b' },
       { kind: 'badge', id: 'gold' },
     ]);
+    expect(typesOf(byTwo, desired('entity', 'z', { state: {}, type: 'a,a' }))).toEqual([
+      { kind: 'entity-type', id: 'a' },
+      { kind: 'badge', id: 'gold' },
+    ]);
     expect(typesOf(allHandlers()[1] as KindHandler, desired('entity', 'y', { state: {}, type: 'service' }))).toEqual([
       { kind: 'entity-type', id: 'service' },
     ]);
