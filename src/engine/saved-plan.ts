@@ -10,7 +10,8 @@ import { lstat, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { canonicalJson, sortKeys } from '../core/diff.js';
 import { ConfigError, CortexSyncError } from '../core/errors.js';
-import type { Change, InventoryWrite, JsonValue, LiveObject, Plan } from '../core/model.js';
+import type { JsonValue, LiveObject, Plan } from '../core/model.js';
+import { stepDigest, stepsOf } from '../core/plan-steps.js';
 import { printable } from '../core/printable.js';
 import {
   type FreshPlan,
@@ -22,7 +23,6 @@ import {
   savedPlanBodySchema,
   savedPlanSchema,
   type SavedSettings,
-  type SavedStep,
   whatMoved,
 } from '../core/saved-plan.js';
 import { othersFingerprint, sortedMeta } from '../ownership/index-records.js';
@@ -33,44 +33,7 @@ import type { PlannedPass } from './stages/run.js';
 
 const sha256 = (text: string | Buffer): string => `sha256:${createHash('sha256').update(text).digest('hex')}`;
 
-/**
- * Fields of a change that are not what is written: the executor's inputs (`desired`, `live`: the
- * live value has its own digest), where it was declared and its ordering edges. Every other field
- * (a flag added later included) is part of the step.
- */
-const NOT_THE_STEP: ReadonlySet<string> = new Set(['desired', 'live', 'source', 'line', 'waitsFor']);
-
-const changeShape = (c: Change): Record<string, JsonValue> =>
-  sortKeys(
-    Object.fromEntries(Object.entries(c).filter(([key, v]) => !NOT_THE_STEP.has(key) && v !== undefined)),
-  ) as Record<string, JsonValue>;
-
-const inventoryShape = (w: InventoryWrite): Record<string, JsonValue> =>
-  sortKeys({ kind: 'inventory', ...w }) as Record<string, JsonValue>;
-
-/** A step's digest: of its whole shape as saved (so a file whose shown change was edited does not verify). */
-export const stepDigest = (change: Record<string, JsonValue>): string => sha256(canonicalJson(change));
-
-/** The steps an apply of `plan` takes, in order: the object changes, then the ownership-record writes. */
-export const stepsOf = (plan: Plan): SavedStep[] => [
-  ...plan.changes
-    .filter((c) => c.action !== 'noop')
-    .map((c) => {
-      const change = changeShape(c);
-      return {
-        key: `${c.kind}/${c.id}`,
-        action: c.action,
-        digest: stepDigest(change),
-        change,
-        ...(c.source !== undefined ? { source: c.source } : {}),
-        ...(c.line !== undefined ? { line: c.line } : {}),
-      };
-    }),
-  ...(plan.inventory ?? []).map((w) => {
-    const change = inventoryShape(w);
-    return { key: `inventory/${w.id}@${w.phase}`, action: w.action, digest: stepDigest(change), change };
-  }),
-];
+export { stepDigest, stepsOf } from '../core/plan-steps.js';
 
 /** An object's live value as the plan read it (what `recheck.ts` `sameLive` compares), or null: absent. */
 export const liveDigest = (o: LiveObject | undefined): string | null =>
@@ -163,11 +126,24 @@ export const sealSavedPlan = (body: SavedPlanBody): SavedPlan => {
   return { ...rest, digest: bodyDigest(rest) };
 };
 
-/** A planned pass as a saved plan. */
+/**
+ * The manifest root relative to the working tree (`cwd`), `/`-separated; a root outside it is
+ * refused (a saved plan never names a folder outside the working tree it is applied in).
+ */
+export const rootInWorkingTree = (dir: string, cwd: string): string => {
+  const rel = relative(cwd, dir);
+  if (rel.startsWith('..') || isAbsolute(rel))
+    throw new ConfigError(
+      `cannot save a plan of the manifest root ${printable(dir)}: it is outside the working directory ${printable(cwd)}; run plan --out from a folder that holds it (the plan file names the root relative to it)`,
+    );
+  return rel === '' ? '.' : rel.split(sep).join('/');
+};
+
+/** A planned pass as a saved plan; `made.cwd`: the working tree the manifest root is named relative to. */
 export const savedPlanOf = async (
   pass: PlannedPass,
   config: SyncConfig,
-  made: { now: number; version: string },
+  made: { now: number; version: string; cwd: string },
 ): Promise<SavedPlan> =>
   sealSavedPlan({
     format: SAVED_PLAN_FORMAT,
@@ -175,7 +151,7 @@ export const savedPlanOf = async (
     cortexSync: made.version,
     createdAt: new Date(made.now).toISOString(),
     baseUrl: config.baseUrl,
-    dir: config.dir,
+    dir: rootInWorkingTree(config.dir, made.cwd),
     ...(await freshPlanOf(pass, config)),
     summary: { ...pass.plan.summary },
   });

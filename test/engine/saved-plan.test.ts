@@ -49,7 +49,7 @@ const save = async (): Promise<SavedPlan> => {
   let kept: PlannedPass | undefined;
   await reconcile({ config: config(), mode: 'plan', onPlanned: (p) => void (kept = p) }, ctx());
   if (kept === undefined) throw new Error('no plan');
-  return savedPlanOf(kept, config(), { now: Date.now(), version: 'test' });
+  return savedPlanOf(kept, config(), { now: Date.now(), version: 'test', cwd: dir });
 };
 
 const applySaved = (saved: SavedPlan, leases?: LeaseKeeper) => {
