@@ -67,7 +67,7 @@ export const stepsOf = (plan: Plan): PlanStep[] => [
 
 /**
  * The digest of a plan's steps in order (`sha256:<hex>`; equal steps ⇔ equal digests): what a
- * plan comment says was reviewed, and what a saved plan's steps come to (`savedStepsDigest`).
+ * plan comment says was reviewed, and what a saved plan's steps come to (`stepsDigest(saved.steps)`).
  */
 export const stepsDigest = (steps: readonly Pick<PlanStep, 'change'>[]): string =>
   sha256(canonicalJson(steps.map((s) => s.change)));

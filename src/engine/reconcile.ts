@@ -106,9 +106,11 @@ export interface ReconcileInput {
   session?: RunSession;
   /**
    * Called with the first plan that may be applied, before the lease or any write: a saved plan's
-   * judgement (`saved-plan.ts`) throws here when it is stale; `plan --out` keeps the pass.
+   * judgement (`saved-plan.ts`) throws here when it is stale; `plan --out` keeps the pass; the
+   * Action's merge judges it against the reviewed plans and returns `false` to end the run there
+   * (not approved: no lease taken, nothing written).
    */
-  onPlanned?: (pass: PlannedPass) => Promise<void> | void;
+  onPlanned?: (pass: PlannedPass) => Promise<boolean | void> | boolean | void;
 }
 
 export type { RunSession } from './stages/run.js';
@@ -248,7 +250,8 @@ const stagesOf = async (
     onlyNotedChanges: ctx.session.onlyNotedChanges === true,
   };
   const first = await readingStages(start, ctx, step);
-  if (first.pass?.status === 'planned') await ctx.onPlanned?.(first.pass);
+  if (first.pass?.status === 'planned' && (await ctx.onPlanned?.(first.pass)) === false)
+    return { ...first, result: { status: 'planned', plan: first.pass.plan, diagnostics: first.pass.diagnostics } };
   const ended = endedBy(first, ctx);
   if (ended !== undefined) return ended;
   if (!needsLease(first, ctx)) return writingStages(first, ctx, step);

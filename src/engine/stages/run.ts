@@ -68,8 +68,11 @@ export interface StageContext extends EngineContext {
   /** The caller's plan log (the lease's writes are logged only with one). */
   planLog: PlanLogSink | undefined;
   approve?: (plan: Plan, diagnostics: readonly Diagnostic[], work: PlanWork) => Promise<boolean>;
-  /** Sees the first plan that may be applied, before the lease or any write (a saved plan's judgement). */
-  onPlanned?: (pass: PlannedPass) => Promise<void> | void;
+  /**
+   * Sees the first plan that may be applied, before the lease or any write (a saved plan's
+   * judgement, the Action's review): `false` ends the run there, not approved, nothing written.
+   */
+  onPlanned?: (pass: PlannedPass) => Promise<boolean | void> | boolean | void;
   session: RunSession;
   /** Without a source id (not a git checkout, none configured): nothing is marked, adopted or recorded. */
   sourceId: string | undefined;
