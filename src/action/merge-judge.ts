@@ -7,7 +7,7 @@ import type { Plan } from '../core/model.js';
 import { judgeMerges, type MergeJudgement } from './digest.js';
 import type { IssueComment } from './github.js';
 import { type Merge, type MergeRecord, type MergeStatus, mergesToAnswer, recordIn } from './merges.js';
-import { planCommentAuthor, type ReviewedLookup, reviewedPlanIn } from './plan-comments.js';
+import { approvedAfterWriting, planCommentAuthor, type ReviewedLookup, reviewedPlanIn } from './plan-comments.js';
 import { marker, type RunScope } from './scope.js';
 
 export interface MergeState {
@@ -39,7 +39,11 @@ export const collectMerges = async (scope: RunScope): Promise<MergeState[]> => {
   };
   const { sourceId, dir } = scope.label;
   const recordOf = async (pr: number) => recordIn(await commentsOf(pr), sourceId, dir, author);
-  const lookupOf = async (pr: number) => reviewedPlanIn(await commentsOf(pr), marker(scope), author);
+  const lookupOf = async (pr: number): Promise<ReviewedLookup> => {
+    const lookup = reviewedPlanIn(await commentsOf(pr), marker(scope), author);
+    if (!scope.inputs.requireApproval || lookup.status !== 'reviewed') return lookup;
+    return approvedAfterWriting(lookup, await github.listReviews(pr), author);
+  };
   const status = async (pr: number): Promise<MergeStatus> => {
     const lookup = await lookupOf(pr);
     return { record: await recordOf(pr), planned: !(lookup.status === 'none' && lookup.why === undefined) };
