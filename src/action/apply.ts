@@ -154,6 +154,10 @@ export const applyReviewedPlan = async (scope: RunScope): Promise<number> => {
     await scope.summary(supersededSummary(scope.run.sha, superseded.branch, superseded.head));
     return scope.finish(noRunOutputs(0));
   }
+  // A run of this commit that applied cleanly before (its result comment may have failed): nothing twice.
+  const mark = applyMarkOf(scope);
+  const earlier = (await scope.deps.engine.appliedMarks(scope.config)).find((m) => m.mark === mark);
+  if (earlier !== undefined) return appliedByEarlierRun(scope, earlier.at);
   const planLogFile = join(scope.outDir, 'plan-log.jsonl');
   const planLog = openPlanLog(planLogFile);
   let verdict: Verdict | undefined;
@@ -168,6 +172,7 @@ export const applyReviewedPlan = async (scope: RunScope): Promise<number> => {
       // Unless drift is accepted, the plan the engine makes right before writing (under the apply
       // lease) must still be the one judged: a workspace edit after the judgement writes nothing.
       approve: (plan) => verdict === undefined || verdict.drifted || planDigest(plan) === verdict.currentDigest,
+      mark,
     });
   } finally {
     await planLog.close();
@@ -198,6 +203,32 @@ export const applyReviewedPlan = async (scope: RunScope): Promise<number> => {
   }
   if (!verdict.go) return refuseMerge(scope, verdict, verdict.decision, result);
   return reportApply(scope, verdict, verdict.decision, result, keptLog);
+};
+
+/** What the source's lease record remembers of this run's clean apply: the repository and the commit. */
+const applyMarkOf = (scope: RunScope): string =>
+  `github merge ${scope.run.repository.owner}/${scope.run.repository.repo}@${scope.run.sha}`;
+
+/**
+ * A run of this commit applied cleanly already (the workspace remembers it in the source's lease
+ * record): nothing is applied again, whatever is planned now, and each merge of the push that no
+ * comment answered yet is told (the earlier run's comment may have failed).
+ */
+const appliedByEarlierRun = async (scope: RunScope, at: number): Promise<number> => {
+  const when = new Date(at).toISOString();
+  const message = `A run of commit ${scope.run.sha.slice(0, 12)} applied its plan already (at ${when}, as the source's apply lease record in the workspace says): nothing is applied again. A change planned now was not part of it: review it in a pull request.`;
+  scope.deps.runtime.annotate({ severity: 'notice', title: 'cortex-sync: applied already', message });
+  const title = planTitle(scope.label);
+  const say = sayTo(scope);
+  for (const s of await collectMerges(scope)) {
+    if (!s.merge.inPush || s.record !== undefined || s.lookup.status !== 'reviewed') continue;
+    await say(s.merge.pullRequest, `### ${title}: ✅ applied by an earlier run\n\n${message}\n`, {
+      outcome: 'applied',
+      digest: s.lookup.plan.digest,
+    });
+  }
+  await scope.summary(`### ${title}: ✅ applied by an earlier run\n\n${message}\n`);
+  return scope.finish(noRunOutputs(0));
 };
 
 const consequenceOf = (applyAnyway: boolean): string =>

@@ -9,6 +9,8 @@ import type { SyncConfig } from '../engine/config.js';
 import type { EngineContext, EventSink } from '../engine/context.js';
 import type { PlanLogSink } from '../engine/plan-log.js';
 import type { PlannedPass } from '../engine/stages/run.js';
+import { readLease } from '../engine/lease.js';
+import type { AppliedMark } from '../ownership/store.js';
 import { type ReconciledRun, reconcile, type ValidateResult, validateManifests } from '../engine/reconcile.js';
 
 export type { PlannedPass, ReconciledRun, ValidateResult };
@@ -25,6 +27,8 @@ export interface ApplyHooks {
    * was read again by identity): `false` and nothing is written, the run is `not-approved`.
    */
   approve?: (plan: Plan) => boolean;
+  /** Remembered in the source's lease record when the apply goes through cleanly (`appliedMarks` reads it). */
+  mark?: string;
 }
 
 export interface Engine {
@@ -32,6 +36,8 @@ export interface Engine {
   plan(config: SyncConfig): Promise<ReconciledRun>;
   /** One run that reads the workspace once, plans, and applies what `hooks` let through. */
   apply(config: SyncConfig, planLog: PlanLogSink, hooks?: ApplyHooks): Promise<ReconciledRun>;
+  /** The clean applies the source's lease record remembers (one GET; none without a source id or a record). */
+  appliedMarks(config: SyncConfig): Promise<AppliedMark[]>;
 }
 
 /** The engine over the real API client; `signal` stops the run (the runner cancelling the job). */
@@ -49,17 +55,27 @@ export const realEngine = (signal: AbortSignal, events: EventSink): Engine => {
     plan: (config) => withContext(config, (ctx) => reconcile({ config, mode: 'plan' }, ctx)),
     apply: (config, planLog, hooks = {}) =>
       withContext(config, (ctx) => {
-        const { onPlanned, approve } = hooks;
+        const { onPlanned, approve, mark } = hooks;
         return reconcile(
           {
             config,
             mode: 'apply',
             planLog,
+            ...(mark !== undefined ? { applyMark: mark } : {}),
             ...(onPlanned ? { onPlanned } : {}),
             ...(approve ? { approve: (plan) => Promise.resolve(approve(plan)) } : {}),
           },
           ctx,
         );
       }),
+    appliedMarks: async (config) => {
+      if (!config.sourceId) return [];
+      const ctx = openEngineContext(config, 'the merge reads what the source applied', { signal, events });
+      try {
+        return (await readLease(ctx.client, config.sourceId))?.applied ?? [];
+      } finally {
+        await ctx.close();
+      }
+    },
   };
 };

@@ -111,6 +111,12 @@ export interface ReconcileInput {
    * (not approved: no lease taken, nothing written).
    */
   onPlanned?: (pass: PlannedPass) => Promise<boolean | void> | boolean | void;
+  /**
+   * A name for this apply (the Action: its merge commit), remembered in the source's lease record
+   * when the apply went through cleanly (`LeaseRecord.applied`, read back with `readLease`): a
+   * re-run can tell that it applied already, whatever became of its report elsewhere.
+   */
+  applyMark?: string;
 }
 
 export type { RunSession } from './stages/run.js';
@@ -186,6 +192,7 @@ const stageContextOf = (input: ReconcileInput, ctx: EngineContext): StageContext
     planLog: input.planLog,
     ...(input.approve ? { approve: input.approve } : {}),
     ...(input.onPlanned ? { onPlanned: input.onPlanned } : {}),
+    ...(input.applyMark !== undefined ? { applyMark: input.applyMark } : {}),
     session: input.session ?? {},
     // Without a source id (not a git checkout, none configured) plan and apply still work: nothing
     // is marked, adopted or recorded, and --prune is refused by the planner.

@@ -74,6 +74,8 @@ export interface StageContext extends EngineContext {
    */
   onPlanned?: (pass: PlannedPass) => Promise<boolean | void> | boolean | void;
   session: RunSession;
+  /** Remembered in the lease record after a clean apply (`ReconcileInput.applyMark`). */
+  applyMark?: string;
   /** Without a source id (not a git checkout, none configured): nothing is marked, adopted or recorded. */
   sourceId: string | undefined;
 }
