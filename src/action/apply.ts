@@ -120,6 +120,8 @@ interface Verdict {
   go: boolean;
   /** Applied though not as reviewed (`on-plan-drift: apply`). */
   drifted: boolean;
+  /** When a run of this commit applied the same reviewed plans cleanly (server time, ms): nothing again. */
+  earlier?: number;
 }
 
 /** The plan at the head judged against the reviewed plans of the merges this run answers for. */
@@ -154,10 +156,8 @@ export const applyReviewedPlan = async (scope: RunScope): Promise<number> => {
     await scope.summary(supersededSummary(scope.run.sha, superseded.branch, superseded.head));
     return scope.finish(noRunOutputs(0));
   }
-  // A run of this commit that applied cleanly before (its result comment may have failed): nothing twice.
-  const mark = applyMarkOf(scope);
-  const earlier = (await scope.deps.engine.appliedMarks(scope.config)).find((m) => m.mark === mark);
-  if (earlier !== undefined) return appliedByEarlierRun(scope, earlier.at);
+  // What runs of this commit applied cleanly before (a result comment may have failed): nothing twice.
+  const marks = await scope.deps.engine.appliedMarks(scope.config);
   const planLogFile = join(scope.outDir, 'plan-log.jsonl');
   const planLog = openPlanLog(planLogFile);
   let verdict: Verdict | undefined;
@@ -166,13 +166,16 @@ export const applyReviewedPlan = async (scope: RunScope): Promise<number> => {
     result = await scope.deps.engine.apply(scope.config, planLog, {
       onPlanned: async (pass) => {
         verdict = await judgeAtHead(scope, pass.plan, pass.work.hasWork);
+        const mark = applyMarkOf(scope, verdict);
+        const earlier = marks.find((m) => m.mark === mark);
+        if (earlier !== undefined) verdict = { ...verdict, earlier: earlier.at, go: false };
         if (verdict.go && !verdict.drifted) sayApplying(scope, verdict);
         return verdict.go;
       },
       // Unless drift is accepted, the plan the engine makes right before writing (under the apply
       // lease) must still be the one judged: a workspace edit after the judgement writes nothing.
       approve: (plan) => verdict === undefined || verdict.drifted || planDigest(plan) === verdict.currentDigest,
-      mark,
+      mark: () => (verdict ? applyMarkOf(scope, verdict) : undefined),
     });
   } finally {
     await planLog.close();
@@ -201,27 +204,39 @@ export const applyReviewedPlan = async (scope: RunScope): Promise<number> => {
     const planJson = await writePlanJson(join(scope.outDir, 'plan.json'), verdict.current, scope.redact);
     return scope.finish(outputsOf(result.run, 0), { planJson });
   }
+  if (verdict.earlier !== undefined) return appliedByEarlierRun(scope, verdict.decision, verdict.earlier);
   if (!verdict.go) return refuseMerge(scope, verdict, verdict.decision, result);
   return reportApply(scope, verdict, verdict.decision, result, keptLog);
 };
 
-/** What the source's lease record remembers of this run's clean apply: the repository and the commit. */
-const applyMarkOf = (scope: RunScope): string =>
-  `github merge ${scope.run.repository.owner}/${scope.run.repository.repo}@${scope.run.sha}`;
+/**
+ * What the source's lease record remembers of this run's clean apply: the repository, the commit
+ * and the reviewed plans it applied (their digests; with drift accepted, `unreviewed` and the
+ * digest of the plan applied).
+ */
+const applyMarkOf = (scope: RunScope, verdict: Verdict): string => {
+  const decision = verdict.decision;
+  const reviewed =
+    decision?.kind === 'judged'
+      ? decision.judged.flatMap((s) => (s.lookup.status === 'reviewed' ? [s.lookup.plan.digest] : []))
+      : [];
+  const what = verdict.drifted || reviewed.length === 0 ? `unreviewed ${verdict.currentDigest}` : reviewed.join(',');
+  return `github merge ${scope.run.repository.owner}/${scope.run.repository.repo}@${scope.run.sha} ${what}`;
+};
 
 /**
- * A run of this commit applied cleanly already (the workspace remembers it in the source's lease
- * record): nothing is applied again, whatever is planned now, and each merge of the push that no
- * comment answered yet is told (the earlier run's comment may have failed).
+ * A run of this commit applied these reviewed plans cleanly already (the workspace remembers it in
+ * the source's lease record): nothing is applied again, whatever is planned now, and each merge
+ * that no comment answered yet is told (the earlier run's comment may have failed).
  */
-const appliedByEarlierRun = async (scope: RunScope, at: number): Promise<number> => {
+const appliedByEarlierRun = async (scope: RunScope, decision: Decision, at: number): Promise<number> => {
   const when = new Date(at).toISOString();
-  const message = `A run of commit ${scope.run.sha.slice(0, 12)} applied its plan already (at ${when}, as the source's apply lease record in the workspace says): nothing is applied again. A change planned now was not part of it: review it in a pull request.`;
+  const message = `A run of commit ${scope.run.sha.slice(0, 12)} applied this plan already (at ${when}, as the source's apply lease record in the workspace says): nothing is applied again. A change planned now was not part of it: review it in a pull request.`;
   scope.deps.runtime.annotate({ severity: 'notice', title: 'cortex-sync: applied already', message });
   const title = planTitle(scope.label);
   const say = sayTo(scope);
-  for (const s of await collectMerges(scope)) {
-    if (!s.merge.inPush || s.record !== undefined || s.lookup.status !== 'reviewed') continue;
+  for (const s of decision.kind === 'judged' ? decision.judged : []) {
+    if (s.record !== undefined || s.lookup.status !== 'reviewed') continue;
     await say(s.merge.pullRequest, `### ${title}: ✅ applied by an earlier run\n\n${message}\n`, {
       outcome: 'applied',
       digest: s.lookup.plan.digest,

@@ -28,7 +28,7 @@ export interface ApplyHooks {
    */
   approve?: (plan: Plan) => boolean;
   /** Remembered in the source's lease record when the apply goes through cleanly (`appliedMarks` reads it). */
-  mark?: string;
+  mark?: () => string | undefined;
 }
 
 export interface Engine {

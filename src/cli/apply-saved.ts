@@ -15,7 +15,7 @@ import { hasErrors } from '../core/model.js';
 import { printable } from '../core/printable.js';
 import { configureRun } from '../engine/config.js';
 import { type SavedPlan, savedRootProblem } from '../core/saved-plan.js';
-import { readSavedPlan, savedPlanJudge, StalePlanError } from '../engine/saved-plan.js';
+import { readSavedPlan, savedPlanJudge, savedPlanPrecheck, StalePlanError } from '../engine/saved-plan.js';
 import { renderDiagnostics } from '../render/index.js';
 import { manifestRootProblems, writeLine } from '../runtime-io/io.js';
 import { isInsideFolder } from '../source/regular-file.js';
@@ -145,6 +145,7 @@ export const runApplySaved = async (file: string, o: ApplyOptions, session: CliS
   try {
     return await runApply(o, session, {
       config,
+      precheck: savedPlanPrecheck(saved, file, config),
       onPlanned: (pass) => judge.firstPass(pass, config),
       beforeWrites: judge.beforeWrites,
     });

@@ -34,7 +34,7 @@ import type { EngineContext } from './context.js';
 import { LeaseHeldError, LeaseLostError } from './lease.js';
 import type { LiveCacheRun } from './live-cache.js';
 import type { PlanLogSink } from './plan-log.js';
-import { boundAfterStop } from './recording-client.js';
+import { boundAfterStop, withSignal } from './recording-client.js';
 import { apply } from './stages/apply.js';
 import { approve } from './stages/approve.js';
 import { lease, needsLease, withLease } from './stages/lease.js';
@@ -112,11 +112,18 @@ export interface ReconcileInput {
    */
   onPlanned?: (pass: PlannedPass) => Promise<boolean | void> | boolean | void;
   /**
-   * A name for this apply (the Action: its merge commit), remembered in the source's lease record
+   * A name for this apply (the Action: its merge commit and the reviewed plans), asked for once it
+   * went through, and remembered in the source's lease record
    * when the apply went through cleanly (`LeaseRecord.applied`, read back with `readLease`): a
    * re-run can tell that it applied already, whatever became of its report elsewhere.
    */
-  applyMark?: string;
+  applyMark?: () => string | undefined;
+  /**
+   * `apply FILE` (`saved-plan.ts` `savedPlanPrecheck`): judges the manifests and, read by
+   * identity, what the saved plan writes and the records, before the lease (throws when stale);
+   * the workspace is then read once, in full, under the lease, and `onPlanned` sees that plan.
+   */
+  precheck?: StageContext['precheck'];
 }
 
 export type { RunSession } from './stages/run.js';
@@ -193,6 +200,7 @@ const stageContextOf = (input: ReconcileInput, ctx: EngineContext): StageContext
     ...(input.approve ? { approve: input.approve } : {}),
     ...(input.onPlanned ? { onPlanned: input.onPlanned } : {}),
     ...(input.applyMark !== undefined ? { applyMark: input.applyMark } : {}),
+    ...(input.precheck !== undefined ? { precheck: input.precheck } : {}),
     session: input.session ?? {},
     // Without a source id (not a git checkout, none configured) plan and apply still work: nothing
     // is marked, adopted or recorded, and --prune is refused by the planner.
@@ -256,6 +264,9 @@ const stagesOf = async (
     readLive: cache?.readLive ?? readEverything,
     onlyNotedChanges: ctx.session.onlyNotedChanges === true,
   };
+  const precheck = ctx.precheck;
+  if (precheck !== undefined && ctx.mode === 'apply' && ctx.sourceId !== undefined)
+    return savedPlanStages(start, { ...ctx, precheck }, timer, step);
   const first = await readingStages(start, ctx, step);
   if (first.pass?.status === 'planned' && (await ctx.onPlanned?.(first.pass)) === false)
     return { ...first, result: { status: 'planned', plan: first.pass.plan, diagnostics: first.pass.diagnostics } };
@@ -274,6 +285,42 @@ const stagesOf = async (
         if (run.pass?.status !== 'planned') return { ...run, result: run.pass };
       }
     }
+    return writingStages(run, underLease, step);
+  });
+};
+
+/**
+ * A saved plan's apply: load, the saved plan's pre-check (by identity, no read of the workspace),
+ * the lease, then the reading stages once, in full, under it; `onPlanned` and `approve` judge that
+ * plan before the writes.
+ */
+const savedPlanStages = async (
+  start: Run,
+  ctx: StageContext & { precheck: NonNullable<StageContext['precheck']> },
+  timer: ReturnType<typeof stageTimer>,
+  step: Timed,
+): Promise<Run> => {
+  const loaded = await step('load', load)(start, ctx);
+  if (loaded.pass !== undefined) return { ...loaded, result: loaded.pass };
+  const desired = loaded.loaded?.desired ?? [];
+  const checked = await step('recheck', async (run) => {
+    await ctx.precheck(desired, {
+      client: withSignal(ctx.client, ctx.signal),
+      handlers: ctx.handlers,
+      lookup: ctx.lookup,
+      store: ctx.store,
+      sourceId: ctx.sourceId,
+    });
+    return run;
+  })(loaded, ctx);
+  const leased = await step('lease', lease)(checked, ctx);
+  timer.leased();
+  return withLease(leased, ctx, async (run, underLease) => {
+    run = await readingStages({ ...readAgain(run, readEverything), underLease: 'full' }, underLease, step);
+    const pass = run.pass;
+    if (pass?.status !== 'planned') return { ...run, result: pass };
+    if ((await underLease.onPlanned?.(pass)) === false)
+      return { ...run, result: { status: 'planned', plan: pass.plan, diagnostics: pass.diagnostics } };
     return writingStages(run, underLease, step);
   });
 };

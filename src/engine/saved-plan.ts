@@ -10,7 +10,17 @@ import { lstat, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { canonicalJson, sortKeys } from '../core/diff.js';
 import { ConfigError, CortexSyncError } from '../core/errors.js';
-import type { JsonValue, LiveObject, Plan } from '../core/model.js';
+import type { ApiClient } from '../api/types.js';
+import {
+  type DesiredObject,
+  type JsonValue,
+  type KindName,
+  type LiveObject,
+  objectKey,
+  type Plan,
+} from '../core/model.js';
+import type { AnyKindHandler } from '../kinds/types.js';
+import { readByKeys, readStoreUses, unreadableById } from './recheck.js';
 import { stepDigest, stepsOf } from '../core/plan-steps.js';
 import { printable } from '../core/printable.js';
 import {
@@ -26,7 +36,7 @@ import {
   whatMoved,
 } from '../core/saved-plan.js';
 import { othersFingerprint, sortedMeta } from '../ownership/index-records.js';
-import type { OwnershipIndex } from '../ownership/store.js';
+import type { OwnershipIndex, OwnershipStore } from '../ownership/store.js';
 import type { SyncConfig } from './config.js';
 import { folderProblem, foldersOf, targetProblem } from './no-follow-path.js';
 import type { PlannedPass } from './stages/run.js';
@@ -92,8 +102,12 @@ const SETTINGS_FILE = 'cortex-sync.yaml';
  * The digest of every file the plan's manifests came from (and of `cortex-sync.yaml`), by path
  * relative to the manifest root. A file that cannot be read now has no digest (it moved).
  */
-export const manifestsOf = async (pass: PlannedPass, dir: string): Promise<SavedPlanBody['manifests']> => {
-  const paths = [...new Set([SETTINGS_FILE, ...pass.desired.map((d) => d.source.file)])].sort();
+export const manifestsOf = (pass: PlannedPass, dir: string): Promise<SavedPlanBody['manifests']> =>
+  manifestFiles(pass.desired, dir);
+
+/** The digest of each file `desired` came from, and of `cortex-sync.yaml`, by path relative to `dir`. */
+const manifestFiles = async (desired: readonly DesiredObject[], dir: string): Promise<SavedPlanBody['manifests']> => {
+  const paths = [...new Set([SETTINGS_FILE, ...desired.map((d) => d.source.file)])].sort();
   const files: SavedPlanBody['manifests']['files'] = [];
   for (const path of paths) {
     const text = await readFile(join(dir, path)).catch(() => undefined);
@@ -280,3 +294,69 @@ export const savedPlanJudge = (saved: SavedPlan, file: string) => ({
     if (moved.length > 0) throw new StalePlanError(file, moved);
   },
 });
+
+/** What the identity pre-check reads with: the run's client, kinds and store (a `StageContext`'s). */
+export interface PrecheckIo {
+  client: ApiClient;
+  handlers: readonly AnyKindHandler[];
+  lookup: (kind: KindName) => AnyKindHandler;
+  store: OwnershipStore;
+  sourceId: string | undefined;
+}
+
+/**
+ * `apply FILE`'s first judgement, before the lease, without reading the workspace: the source,
+ * the settings and the manifests (loaded now) as saved; then the records, and each object the
+ * plan writes read by identity (only kinds the run manages and that have such a read), as the
+ * plan read them. Throws `StalePlanError` naming what moved. What it does not cover (the rest of
+ * the workspace, an object of a kind with no read by identity) the full read under the lease
+ * judges (`savedPlanJudge.firstPass`), before any write.
+ */
+export const savedPlanPrecheck =
+  (saved: SavedPlan, file: string, config: SyncConfig) =>
+  async (desired: readonly DesiredObject[], io: PrecheckIo): Promise<void> => {
+    const managed = new Set(io.handlers.map((h) => h.kind));
+    const targets = saved.reads.flatMap((r) => {
+      const cut = r.key.indexOf('/');
+      const kind = r.key.slice(0, cut);
+      return cut > 0 && managed.has(kind) && io.lookup(kind).fetchByIds !== undefined
+        ? [{ kind: kind, id: r.key.slice(cut + 1) }]
+        : [];
+    });
+    const seen = await readStoreUses(io);
+    const ownership = await io.store.read(io.client, {
+      sourceId: io.sourceId,
+      seen,
+      kinds: new Set(io.handlers.map((h) => h.kind)),
+    });
+    const fresh = await readByKeys({
+      client: io.client,
+      targets,
+      lookup: io.lookup,
+      handlers: io.handlers,
+      desired,
+      readBefore: seen,
+      index: ownership.index,
+      sourceId: io.sourceId,
+    }).catch(unreadableById);
+    const read = new Set(fresh === undefined ? [] : targets.map((t) => `${t.kind}/${t.id}`));
+    const moved = whatMoved(saved, {
+      sourceId: io.sourceId ?? null,
+      origin: config.origin ?? null,
+      settings: settingsOf(config),
+      manifests: await manifestFiles(desired, config.dir),
+      records: recordsDigest(ownership.index, io.sourceId),
+      reads: saved.reads
+        .filter((r) => read.has(r.key))
+        .map((r) => {
+          const cut = r.key.indexOf('/');
+          return {
+            key: r.key,
+            digest: liveDigest(fresh?.get(objectKey(r.key.slice(0, cut), r.key.slice(cut + 1)))),
+          };
+        }),
+      // The steps are judged on the full read under the lease.
+      steps: saved.steps,
+    });
+    if (moved.length > 0) throw new StalePlanError(file, moved);
+  };

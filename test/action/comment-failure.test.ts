@@ -59,7 +59,7 @@ describe('a successful apply whose result comment fails', () => {
     expect(rerun.code).toBe(0);
     expect(writes().length).toBe(before);
     expect(await workspaceEdits(emulator).entityState('payments-api')).toBe('absent');
-    expect(summaryOf(rerun)).toContain('applied its plan already');
+    expect(summaryOf(rerun)).toContain('applied this plan already');
     // The pull request hears it now, with the record a later run reads.
     expect(prComments().at(-1)?.body).toContain('applied by an earlier run');
     expect(prComments().at(-1)?.body).toContain('outcome=applied');

@@ -20,6 +20,7 @@ import type { LeaseKeeper } from '../lease-keeper.js';
 import type { LiveCache } from '../live-cache.js';
 import type { PlanLogSink } from '../plan-log.js';
 import type { ApplyProgress } from './apply.js';
+import type { PrecheckIo } from '../saved-plan.js';
 
 /**
  * How the `read-live` stage reads the workspace for a set of desired objects: the full read, or
@@ -74,8 +75,14 @@ export interface StageContext extends EngineContext {
    */
   onPlanned?: (pass: PlannedPass) => Promise<boolean | void> | boolean | void;
   session: RunSession;
+  /**
+   * A saved plan's first judgement (`ReconcileInput.precheck`): with it an apply reads the
+   * workspace only under the lease, after this judged the manifests and, by identity, what the
+   * saved plan writes.
+   */
+  precheck?: (desired: readonly DesiredObject[], io: PrecheckIo) => Promise<void>;
   /** Remembered in the lease record after a clean apply (`ReconcileInput.applyMark`). */
-  applyMark?: string;
+  applyMark?: () => string | undefined;
   /** Without a source id (not a git checkout, none configured): nothing is marked, adopted or recorded. */
   sourceId: string | undefined;
 }
