@@ -120,8 +120,10 @@ export interface ReconcileInput {
   applyMark?: () => string | undefined;
   /**
    * `apply FILE` (`saved-plan.ts` `savedPlanPrecheck`): judges the manifests and, read by
-   * identity, what the saved plan writes and the records, before the lease (throws when stale);
-   * the workspace is then read once, in full, under the lease, and `onPlanned` sees that plan.
+   * identity, what the saved plan writes and the records, before anything else is read (throws
+   * when stale). The run then goes on as any apply: `onPlanned` judges the whole plan before the
+   * lease (what the file says that only a plan shows, so a stale plan writes nothing, not even
+   * the lease), `approve` the plan under it.
    */
   precheck?: StageContext['precheck'];
 }
@@ -264,9 +266,12 @@ const stagesOf = async (
     readLive: cache?.readLive ?? readEverything,
     onlyNotedChanges: ctx.session.onlyNotedChanges === true,
   };
+  // A saved plan is judged by identity first: a stale one costs a few reads, not the workspace's.
   const precheck = ctx.precheck;
-  if (precheck !== undefined && ctx.mode === 'apply' && ctx.sourceId !== undefined)
-    return savedPlanStages(start, { ...ctx, precheck }, timer, step);
+  if (precheck !== undefined && ctx.mode === 'apply') {
+    const ended = await savedPlanPrecheck(start, { ...ctx, precheck }, step);
+    if (ended !== undefined) return ended;
+  }
   const first = await readingStages(start, ctx, step);
   if (first.pass?.status === 'planned' && (await ctx.onPlanned?.(first.pass)) === false)
     return { ...first, result: { status: 'planned', plan: first.pass.plan, diagnostics: first.pass.diagnostics } };
@@ -290,20 +295,19 @@ const stagesOf = async (
 };
 
 /**
- * A saved plan's apply: load, the saved plan's pre-check (by identity, no read of the workspace),
- * the lease, then the reading stages once, in full, under it; `onPlanned` and `approve` judge that
- * plan before the writes.
+ * A saved plan's first judgement, before anything else is read: the manifests loaded, then the
+ * saved plan's pre-check (the records and, by identity, what it writes: no read of the
+ * workspace). Throws when the plan is stale; an invalid load ends the run.
  */
-const savedPlanStages = async (
+const savedPlanPrecheck = async (
   start: Run,
   ctx: StageContext & { precheck: NonNullable<StageContext['precheck']> },
-  timer: ReturnType<typeof stageTimer>,
   step: Timed,
-): Promise<Run> => {
+): Promise<Run | undefined> => {
   const loaded = await step('load', load)(start, ctx);
   if (loaded.pass !== undefined) return { ...loaded, result: loaded.pass };
   const desired = loaded.loaded?.desired ?? [];
-  const checked = await step('recheck', async (run) => {
+  await step('recheck', async (run) => {
     await ctx.precheck(desired, {
       client: withSignal(ctx.client, ctx.signal),
       handlers: ctx.handlers,
@@ -313,16 +317,7 @@ const savedPlanStages = async (
     });
     return run;
   })(loaded, ctx);
-  const leased = await step('lease', lease)(checked, ctx);
-  timer.leased();
-  return withLease(leased, ctx, async (run, underLease) => {
-    run = await readingStages({ ...readAgain(run, readEverything), underLease: 'full' }, underLease, step);
-    const pass = run.pass;
-    if (pass?.status !== 'planned') return { ...run, result: pass };
-    if ((await underLease.onPlanned?.(pass)) === false)
-      return { ...run, result: { status: 'planned', plan: pass.plan, diagnostics: pass.diagnostics } };
-    return writingStages(run, underLease, step);
-  });
+  return undefined;
 };
 
 /** The run report of a run that ended with a result. */

@@ -295,6 +295,9 @@ export const savedPlanJudge = (saved: SavedPlan, file: string) => ({
   },
 });
 
+/** The most objects the pre-check reads by identity; a longer plan is judged on the full read under the lease. */
+const MAX_PRECHECK_READS = 500;
+
 /** What the identity pre-check reads with: the run's client, kinds and store (a `StageContext`'s). */
 export interface PrecheckIo {
   client: ApiClient;
@@ -316,7 +319,11 @@ export const savedPlanPrecheck =
   (saved: SavedPlan, file: string, config: SyncConfig) =>
   async (desired: readonly DesiredObject[], io: PrecheckIo): Promise<void> => {
     const managed = new Set(io.handlers.map((h) => h.kind));
-    const targets = saved.reads.flatMap((r) => {
+    // Only objects a step writes, and at most as many as a plan re-checks one by one: the file is
+    // untrusted, and a long list of reads is left to the full read under the lease.
+    const written = new Set(saved.steps.map((step) => step.key));
+    const listed = saved.reads.filter((r) => written.has(r.key));
+    const targets = (listed.length > MAX_PRECHECK_READS ? [] : listed).flatMap((r) => {
       const cut = r.key.indexOf('/');
       const kind = r.key.slice(0, cut);
       return cut > 0 && managed.has(kind) && io.lookup(kind).fetchByIds !== undefined

@@ -75,11 +75,7 @@ export interface StageContext extends EngineContext {
    */
   onPlanned?: (pass: PlannedPass) => Promise<boolean | void> | boolean | void;
   session: RunSession;
-  /**
-   * A saved plan's first judgement (`ReconcileInput.precheck`): with it an apply reads the
-   * workspace only under the lease, after this judged the manifests and, by identity, what the
-   * saved plan writes.
-   */
+  /** A saved plan's first judgement, by identity, before the workspace is read (`ReconcileInput.precheck`). */
   precheck?: (desired: readonly DesiredObject[], io: PrecheckIo) => Promise<void>;
   /** Remembered in the lease record after a clean apply (`ReconcileInput.applyMark`). */
   applyMark?: () => string | undefined;
