@@ -44,6 +44,10 @@ const OWN: Readonly<Record<string, Input>> = {
     "The login whose plan comment is the reviewed plan on merge, when the merge runs with another token than the pull request's plan (e.g. my-app[bot] when plans are commented with a GitHub App's token and merges run with GITHUB_TOKEN). Default: the account of github-token. It is resolved to its account id at each run and comments are matched by that id; an app's bot is named with its [bot] suffix (the bare name is refused). A plan run fails when this is not its own token's account.",
     '',
   ),
+  'require-approval': input(
+    "On merge, the plan comment is the reviewed plan only when an approving review of the pull request (GET /repos/{owner}/{repo}/pulls/{n}/reviews, a reviewer's latest review APPROVED) was submitted after the comment was last written: a plan that changed after the approval was not approved, and nothing is applied. Default false: the plan comment counts as it stands (use branch protection's required approvals).",
+    'false',
+  ),
 };
 
 const OUTPUTS = {

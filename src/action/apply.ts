@@ -3,8 +3,9 @@
  * applies nothing: it would undo what merged after it). Find the merges this run answers for —
  * those of its push, and earlier ones no run answered (a run cancelled while pending) — and the
  * plan each one's pull request reviewed (only the comment written by the Action's own identity,
- * only from its trailer); plan once at the head and judge it against those reviewed plans, in
- * merge order (`core/review-judgement.ts`). Reviewed → apply, and tell each pull request, with a
+ * only from its trailer); plan once at the head — one read of the workspace, in the same engine
+ * run that applies — and judge it against those reviewed plans, in merge order
+ * (`merge-judge.ts`, `core/review-judgement.ts`), before the lease. Reviewed → apply, and tell each pull request, with a
  * record of what was applied (a rerun then applies nothing twice). Anything else → with
  * `on-plan-drift: fail` nothing is applied and each pull request is told what differs; with
  * `apply`, it is applied and each is told loudly.
@@ -14,8 +15,8 @@ import type { Plan } from '../core/model.js';
 import { planWork } from '../core/outcome.js';
 import { openPlanLog } from '../engine/plan-log.js';
 import { renderPlanComment } from './comment.js';
-import { judgeMerges, type MergeJudgement, planDigest, type ReviewOutcome } from './digest.js';
-import type { IssueComment } from './github.js';
+import { planDigest, type ReviewOutcome } from './digest.js';
+import type { ReconciledRun } from './engine.js';
 import {
   alreadyAppliedSummary,
   problemLine,
@@ -23,7 +24,8 @@ import {
   supersededSummary,
   togetherLines,
 } from './merge-messages.js';
-import { type Merge, type MergeRecord, type MergeStatus, mergesToAnswer, recordIn, recordLine } from './merges.js';
+import { collectMerges, type Decision, decide, type MergeState, supersededBy } from './merge-judge.js';
+import { type MergeRecord, recordLine } from './merges.js';
 import {
   type AppliedBasis,
   applyResultBody,
@@ -33,102 +35,9 @@ import {
   restSentence,
   where,
 } from './messages.js';
-import { planCommentAuthor, type ReviewedLookup, reviewedPlanIn } from './plan-comments.js';
 import { annotate, noRunOutputs, outputsOf, writePlanJson } from './report.js';
-import { marker, planTitle, type RunScope, summaryOptions } from './scope.js';
+import { planTitle, type RunScope, summaryOptions } from './scope.js';
 import { tellPullRequest } from './tell.js';
-
-interface MergeState {
-  merge: Merge;
-  lookup: ReviewedLookup;
-  record: MergeRecord | 'legacy' | undefined;
-}
-
-/** The branch's head, when this run's commit is no longer it. */
-const supersededBy = async (scope: RunScope): Promise<{ branch: string; head: string } | undefined> => {
-  const { github, run } = scope;
-  const branch = run.ref.startsWith('refs/heads/') ? run.ref.slice('refs/heads/'.length) : run.defaultBranch;
-  if (!github || !branch || !run.sha) return undefined;
-  const head = await github.branchHead(branch);
-  return head === run.sha ? undefined : { branch, head };
-};
-
-/** The merges this run answers for, oldest first, each with its reviewed plan and record. */
-const collectMerges = async (scope: RunScope): Promise<MergeState[]> => {
-  const github = scope.github;
-  if (!github) return [];
-  const author = await planCommentAuthor(github, scope.inputs.planCommentAuthor, false);
-  scope.deps.runtime.info(`The reviewed plan is the plan comment of ${author.login} (account id ${author.id}).`);
-  const cache = new Map<number, IssueComment[]>();
-  const commentsOf = async (pr: number): Promise<IssueComment[]> => {
-    const known = cache.get(pr) ?? (await github.listComments(pr));
-    cache.set(pr, known);
-    return known;
-  };
-  const { sourceId, dir } = scope.label;
-  const recordOf = async (pr: number) => recordIn(await commentsOf(pr), sourceId, dir, author);
-  const lookupOf = async (pr: number) => reviewedPlanIn(await commentsOf(pr), marker(scope), author);
-  const status = async (pr: number): Promise<MergeStatus> => {
-    const lookup = await lookupOf(pr);
-    return { record: await recordOf(pr), planned: !(lookup.status === 'none' && lookup.why === undefined) };
-  };
-  // Without comments nothing is recorded: only this push's merges are answered for. A merge of
-  // the push without a plan comment (it changed no manifest, or nobody planned it) is passed over:
-  // what it changed shows up as steps none of the others reviewed.
-  const merges = await mergesToAnswer(github, scope.run, status, scope.inputs.comment);
-  const states: MergeState[] = [];
-  for (const merge of merges)
-    states.push({ merge, lookup: await lookupOf(merge.pullRequest), record: await recordOf(merge.pullRequest) });
-  const planned = states.filter((s) => !(s.lookup.status === 'none' && s.lookup.why === undefined));
-  return planned.length > 0 ? planned : states;
-};
-
-const appliedAlready = (s: MergeState): boolean =>
-  s.lookup.status === 'reviewed' &&
-  typeof s.record === 'object' &&
-  s.record.outcome === 'applied' &&
-  s.record.digest === s.lookup.plan.digest;
-
-type Decision =
-  | { kind: 'no-merge' }
-  | { kind: 'applied-already'; pullRequests: number[] }
-  | {
-      kind: 'judged';
-      judged: MergeState[];
-      judgement: MergeJudgement;
-      unplanned: { pullRequest: number; why: string }[];
-    };
-
-const decide = (merges: readonly MergeState[], plan: Plan): Decision => {
-  const judged = merges.filter((s) => !appliedAlready(s));
-  if (judged.length === 0)
-    return merges.length
-      ? { kind: 'applied-already', pullRequests: merges.map((s) => s.merge.pullRequest) }
-      : { kind: 'no-merge' };
-  const unplanned = judged.flatMap((s) =>
-    s.lookup.status === 'none'
-      ? [
-          {
-            pullRequest: s.merge.pullRequest,
-            why: s.lookup.why ?? 'it has no cortex-sync plan comment for this source and directory',
-          },
-        ]
-      : [],
-  );
-  const reviews = judged.flatMap((s) =>
-    s.lookup.status === 'reviewed'
-      ? [
-          {
-            pullRequest: s.merge.pullRequest,
-            digest: s.lookup.plan.digest,
-            ...(s.lookup.plan.changes ? { changes: s.lookup.plan.changes } : {}),
-          },
-        ]
-      : [],
-  );
-  const judgement: MergeJudgement = reviews.length ? judgeMerges(reviews, plan) : { verdict: 'refuse', problems: [] };
-  return { kind: 'judged', judged, judgement, unplanned };
-};
 
 const others = (all: readonly MergeState[], pr: number): number[] =>
   all.map((s) => s.merge.pullRequest).filter((n) => n !== pr);
@@ -201,6 +110,39 @@ const tellRefusal = async (
   return bodies.join('\n');
 };
 
+/** What the merge decided of the plan made at the head (in the engine's `onPlanned`, before the lease). */
+interface Verdict {
+  current: Plan;
+  currentDigest: string;
+  /** Undefined: the plan has no work (nothing to judge, nothing applied). */
+  decision?: Decision;
+  /** The engine goes on to the lease and the writes. */
+  go: boolean;
+  /** Applied though not as reviewed (`on-plan-drift: apply`). */
+  drifted: boolean;
+  /** When a run of this commit applied the same reviewed plans cleanly (server time, ms): nothing again. */
+  earlier?: number;
+}
+
+/** The plan at the head judged against the reviewed plans of the merges this run answers for. */
+const judgeAtHead = async (scope: RunScope, current: Plan, hasWork: boolean): Promise<Verdict> => {
+  const currentDigest = planDigest(current);
+  // Ownership-record writes are work: a plan of only those is applied (and reviewed) like any.
+  if (!hasWork) return { current, currentDigest, go: false, drifted: false };
+  const decision = decide(await collectMerges(scope), current);
+  const reviewed =
+    decision.kind === 'judged' && decision.judgement.verdict === 'apply' && decision.unplanned.length === 0;
+  const applyAnyway = scope.inputs.onPlanDrift === 'apply';
+  return { current, currentDigest, decision, go: reviewed || applyAnyway, drifted: !reviewed };
+};
+
+/**
+ * On a push to the default branch, at its head: one run of the engine that reads the workspace
+ * once. The plan it makes is judged against the reviewed plans (`onPlanned`, before the lease);
+ * a plan not reviewed ends the run there, nothing written. Under the lease, what the plan writes
+ * is read again by identity, and the plan about to be applied must still be the one judged
+ * (`approve`), else nothing is written.
+ */
 export const applyReviewedPlan = async (scope: RunScope): Promise<number> => {
   const { runtime } = scope.deps;
   const title = planTitle(scope.label);
@@ -214,125 +156,184 @@ export const applyReviewedPlan = async (scope: RunScope): Promise<number> => {
     await scope.summary(supersededSummary(scope.run.sha, superseded.branch, superseded.head));
     return scope.finish(noRunOutputs(0));
   }
-  const planned = await scope.deps.engine.plan(scope.config);
-  if (planned.status !== 'planned') {
-    // Invalid manifests or a refused plan: nothing is applied; the annotations say why.
-    const diagnostics = scope.rooted(planned.diagnostics);
-    annotate(runtime, diagnostics, scope.redact);
-    const body =
-      planned.status === 'invalid'
-        ? `### ${title}: ❌ invalid manifests\n\n${diagnosticsSection('Problems', diagnostics)}`
-        : renderPlanComment(planned.plan, diagnostics, { title: `${title}: ❌ refused`, ...summaryOptions(scope) });
-    await scope.summary(`${body}\nNothing was applied.\n`);
-    if (planned.status === 'invalid') return scope.finish(outputsOf(planned.run));
-    const planJson = await writePlanJson(join(scope.outDir, 'plan.json'), planned.plan, scope.redact);
-    return scope.finish(outputsOf(planned.run), { planJson });
-  }
-
-  const current = planned.plan;
-  const currentDigest = planDigest(current);
-  // Ownership-record writes are work: a plan of only those is applied (and reviewed) like any.
-  if (!planned.run.hasWork) {
-    await scope.summary(`${renderPlanComment(current, [], { title, ...summaryOptions(scope) })}Nothing to apply.\n`);
-    const planJson = await writePlanJson(join(scope.outDir, 'plan.json'), current, scope.redact);
-    return scope.finish(outputsOf(planned.run), { planJson });
-  }
-
-  const merges = await collectMerges(scope);
-  const decision = decide(merges, current);
-  const applyAnyway = scope.inputs.onPlanDrift === 'apply';
-  // A comment that cannot be written is a warning: the summary and outputs carry the run's truth.
-  const say = async (pr: number, body: string, record: MergeRecord) => {
-    if (scope.inputs.comment)
-      await tellPullRequest(scope, pr, `${body}\n${recordLine(scope.label.sourceId, scope.label.dir, record)}\n`);
-  };
-  const refuse = async (body: string) => {
-    await scope.summary(
-      `${body}\n${renderPlanComment(current, [], { title: `${title} (not applied)`, ...summaryOptions(scope) })}`,
-    );
-    // The Action's own refusal: the plan is reported as planned (and its file named), and the step fails.
-    const planJson = await writePlanJson(join(scope.outDir, 'plan.json'), current, scope.redact);
-    return scope.finish(outputsOf(planned.run, 1), { planJson });
-  };
-  const consequence = applyAnyway
-    ? ': applying anyway (on-plan-drift: apply)'
-    : ': nothing applied (on-plan-drift: fail)';
-
-  if (decision.kind === 'no-merge') {
-    const body = noReviewedPlanBody({ label: scope.label, applied: applyAnyway, looked: scope.github !== undefined });
-    runtime.annotate({
-      severity: applyAnyway ? 'warning' : 'error',
-      title: 'cortex-sync: no reviewed plan',
-      message: `No reviewed plan for commit ${scope.run.sha.slice(0, 12)}${consequence}`,
-    });
-    if (!applyAnyway) return refuse(body);
-    return applyAndReport(scope, { current, currentDigest, tell: [], drifted: true, say });
-  }
-  if (decision.kind === 'applied-already') {
-    const body = alreadyAppliedSummary(decision.pullRequests, applyAnyway);
-    runtime.annotate({
-      severity: applyAnyway ? 'warning' : 'error',
-      title: 'cortex-sync: applied already',
-      message: `The plan reviewed on ${decision.pullRequests.map((n) => `#${n}`).join(', ')} was applied already; the plan now was not reviewed${consequence}`,
-    });
-    if (!applyAnyway) return refuse(body);
-    return applyAndReport(scope, { current, currentDigest, tell: [], drifted: true, say });
-  }
-  const { judgement, judged } = decision;
-  if (judgement.verdict === 'refuse' || decision.unplanned.length > 0) {
-    const body = await tellRefusal(scope, decision, currentDigest, applyAnyway, say);
-    if (!applyAnyway) return refuse(body);
-    return applyAndReport(scope, { current, currentDigest, tell: judged, drifted: true, say });
-  }
-  const outcomes = judgement.reviews;
-  for (const o of outcomes) {
-    const sentence =
-      o.remaining < o.reviewed
-        ? restSentence(o, o.pullRequest)
-        : `The plan matches the plan reviewed on #${o.pullRequest} (${currentDigest.slice(0, 19)})`;
-    runtime.info(`${sentence}: applying.`);
-    if (o.remaining < o.reviewed)
-      runtime.annotate({
-        severity: 'notice',
-        title: 'cortex-sync: rest of the reviewed plan',
-        message: `${sentence}.`,
-      });
-  }
-  return applyAndReport(scope, { current, currentDigest, tell: judged, outcomes, drifted: false, say });
-};
-
-/** Applies the plan just judged, unless the engine's own plan under the lease differs; tells each merge's pull request. */
-const applyAndReport = async (
-  scope: RunScope,
-  input: {
-    current: Plan;
-    currentDigest: string;
-    tell: readonly MergeState[];
-    outcomes?: readonly ReviewOutcome[];
-    drifted: boolean;
-    say: (pr: number, body: string, record: MergeRecord) => Promise<void>;
-  },
-): Promise<number> => {
-  const { runtime } = scope.deps;
-  const title = planTitle(scope.label);
-  const { currentDigest, tell, say } = input;
+  // What runs of this commit applied cleanly before (a result comment may have failed): nothing twice.
+  const marks = await scope.deps.engine.appliedMarks(scope.config);
   const planLogFile = join(scope.outDir, 'plan-log.jsonl');
   const planLog = openPlanLog(planLogFile);
-  // Unless drift is accepted, the plan the engine makes right before writing (under the apply
-  // lease) must still be the one just checked: a workspace edit after the check writes nothing.
-  const approve = input.drifted ? undefined : (plan: Plan) => planDigest(plan) === currentDigest;
+  let verdict: Verdict | undefined;
   let result;
   try {
-    result = await scope.deps.engine.apply(scope.config, planLog, approve);
+    result = await scope.deps.engine.apply(scope.config, planLog, {
+      onPlanned: async (pass) => {
+        verdict = await judgeAtHead(scope, pass.plan, pass.work.hasWork);
+        const mark = applyMarkOf(scope, verdict);
+        const earlier = marks.find((m) => m.mark === mark);
+        if (earlier !== undefined) verdict = { ...verdict, earlier: earlier.at, go: false };
+        if (verdict.go && !verdict.drifted) sayApplying(scope, verdict);
+        return verdict.go;
+      },
+      // Unless drift is accepted, the plan the engine makes right before writing (under the apply
+      // lease) must still be the one judged: a workspace edit after the judgement writes nothing.
+      approve: (plan) => verdict === undefined || verdict.drifted || planDigest(plan) === verdict.currentDigest,
+      mark: () => (verdict ? applyMarkOf(scope, verdict) : undefined),
+    });
   } finally {
     await planLog.close();
   }
   // The output names the plan log only when this run wrote lines to it (a run that wrote nothing
   // leaves no file: a workflow uploading it finds nothing rather than a path that is not there).
   const keptLog = planLog.kept() ? planLogFile : undefined;
+  if (result.status !== 'planned' && result.status !== 'applied') {
+    // Invalid manifests or a refused plan: nothing is applied; the annotations say why.
+    const diagnostics = scope.rooted(result.diagnostics);
+    annotate(runtime, diagnostics, scope.redact);
+    const body =
+      result.status === 'invalid'
+        ? `### ${title}: ❌ invalid manifests\n\n${diagnosticsSection('Problems', diagnostics)}`
+        : renderPlanComment(result.plan, diagnostics, { title: `${title}: ❌ refused`, ...summaryOptions(scope) });
+    await scope.summary(`${body}\nNothing was applied.\n`);
+    if (result.status === 'invalid') return scope.finish(outputsOf(result.run));
+    const planJson = await writePlanJson(join(scope.outDir, 'plan.json'), result.plan, scope.redact);
+    return scope.finish(outputsOf(result.run), { planJson });
+  }
+  if (verdict === undefined) throw new Error('the engine judges a plan before it applies one');
+  if (verdict.decision === undefined) {
+    await scope.summary(
+      `${renderPlanComment(verdict.current, [], { title, ...summaryOptions(scope) })}Nothing to apply.\n`,
+    );
+    const planJson = await writePlanJson(join(scope.outDir, 'plan.json'), verdict.current, scope.redact);
+    return scope.finish(outputsOf(result.run, 0), { planJson });
+  }
+  if (verdict.earlier !== undefined) return appliedByEarlierRun(scope, verdict.decision, verdict.earlier);
+  if (!verdict.go) return refuseMerge(scope, verdict, verdict.decision, result);
+  return reportApply(scope, verdict, verdict.decision, result, keptLog);
+};
+
+/**
+ * What the source's lease record remembers of this run's clean apply: the repository, the commit
+ * and the reviewed plans it applied (their digests; with drift accepted, `unreviewed` and the
+ * digest of the plan applied).
+ */
+const applyMarkOf = (scope: RunScope, verdict: Verdict): string => {
+  const decision = verdict.decision;
+  const reviewed =
+    decision?.kind === 'judged'
+      ? decision.judged.flatMap((s) => (s.lookup.status === 'reviewed' ? [s.lookup.plan.digest] : []))
+      : [];
+  const what = verdict.drifted || reviewed.length === 0 ? `unreviewed ${verdict.currentDigest}` : reviewed.join(',');
+  return `github merge ${scope.run.repository.owner}/${scope.run.repository.repo}@${scope.run.sha} ${what}`;
+};
+
+/**
+ * A run of this commit applied these reviewed plans cleanly already (the workspace remembers it in
+ * the source's lease record): nothing is applied again, whatever is planned now, and each merge
+ * that no comment answered yet is told (the earlier run's comment may have failed).
+ */
+const appliedByEarlierRun = async (scope: RunScope, decision: Decision, at: number): Promise<number> => {
+  const when = new Date(at).toISOString();
+  const message = `A run of commit ${scope.run.sha.slice(0, 12)} applied this plan already (at ${when}, as the source's apply lease record in the workspace says): nothing is applied again. A change planned now was not part of it: review it in a pull request.`;
+  scope.deps.runtime.annotate({ severity: 'notice', title: 'cortex-sync: applied already', message });
+  const title = planTitle(scope.label);
+  const say = sayTo(scope);
+  for (const s of decision.kind === 'judged' ? decision.judged : []) {
+    if (s.record !== undefined || s.lookup.status !== 'reviewed') continue;
+    await say(s.merge.pullRequest, `### ${title}: ✅ applied by an earlier run\n\n${message}\n`, {
+      outcome: 'applied',
+      digest: s.lookup.plan.digest,
+    });
+  }
+  await scope.summary(`### ${title}: ✅ applied by an earlier run\n\n${message}\n`);
+  return scope.finish(noRunOutputs(0));
+};
+
+const consequenceOf = (applyAnyway: boolean): string =>
+  applyAnyway ? ': applying anyway (on-plan-drift: apply)' : ': nothing applied (on-plan-drift: fail)';
+
+/** The comment on a pull request, ending with this source's record (a comment that fails is a warning). */
+const sayTo =
+  (scope: RunScope) =>
+  async (pr: number, body: string, record: MergeRecord): Promise<void> => {
+    if (scope.inputs.comment)
+      await tellPullRequest(scope, pr, `${body}\n${recordLine(scope.label.sourceId, scope.label.dir, record)}\n`);
+  };
+
+/** The log (and, for the rest of a plan, a notice) of each reviewed plan about to be applied. */
+const sayApplying = (scope: RunScope, verdict: Verdict): void => {
+  const judgement = verdict.decision?.kind === 'judged' ? verdict.decision.judgement : undefined;
+  for (const o of judgement?.verdict === 'apply' ? judgement.reviews : []) {
+    const sentence =
+      o.remaining < o.reviewed
+        ? restSentence(o, o.pullRequest)
+        : `The plan matches the plan reviewed on #${o.pullRequest} (${verdict.currentDigest.slice(0, 19)})`;
+    scope.deps.runtime.info(`${sentence}: applying.`);
+    if (o.remaining < o.reviewed)
+      scope.deps.runtime.annotate({
+        severity: 'notice',
+        title: 'cortex-sync: rest of the reviewed plan',
+        message: `${sentence}.`,
+      });
+  }
+};
+
+/** Annotations and comments of a plan not applied as reviewed (before the run, or after it with drift accepted). */
+const tellNotReviewed = async (scope: RunScope, verdict: Verdict, decision: Decision): Promise<string> => {
+  const applyAnyway = scope.inputs.onPlanDrift === 'apply';
+  const consequence = consequenceOf(applyAnyway);
+  if (decision.kind === 'judged') return tellRefusal(scope, decision, verdict.currentDigest, applyAnyway, sayTo(scope));
+  const runtime = scope.deps.runtime;
+  if (decision.kind === 'no-merge') {
+    runtime.annotate({
+      severity: applyAnyway ? 'warning' : 'error',
+      title: 'cortex-sync: no reviewed plan',
+      message: `No reviewed plan for commit ${scope.run.sha.slice(0, 12)}${consequence}`,
+    });
+    return noReviewedPlanBody({ label: scope.label, applied: applyAnyway, looked: scope.github !== undefined });
+  }
+  runtime.annotate({
+    severity: applyAnyway ? 'warning' : 'error',
+    title: 'cortex-sync: applied already',
+    message: `The plan reviewed on ${decision.pullRequests.map((n) => `#${n}`).join(', ')} was applied already; the plan now was not reviewed${consequence}`,
+  });
+  return alreadyAppliedSummary(decision.pullRequests, applyAnyway);
+};
+
+/** Nothing applied: each pull request is told why, the summary shows the plan, and the step fails. */
+const refuseMerge = async (
+  scope: RunScope,
+  verdict: Verdict,
+  decision: Decision,
+  result: ReconciledRun,
+): Promise<number> => {
+  const body = await tellNotReviewed(scope, verdict, decision);
+  const title = planTitle(scope.label);
+  await scope.summary(
+    `${body}\n${renderPlanComment(verdict.current, [], { title: `${title} (not applied)`, ...summaryOptions(scope) })}`,
+  );
+  // The Action's own refusal: the plan is reported as planned (and its file named), and the step fails.
+  const planJson = await writePlanJson(join(scope.outDir, 'plan.json'), verdict.current, scope.redact);
+  return scope.finish(outputsOf(result.run, 1), { planJson });
+};
+
+/** Reports the apply (or why, under the lease, nothing was written); tells each merge's pull request. */
+const reportApply = async (
+  scope: RunScope,
+  verdict: Verdict,
+  decision: Decision,
+  result: ReconciledRun,
+  keptLog: string | undefined,
+): Promise<number> => {
+  const { runtime } = scope.deps;
+  const title = planTitle(scope.label);
+  const say = sayTo(scope);
+  const tell = decision.kind === 'judged' ? decision.judged : [];
+  if (verdict.drifted) await tellNotReviewed(scope, verdict, decision);
+  const outcomes =
+    !verdict.drifted && decision.kind === 'judged' && decision.judgement.verdict === 'apply'
+      ? decision.judgement.reviews
+      : undefined;
   const diagnostics = scope.rooted(result.diagnostics);
   annotate(runtime, diagnostics, scope.redact);
-  if (result.run.outcome === 'not-approved' && result.status === 'planned') {
+  if (result.status === 'planned') {
     if (!planWork(result.plan).hasWork) {
       // Another run (of this merge, or of the next) applied the plan between the check and the lease.
       const message =
@@ -352,10 +353,22 @@ const applyAndReport = async (
     const planJson = await writePlanJson(join(scope.outDir, 'plan.json'), result.plan, scope.redact);
     return scope.finish(outputsOf(result.run), { planJson, planLog: keptLog });
   }
-  if (result.status !== 'applied') {
-    await scope.summary(`### ${title}: ❌ not applied\n\n${diagnosticsSection('Problems', diagnostics)}`);
-    return scope.finish(outputsOf(result.run), { planLog: keptLog });
-  }
+  if (result.status !== 'applied') throw new Error('an apply run ends applied or planned');
+  return reportApplied(scope, { ...verdict, tell, ...(outcomes ? { outcomes } : {}) }, result, keptLog);
+};
+
+/** The result of an apply that ran: each merge's pull request told, with its record; the summary. */
+const reportApplied = async (
+  scope: RunScope,
+  input: Verdict & { tell: readonly MergeState[]; outcomes?: readonly ReviewOutcome[] },
+  result: Extract<ReconciledRun, { status: 'applied' }>,
+  keptLog: string | undefined,
+): Promise<number> => {
+  const { runtime } = scope.deps;
+  const title = planTitle(scope.label);
+  const say = sayTo(scope);
+  const { currentDigest, tell } = input;
+  const diagnostics = scope.rooted(result.diagnostics);
   // With drift accepted, a change between the check and the writes is only reported.
   const raced = !input.drifted && planDigest(result.plan) !== currentDigest;
   if (raced) {

@@ -44,6 +44,14 @@ export interface AssociatedPullRequest {
   mergeCommitSha?: string;
 }
 
+/** A review of a pull request: its state, who submitted it and when (a pending one has no time). */
+export interface PullRequestReview {
+  state: string;
+  author?: GitHubIdentity;
+  /** GitHub's `submitted_at` (ISO 8601, to the second). */
+  submittedAt?: string;
+}
+
 export interface GitHubPort {
   /** Who the token is: the identity its comments are written by. */
   tokenIdentity(): Promise<GitHubIdentity>;
@@ -55,6 +63,8 @@ export interface GitHubPort {
   updateComment(commentId: number, body: string): Promise<IssueComment>;
   deleteComment(commentId: number): Promise<void>;
   pullRequestsOfCommit(sha: string): Promise<AssociatedPullRequest[]>;
+  /** Every review of the pull request, oldest first (`GET /repos/{o}/{r}/pulls/{n}/reviews`). */
+  listReviews(pullRequest: number): Promise<PullRequestReview[]>;
   /** The commit at the head of a branch now. */
   branchHead(branch: string): Promise<string>;
   /** A commit's first parent, or undefined for a root commit or a commit GitHub does not have (404). */
@@ -278,6 +288,27 @@ export const octokitGitHub = (options: OctokitOptions): GitHubPort => {
           ...(pr.merge_commit_sha ? { mergeCommitSha: pr.merge_commit_sha } : {}),
         }));
       }),
+    listReviews: (pullRequest) =>
+      guarded(
+        `list reviews of #${pullRequest} (GET /repos/${owner}/${repo}/pulls/${pullRequest}/reviews)`,
+        async () => {
+          const reviews: PullRequestReview[] = [];
+          const pages = octokit.paginate.iterator(octokit.rest.pulls.listReviews, {
+            owner,
+            repo,
+            pull_number: pullRequest,
+            per_page: 100,
+          });
+          for await (const page of pages)
+            for (const r of page.data)
+              reviews.push({
+                state: r.state,
+                ...(r.user ? { author: { login: r.user.login, id: r.user.id } } : {}),
+                ...(r.submitted_at ? { submittedAt: r.submitted_at } : {}),
+              });
+          return reviews;
+        },
+      ),
     branchHead: (branch) =>
       guarded(`read the head of ${branch} (GET /repos/${owner}/${repo}/git/ref/heads/${branch})`, async () => {
         const { data } = await octokit.rest.git.getRef({ owner, repo, ref: `heads/${branch}` });

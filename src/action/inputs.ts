@@ -25,6 +25,11 @@ export interface ActionInputs {
   /** The login whose plan comment counts on merge; empty: the identity of `github-token`. */
   planCommentAuthor: string;
   /**
+   * On merge, a plan comment counts only when an approving review of the pull request was
+   * submitted after it was last written (a plan changed after the approval was not approved).
+   */
+  requireApproval: boolean;
+  /**
    * The settings' inputs by their keys (`prune`, `sourceId`, `strict`, …): one given, or one with a
    * default (`prune`, `allow-mass-delete`: always said, `false` included); the others left out.
    */
@@ -86,6 +91,7 @@ export const readInputs = (get: (name: string) => string): ActionInputs => {
     comment: bool('comment', get('comment'), true),
     onPlanDrift: oneOf('on-plan-drift', get('on-plan-drift'), DRIFT_POLICIES, 'fail'),
     planCommentAuthor: login('plan-comment-author', get('plan-comment-author')),
+    requireApproval: bool('require-approval', get('require-approval'), false),
     said,
   };
 };

@@ -6,7 +6,7 @@
  * is this source's and directory's marker. Being a bot, or a member, proves nothing: anyone can
  * install an app that comments, and a member's comment is not a plan.
  */
-import type { GitHubIdentity, GitHubPort, IssueComment } from './github.js';
+import type { GitHubIdentity, GitHubPort, IssueComment, PullRequestReview } from './github.js';
 import { InputError } from './inputs.js';
 import { readPlanComment, type ReviewedPlan } from './markers.js';
 
@@ -29,7 +29,14 @@ const planComments = (comments: readonly IssueComment[], marker: string, author:
 const editedAfterWriting = (c: IssueComment): boolean =>
   c.createdAt !== undefined && c.updatedAt !== undefined && c.updatedAt !== c.createdAt;
 
-export type ReviewedLookup = { status: 'reviewed'; plan: ReviewedPlan } | { status: 'none'; why?: string };
+export type ReviewedLookup =
+  | {
+      status: 'reviewed';
+      plan: ReviewedPlan;
+      /** When GitHub says the comment was last written (`updated_at`, else `created_at`), if it says. */
+      writtenAt?: string;
+    }
+  | { status: 'none'; why?: string };
 
 /** The reviewed plan on a pull request, or why there is none (fail closed: anything doubtful is none). */
 export const reviewedPlanIn = (
@@ -59,7 +66,40 @@ export const reviewedPlanIn = (
       why: 'its plan comment shows a plan that cannot be applied (invalid manifests or a refused plan)',
     };
   if (read.status === 'unreadable') return { status: 'none', why: `its plan comment is not read: ${read.why}` };
-  return { status: 'reviewed', plan: read.plan };
+  const writtenAt = only.updatedAt ?? only.createdAt;
+  return { status: 'reviewed', plan: read.plan, ...(writtenAt !== undefined ? { writtenAt } : {}) };
+};
+
+/**
+ * With `require-approval`: the reviewed plan stands only when an approval was submitted after the
+ * comment was last written — by a reviewer whose latest deciding review (approved, changes
+ * requested, dismissed) is still that approval, and not by the account that writes the plan
+ * comments. Times are GitHub's, to the second: an approval in the same second as the comment does
+ * not count (fail closed). A comment without a time is not approved.
+ */
+export const approvedAfterWriting = (
+  lookup: ReviewedLookup,
+  reviews: readonly PullRequestReview[],
+  author: CommentAuthor,
+): ReviewedLookup => {
+  if (lookup.status !== 'reviewed') return lookup;
+  const latest = new Map<number | string, PullRequestReview>();
+  for (const r of reviews) {
+    if (!['APPROVED', 'CHANGES_REQUESTED', 'DISMISSED'].includes(r.state) || r.submittedAt === undefined) continue;
+    if (r.author === undefined || sameAccount(r.author, author)) continue;
+    latest.set(r.author.id ?? r.author.login, r);
+  }
+  const approvals = [...latest.values()].filter((r) => r.state === 'APPROVED').map((r) => r.submittedAt ?? '');
+  const last = approvals.sort().at(-1);
+  const written = lookup.writtenAt;
+  if (last !== undefined && written !== undefined && Date.parse(last) > Date.parse(written)) return lookup;
+  return {
+    status: 'none',
+    why:
+      last === undefined
+        ? 'require-approval is set and the pull request has no approving review standing (GET /pulls/{n}/reviews): an unapproved plan is not a review'
+        : `its plan comment was written (${written ?? 'at an unknown time'}) after the last approving review (${last}): a plan changed after the approval was not approved; approve the pull request again`,
+  };
 };
 
 const BOT_SUFFIX = /\[bot\]$/i;

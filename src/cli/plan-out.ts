@@ -22,7 +22,11 @@ export const planOut = (file: string, session: CliSession) => {
         writeLine(io.stderr, `The plan was not saved to ${printable(file)}: it cannot be applied (see above).`);
         return;
       }
-      await writeSavedPlan(file, await savedPlanOf(kept, config, { now: clock.now(), version: VERSION }), io.cwd);
+      await writeSavedPlan(
+        file,
+        await savedPlanOf(kept, config, { now: clock.now(), version: VERSION, cwd: io.cwd }),
+        io.cwd,
+      );
       writeLine(
         io.stderr,
         `Saved the plan to ${printable(file)}. To apply exactly this plan: cortex-sync apply ${printable(file)}`,

@@ -10,7 +10,7 @@ import { leaseTag } from '../engine/lease.js';
 import { type FilePlanLog, openPlanLog, type PlanLogSink } from '../engine/plan-log.js';
 import type { SyncConfig } from '../engine/config.js';
 import type { PlannedPass } from '../engine/stages/run.js';
-import { reconcile } from '../engine/reconcile.js';
+import { reconcile, type ReconcileInput } from '../engine/reconcile.js';
 import { KIND_HANDLERS } from '../kinds/registry.js';
 import { renderApplyReport, renderDiagnostics } from '../render/index.js';
 import { manifestText, stoppedBy, writeLine } from '../runtime-io/io.js';
@@ -30,6 +30,8 @@ export interface SavedApply {
   config: SyncConfig;
   onPlanned: (pass: PlannedPass) => Promise<void>;
   beforeWrites: (plan: Plan) => void;
+  /** The judgement before the lease, by identity (`engine/saved-plan.ts` `savedPlanPrecheck`). */
+  precheck: NonNullable<ReconcileInput['precheck']>;
 }
 
 export const runApply = async (o: ApplyOptions, session: CliSession, saved?: SavedApply): Promise<number> => {
@@ -91,7 +93,13 @@ export const runApply = async (o: ApplyOptions, session: CliSession, saved?: Sav
     planLog = fileLog ? redactingPlanLog(fileLog, redaction.redact) : undefined;
     const mode = o.dryRun ? 'plan' : 'apply';
     const result = await reconcile(
-      { config: c, mode, approve, ...(planLog ? { planLog } : {}), ...(saved ? { onPlanned: saved.onPlanned } : {}) },
+      {
+        config: c,
+        mode,
+        approve,
+        ...(planLog ? { planLog } : {}),
+        ...(saved ? { onPlanned: saved.onPlanned, precheck: saved.precheck } : {}),
+      },
       ctx,
     );
     progress.finish();

@@ -10,38 +10,24 @@
 import { createHash } from 'node:crypto';
 import { canonicalJson, sortKeys } from './diff.js';
 import type { Change, InventoryWrite, JsonValue, Plan } from './model.js';
-
-/**
- * Fields of a change that are not part of what is written: the executor's inputs (`desired`,
- * `live`), where it was declared (`source`, `line`) and its ordering edges (`waitsFor`, which
- * shrink when an earlier change is already done). Every other field is in the digest, so a flag
- * added to `Change` later is reviewed without a change here.
- */
-const NOT_REVIEWED: ReadonlySet<string> = new Set(['desired', 'live', 'source', 'line', 'waitsFor']);
+import { stepsDigest, stepsOf } from './plan-steps.js';
 
 const pendingChanges = (plan: Plan): Change[] => plan.changes.filter((c) => c.action !== 'noop');
 
-const changeShape = (c: Change): JsonValue =>
-  sortKeys(Object.fromEntries(Object.entries(c).filter(([key, v]) => !NOT_REVIEWED.has(key) && v !== undefined)));
-
-const inventoryShape = (w: InventoryWrite): JsonValue => sortKeys({ kind: 'inventory', ...w });
-
-/** Every step the apply would take, in order: the object changes, then the ownership-record writes. */
-const reviewedSteps = (plan: Plan): JsonValue[] => [
-  ...pendingChanges(plan).map(changeShape),
-  ...(plan.inventory ?? []).map(inventoryShape),
-];
-
 const sha256 = (text: string): string => createHash('sha256').update(text).digest('hex');
 
-/** `sha256:<hex>` of the ordered steps; equal plans ⇔ equal digests. */
-export const planDigest = (plan: Plan): string => `sha256:${sha256(canonicalJson(reviewedSteps(plan)))}`;
+/**
+ * `sha256:<hex>` of the ordered steps (`plan-steps.ts`, the saved plan's rule); equal plans ⇔
+ * equal digests. What the plan comment carries, and what `apply FILE`'s steps come to.
+ */
+export const planDigest = (plan: Plan): string => stepsDigest(stepsOf(plan));
 
 /**
  * One step as `action key hash [after]`: `key` is `kind/id` (`inventory/<tag>@before` for an
- * ownership-record write), `hash` 20 hex digits (80 bits) of the step's whole shape — long enough
- * that nobody can make a different step with the same fingerprint — and `after` 20 hex digits of
- * what the step leaves live: the object as declared (its kind, id and spec), or its absence.
+ * ownership-record write), `hash` the first 20 hex digits (80 bits) of the step's digest
+ * (`plan-steps.ts`) — long enough that nobody can make a different step with the same
+ * fingerprint — and `after` 20 hex digits of what the step leaves live: the object as declared
+ * (its kind, id and spec), or its absence.
  */
 export interface ChangeFingerprint {
   key: string;
@@ -64,17 +50,15 @@ const afterOf = (c: Change): string | undefined => {
   return short(sortKeys({ kind: c.kind, id: c.id, spec: c.desired.spec as JsonValue }));
 };
 
-export const fingerprints = (plan: Plan): ChangeFingerprint[] => [
-  ...pendingChanges(plan).map((c) => {
-    const after = afterOf(c);
-    return { key: keyOf(c), action: c.action, hash: short(changeShape(c)), ...(after ? { after } : {}) };
-  }),
-  ...(plan.inventory ?? []).map((w) => ({
-    key: `inventory/${w.id}@${w.phase}`,
-    action: w.action,
-    hash: short(inventoryShape(w)),
-  })),
-];
+/** Each step's fingerprint, in the steps' order: the changes' (with what each leaves live), then the record writes'. */
+export const fingerprints = (plan: Plan): ChangeFingerprint[] => {
+  const afters = pendingChanges(plan).map(afterOf);
+  return stepsOf(plan).map((step, i) => {
+    const after = afters[i];
+    const hash = step.digest.slice('sha256:'.length, 'sha256:'.length + FINGERPRINT_HEX);
+    return { key: step.key, action: step.action, hash, ...(after ? { after } : {}) };
+  });
+};
 
 export interface PlanDifference {
   /** In the plan now, not in the reviewed one. */

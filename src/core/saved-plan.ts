@@ -62,7 +62,11 @@ export const savedPlanBodySchema = z.strictObject({
   createdAt: z.string(),
   /** The API it was planned against: applied only against the same. */
   baseUrl: z.string(),
-  /** The manifest root (absolute): `apply FILE` loads the manifests from it. */
+  /**
+   * The manifest root, relative to the working tree the plan was made in (`.`, `infra`):
+   * `apply FILE` loads the manifests from it, relative to its own working tree (or `--dir`), and
+   * refuses a root that is absolute or leaves the working tree (`savedRootProblem`).
+   */
   dir: z.string(),
   sourceId: z.string().nullable(),
   origin: z.string().nullable(),
@@ -84,6 +88,19 @@ export type SavedPlanBody = z.infer<typeof savedPlanBodySchema>;
 
 export const savedPlanSchema = savedPlanBodySchema.extend({ digest });
 export type SavedPlan = z.infer<typeof savedPlanSchema>;
+
+/**
+ * Why a saved plan's manifest root cannot be read (undefined: it can): a plan file may come from
+ * an artifact or a pull request, so it never names a folder outside the working tree it is
+ * applied in — no absolute path, no `..` segment, no backslash or NUL.
+ */
+export const savedRootProblem = (dir: string): string | undefined => {
+  if (dir === '') return 'is empty';
+  if (/[\\\0]/.test(dir)) return 'holds a backslash or NUL';
+  if (dir.startsWith('/') || /^[A-Za-z]:/.test(dir)) return 'is an absolute path';
+  if (dir.split('/').includes('..')) return 'leaves the working tree (a `..` segment)';
+  return undefined;
+};
 
 /** What a run computes now to compare with a saved plan (the parts a plan alone gives, or all). */
 export type FreshPlan = Pick<SavedPlanBody, 'reads' | 'steps'> &

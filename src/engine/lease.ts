@@ -24,7 +24,7 @@ import { CortexSyncError } from '../core/errors.js';
 import type { PendingCreates } from '../core/pending-creates.js';
 import type { ApiClient } from '../api/types.js';
 import { OWNERSHIP_STORE } from '../kinds/ownership.js';
-import type { LeaseRecord, LeaseStore } from '../ownership/store.js';
+import { type LeaseRecord, type LeaseStore, MAX_APPLIED_MARKS } from '../ownership/store.js';
 import { type EngineContext, type EngineEvent, monotonicNow, NO_EVENTS } from './context.js';
 import { formatLeaseTime, judgeLease, serverClock } from './lease-judge.js';
 import type { PlanLogSink } from './plan-log.js';
@@ -170,6 +170,8 @@ export interface HeldLease {
    * for the next run, and the applies waiting for it (theirs to take first).
    */
   release(): Promise<void>;
+  /** Remembers a clean apply in the record (`LeaseRecord.applied`), written at once. */
+  markApplied(mark: string): Promise<void>;
 }
 
 /** What the lease needs of a run; without `events`, nobody is told about waits. */
@@ -263,6 +265,7 @@ export const acquireLease = async (
       since: at,
       beat: 0,
       pending: read.lease?.pending ?? [],
+      ...(read.lease?.applied ? { applied: read.lease.applied } : {}),
     };
     server.observe(await store.write(client, claim));
     let confirmed: Awaited<ReturnType<LeaseStore['read']>>;
@@ -276,7 +279,11 @@ export const acquireLease = async (
     }
     server.observe(confirmed.date);
     if (confirmed.lease?.holder === settings.holder) {
-      record = { ...claim, pending: confirmed.lease.pending };
+      record = {
+        ...claim,
+        pending: confirmed.lease.pending,
+        ...(confirmed.lease.applied ? { applied: confirmed.lease.applied } : {}),
+      };
       break;
     }
     if (mono() - started >= settings.waitMs)
@@ -400,6 +407,11 @@ const holdLease = (
       record = idle ? { ...rest, idle: true } : rest;
       if (idle && !writtenIdle) await update((r) => r);
     },
+    markApplied: (mark) =>
+      update((r) => ({
+        ...r,
+        applied: [...(r.applied ?? []), { mark, at: server.now() }].slice(-MAX_APPLIED_MARKS),
+      })),
     release: async () => {
       stop.abort();
       await renewing;

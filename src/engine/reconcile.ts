@@ -35,7 +35,7 @@ import { SETTINGS, settingsTable } from './settings.js';
 import { LeaseHeldError, LeaseLostError } from './lease.js';
 import type { LiveCacheRun } from './live-cache.js';
 import type { PlanLogSink } from './plan-log.js';
-import { boundAfterStop } from './recording-client.js';
+import { boundAfterStop, withSignal } from './recording-client.js';
 import { apply } from './stages/apply.js';
 import { approve } from './stages/approve.js';
 import { lease, needsLease, withLease } from './stages/lease.js';
@@ -107,9 +107,26 @@ export interface ReconcileInput {
   session?: RunSession;
   /**
    * Called with the first plan that may be applied, before the lease or any write: a saved plan's
-   * judgement (`saved-plan.ts`) throws here when it is stale; `plan --out` keeps the pass.
+   * judgement (`saved-plan.ts`) throws here when it is stale; `plan --out` keeps the pass; the
+   * Action's merge judges it against the reviewed plans and returns `false` to end the run there
+   * (not approved: no lease taken, nothing written).
    */
-  onPlanned?: (pass: PlannedPass) => Promise<void> | void;
+  onPlanned?: (pass: PlannedPass) => Promise<boolean | void> | boolean | void;
+  /**
+   * A name for this apply (the Action: its merge commit and the reviewed plans), asked for once it
+   * went through, and remembered in the source's lease record
+   * when the apply went through cleanly (`LeaseRecord.applied`, read back with `readLease`): a
+   * re-run can tell that it applied already, whatever became of its report elsewhere.
+   */
+  applyMark?: () => string | undefined;
+  /**
+   * `apply FILE` (`saved-plan.ts` `savedPlanPrecheck`): judges the manifests and, read by
+   * identity, what the saved plan writes and the records, before anything else is read (throws
+   * when stale). The run then goes on as any apply: `onPlanned` judges the whole plan before the
+   * lease (what the file says that only a plan shows, so a stale plan writes nothing, not even
+   * the lease), `approve` the plan under it.
+   */
+  precheck?: StageContext['precheck'];
 }
 
 export type { RunSession } from './stages/run.js';
@@ -187,6 +204,8 @@ const stageContextOf = (input: ReconcileInput, ctx: EngineContext): StageContext
     planLog: input.planLog,
     ...(input.approve ? { approve: input.approve } : {}),
     ...(input.onPlanned ? { onPlanned: input.onPlanned } : {}),
+    ...(input.applyMark !== undefined ? { applyMark: input.applyMark } : {}),
+    ...(input.precheck !== undefined ? { precheck: input.precheck } : {}),
     session: input.session ?? {},
     // Without a source id (not a git checkout, none configured) plan and apply still work: nothing
     // is marked, adopted or recorded, and --prune is refused by the planner.
@@ -250,8 +269,15 @@ const stagesOf = async (
     readLive: cache?.readLive ?? readEverything,
     onlyNotedChanges: ctx.session.onlyNotedChanges === true,
   };
+  // A saved plan is judged by identity first: a stale one costs a few reads, not the workspace's.
+  const precheck = ctx.precheck;
+  if (precheck !== undefined && ctx.mode === 'apply') {
+    const ended = await savedPlanPrecheck(start, { ...ctx, precheck }, step);
+    if (ended !== undefined) return ended;
+  }
   const first = await readingStages(start, ctx, step);
-  if (first.pass?.status === 'planned') await ctx.onPlanned?.(first.pass);
+  if (first.pass?.status === 'planned' && (await ctx.onPlanned?.(first.pass)) === false)
+    return { ...first, result: { status: 'planned', plan: first.pass.plan, diagnostics: first.pass.diagnostics } };
   const ended = endedBy(first, ctx);
   if (ended !== undefined) return ended;
   if (!needsLease(first, ctx)) return writingStages(first, ctx, step);
@@ -269,6 +295,32 @@ const stagesOf = async (
     }
     return writingStages(run, underLease, step);
   });
+};
+
+/**
+ * A saved plan's first judgement, before anything else is read: the manifests loaded, then the
+ * saved plan's pre-check (the records and, by identity, what it writes: no read of the
+ * workspace). Throws when the plan is stale; an invalid load ends the run.
+ */
+const savedPlanPrecheck = async (
+  start: Run,
+  ctx: StageContext & { precheck: NonNullable<StageContext['precheck']> },
+  step: Timed,
+): Promise<Run | undefined> => {
+  const loaded = await step('load', load)(start, ctx);
+  if (loaded.pass !== undefined) return { ...loaded, result: loaded.pass };
+  const desired = loaded.loaded?.desired ?? [];
+  await step('recheck', async (run) => {
+    await ctx.precheck(desired, {
+      client: withSignal(ctx.client, ctx.signal),
+      handlers: ctx.handlers,
+      lookup: ctx.lookup,
+      store: ctx.store,
+      sourceId: ctx.sourceId,
+    });
+    return run;
+  })(loaded, ctx);
+  return undefined;
 };
 
 /** The run report of a run that ended with a result. */

@@ -10,7 +10,18 @@ import { lstat, open, readFile, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { canonicalJson, sortKeys } from '../core/diff.js';
 import { ConfigError, CortexSyncError } from '../core/errors.js';
-import type { Change, InventoryWrite, JsonValue, LiveObject, Plan } from '../core/model.js';
+import type { ApiClient } from '../api/types.js';
+import {
+  type DesiredObject,
+  type JsonValue,
+  type KindName,
+  type LiveObject,
+  objectKey,
+  type Plan,
+} from '../core/model.js';
+import type { AnyKindHandler } from '../kinds/types.js';
+import { readByKeys, readStoreUses, unreadableById } from './recheck.js';
+import { stepDigest, stepsOf } from '../core/plan-steps.js';
 import { printable } from '../core/printable.js';
 import {
   type FreshPlan,
@@ -22,55 +33,17 @@ import {
   savedPlanBodySchema,
   savedPlanSchema,
   type SavedSettings,
-  type SavedStep,
   whatMoved,
 } from '../core/saved-plan.js';
 import { othersFingerprint, sortedMeta } from '../ownership/index-records.js';
-import type { OwnershipIndex } from '../ownership/store.js';
+import type { OwnershipIndex, OwnershipStore } from '../ownership/store.js';
 import type { SyncConfig } from './config.js';
 import { folderProblem, foldersOf, targetProblem } from './no-follow-path.js';
 import type { PlannedPass } from './stages/run.js';
 
 const sha256 = (text: string | Buffer): string => `sha256:${createHash('sha256').update(text).digest('hex')}`;
 
-/**
- * Fields of a change that are not what is written: the executor's inputs (`desired`, `live`: the
- * live value has its own digest), where it was declared and its ordering edges. Every other field
- * (a flag added later included) is part of the step.
- */
-const NOT_THE_STEP: ReadonlySet<string> = new Set(['desired', 'live', 'source', 'line', 'waitsFor']);
-
-const changeShape = (c: Change): Record<string, JsonValue> =>
-  sortKeys(
-    Object.fromEntries(Object.entries(c).filter(([key, v]) => !NOT_THE_STEP.has(key) && v !== undefined)),
-  ) as Record<string, JsonValue>;
-
-const inventoryShape = (w: InventoryWrite): Record<string, JsonValue> =>
-  sortKeys({ kind: 'inventory', ...w }) as Record<string, JsonValue>;
-
-/** A step's digest: of its whole shape as saved (so a file whose shown change was edited does not verify). */
-export const stepDigest = (change: Record<string, JsonValue>): string => sha256(canonicalJson(change));
-
-/** The steps an apply of `plan` takes, in order: the object changes, then the ownership-record writes. */
-export const stepsOf = (plan: Plan): SavedStep[] => [
-  ...plan.changes
-    .filter((c) => c.action !== 'noop')
-    .map((c) => {
-      const change = changeShape(c);
-      return {
-        key: `${c.kind}/${c.id}`,
-        action: c.action,
-        digest: stepDigest(change),
-        change,
-        ...(c.source !== undefined ? { source: c.source } : {}),
-        ...(c.line !== undefined ? { line: c.line } : {}),
-      };
-    }),
-  ...(plan.inventory ?? []).map((w) => {
-    const change = inventoryShape(w);
-    return { key: `inventory/${w.id}@${w.phase}`, action: w.action, digest: stepDigest(change), change };
-  }),
-];
+export { stepDigest, stepsOf } from '../core/plan-steps.js';
 
 /** An object's live value as the plan read it (what `recheck.ts` `sameLive` compares), or null: absent. */
 export const liveDigest = (o: LiveObject | undefined): string | null =>
@@ -129,8 +102,12 @@ const SETTINGS_FILE = 'cortex-sync.yaml';
  * The digest of every file the plan's manifests came from (and of `cortex-sync.yaml`), by path
  * relative to the manifest root. A file that cannot be read now has no digest (it moved).
  */
-export const manifestsOf = async (pass: PlannedPass, dir: string): Promise<SavedPlanBody['manifests']> => {
-  const paths = [...new Set([SETTINGS_FILE, ...pass.desired.map((d) => d.source.file)])].sort();
+export const manifestsOf = (pass: PlannedPass, dir: string): Promise<SavedPlanBody['manifests']> =>
+  manifestFiles(pass.desired, dir);
+
+/** The digest of each file `desired` came from, and of `cortex-sync.yaml`, by path relative to `dir`. */
+const manifestFiles = async (desired: readonly DesiredObject[], dir: string): Promise<SavedPlanBody['manifests']> => {
+  const paths = [...new Set([SETTINGS_FILE, ...desired.map((d) => d.source.file)])].sort();
   const files: SavedPlanBody['manifests']['files'] = [];
   for (const path of paths) {
     const text = await readFile(join(dir, path)).catch(() => undefined);
@@ -163,11 +140,24 @@ export const sealSavedPlan = (body: SavedPlanBody): SavedPlan => {
   return { ...rest, digest: bodyDigest(rest) };
 };
 
-/** A planned pass as a saved plan. */
+/**
+ * The manifest root relative to the working tree (`cwd`), `/`-separated; a root outside it is
+ * refused (a saved plan never names a folder outside the working tree it is applied in).
+ */
+export const rootInWorkingTree = (dir: string, cwd: string): string => {
+  const rel = relative(cwd, dir);
+  if (rel.startsWith('..') || isAbsolute(rel))
+    throw new ConfigError(
+      `cannot save a plan of the manifest root ${printable(dir)}: it is outside the working directory ${printable(cwd)}; run plan --out from a folder that holds it (the plan file names the root relative to it)`,
+    );
+  return rel === '' ? '.' : rel.split(sep).join('/');
+};
+
+/** A planned pass as a saved plan; `made.cwd`: the working tree the manifest root is named relative to. */
 export const savedPlanOf = async (
   pass: PlannedPass,
   config: SyncConfig,
-  made: { now: number; version: string },
+  made: { now: number; version: string; cwd: string },
 ): Promise<SavedPlan> =>
   sealSavedPlan({
     format: SAVED_PLAN_FORMAT,
@@ -175,7 +165,7 @@ export const savedPlanOf = async (
     cortexSync: made.version,
     createdAt: new Date(made.now).toISOString(),
     baseUrl: config.baseUrl,
-    dir: config.dir,
+    dir: rootInWorkingTree(config.dir, made.cwd),
     ...(await freshPlanOf(pass, config)),
     summary: { ...pass.plan.summary },
   });
@@ -304,3 +294,76 @@ export const savedPlanJudge = (saved: SavedPlan, file: string) => ({
     if (moved.length > 0) throw new StalePlanError(file, moved);
   },
 });
+
+/** The most objects the pre-check reads by identity; a longer plan is judged on the full read under the lease. */
+const MAX_PRECHECK_READS = 500;
+
+/** What the identity pre-check reads with: the run's client, kinds and store (a `StageContext`'s). */
+export interface PrecheckIo {
+  client: ApiClient;
+  handlers: readonly AnyKindHandler[];
+  lookup: (kind: KindName) => AnyKindHandler;
+  store: OwnershipStore;
+  sourceId: string | undefined;
+}
+
+/**
+ * `apply FILE`'s first judgement, before the lease, without reading the workspace: the source,
+ * the settings and the manifests (loaded now) as saved; then the records, and each object the
+ * plan writes read by identity (only kinds the run manages and that have such a read), as the
+ * plan read them. Throws `StalePlanError` naming what moved. What it does not cover (the rest of
+ * the workspace, an object of a kind with no read by identity) the full read under the lease
+ * judges (`savedPlanJudge.firstPass`), before any write.
+ */
+export const savedPlanPrecheck =
+  (saved: SavedPlan, file: string, config: SyncConfig) =>
+  async (desired: readonly DesiredObject[], io: PrecheckIo): Promise<void> => {
+    const managed = new Set(io.handlers.map((h) => h.kind));
+    // Only objects a step writes, and at most as many as a plan re-checks one by one: the file is
+    // untrusted, and a long list of reads is left to the full read under the lease.
+    const written = new Set(saved.steps.map((step) => step.key));
+    const listed = saved.reads.filter((r) => written.has(r.key));
+    const targets = (listed.length > MAX_PRECHECK_READS ? [] : listed).flatMap((r) => {
+      const cut = r.key.indexOf('/');
+      const kind = r.key.slice(0, cut);
+      return cut > 0 && managed.has(kind) && io.lookup(kind).fetchByIds !== undefined
+        ? [{ kind: kind, id: r.key.slice(cut + 1) }]
+        : [];
+    });
+    const seen = await readStoreUses(io);
+    const ownership = await io.store.read(io.client, {
+      sourceId: io.sourceId,
+      seen,
+      kinds: new Set(io.handlers.map((h) => h.kind)),
+    });
+    const fresh = await readByKeys({
+      client: io.client,
+      targets,
+      lookup: io.lookup,
+      handlers: io.handlers,
+      desired,
+      readBefore: seen,
+      index: ownership.index,
+      sourceId: io.sourceId,
+    }).catch(unreadableById);
+    const read = new Set(fresh === undefined ? [] : targets.map((t) => `${t.kind}/${t.id}`));
+    const moved = whatMoved(saved, {
+      sourceId: io.sourceId ?? null,
+      origin: config.origin ?? null,
+      settings: settingsOf(config),
+      manifests: await manifestFiles(desired, config.dir),
+      records: recordsDigest(ownership.index, io.sourceId),
+      reads: saved.reads
+        .filter((r) => read.has(r.key))
+        .map((r) => {
+          const cut = r.key.indexOf('/');
+          return {
+            key: r.key,
+            digest: liveDigest(fresh?.get(objectKey(r.key.slice(0, cut), r.key.slice(cut + 1)))),
+          };
+        }),
+      // The steps are judged on the full read under the lease.
+      steps: saved.steps,
+    });
+    if (moved.length > 0) throw new StalePlanError(file, moved);
+  };

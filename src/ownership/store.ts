@@ -86,7 +86,21 @@ export interface LeaseRecord {
    */
   waiting?: LeaseWaiter[];
   pending: PendingCreate[];
+  /**
+   * The last clean applies that asked to be remembered (`ReconcileInput.applyMark`: the Action's
+   * merge commit), newest last, at most `MAX_APPLIED_MARKS`: what a re-run of the same merge reads
+   * to apply nothing twice, whatever became of its comment. Carried by every write of the record.
+   */
+  applied?: AppliedMark[];
 }
+
+/** A clean apply remembered in the lease record: what the caller named it, and the server time it ended. */
+export interface AppliedMark {
+  mark: string;
+  at: number;
+}
+
+export const MAX_APPLIED_MARKS = 10;
 
 /** An apply that waits for the lease. */
 export interface LeaseWaiter {

@@ -44,6 +44,27 @@ const expectReportedAsApplied = async (merge: Awaited<ReturnType<typeof run>>) =
 };
 
 describe('a successful apply whose result comment fails', () => {
+  it('a re-run of the same run applies nothing again, though the workspace changed back, and says why', async () => {
+    const merge = await mergeWhile(() =>
+      github.faults.push({ method: 'POST', path: COMMENTS, status: 502, times: Number.POSITIVE_INFINITY }),
+    );
+    await expectReportedAsApplied(merge);
+    // No record on the pull request: every comment failed.
+    expect(prComments().filter((c) => c.body.includes('cortex-sync:merge'))).toEqual([]);
+    github.faults.length = 0;
+    // Someone deletes what the merge created: the plan at the head would create it again.
+    await workspaceEdits(emulator).deleteEntity('payments-api');
+    const before = writes().length;
+    const rerun = await run('push');
+    expect(rerun.code).toBe(0);
+    expect(writes().length).toBe(before);
+    expect(await workspaceEdits(emulator).entityState('payments-api')).toBe('absent');
+    expect(summaryOf(rerun)).toContain('applied this plan already');
+    // The pull request hears it now, with the record a later run reads.
+    expect(prComments().at(-1)?.body).toContain('applied by an earlier run');
+    expect(prComments().at(-1)?.body).toContain('outcome=applied');
+  });
+
   it('GitHub answering 502 to every try: the run passes, the outputs and summary say what was applied, a warning says the PR was not told', async () => {
     const merge = await mergeWhile(() =>
       github.faults.push({ method: 'POST', path: COMMENTS, status: 502, times: Number.POSITIVE_INFINITY }),

@@ -60,6 +60,7 @@ describe('readInputs', () => {
       comment: true,
       onPlanDrift: 'fail',
       planCommentAuthor: '',
+      requireApproval: false,
       // Always said, `false` included: cortex-sync.yaml cannot turn these on under the Action.
       said: { dir: '.', prune: false, allowMassDelete: false, forceEntityTypeSchema: false, allowTakeover: false },
     });

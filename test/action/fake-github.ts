@@ -57,6 +57,9 @@ export const ACTIONS_BOT: FakeAccount = {
   association: 'NONE',
 };
 
+/** A maintainer who reviews pull requests. */
+export const MAINTAINER: FakeAccount = { login: 'maintainer', id: 5150, type: 'User', association: 'MEMBER' };
+
 /** How a token authenticates: an installation (no `GET /user`) or a user's personal token. */
 export interface FakeToken {
   kind: 'installation' | 'personal';
@@ -68,6 +71,16 @@ export interface FakeCall {
   path: string;
   /** The token the call came with (`token X` or `Bearer X`). */
   token?: string;
+}
+
+/** A pull request review (`GET /repos/…/pulls/{n}/reviews`), as GitHub lists them, oldest first. */
+export interface FakeReview {
+  id: number;
+  pullRequest: number;
+  state: 'APPROVED' | 'CHANGES_REQUESTED' | 'COMMENTED' | 'DISMISSED' | 'PENDING';
+  author: FakeAccount;
+  /** ISO, to the second; absent for a pending review. */
+  submittedAt?: string;
 }
 
 export interface FakePullRequest {
@@ -111,6 +124,9 @@ export interface FakeGitHub {
   /** Failures injected before routing (a 502, a 429 with `Retry-After`). */
   faults: FakeFault[];
   barriers: FakeBarrier[];
+  reviews: FakeReview[];
+  /** A review of `pullRequest` submitted now (one second after the fake's last write or review). */
+  review(pullRequest: number, state: FakeReview['state'], author?: FakeAccount): FakeReview;
   writes(): FakeCall[];
   stop(): Promise<void>;
 }
@@ -179,6 +195,7 @@ export const startFakeGitHub = async (): Promise<FakeGitHub> => {
   let nextId = 1000;
   const faults: FakeFault[] = [];
   const barriers: FakeBarrier[] = [];
+  const reviews: FakeReview[] = [];
   const held = new Map<FakeBarrier, (() => void)[]>();
   const pass = async (barrier: FakeBarrier): Promise<void> => {
     barrier.count -= 1;
@@ -293,6 +310,29 @@ export const startFakeGitHub = async (): Promise<FakeGitHub> => {
         comment.updatedAt = now();
         return send(res, 200, commentJson(comment, ''));
       }
+      m = /^\/repos\/[^/]+\/[^/]+\/pulls\/(\d+)\/reviews$/.exec(url.pathname);
+      if (m && req.method === 'GET') {
+        const perPage = Number(url.searchParams.get('per_page') ?? PER_PAGE_DEFAULT);
+        const page = Number(url.searchParams.get('page') ?? 1);
+        const all = reviews.filter((r) => r.pullRequest === Number(m?.[1]));
+        const headers: Record<string, string> = {};
+        if (page * perPage < all.length) {
+          const next = new URL(url);
+          next.searchParams.set('page', String(page + 1));
+          headers.link = `<http://${req.headers.host}${next.pathname}${next.search}>; rel="next"`;
+        }
+        return send(
+          res,
+          200,
+          all.slice((page - 1) * perPage, page * perPage).map((r) => ({
+            id: r.id,
+            state: r.state,
+            user: { login: r.author.login, id: r.author.id, type: r.author.type },
+            ...(r.submittedAt !== undefined ? { submitted_at: r.submittedAt } : {}),
+          })),
+          headers,
+        );
+      }
       m = /^\/repos\/[^/]+\/[^/]+\/commits\/([0-9a-f]+)\/pulls$/.exec(url.pathname);
       if (m && req.method === 'GET') {
         const prs = commits.get(m[1] ?? '') ?? [];
@@ -377,6 +417,18 @@ export const startFakeGitHub = async (): Promise<FakeGitHub> => {
     accounts,
     faults,
     barriers,
+    reviews,
+    review: (pullRequest, state, author = MAINTAINER) => {
+      const review: FakeReview = {
+        id: nextId++,
+        pullRequest,
+        state,
+        author,
+        ...(state === 'PENDING' ? {} : { submittedAt: now() }),
+      };
+      reviews.push(review);
+      return review;
+    },
     get graphqlStatus() {
       return fake.graphqlStatus;
     },

@@ -312,10 +312,15 @@ describe('two runs of one merge at once', () => {
     // The first run applies between the second's check and its apply.
     const second = await push(M1, M0, {}, (engine) => ({
       ...engine,
-      apply: async (config, planLog, approve) => {
-        expect((await push(M1, M0)).code).toBe(0);
-        return engine.apply(config, planLog, approve);
-      },
+      apply: (config, planLog, hooks) =>
+        engine.apply(config, planLog, {
+          ...hooks,
+          onPlanned: async (pass) => {
+            const go = (await hooks?.onPlanned?.(pass)) ?? true;
+            expect((await push(M1, M0)).code).toBe(0);
+            return go;
+          },
+        }),
     }));
     expect(second.code).toBe(0);
     expect(second.runtime.summaries.join('\n')).toContain('another run applied it');

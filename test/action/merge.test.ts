@@ -57,18 +57,23 @@ describe('on merge', () => {
       // A UI edit lands after the Action compared digests, before the engine writes.
       wrapEngine: (engine) => ({
         ...engine,
-        apply: async (config, planLog, approve) => {
-          const edit = await fetch(`${emulator.url}/api/v1/open-api`, {
-            method: 'POST',
-            headers: {
-              authorization: `Bearer ${emulator.apiKey}`,
-              'content-type': 'application/openapi;charset=UTF-8',
+        apply: (config, planLog, hooks) =>
+          engine.apply(config, planLog, {
+            ...hooks,
+            onPlanned: async (pass) => {
+              const go = (await hooks?.onPlanned?.(pass)) ?? true;
+              const edit = await fetch(`${emulator.url}/api/v1/open-api`, {
+                method: 'POST',
+                headers: {
+                  authorization: `Bearer ${emulator.apiKey}`,
+                  'content-type': 'application/openapi;charset=UTF-8',
+                },
+                body: serviceYaml('search-api'),
+              });
+              expect(edit.status).toBe(200);
+              return go;
             },
-            body: serviceYaml('search-api'),
-          });
-          expect(edit.status).toBe(200);
-          return engine.apply(config, planLog, approve);
-        },
+          }),
       }),
     });
     expect(merge.code).toBe(1);
@@ -97,9 +102,9 @@ describe('on merge', () => {
       inputs: { dir: 'catalog' },
       wrapEngine: (engine) => ({
         ...engine,
-        apply: async (config, planLog, approve) => {
+        apply: async (config, planLog, hooks) => {
           await writeFile(join(workspace, 'catalog', 'cortex.yaml'), 'openapi: [unclosed\n');
-          return engine.apply(config, planLog, approve);
+          return engine.apply(config, planLog, hooks);
         },
       }),
     });

@@ -197,8 +197,43 @@ describe('what apply FILE refuses, naming the file, writing nothing', { timeout:
 
   it('flags that would change the plan: the file says them', async () => {
     expect((await run(['plan', '--out', 'p.json'])).code).toBe(0);
-    await refused(['apply', 'p.json', '--dir', '.'], /--dir/);
+    await refused(['apply', 'p.json', '--source-id', 'other'], /--source-id/);
     await refused(['apply', 'p.json', '--prune'], /--prune/);
+  });
+
+  it('a manifest root outside the working tree (absolute, `..`, a symlink out): refused naming the field', async () => {
+    const { sealSavedPlan } = await import('../../src/engine/saved-plan.js');
+    expect((await run(['plan', '--out', 'p.json'])).code).toBe(0);
+    const plan = JSON.parse(await readFile(planFile(), 'utf8')) as { dir: string };
+    expect(plan.dir).toBe('.');
+    const elsewhere = await tempDir();
+    try {
+      await symlink(elsewhere, join(dir, 'out'));
+      for (const root of ['/etc', '../..', 'out']) {
+        await writeFile(planFile(), JSON.stringify(sealSavedPlan({ ...plan, dir: root } as never)));
+        const before = emulator.requests.length;
+        const r = await refused(
+          ['apply', 'p.json'],
+          /p\.json: field `dir`.*outside|p\.json: field `dir`.*(absolute|leaves)/,
+        );
+        expect(r.stderr).toContain(JSON.stringify(root));
+        // Refused before any request: not a read of the workspace either.
+        expect(emulator.requests.length).toBe(before);
+      }
+    } finally {
+      await removeDir(elsewhere);
+    }
+  });
+
+  it('--dir names the manifest root the saved plan is applied from', async () => {
+    await writeFiles(dir, { 'infra/cortex-sync.yaml': `sourceId: ${sourceId}-infra\n` });
+    await writeFiles(dir, { 'infra/.cortex/catalog/a.yaml': serviceYaml(`saved-i-${n}`) });
+    const planned = await run(['plan', '--dir', 'infra', '--out', 'p.json']);
+    expect(planned.code, planned.stderr).toBe(0);
+    expect((JSON.parse(await readFile(planFile(), 'utf8')) as { dir: string }).dir).toBe('infra');
+    const applied = await run(['apply', 'p.json', '--dir', 'infra']);
+    expect(applied.code, applied.stderr).toBe(0);
+    expect(await titleOf(`saved-i-${n}`)).toBe(`saved-i-${n}`);
   });
 
   it("an operator's decision is not taken from the file: the operator gives it again", async () => {

@@ -13,7 +13,7 @@ import { createEngineContext } from '../../src/engine/context.js';
 import { type LeaseKeeper, releaseEachRun } from '../../src/engine/lease-keeper.js';
 import type { PlannedPass } from '../../src/engine/stages/run.js';
 import { reconcile } from '../../src/engine/reconcile.js';
-import { savedPlanJudge, savedPlanOf, StalePlanError } from '../../src/engine/saved-plan.js';
+import { savedPlanJudge, savedPlanOf, savedPlanPrecheck, StalePlanError } from '../../src/engine/saved-plan.js';
 import { type RunningEmulator, startEmulator } from '../../packages/emulator/src/server.js';
 import { removeDir, syncConfig, tempDir, writeFiles } from './helpers.js';
 
@@ -49,7 +49,7 @@ const save = async (): Promise<SavedPlan> => {
   let kept: PlannedPass | undefined;
   await reconcile({ config: config(), mode: 'plan', onPlanned: (p) => void (kept = p) }, ctx());
   if (kept === undefined) throw new Error('no plan');
-  return savedPlanOf(kept, config(), { now: Date.now(), version: 'test' });
+  return savedPlanOf(kept, config(), { now: Date.now(), version: 'test', cwd: dir });
 };
 
 const applySaved = (saved: SavedPlan, leases?: LeaseKeeper) => {
@@ -59,6 +59,7 @@ const applySaved = (saved: SavedPlan, leases?: LeaseKeeper) => {
     {
       config: c,
       mode: 'apply',
+      precheck: savedPlanPrecheck(saved, 'p.json', c),
       onPlanned: (pass) => judge.firstPass(pass, c),
       approve: async (plan) => {
         judge.beforeWrites(plan);
@@ -115,6 +116,20 @@ describe('apply of a saved plan under the lease', { timeout: 240_000 }, () => {
     const writes = emulator.requests.slice(from).filter((r) => r.method !== 'GET');
     expect(writes.filter((r) => r.path.includes('catalog-pages'))).toHaveLength(1);
     expect(await nameOf(`alpha-${n}`)).toBe('Edited in the UI');
+  });
+
+  it('a UI edit before the apply: refused before the lease, reading by identity only what it writes and the records', async () => {
+    const saved = await save();
+    await renameInUi(`alpha-${n}`, 'Edited in the UI');
+    const from = emulator.requests.length;
+    const error = await applySaved(saved).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(StalePlanError);
+    expect((error as Error).message).toContain(`catalog-page/alpha-${n} changed in the workspace since the plan`);
+    const sent = emulator.requests.slice(from);
+    expect(sent.filter((r) => r.method !== 'GET')).toEqual([]);
+    // No list of the kind it writes (the whole workspace's read); its page read by its slug.
+    expect(sent.filter((r) => r.path === '/api/v1/catalog-pages')).toEqual([]);
+    expect(sent.some((r) => r.path === `/api/v1/catalog-pages/alpha-${n}`)).toBe(true);
   });
 
   it('no edit: the saved plan is applied', async () => {

@@ -53,7 +53,11 @@ export const withLease = async (
     const lostTo = taken.held.lostTo();
     throw lostTo !== undefined ? new LeaseLostError(sourceId, lostTo, { cause: error }) : error;
   }
-  await keeper.done(taken.held, appliedCleanly(done.result)).catch(() => {});
+  const clean = appliedCleanly(done.result);
+  // Remembered before the lease is given back; a failure to write it loses only the memory, never the apply.
+  const mark = clean ? ctx.applyMark?.() : undefined;
+  if (mark !== undefined) await taken.held.markApplied(mark).catch(() => {});
+  await keeper.done(taken.held, clean).catch(() => {});
   // Another apply broke this one's lease: what was written is in the plan log and the record; the
   // run fails rather than report a complete apply.
   const lostTo = taken.held.lostTo();

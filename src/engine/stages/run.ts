@@ -21,6 +21,7 @@ import type { LeaseKeeper } from '../lease-keeper.js';
 import type { LiveCache } from '../live-cache.js';
 import type { PlanLogSink } from '../plan-log.js';
 import type { ApplyProgress } from './apply.js';
+import type { PrecheckIo } from '../saved-plan.js';
 
 /**
  * How the `read-live` stage reads the workspace for a set of desired objects: the full read, or
@@ -71,9 +72,16 @@ export interface StageContext extends EngineContext {
   /** The caller's plan log (the lease's writes are logged only with one). */
   planLog: PlanLogSink | undefined;
   approve?: (plan: Plan, diagnostics: readonly Diagnostic[], work: PlanWork) => Promise<boolean>;
-  /** Sees the first plan that may be applied, before the lease or any write (a saved plan's judgement). */
-  onPlanned?: (pass: PlannedPass) => Promise<void> | void;
+  /**
+   * Sees the first plan that may be applied, before the lease or any write (a saved plan's
+   * judgement, the Action's review): `false` ends the run there, not approved, nothing written.
+   */
+  onPlanned?: (pass: PlannedPass) => Promise<boolean | void> | boolean | void;
   session: RunSession;
+  /** A saved plan's first judgement, by identity, before the workspace is read (`ReconcileInput.precheck`). */
+  precheck?: (desired: readonly DesiredObject[], io: PrecheckIo) => Promise<void>;
+  /** Remembered in the lease record after a clean apply (`ReconcileInput.applyMark`). */
+  applyMark?: () => string | undefined;
   /** Without a source id (not a git checkout, none configured): nothing is marked, adopted or recorded. */
   sourceId: string | undefined;
 }

@@ -31,6 +31,10 @@ const leaseSchema = z
       .optional()
       .catch(undefined),
     pending: z.array(z.object({ key: z.string(), since: z.number() }).loose()).default([]),
+    applied: z
+      .array(z.object({ mark: z.string(), at: z.number() }).loose())
+      .optional()
+      .catch(undefined),
   })
   .loose();
 
@@ -69,6 +73,7 @@ export const readLeaseAnswer = async (client: ApiClient, sourceId: string): Prom
     ...(l.idle === true ? { idle: true } : {}),
     ...(l.waiting?.length ? { waiting: l.waiting.map((w) => ({ holder: w.holder, since: w.since })) } : {}),
     pending: l.pending,
+    ...(l.applied?.length ? { applied: l.applied.map((a) => ({ mark: a.mark, at: a.at })) } : {}),
   };
   return {
     lease,
