@@ -326,7 +326,7 @@ export const savedPlanPrecheck =
     const targets = (listed.length > MAX_PRECHECK_READS ? [] : listed).flatMap((r) => {
       const cut = r.key.indexOf('/');
       const kind = r.key.slice(0, cut);
-      return cut > 0 && managed.has(kind) && io.lookup(kind).fetchByIds !== undefined
+      return cut > 0 && managed.has(kind) && io.lookup(kind).live.fetchByIds !== undefined
         ? [{ kind: kind, id: r.key.slice(cut + 1) }]
         : [];
     });
