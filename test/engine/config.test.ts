@@ -41,6 +41,7 @@ describe('resolveConfig', () => {
       requestsPerMinute: 1000,
       forceEntityTypeSchema: false,
       requestTimeoutMs: 30_000,
+      onDrift: 'heal',
       origin: 'github.com/acme/catalog',
     });
     expect(DEFAULT_BASE_URL).toBe('https://api.getcortexapp.com');
