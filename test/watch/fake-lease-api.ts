@@ -20,7 +20,7 @@ export interface LeaseRequest {
 
 interface StoredLease {
   metadata: { name: string; namespace: string; resourceVersion: string; [key: string]: unknown };
-  spec: Record<string, unknown>;
+  spec: { holderIdentity?: string; [key: string]: unknown };
   [key: string]: unknown;
 }
 
@@ -75,7 +75,7 @@ export const startFakeLeaseApi = async (): Promise<FakeLeaseApi> => {
       version += 1;
       const stored = { ...body, metadata: { ...body.metadata, namespace, resourceVersion: String(version) } };
       leases.set(created, stored);
-      entry.holder = String(stored.spec.holderIdentity ?? '');
+      entry.holder = stored.spec.holderIdentity ?? '';
       res.writeHead(201, { 'Content-Type': 'application/json' });
       return res.end(JSON.stringify(stored));
     }
@@ -88,7 +88,7 @@ export const startFakeLeaseApi = async (): Promise<FakeLeaseApi> => {
       version += 1;
       const stored = { ...body, metadata: { ...body.metadata, namespace, resourceVersion: String(version) } };
       leases.set(key, stored);
-      entry.holder = String(stored.spec.holderIdentity ?? '');
+      entry.holder = stored.spec.holderIdentity ?? '';
       res.writeHead(200, { 'Content-Type': 'application/json' });
       return res.end(JSON.stringify(stored));
     }
