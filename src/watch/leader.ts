@@ -23,6 +23,8 @@ export interface ElectionTiming {
   retryPeriodMs: number;
 }
 
+export const DEFAULT_LEASE_NAME = 'cortex-sync';
+
 export const DEFAULT_ELECTION_TIMING: ElectionTiming = {
   leaseDurationMs: 15_000,
   renewDeadlineMs: 10_000,
