@@ -5,9 +5,11 @@
  *   (never by comparing the holder's `renewTime` with our clock: the clocks of two nodes differ);
  * - every write is a replace under the `resourceVersion` read (409: another replica won the race);
  * - the leader renews every `retryPeriod`; when no renewal has succeeded for `renewDeadline` since
- *   the last successful one was SENT, it stops leading (`onStoppedLeading`) without waiting for the
- *   hung request: the others' clocks start no earlier than that send, so they wait `leaseDuration`
- *   (15 s) while we stop at `renewDeadline` (10 s);
+ *   the last successful one was SENT, it stops leading (`onStoppedLeading`: the watcher aborts its
+ *   runs, which start no new change and wind down: the ownership record, the apply lease given
+ *   back) without waiting for the hung request. The others' clocks start no earlier than that
+ *   send, so none can lead before `leaseDuration` (15 s) after it; `mayWrite()` closes halfway
+ *   between the two (12.5 s), so that nothing this replica sends can meet a write of the next;
  * - on stop, the leader gives the Lease back (empty holder) so that a standby takes it at once.
  * `mayWrite()` is the fence the watcher's API client checks before every write it starts.
  */
@@ -90,6 +92,8 @@ export class LeaderElector {
   private observedAt = 0;
   /** Our monotonic time when the last renewal that succeeded was sent (undefined: not leading). */
   private renewedFrom: number | undefined;
+  /** The same, kept after stepping down: the fence closes a while after it. */
+  private lastRenewalSent: number | undefined;
   private timer: NodeJS.Timeout | undefined;
   private deadline: NodeJS.Timeout | undefined;
   private stopped = false;
@@ -115,13 +119,15 @@ export class LeaderElector {
     return this.options.identity;
   }
 
-  /** True only while leading and within the renew deadline of the last renewal sent. */
+  /**
+   * True while a write of ours cannot meet one of the next leader: until halfway between the renew
+   * deadline and the lease duration after the last renewal that succeeded (a run aborted at the
+   * deadline winds down within it), and never once stopped.
+   */
   mayWrite(): boolean {
-    return (
-      !this.stopped &&
-      this.renewedFrom !== undefined &&
-      this.monotonic() - this.renewedFrom < this.timing.renewDeadlineMs
-    );
+    if (this.stopped || this.lastRenewalSent === undefined) return false;
+    const fenceMs = (this.timing.renewDeadlineMs + this.timing.leaseDurationMs) / 2;
+    return this.monotonic() - this.lastRenewalSent < fenceMs;
   }
 
   start(): void {
@@ -169,6 +175,7 @@ export class LeaderElector {
     // A renewal that succeeded after the deadline had already ended this term starts a new one.
     const starting = this.renewedFrom === undefined;
     this.renewedFrom = Math.max(this.renewedFrom ?? sentAt, sentAt);
+    this.lastRenewalSent = this.renewedFrom;
     clearTimeout(this.deadline);
     const left = this.renewedFrom + this.timing.renewDeadlineMs - this.monotonic();
     this.deadline = setTimeout(() => this.stepDown('the lease could not be renewed within the renew deadline'), left);
