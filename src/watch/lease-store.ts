@@ -109,6 +109,9 @@ export const defaultNamespace = (kc: KubeConfig, readServiceAccountNamespace: ()
   kc.getContextObject(kc.getCurrentContext())?.namespace ||
   'default';
 
+/** The RBAC verbs the store uses on `leases` (read, create, replace), no more: the example's Role grants these. */
+export const LEASE_VERBS = ['get', 'create', 'update'] as const;
+
 export const kubernetesLeaseStore = (kc: KubeConfig, namespace: string, name: string): LeaseStore => {
   const api = kc.makeApiClient(CoordinationV1Api);
   const describe = `${namespace}/${name}`;

@@ -323,6 +323,9 @@ const serveFleet = async (
       metrics: async () => ({ contentType: metrics.contentType, text: await metrics.text() }),
       status: () => fleetStatus(sources, election()),
       decide: (event, body) => {
+        // A standby runs nothing: the leader's fetch interval picks the push up (GitHub does not redeliver).
+        if (elector?.role === 'standby')
+          return { trigger: false, status: 202, reason: `standby; the leader is ${elector.leader || '(none)'}` };
         const routed = routePush(event, body, sources);
         if (!routed.trigger) return routed;
         for (const s of sources) if (routed.sources.includes(s.entry.name)) s.loop?.runner.trigger('webhook');
