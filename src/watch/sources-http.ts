@@ -4,7 +4,7 @@
  * labelled `source` and `cortex_sync_leader`; a push webhook triggers the sources whose repository
  * (and branch) it names, and only those.
  */
-import { AggregatorRegistry, Gauge, Registry } from 'prom-client';
+import { AggregatorRegistry, Counter, Gauge, Registry } from 'prom-client';
 import { printable } from '../core/printable.js';
 import { credentialFreeUrl } from './source-folder.js';
 import type { WatchMetrics } from './metrics.js';
@@ -83,6 +83,12 @@ export class FleetMetrics {
     help: 'Whether this replica holds the Kubernetes Lease and reconciles (1) or stands by (0); 1 without --leader-elect.',
     registers: [this.registry],
   });
+  private readonly webhooks = new Counter({
+    name: 'cortex_sync_webhook_deliveries_total',
+    help: 'Webhook deliveries by the status answered (202 triggered a run or was acknowledged; 401 bad or missing signature; 200 ping or replay).',
+    labelNames: ['status'],
+    registers: [this.registry],
+  });
   private changes = 0;
 
   constructor(private readonly sources: readonly ServedSource[]) {
@@ -92,6 +98,11 @@ export class FleetMetrics {
   setLeader(leading: boolean): void {
     this.changes += 1;
     this.leaderGauge.set(leading ? 1 : 0);
+  }
+
+  recordWebhook(status: number): void {
+    this.changes += 1;
+    this.webhooks.inc({ status: String(status) });
   }
 
   get version(): number {

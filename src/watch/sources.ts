@@ -339,7 +339,7 @@ const serveFleet = async (
       bodies: new BodyBudget(),
       allowedHosts: hostNames(o.allowedHosts ?? io.env.CORTEX_SYNC_ALLOWED_HOSTS),
       redact: secretRedactor([access.apiKey, access.webhookSecret ?? '', ...access.secrets, ...at.repoSecrets]),
-      onWebhookAnswered: () => {},
+      onWebhookAnswered: (status) => metrics.recordWebhook(status),
     });
   } catch (error) {
     if (error instanceof ListenError) throw new ConfigError(`${access.listenAt.named} ${access.listenAt.value}: ${error.reason}`);
