@@ -7,6 +7,8 @@ import { expect, it } from 'vitest';
 import { type ApiClient, type ApiRequest, emptyClientStats } from '../../src/api/types.js';
 import type { EngineEvent } from '../../src/engine/context.js';
 import { FairBudget } from '../../src/watch/fair-budget.js';
+import { createApiClient } from '../../src/api/client.js';
+import { API_KEY, startTestEmulator } from './harness.js';
 
 /** A shared client whose requests end when the test says; each reports one `request` event. */
 const fakeShared = (events: { emit(e: EngineEvent): void }) => {
@@ -102,4 +104,28 @@ it('a request aborted while it waits is dropped from the queue and never sent', 
   await shared.finishOne();
   await first;
   expect(shared.sent).toEqual(['first']);
+});
+
+it("through the real client and its limiter, each source's request events reach its own sink", async () => {
+  const emulator = await startTestEmulator();
+  try {
+    const budget = new FairBudget(2);
+    // Concurrency 1: a request starts when another's ends, from that other's async context.
+    const shared = createApiClient({ baseUrl: emulator.url, apiKey: API_KEY, concurrency: 1, events: budget.events });
+    const seen: Record<string, string[]> = { a: [], b: [] };
+    const sink = (name: string) => ({
+      emit: (e: EngineEvent) => {
+        if (e.type === 'request') seen[name]?.push(e.operation);
+      },
+    });
+    const a = budget.clientFor('a', shared, sink('a'));
+    const b = budget.clientFor('b', shared, sink('b'));
+    const read = (client: ApiClient, operation: string) =>
+      client.request({ operation, method: 'GET', path: '/api/v1/catalog', query: { pageSize: 1 } });
+    await Promise.all([read(a, 'a1'), read(b, 'b1'), read(a, 'a2'), read(b, 'b2'), read(a, 'a3')]);
+    await shared.close();
+    expect(seen).toEqual({ a: ['a1', 'a2', 'a3'], b: ['b1', 'b2'] });
+  } finally {
+    await emulator.stop();
+  }
 });
