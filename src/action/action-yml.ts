@@ -18,7 +18,7 @@ const input = (description: string, byDefault: string): Input => ({ description,
 /** The inputs that are not settings, in the order `action.yml` lists them (`command` first). */
 const OWN_FIRST: Readonly<Record<string, Input>> = {
   command: input(
-    'auto (default): plan on pull_request, apply on a push to the default branch (plan on other pushes and events); or validate, plan, apply.',
+    'auto (default): plan on pull_request, apply on a push to the default branch (plan on other pushes and events); or validate, plan, apply; or drift (a scheduled check: what changed outside git, handled as `on-drift` says).',
     'auto',
   ),
 };

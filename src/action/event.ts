@@ -91,12 +91,15 @@ export const describeRun = (env: NodeJS.ProcessEnv, payload: unknown): GitHubRun
 type RunPlan =
   | { mode: 'validate'; /** Why a plan was wanted but cannot run (shown in the job summary). */ reason?: string }
   | { mode: 'plan'; pullRequest?: number }
-  | { mode: 'apply' };
+  | { mode: 'apply' }
+  | { mode: 'drift' };
 
 const PULL_REQUEST_EVENTS = new Set(['pull_request', 'pull_request_target']);
 
 /** What this run does, from the `command` input and the event. */
 export const decideRun = (inputs: Pick<ActionInputs, 'command' | 'apiKey'>, run: GitHubRun): RunPlan => {
+  // A scheduled drift check (`command: drift`): its own mode, whatever the event.
+  if (inputs.command === 'drift') return { mode: 'drift' };
   const isPullRequest = PULL_REQUEST_EVENTS.has(run.eventName) && run.pullRequest !== undefined;
   let mode: 'validate' | 'plan' | 'apply' = inputs.command === 'auto' ? 'plan' : inputs.command;
   if (inputs.command === 'auto' && run.eventName === 'push') {

@@ -10,7 +10,7 @@ import type { AnySettingSpec } from '../core/settings.js';
 import type { OperatorSettings } from '../engine/config.js';
 import { SETTINGS } from '../engine/settings.js';
 
-type ActionCommand = 'auto' | 'validate' | 'plan' | 'apply';
+type ActionCommand = 'auto' | 'validate' | 'plan' | 'apply' | 'drift';
 type PlanDriftPolicy = 'fail' | 'apply';
 
 export interface ActionInputs {
@@ -35,7 +35,7 @@ export class InputError extends Error {
   override readonly name = 'InputError';
 }
 
-const COMMANDS: readonly ActionCommand[] = ['auto', 'validate', 'plan', 'apply'];
+const COMMANDS: readonly ActionCommand[] = ['auto', 'validate', 'plan', 'apply', 'drift'];
 const DRIFT_POLICIES: readonly PlanDriftPolicy[] = ['fail', 'apply'];
 
 const oneOf = <T extends string>(name: string, value: string, allowed: readonly T[], fallback: T): T => {

@@ -12,6 +12,7 @@ import { type Diagnostic, hasErrors } from '../core/model.js';
 import { countOf } from '../core/plural.js';
 import { configureRun } from '../engine/config.js';
 import { applyReviewedPlan } from './apply.js';
+import { driftCheck } from './drift.js';
 import { renderPlanComment } from './comment.js';
 import { fingerprints, planDigest } from './digest.js';
 import { decideRun, describeRun, EventError } from './event.js';
@@ -100,6 +101,7 @@ export const runAction = async (deps: ActionDeps): Promise<number> => {
     };
     if (decision.mode === 'validate') return await validateOnly(scope, decision.reason);
     if (decision.mode === 'plan') return await planOnly(scope, decision.pullRequest);
+    if (decision.mode === 'drift') return await driftCheck(scope);
     return await applyReviewedPlan(scope);
   } catch (error) {
     const known = error instanceof CortexSyncError || error instanceof InputError || error instanceof EventError;

@@ -89,7 +89,7 @@ const recordStepsOf = (input: RunPlanInput, record: RunRecord): InventoryStepsIn
     declared: declarationsFor(desired, handlers, asRead.declared),
     serverIds: serverIdsFor(handlers, live, asRead.serverIds, unconfirmed),
     previousServerIds: asRead.serverIds ?? new Map(),
-    serverAssigned: new Set(handlers.filter((h) => h.serverAssignsIdentity === true).map((h) => h.kind)),
+    serverAssigned: new Set(handlers.filter((h) => h.live.serverAssignsIdentity === true).map((h) => h.kind)),
   };
 };
 

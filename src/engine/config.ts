@@ -53,6 +53,8 @@ export interface ConfigFlags {
   strict?: boolean;
   /** A manifest root with no manifest is a deliberate empty repository, not a mistyped folder (`--allow-empty`). */
   allowEmpty?: boolean;
+  /** What a heal does with drift (`--on-drift`). */
+  onDrift?: 'heal' | 'pr' | 'report';
   /** What these flags are, in the plan's header: command-line flags (default), Action inputs or watcher settings. */
   from?: 'flag' | 'input' | 'setting';
   /** The folder whose identity is the run's origin when it is not `dir` (a watched `--dir` whose symlink moves). */
@@ -124,7 +126,8 @@ type OriginSetting =
   | 'dir'
   | 'origin'
   | 'breakLease'
-  | 'allowEmpty';
+  | 'allowEmpty'
+  | 'onDrift';
 
 /** Where each setting of the table came from, by its configuration field (a kind's own setting too, by its key). */
 export type ConfigOrigins = Record<OriginSetting, SettingSource>;
@@ -172,6 +175,12 @@ export interface SyncConfig {
   strict?: boolean;
   /** A manifest root with no manifest is not an error (`--allow-empty`; see `source/unowned.ts`). */
   allowEmpty?: boolean;
+  /**
+   * What a heal does with drift (`--on-drift`, `onDrift` in the file, the Action's `on-drift`):
+   * `heal` puts git's values back, `pr` proposes the live values as a pull request, `report` only
+   * says so. Absent: heal.
+   */
+  onDrift?: 'heal' | 'pr' | 'report';
 }
 
 const LOOPBACK_HOSTS = new Set(['localhost', '[::1]']);

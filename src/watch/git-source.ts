@@ -12,7 +12,7 @@ import { isInsideFolder } from '../source/regular-file.js';
 import { credentialFreeUrl } from './source-folder.js';
 import { GitCommandError, killGroupsNow, runGit } from './git-process.js';
 import { clearGitLeftovers, type GitLeftovers } from './git-leftovers.js';
-import { jittered, type Source, type SourceSnapshot, type SourceTrigger } from './source.js';
+import { type DriftRepository, jittered, type Source, type SourceSnapshot, type SourceTrigger } from './source.js';
 
 export interface GitAuth {
   /** An HTTPS token (GitHub: a fine-grained token with contents:read), sent as a Basic header. */
@@ -148,6 +148,7 @@ const checkInsideCheckout = async (dir: string, checkout: string, said: string):
 };
 
 export interface GitSource extends Source {
+  driftRepository(): DriftRepository | undefined;
   remoteRevision(): Promise<string>;
   /** Kills every git command still running, at once (the process is exiting and cannot wait). */
   killNow(): void;
@@ -324,6 +325,18 @@ class GitCheckout {
     this.closing.abort();
     clearTimeout(this.pollTimer);
   }
+
+  /** Where a drift proposal is committed and pushed: this checkout, its credentials, its branch. */
+  driftRepository(): DriftRepository | undefined {
+    if (this.checkedOut === undefined || this.branch === undefined) return undefined;
+    return {
+      git: { run: (args, env = {}) => runGit(args, { cwd: this.checkout, env: { ...this.env, ...env }, signal: this.closing.signal, running: this.running }) },
+      prefix: manifestPrefix(this.options.path),
+      branch: this.branch,
+      revision: this.checkedOut,
+      remote: this.options.url,
+    };
+  }
 }
 
 export const createGitSource = (options: GitSourceOptions): GitSource => {
@@ -336,5 +349,6 @@ export const createGitSource = (options: GitSourceOptions): GitSource => {
     watch: async (onChange: (trigger: SourceTrigger) => void, onError: (error: Error) => void) =>
       checkout.watch(onChange, onError),
     close: async () => checkout.close(),
+    driftRepository: () => checkout.driftRepository(),
   };
 };

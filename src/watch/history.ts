@@ -14,9 +14,10 @@ export type RunResult = 'applied' | 'deferred' | 'partial' | 'invalid' | 'refuse
 /**
  * Why, as a stable code: the run report's (`core/outcome.ts`), or the watcher's own when the run
  * never reached the engine or was held back: `source-failed` (the checkout could not be fetched or
- * read), `invalid-config` (the revision's settings), `removals-settling` (a deferred run).
+ * read), `invalid-config` (the revision's settings), `removals-settling` (a deferred run), `drift-held`
+ * (a heal run's drift proposed as a pull request or reported, `--on-drift`).
  */
-export type RecordReason = RunReason | 'source-failed' | 'invalid-config' | 'removals-settling';
+export type RecordReason = RunReason | 'source-failed' | 'invalid-config' | 'removals-settling' | 'drift-held';
 
 export interface RunRecord {
   runId: string;

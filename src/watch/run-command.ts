@@ -34,6 +34,7 @@ import { dirSourceFolder, gitSourceFolder } from './source-folder.js';
 import { acquireSourceLock, describeHolder, type LockRecord } from './source-lock.js';
 import type { WatchFlags } from './command.js';
 import { DEFAULT_LEASE_LINGER_MS, DEFAULT_PRUNE_SETTLE_MS } from './defaults.js';
+import { driftGitHubOf } from './drift-proposals.js';
 import { startWatcher } from './watcher.js';
 import { DEFAULT_PLAN_LOG_KEEP, DEFAULT_PLAN_LOG_MAX_BYTES } from './plan-log-rotation.js';
 
@@ -94,7 +95,12 @@ export const watchAccess = (o: WatchFlags, io: CliIo, cacheDir: string): WatchAc
   if (fromUrl && !token) auth.basic = fromUrl;
   if (io.env.CORTEX_SYNC_SSH_KEY_FILE) auth.sshKeyFile = io.env.CORTEX_SYNC_SSH_KEY_FILE;
   if (io.env.CORTEX_SYNC_SSH_KNOWN_HOSTS_FILE) auth.sshKnownHostsFile = io.env.CORTEX_SYNC_SSH_KNOWN_HOSTS_FILE;
-  const secrets = [...gitAuthSecrets(auth), ...(o.repo ? remoteSecrets(o.repo) : [])];
+  const secrets = [
+    ...gitAuthSecrets(auth),
+    ...(o.repo ? remoteSecrets(o.repo) : []),
+    // The drift pull request's token (`--on-drift pr`).
+    ...(io.env.GITHUB_TOKEN ? [io.env.GITHUB_TOKEN] : []),
+  ];
   return { apiKey, listenAt, listen, webhookSecret, auth, secrets };
 };
 
@@ -201,6 +207,7 @@ const startOn = async (
       },
       logger,
       backoff: { baseMs: Math.max(1, o.backoff) },
+      drift: { github: driftGitHubOf(io.env, o.repo, access.auth.token ?? access.auth.basic?.split(':').slice(1).join(':')) },
       onListening: (url) => {
         io.stdout.write(`listening on ${url}\n`);
         logger.info('watching', {

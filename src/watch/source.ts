@@ -3,6 +3,7 @@
  * local directory (`dir-source.ts`). The watcher only asks for the newest revision and is told
  * when there may be a new one.
  */
+import type { DriftGit } from '../drift/git-commit.js';
 
 export interface SourceSnapshot {
   /** The manifest root to reconcile (inside the checkout for git). */
@@ -26,6 +27,20 @@ export interface Source {
   state?(): Record<string, unknown>;
   /** Stops noticing changes and releases watchers and timers. Idempotent. */
   close(): Promise<void>;
+  /** Where a drift pull request is committed and pushed (a git source, once synced); none: drift is reported only. */
+  driftRepository?(): DriftRepository | undefined;
+}
+
+/** The source's repository as a drift pull request uses it: git with the source's credentials, and where the manifests are. */
+export interface DriftRepository {
+  git: DriftGit;
+  /** The manifest root inside the repository (`''`: its root). */
+  prefix: string;
+  /** The followed branch (the pull request's base) and the commit checked out. */
+  branch: string;
+  revision: string;
+  /** The remote URL as configured (may hold credentials: never shown). */
+  remote: string;
 }
 
 /** An interval with ±`share` uniform jitter, so many watchers of one remote do not poll in step. */

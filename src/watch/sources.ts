@@ -154,7 +154,11 @@ const loopOf = (s: FleetSource, o: WatchFlags, io: CliIo, at: { access: WatchAcc
     ...settingsSaid(o, SETTINGS),
     ...(entry.sourceId !== undefined ? { sourceId: entry.sourceId } : {}),
     ...(entry.prune !== undefined ? { prune: entry.prune } : {}),
+    ...(entry.onDrift !== undefined ? { onDrift: entry.onDrift } : {}),
   };
+  // New metrics each term (what a loop registers, its drift gauges, is registered once per registry).
+  s.metrics = new WatchMetrics();
+  s.metrics.registry.setDefaultLabels({ source: entry.name });
   return createSourceLoop({
     source,
     resolveConfig: (root) =>

@@ -16,6 +16,7 @@ import { DEFAULT_LEASE_LINGER_MS } from './defaults.js';
 import { applyOnce } from './engine-adapter.js';
 import type { Logger } from './log.js';
 import { type PlanLogRotation, rotatePlanLog } from './plan-log-rotation.js';
+import { type DriftHeld, type DriftWatch, judgeDriftHeld } from './drift-proposals.js';
 import type { RemovalCheck, RemovalSettle } from './removal-settle.js';
 import { formatDiagnostic, type Judged, judgeDeferred, judgeInvalidConfig, judgeResult } from './run-record.js';
 import type { Trigger } from './runner.js';
@@ -102,6 +103,8 @@ export interface RunSetting {
   parsed?: { dir: string; cache: ManifestCache };
   /** The live state of the source as the last clean apply left it: a run reads only what changed. */
   live?: { key: string; cache: LiveCache };
+  /** What a heal run does with drift (`--on-drift`): held runs write nothing. */
+  drift?: DriftWatch;
 }
 
 /** The plan log rotated before a run, when asked; a failure to rotate only appends to it. */
@@ -157,7 +160,12 @@ export const reconcileSnapshot = async (
   }
   const kept = keptFor(at, config, snapshot);
   let deferred: RemovalCheck | undefined;
+  let driftHeld: DriftHeld | undefined;
   const approve = async (plan: Plan): Promise<boolean> => {
+    if (trigger === 'heal' && at.drift) {
+      driftHeld = await at.drift.judge(plan, config, snapshot);
+      if (driftHeld) return false;
+    }
     // The plan follows this run's load: did it walk, or look only at the noted paths?
     const check = at.settle.check(plan, observedFrom, at.monotonic(), kept.parsed.lastLoadWalked);
     if (!check.approved) deferred = check;
@@ -183,9 +191,11 @@ export const reconcileSnapshot = async (
       approve,
     });
     const judged =
-      deferred && result.run.outcome === 'not-approved'
-        ? judgeDeferred(result, deferred)
-        : judgeResult(result, { heal: trigger === 'heal' });
+      driftHeld && result.run.outcome === 'not-approved'
+        ? judgeDriftHeld(result, driftHeld, warningsOf(result.diagnostics))
+        : deferred && result.run.outcome === 'not-approved'
+          ? judgeDeferred(result, deferred)
+          : judgeResult(result, { heal: trigger === 'heal' });
     // The settings' own warnings (cortex-sync.yaml) are the revision's too.
     return { ...judged, warnings: [...warningsOf(diagnostics), ...(judged.warnings ?? [])] };
   } finally {

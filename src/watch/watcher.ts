@@ -19,6 +19,8 @@ import { leaseEventLine } from '../engine/lease-events.js';
 import type { LiveCache } from '../engine/live-cache.js';
 import type { ManifestCache, ManifestCacheOptions } from '../source/manifest-cache.js';
 import { createWatchClient } from './engine-adapter.js';
+import { DriftWatch, type DriftWatchOptions } from './drift-proposals.js';
+import { VERSION } from '../version.js';
 import { RunHistory } from './history.js';
 import { type Logger, secretRedactor } from './log.js';
 import { WatchMetrics } from './metrics.js';
@@ -79,6 +81,8 @@ export interface WatcherOptions {
   createClient?: (config: SyncConfig, apiKey: string, events: EventSink, clock: Clock) => ApiClient;
   /** The metrics to record into (default: new ones); kept by a watcher of many sources across leadership terms. */
   metrics?: WatchMetrics;
+  /** Where `--on-drift pr` opens its pull requests (none: it reports only), and how (tests). */
+  drift?: Pick<DriftWatchOptions, 'github' | 'pulls'>;
 }
 
 /** What one source's loop needs: the watcher's options without its port. */
@@ -136,6 +140,7 @@ const assemble = (options: SourceLoopOptions, lifetime: AbortSignal, isStopping:
   /** A line of text a run produced, as it may be shown: no secret, no control character. */
   const shown = (text: string): string => printable(redact(text));
   const metrics = options.metrics ?? new WatchMetrics();
+  const history = new RunHistory();
   // The lease's waits and takeovers go to the log as they happen (who holds it, since when).
   const leaseLog: EventSink = {
     emit: (event) => {
@@ -164,8 +169,18 @@ const assemble = (options: SourceLoopOptions, lifetime: AbortSignal, isStopping:
     settle: new RemovalSettle(options.pruneSettleMs ?? DEFAULT_PRUNE_SETTLE_MS),
     clients,
     liveMaxAgeMs: options.healIntervalMs > 0 ? options.healIntervalMs : LIVE_STATE_MAX_AGE_MS,
+    drift: new DriftWatch({
+      ...options.drift,
+      source: options.source,
+      log,
+      registry: metrics.registry,
+      redact,
+      appliedRevision: () => history.lastApplied()?.revision,
+      userAgent: `cortex-sync/${VERSION}`,
+      now: () => clock.now(),
+    }),
   };
-  return { options, log, redact, shown, history: new RunHistory(), metrics, setting, isStopping };
+  return { options, log, redact, shown, history, metrics, setting, isStopping };
 };
 
 /**
@@ -287,6 +302,7 @@ export const createSourceLoop = (options: SourceLoopOptions): SourceLoop & { par
       appliedRevision: history.lastApplied()?.revision ?? null,
       ...runner.state(),
       ...(options.source.state ? { sourceEvents: options.source.state() } : {}),
+      ...(setting.drift?.state() ? { drift: setting.drift.state() } : {}),
       runs: history.runs(),
     }),
     readiness: () => history.readiness(runner.state(), stopping),

@@ -76,8 +76,22 @@ export interface FakePullRequest {
   mergeCommitSha?: string;
 }
 
+/** A pull request opened through the API (`GET/POST /repos/…/pulls`, `PATCH /repos/…/pulls/{n}`). */
+export interface FakePull {
+  number: number;
+  head: string;
+  base: string;
+  title: string;
+  body: string;
+  state: 'open' | 'closed';
+  merged: boolean;
+  author: FakeAccount;
+}
+
 export interface FakeGitHub {
   url: string;
+  /** Pull requests opened through the API; a test closes or merges one by setting its fields. */
+  pulls: FakePull[];
   calls: FakeCall[];
   comments: FakeComment[];
   /** Pull requests associated with a commit sha. */
@@ -134,6 +148,18 @@ const commentJson = (c: FakeComment, base: string) => {
   };
 };
 
+const pullJson = (p: FakePull, owner: string) => ({
+  number: p.number,
+  state: p.state,
+  merged_at: p.merged ? '2026-01-01T00:00:00Z' : null,
+  title: p.title,
+  body: p.body,
+  head: { ref: p.head, label: `${owner}:${p.head}` },
+  base: { ref: p.base },
+  user: { login: p.author.login, id: p.author.id, type: p.author.type },
+  html_url: `https://github.example/pulls/${p.number}`,
+});
+
 const INSTALLATION: FakeToken = { kind: 'installation', account: ACTIONS_BOT };
 
 export const startFakeGitHub = async (): Promise<FakeGitHub> => {
@@ -145,6 +171,7 @@ export const startFakeGitHub = async (): Promise<FakeGitHub> => {
   const readOnlyTokens = new Set<string>();
   const tokens = new Map<string, FakeToken>();
   const accounts: FakeAccount[] = [];
+  const pulls: FakePull[] = [];
   const byLogin = (login: string): FakeAccount | undefined =>
     [ACTIONS_BOT, ...[...tokens.values()].map((t) => t.account), ...accounts].find(
       (a) => a.login.toLowerCase() === login.toLowerCase(),
@@ -280,6 +307,45 @@ export const startFakeGitHub = async (): Promise<FakeGitHub> => {
           })),
         );
       }
+      m = /^\/repos\/([^/]+)\/[^/]+\/pulls$/.exec(url.pathname);
+      if (m && req.method === 'GET') {
+        const head = url.searchParams.get('head');
+        const state = url.searchParams.get('state') ?? 'open';
+        const found = pulls
+          .filter((p) => head === null || `${m?.[1]}:${p.head}` === head)
+          .filter((p) => state === 'all' || p.state === state)
+          .sort((a, b) => b.number - a.number);
+        return send(res, 200, found.map((p) => pullJson(p, m?.[1] ?? '')));
+      }
+      if (m && req.method === 'POST') {
+        const body = (await readBody(req)) as { head?: string; base?: string; title?: string; body?: string };
+        if (!body?.head || !body.base || !body.title) return send(res, 422, { message: 'head, base and title are required' });
+        if ((body.body ?? '').length > MAX_BODY) return send(res, 422, { message: 'body is too long (maximum is 65536 characters)' });
+        if (pulls.some((p) => p.head === body.head && p.state === 'open'))
+          return send(res, 422, { message: `A pull request already exists for ${body.head}.` });
+        const pull: FakePull = {
+          number: nextId++,
+          head: body.head,
+          base: body.base,
+          title: body.title,
+          body: body.body ?? '',
+          state: 'open',
+          merged: false,
+          author: identity.account,
+        };
+        pulls.push(pull);
+        return send(res, 201, pullJson(pull, m[1] ?? ''));
+      }
+      m = /^\/repos\/([^/]+)\/[^/]+\/pulls\/(\d+)$/.exec(url.pathname);
+      if (m && req.method === 'PATCH') {
+        const pull = pulls.find((p) => p.number === Number(m?.[2]));
+        if (!pull) return send(res, 404, { message: 'Not Found' });
+        if (pull.author.id !== identity.account.id) return send(res, 403, { message: 'Resource not accessible by integration' });
+        const body = (await readBody(req)) as { title?: string; body?: string };
+        if (typeof body?.title === 'string') pull.title = body.title;
+        if (typeof body?.body === 'string') pull.body = body.body;
+        return send(res, 200, pullJson(pull, m[1] ?? ''));
+      }
       m = /^\/repos\/[^/]+\/[^/]+\/git\/ref\/(.+)$/.exec(url.pathname);
       if (m && req.method === 'GET') {
         const ref = decodeURIComponent(m[1] ?? '');
@@ -300,6 +366,7 @@ export const startFakeGitHub = async (): Promise<FakeGitHub> => {
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,
+    pulls,
     calls,
     comments,
     commits,

@@ -97,7 +97,7 @@ describe('the release workflow', () => {
       encoding: 'utf8',
     });
     expect(run.stderr).toBe('');
-    expect(run.stdout.trim()).toBe('2 workflow file(s): no problems.');
+    expect(run.stdout.trim()).toBe('3 workflow file(s): no problems.');
   });
 });
 

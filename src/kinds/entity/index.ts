@@ -18,27 +18,35 @@ export type { EntityLive } from './live.js';
 export type { EntitySettings } from './model.js';
 export { OWNERSHIP_METADATA_KEY } from './ownership.js';
 
-/** The `entity` kind's handler, with its own name for its `typedBy.typeOf`. */
+/** The `entity` kind's handler, with its own name for its `manifest.typedBy.typeOf`. */
 export type EntityKind = KindHandler<EntityDescriptor, EntityLive> & ReturnType<typeof createEntityModel>;
 
 /** Builds the `entity` kind with its settings. */
-export const createEntityKind = (settings: Partial<EntitySettings> = {}): EntityKind => ({
-  ...createEntityModel({ pruneAction: settings.pruneAction ?? 'archive' }),
-  // Entity lists filter by type name: entity types are read first.
-  fetchUses: ['entity-type'],
-  fetchLive: fetchEntityLive,
-  fetchByIds: fetchEntitiesByTag,
-  // Desired entities the descriptor list did not show are looked up by tag, or in the list with archived ones.
-  readsMissingDesired: true,
-  exportLive: exportEntities,
-  fetchHolders: fetchArchivedHolders,
-  apply: applyEntityChange,
-  explainFailure: (change, error: Error): Diagnostic[] => {
-    if (!isApiError(error) || error.body === undefined) return [];
-    // Line numbers of the text that was sent do not depend on the source id.
-    return violationDiagnostics(change, error.body, descriptorTextFor(change, 'cortex-sync'));
-  },
-});
+export const createEntityKind = (settings: Partial<EntitySettings> = {}): EntityKind => {
+  const model = createEntityModel({ pruneAction: settings.pruneAction ?? 'archive' });
+  return {
+    ...model,
+    live: {
+      ...model.live,
+      // Entity lists filter by type name: entity types are read first.
+      uses: ['entity-type'],
+      fetch: fetchEntityLive,
+      fetchByIds: fetchEntitiesByTag,
+      // Desired entities the descriptor list did not show are looked up by tag, or in the list with archived ones.
+      readsMissingDesired: true,
+    },
+    write: {
+      apply: applyEntityChange,
+      explainFailure: (change, error: Error): Diagnostic[] => {
+        if (!isApiError(error) || error.body === undefined) return [];
+        // Line numbers of the text that was sent do not depend on the source id.
+        return violationDiagnostics(change, error.body, descriptorTextFor(change, 'cortex-sync'));
+      },
+    },
+    prune: { ...model.prune, fetchHolders: fetchArchivedHolders },
+    export: { ...model.export, read: exportEntities },
+  };
+};
 
 /** What the `entity` kind reads from the run's configuration: what prune does to an entity (`--prune-entities`). */
 export interface EntityRunSettings {
