@@ -5,6 +5,7 @@
  * injected clock, so tests run in virtual time. A waiter can be cancelled (its signal) and the
  * whole gate closed; neither leaves a timer behind.
  */
+import { AsyncResource } from 'node:async_hooks';
 import { CancelledError } from '../core/errors.js';
 import { type AdaptiveRate, type AdaptiveRateOptions, afterRateLimited, initialRate, rateAt } from './adaptive-rate.js';
 
@@ -210,6 +211,9 @@ export class RateLimiter {
    * it runs dry they are all refused, where paced ones would have cost one 429.
    */
   schedule<T>(task: () => Promise<T>, signal?: AbortSignal, operation = 'request', peakFactor = Infinity): Promise<T> {
+    // The task runs in its caller's async context, not in that of the request whose end freed the
+    // slot: what it reports is attributed to whoever scheduled it (one client shared by sources).
+    const ownTask = AsyncResource.bind(task);
     return new Promise<T>((resolve, reject) => {
       if (this.closed) {
         reject(new CancelledError(operation, `${operation} cancelled: the client is closed`));
@@ -236,7 +240,7 @@ export class RateLimiter {
           this.lastStart = this.now();
           let running: Promise<T>;
           try {
-            running = task();
+            running = ownTask();
           } catch (error) {
             running = Promise.reject(error instanceof Error ? error : new Error(String(error)));
           }

@@ -15,7 +15,7 @@ export const apiClientFor = (
   config: SyncConfig,
   apiKey: string,
   /** `dispatcher`: where the requests go (default the client's own connection pool); tests use it to watch the wire. */
-  observe: { clock?: Clock; events?: EventSink; dispatcher?: Dispatcher } = {},
+  observe: { clock?: Clock; events?: EventSink; dispatcher?: Dispatcher; userAgent?: string } = {},
 ): ApiClient =>
   createApiClient({
     baseUrl: config.baseUrl,

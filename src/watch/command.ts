@@ -10,6 +10,7 @@ import { addSettingOptions } from '../runtime-io/setting-options.js';
 import { DurationError, formatDuration, parseDuration } from './duration.js';
 import { DEFAULT_LISTEN, ListenSyntaxError, parseListen } from './listen.js';
 import { DEFAULT_LEASE_LINGER_MS, DEFAULT_PRUNE_SETTLE_MS } from './defaults.js';
+import { DEFAULT_ELECTION_TIMING, DEFAULT_LEASE_NAME } from './leader.js';
 import { DEFAULT_PLAN_LOG_KEEP, DEFAULT_PLAN_LOG_MAX_BYTES, parseSize } from './plan-log-rotation.js';
 
 export interface WatchFlags {
@@ -33,6 +34,15 @@ export interface WatchFlags {
   planLogMaxSize?: number;
   /** Rotated plan logs kept. */
   planLogKeep?: number;
+  /** The sources file (`sources.ts`): many sources in one process. */
+  config?: string;
+  /** Reconcile only while holding the Kubernetes Lease (`leader.ts`). */
+  leaderElect?: boolean;
+  leaseName?: string;
+  leaseNamespace?: string;
+  leaseDuration?: number;
+  renewDeadline?: number;
+  retryPeriod?: number;
   /** The settings' flags (`engine/settings.ts`: `--prune`, `--source-id`, `--concurrency`, …), by their keys. */
   [setting: string]: unknown;
 }
@@ -139,6 +149,25 @@ export const defineWatchCommand = (command: Command, io: CliIo, done: (code: num
       new Option('--plan-log-keep <n>', 'rotated plan logs kept (plan-log.jsonl.1 the newest; 0 = none)')
         .argParser(keepCount)
         .default(DEFAULT_PLAN_LOG_KEEP),
+    )
+    .option('--config <file>', 'follow the sources this file lists (`sources: [...]`), in one process on one API budget')
+    .option('--leader-elect', 'reconcile only while holding a Kubernetes Lease (in-cluster config, else KUBECONFIG); a standby serves the probes')
+    .option('--lease-name <name>', 'the Lease the replicas elect a leader on', DEFAULT_LEASE_NAME)
+    .option('--lease-namespace <namespace>', "the Lease's namespace (default: the pod's, else the kubeconfig context's)")
+    .addOption(
+      new Option('--lease-duration <duration>', 'how long a Lease that stopped changing is honoured')
+        .argParser(duration)
+        .default(DEFAULT_ELECTION_TIMING.leaseDurationMs, '15s'),
+    )
+    .addOption(
+      new Option('--renew-deadline <duration>', 'the leader stops writing when no renewal succeeded for this long')
+        .argParser(duration)
+        .default(DEFAULT_ELECTION_TIMING.renewDeadlineMs, '10s'),
+    )
+    .addOption(
+      new Option('--retry-period <duration>', 'how often a standby tries the Lease and the leader renews it')
+        .argParser(duration)
+        .default(DEFAULT_ELECTION_TIMING.retryPeriodMs, '2s'),
     );
   addSettingOptions(command, 'watch', SETTINGS).action(async (o: WatchFlags) => {
     const { runWatch } = await import('./run-command.js');

@@ -49,14 +49,14 @@ const listenSetting = (o: WatchFlags, env: NodeJS.ProcessEnv): { value: string; 
 };
 
 /** `a.example, b.example` → the names (blank entries dropped). */
-const hostNames = (list: string | undefined): string[] =>
+export const hostNames = (list: string | undefined): string[] =>
   (list ?? '')
     .split(',')
     .map((name) => name.trim())
     .filter((name) => name !== '');
 
 /** What the operator gave the watcher outside the manifests: the key, the address, the secrets. */
-interface WatchAccess {
+export interface WatchAccess {
   apiKey: string;
   listenAt: { value: string; named: string };
   listen: ReturnType<typeof parseListen>;
@@ -67,7 +67,7 @@ interface WatchAccess {
 }
 
 /** The API key, the listen address, the webhook secret and git's credentials, each checked. */
-const watchAccess = (o: WatchFlags, io: CliIo, cacheDir: string): WatchAccess => {
+export const watchAccess = (o: WatchFlags, io: CliIo, cacheDir: string): WatchAccess => {
   // CORTEX_API_KEY or CORTEX_API_KEY_FILE, outside what the repository controls (its checkout or --dir).
   const secretPlace = { manifestRoot: o.repo ? cacheDir : resolve(io.cwd, o.dir ?? '.'), cwd: io.cwd };
   const key = resolveApiKey(io.env, secretPlace);
@@ -123,7 +123,7 @@ const sourcePlace = async (o: WatchFlags, io: CliIo, cacheDir: string) => {
 };
 
 /** The source folder's lock (undefined: stopped while waiting for it) and a promise of its loss. */
-const lockSourceFolder = async (folder: string, described: string, io: CliIo, logger: Logger) => {
+export const lockSourceFolder = async (folder: string, described: string, io: CliIo, logger: Logger) => {
   let lost: (holder: LockRecord | undefined) => void = () => {};
   const lockLost = new Promise<LockRecord | undefined>((resolveLost) => {
     lost = resolveLost;
@@ -227,6 +227,8 @@ const startOn = async (
 };
 
 export const runWatch = async (o: WatchFlags, io: CliIo): Promise<number> => {
+  // Many sources, or a replica that must be elected before it writes: `sources.ts`.
+  if (o.config !== undefined || o.leaderElect === true) return (await import('./sources.js')).runSources(o, io);
   if (Boolean(o.repo) === Boolean(o.dir)) throw new ConfigError('watch needs exactly one of --repo URL or --dir DIR');
   const cacheDir = resolve(io.cwd, o.cacheDir ?? io.env.CORTEX_SYNC_CACHE_DIR ?? join(tmpdir(), 'cortex-sync-watch'));
   const access = watchAccess(o, io, cacheDir);

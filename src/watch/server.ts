@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { CortexSyncError } from '../core/errors.js';
 import { isAddressHost } from '../core/local-host.js';
 import { printable } from '../core/printable.js';
-import { decideDelivery, MAX_WEBHOOK_BODY_BYTES, type RecentDeliveries } from './webhook.js';
+import { decideDelivery, MAX_WEBHOOK_BODY_BYTES, type RecentDeliveries, type WebhookDecision } from './webhook.js';
 import { type BodyBudget, type BodyRead, readSignedBody, signatureBytes } from './webhook-body.js';
 
 interface Endpoints {
@@ -20,6 +20,8 @@ interface Endpoints {
   status(): unknown;
   /** A verified push to the followed branch arrived. */
   onPush(revision: string | undefined): void;
+  /** What a verified delivery asks for, when it is not one followed branch's (many sources route by repository). */
+  decide?: (event: string | undefined, body: Buffer) => WebhookDecision;
   webhookSecret: string | undefined;
   /** The followed branch (`undefined`: every push, e.g. a directory fed by a sidecar). */
   branch: string | undefined;
@@ -116,7 +118,8 @@ const webhook = async (req: IncomingMessage, res: ServerResponse, e: Endpoints):
     return json(200, { triggered: false, reason: 'this delivery was received before; ignored' });
   }
   const event = req.headers['x-github-event'];
-  const decision = decideDelivery(typeof event === 'string' ? event : undefined, read.body, e.branch);
+  const eventName = typeof event === 'string' ? event : undefined;
+  const decision = e.decide ? e.decide(eventName, read.body) : decideDelivery(eventName, read.body, e.branch);
   if (!decision.trigger) {
     // A signed delivery the watcher cannot use (not JSON, no ref) is counted and logged as refused.
     e.onWebhookAnswered(decision.status, decision.status >= 400 ? decision.reason : undefined);

@@ -79,8 +79,32 @@ export interface WatcherOptions {
   manifestCache?: ManifestCacheOptions;
   /** Builds the API client (default: the real one); tests may wrap it. */
   createClient?: (config: SyncConfig, apiKey: string, events: EventSink, clock: Clock) => ApiClient;
+  /** The metrics to record into (default: new ones); kept by a watcher of many sources across leadership terms. */
+  metrics?: WatchMetrics;
   /** Where `--on-drift pr` opens its pull requests (none: it reports only), and how (tests). */
   drift?: Pick<DriftWatchOptions, 'github' | 'pulls'>;
+}
+
+/** What one source's loop needs: the watcher's options without its port. */
+export type SourceLoopOptions = Omit<
+  WatcherOptions,
+  'host' | 'port' | 'allowedHosts' | 'branch' | 'onListening'
+>;
+
+/** One source's triggers and serial runner, without a port (a watcher of many sources serves them all on one). */
+export interface SourceLoop {
+  history: RunHistory;
+  metrics: WatchMetrics;
+  runner: SerialRunner;
+  /** Starts the source's triggers and the first run. */
+  start(): Promise<void>;
+  /** What `/status` says of this source. */
+  status(): Record<string, unknown>;
+  readiness(): { ready: boolean; reason: string };
+  manifestCache(): ManifestCache | undefined;
+  liveCache(): LiveCache | undefined;
+  /** Stops triggers, aborts the current run (in-flight work finishes) within `timeoutMs`, gives back the kept lease. */
+  stop(timeoutMs: number): Promise<StopResult>;
 }
 
 export interface RunningWatcher {
@@ -98,7 +122,7 @@ export interface RunningWatcher {
 
 /** What the watcher is made of, shared by its run, its port and its stop. */
 interface Parts {
-  options: WatcherOptions;
+  options: SourceLoopOptions;
   log: Logger;
   redact: (text: string) => string;
   shown: (text: string) => string;
@@ -109,13 +133,13 @@ interface Parts {
 }
 
 /** The watcher's parts before anything runs: redaction, history, metrics, events, what a run keeps. */
-const assemble = (options: WatcherOptions, lifetime: AbortSignal, isStopping: () => boolean): Parts => {
+const assemble = (options: SourceLoopOptions, lifetime: AbortSignal, isStopping: () => boolean): Parts => {
   const clock = options.clock ?? systemClock;
   const log = options.logger;
   const redact = secretRedactor([options.apiKey, options.webhookSecret ?? '', ...(options.secrets ?? [])]);
   /** A line of text a run produced, as it may be shown: no secret, no control character. */
   const shown = (text: string): string => printable(redact(text));
-  const metrics = new WatchMetrics();
+  const metrics = options.metrics ?? new WatchMetrics();
   const history = new RunHistory();
   // The lease's waits and takeovers go to the log as they happen (who holds it, since when).
   const leaseLog: EventSink = {
@@ -205,24 +229,18 @@ const runOnce = (parts: Parts, onDeferred: (retryInMs: number) => void) => {
 };
 
 /** The port: probes, `/metrics` (redacted again), `/status`, and the signed webhook. */
-const serve = (parts: Parts, runner: SerialRunner, rejections: RejectionBurst) => {
-  const { options, log, redact, shown, history, metrics, isStopping, setting } = parts;
+const serve = (options: WatcherOptions, parts: Parts, loop: SourceLoop, rejections: RejectionBurst) => {
+  const { log, redact, shown, metrics } = parts;
+  const { runner } = loop;
   const scrape = createScrapeCache({
     render: async () => redact(await metrics.text()),
     version: () => metrics.version,
   });
   return startServer(options.host, options.port, {
-    healthy: () => ({ ok: !isStopping(), reason: isStopping() ? 'shutting down' : 'ok' }),
-    ready: () => history.readiness(runner.state(), isStopping()),
+    healthy: () => ({ ok: !parts.isStopping(), reason: parts.isStopping() ? 'shutting down' : 'ok' }),
+    ready: () => loop.readiness(),
     metrics: async () => ({ contentType: metrics.contentType, text: await scrape() }),
-    status: () => ({
-      source: options.source.description,
-      appliedRevision: history.lastApplied()?.revision ?? null,
-      ...runner.state(),
-      ...(options.source.state ? { sourceEvents: options.source.state() } : {}),
-      ...(setting.drift?.state() ? { drift: setting.drift.state() } : {}),
-      runs: history.runs(),
-    }),
+    status: () => loop.status(),
     onPush: (revision) => {
       log.info('webhook: push received', revision ? { revision: shown(revision) } : {});
       runner.trigger('webhook');
@@ -240,7 +258,8 @@ const serve = (parts: Parts, runner: SerialRunner, rejections: RejectionBurst) =
   });
 };
 
-export const startWatcher = async (options: WatcherOptions): Promise<RunningWatcher> => {
+/** One source's loop: its runner, its triggers (the source's own, the heal interval), nothing listening. */
+export const createSourceLoop = (options: SourceLoopOptions): SourceLoop & { parts: Parts } => {
   /** Aborted at stop: a lease kept between runs is renewed no more. */
   const lifetime = new AbortController();
   let stopping = false;
@@ -260,31 +279,37 @@ export const startWatcher = async (options: WatcherOptions): Promise<RunningWatc
       log.error('run crashed', { error: shown(error instanceof Error ? error.message : String(error)) }),
     onBackoff: (delayMs, failures) => log.warn('retrying after a failed run', { delayMs, failures }),
   });
-  const rejections = new RejectionBurst((msg, fields) => log.warn(msg, fields));
-  const server = await serve(parts, runner, rejections);
-
-  options.onListening?.(server.url);
-  await options.source.watch(
-    (trigger) => runner.trigger(trigger),
-    (error) => log.warn('source check failed', { error: shown(error.message) }),
-  );
-  if (options.healIntervalMs > 0) {
-    healTimer = setInterval(() => runner.trigger('heal'), options.healIntervalMs);
-  }
-  runner.trigger('startup');
 
   return {
-    url: server.url,
+    parts,
     history,
     metrics,
     runner,
     manifestCache: () => setting.parsed?.cache,
     liveCache: () => setting.live?.cache,
+    start: async () => {
+      await options.source.watch(
+        (trigger) => runner.trigger(trigger),
+        (error) => log.warn('source check failed', { error: shown(error.message) }),
+      );
+      if (options.healIntervalMs > 0) {
+        healTimer = setInterval(() => runner.trigger('heal'), options.healIntervalMs);
+      }
+      runner.trigger('startup');
+    },
+    status: () => ({
+      source: options.source.description,
+      appliedRevision: history.lastApplied()?.revision ?? null,
+      ...runner.state(),
+      ...(options.source.state ? { sourceEvents: options.source.state() } : {}),
+      ...(setting.drift?.state() ? { drift: setting.drift.state() } : {}),
+      runs: history.runs(),
+    }),
+    readiness: () => history.readiness(runner.state(), stopping),
     stop: async (timeoutMs) => {
       stopping = true;
       clearInterval(healTimer);
       clearTimeout(settleTimer);
-      rejections.flush();
       await options.source.close();
       const running = runner.state().running;
       if (running) log.info('stopping: letting the current run finish its in-flight work', { timeoutMs });
@@ -294,6 +319,30 @@ export const startWatcher = async (options: WatcherOptions): Promise<RunningWatc
       await setting.clients.releaseLease();
       lifetime.abort();
       await setting.clients.closeClient();
+      return result;
+    },
+  };
+};
+
+export const startWatcher = async (options: WatcherOptions): Promise<RunningWatcher> => {
+  const loop = createSourceLoop(options);
+  const { log } = loop.parts;
+  const rejections = new RejectionBurst((msg, fields) => log.warn(msg, fields));
+  const server = await serve(options, loop.parts, loop, rejections);
+
+  options.onListening?.(server.url);
+  await loop.start();
+
+  return {
+    url: server.url,
+    history: loop.history,
+    metrics: loop.metrics,
+    runner: loop.runner,
+    manifestCache: () => loop.manifestCache(),
+    liveCache: () => loop.liveCache(),
+    stop: async (timeoutMs) => {
+      rejections.flush();
+      const result = await loop.stop(timeoutMs);
       await server.close();
       log.info('stopped', { result });
       return result;

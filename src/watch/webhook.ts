@@ -22,7 +22,7 @@ export const verifySignature = (body: Buffer, header: string | undefined, secret
 export const signBody = (body: string | Buffer, secret: string): string =>
   `sha256=${createHmac('sha256', secret).update(body).digest('hex')}`;
 
-type WebhookDecision = { trigger: true; revision?: string } | { trigger: false; status: number; reason: string };
+export type WebhookDecision = { trigger: true; revision?: string } | { trigger: false; status: number; reason: string };
 
 /**
  * What a verified delivery asks for: `ping` and pushes to other branches or tags are acknowledged

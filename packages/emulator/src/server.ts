@@ -71,6 +71,8 @@ export interface RequestLogEntry {
   durationMs: number;
   /** Clock time (ms since the epoch) when the request arrived. */
   ts: number;
+  /** The client's `User-Agent` (which process of several sent it). */
+  agent?: string;
   /** Set when a fault hit the request. */
   fault?: 'dropped' | 'failed' | 'forced-429' | 'window-429' | 'lost-response' | 'rejected' | 'list-dropped';
   /** The request's `x-request-id` header, when it had one: ties a log entry to a client's record of it. */
@@ -271,6 +273,8 @@ export const startEmulator = async (options: EmulatorOptions = {}): Promise<Runn
       const entry: RequestLogEntry = { method, path: rawPath, query: rawQuery, status: 0, durationMs: 0, ts };
       const requestId = req.headers['x-request-id'];
       if (typeof requestId === 'string') entry.requestId = requestId;
+      const agent = req.headers['user-agent'];
+      if (typeof agent === 'string') entry.agent = agent.slice(0, 200);
       const finish = (status: number, fault?: RequestLogEntry['fault']): void => {
         entry.status = status;
         entry.durationMs = performance.now() - started;
