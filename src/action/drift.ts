@@ -42,7 +42,8 @@ const pullRequestFor = async (scope: RunScope, plan: Parameters<typeof gitToLive
   const repoGit = processGit(top, env);
   const baseRevision = (await repoGit.run(['rev-parse', 'HEAD'])).trim();
   const baseBranch = env.GITHUB_REF_NAME?.trim() || scope.run.defaultBranch;
-  if (!baseBranch) return { action: 'report', why: 'the branch of this run is unknown (GITHUB_REF_NAME): reporting drift only' };
+  if (!baseBranch)
+    return { action: 'report', why: 'the branch of this run is unknown (GITHUB_REF_NAME): reporting drift only' };
   return proposeAsPullRequest({
     plan,
     proposal: proposeDrift({
@@ -74,7 +75,9 @@ export const driftCheck = async (scope: RunScope): Promise<number> => {
   const result = await scope.deps.engine.plan(scope.config);
   annotate(runtime, scope.rooted(result.diagnostics), scope.redact);
   if (result.status === 'invalid' || result.status === 'refused') {
-    await scope.summary(`### cortex-sync drift: ❌ no plan\n\nThe manifests or the plan have errors; see the annotations.\n`);
+    await scope.summary(
+      `### cortex-sync drift: ❌ no plan\n\nThe manifests or the plan have errors; see the annotations.\n`,
+    );
     return scope.finish(noRunOutputs(1));
   }
   const plan = result.plan;
@@ -92,9 +95,17 @@ export const driftCheck = async (scope: RunScope): Promise<number> => {
   if (decision) lines.push(`> [!NOTE]\n> ${untrustedMessage(decision.why)}`, '');
   if (drifted.length > 0) {
     const objects = drifted.map(({ change, way }) => ({ kind: change.kind, id: change.id, way }));
-    lines.push(renderPlanMarkdown(gitToLive(plan, { objects }), { title: 'Drift: from git to live', dirFromRoot: scope.label.dir, limit: 60_000 }));
+    lines.push(
+      renderPlanMarkdown(gitToLive(plan, { objects }), {
+        title: 'Drift: from git to live',
+        dirFromRoot: scope.label.dir,
+        limit: 60_000,
+      }),
+    );
   }
-  runtime.info(scope.redact(`drift: ${drifted.length} object(s); on-drift ${mode}${decision ? `: ${decision.why}` : ''}`));
+  runtime.info(
+    scope.redact(`drift: ${drifted.length} object(s); on-drift ${mode}${decision ? `: ${decision.why}` : ''}`),
+  );
   if (!heal) {
     await scope.summary(lines.join('\n'));
     return scope.finish(outputsOf(result.run, 0));

@@ -114,7 +114,9 @@ export const driftBody = (input: BodyInput): string => {
   );
   const rendered = proposal.files.filter((f) => f.reformatted).map((f) => untrustedCode(f.path));
   if (rendered.length > 0)
-    parts.push(`**Rendered again** (the edit was in a flow list or a block scalar): ${rendered.join(', ')}: their layout may differ beyond the changed values.`);
+    parts.push(
+      `**Rendered again** (the edit was in a flow list or a block scalar): ${rendered.join(', ')}: their layout may differ beyond the changed values.`,
+    );
   if (proposal.refused.length > 0) {
     const items = proposal.refused
       .slice(0, 50)

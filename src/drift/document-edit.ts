@@ -33,8 +33,7 @@ export interface DocumentEditInput {
 }
 
 export type DocumentEdit =
-  | { ok: true; text: string; reformatted: boolean; edits: number }
-  | { ok: false; reason: string };
+  { ok: true; text: string; reformatted: boolean; edits: number } | { ok: false; reason: string };
 
 /** Edits tried one by one when making the set smaller; beyond, the whole set is kept. */
 const MAX_MINIMISED = 60;
@@ -51,7 +50,9 @@ export const matchesLive = (input: Omit<DocumentEditInput, 'text'>, text: string
     const found = result.objects.find((o) => o.id === desired.id);
     if (live === undefined) return found === undefined;
     if (found === undefined) return false;
-    return canonicalJson(input.kind.manifest.canonical(found)) === canonicalJson(input.kind.live.canonical(live, found));
+    return (
+      canonicalJson(input.kind.manifest.canonical(found)) === canonicalJson(input.kind.live.canonical(live, found))
+    );
   });
 };
 

@@ -36,7 +36,12 @@ export const remoteHead = async (git: DriftGit, branch: string): Promise<string 
 };
 
 /** The mode git holds `path` with at `base` (undefined: it holds none). */
-const modeAt = async (git: DriftGit, env: Record<string, string>, base: string, path: string): Promise<string | undefined> => {
+const modeAt = async (
+  git: DriftGit,
+  env: Record<string, string>,
+  base: string,
+  path: string,
+): Promise<string | undefined> => {
   const out = await git.run(['ls-tree', '-z', base, '--', path], env);
   return /^(\d{6}) /.exec(out)?.[1];
 };
@@ -68,7 +73,9 @@ export const commitFiles = async (
       await git.run(['update-index', '--add', '--cacheinfo', `${mode ?? '100644'},${blob},${path}`], env);
     }
     const tree = (await git.run(['write-tree'], env)).trim();
-    return (await git.run(['commit-tree', tree, '-p', input.base, '-m', input.message], { ...env, ...COMMITTER })).trim();
+    return (
+      await git.run(['commit-tree', tree, '-p', input.base, '-m', input.message], { ...env, ...COMMITTER })
+    ).trim();
   } finally {
     await rm(scratch, { recursive: true, force: true });
   }
@@ -85,8 +92,19 @@ export const treeOf = async (git: DriftGit, commit: string): Promise<string | un
  * Pushes `commit` to `branch`, only while the remote's head is `expected` (undefined: while the
  * branch does not exist). Rejected by git otherwise.
  */
-export const pushBranch = async (git: DriftGit, commit: string, branch: string, expected: string | undefined): Promise<void> => {
-  await git.run(['push', '--porcelain', `--force-with-lease=refs/heads/${branch}:${expected ?? ''}`, 'origin', `${commit}:refs/heads/${branch}`]);
+export const pushBranch = async (
+  git: DriftGit,
+  commit: string,
+  branch: string,
+  expected: string | undefined,
+): Promise<void> => {
+  await git.run([
+    'push',
+    '--porcelain',
+    `--force-with-lease=refs/heads/${branch}:${expected ?? ''}`,
+    'origin',
+    `${commit}:refs/heads/${branch}`,
+  ]);
 };
 
 /**
@@ -100,10 +118,19 @@ export const processGit = (cwd: string, base: NodeJS.ProcessEnv, timeoutMs = 120
       execFile(
         'git',
         [...args],
-        { cwd, env: { ...base, ...env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' }, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 },
+        {
+          cwd,
+          env: { ...base, ...env, GIT_TERMINAL_PROMPT: '0', LC_ALL: 'C' },
+          timeout: timeoutMs,
+          maxBuffer: 16 * 1024 * 1024,
+        },
         (error, stdout, stderr) => {
           if (!error) return resolve(stdout);
-          const said = stderr.split('\n').filter((l) => /^(fatal|error|remote):/.test(l.trim())).slice(-3).join(' / ');
+          const said = stderr
+            .split('\n')
+            .filter((l) => /^(fatal|error|remote):/.test(l.trim()))
+            .slice(-3)
+            .join(' / ');
           reject(new Error(`git ${args[0] ?? ''} failed${said ? `: ${said}` : ''}`));
         },
       );

@@ -77,13 +77,20 @@ export const octokitDriftPulls = (options: DriftGitHubOptions): DriftPullPort =>
     baseUrl,
     userAgent: options.userAgent,
     ...(dispatcher
-      ? { request: { fetch: (url: string, init: Parameters<typeof undiciFetch>[1]) => undiciFetch(url, { ...init, dispatcher }) } }
+      ? {
+          request: {
+            fetch: (url: string, init: Parameters<typeof undiciFetch>[1]) => undiciFetch(url, { ...init, dispatcher }),
+          },
+        }
       : {}),
     log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
   });
   // A hung GitHub must not hold a run (the watcher asks under the apply lease): each call has 30 s.
   octokit.hook.before('request', (request) => {
-    request.request = { ...request.request, signal: request.request?.signal ?? AbortSignal.timeout(REQUEST_TIMEOUT_MS) };
+    request.request = {
+      ...request.request,
+      signal: request.request?.signal ?? AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+    };
   });
   const repo = { owner: options.owner, repo: options.repo };
   const call = async <T>(operation: string, run: () => Promise<T>): Promise<T> => {
@@ -119,12 +126,23 @@ export const octokitDriftPulls = (options: DriftGitHubOptions): DriftPullPort =>
       }),
     create: (input) =>
       call('open the drift pull request', async () => {
-        const { data } = await octokit.rest.pulls.create({ ...repo, head: input.branch, base: input.base, title: input.title, body: input.body });
+        const { data } = await octokit.rest.pulls.create({
+          ...repo,
+          head: input.branch,
+          base: input.base,
+          title: input.title,
+          body: input.body,
+        });
         return pullOf(data);
       }),
     update: (number, input) =>
       call(`update pull request #${number}`, async () => {
-        const { data } = await octokit.rest.pulls.update({ ...repo, pull_number: number, title: input.title, body: input.body });
+        const { data } = await octokit.rest.pulls.update({
+          ...repo,
+          pull_number: number,
+          title: input.title,
+          body: input.body,
+        });
         return pullOf(data);
       }),
   };

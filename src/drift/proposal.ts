@@ -9,7 +9,14 @@
  * left out (it still counts as drift). Pure: the caller reads the files.
  */
 import type { AnyKindModel } from '../core/kind-contract.js';
-import { type Change, type DesiredObject, type LiveObject, objectKey, type ObjectKey, type Plan } from '../core/model.js';
+import {
+  type Change,
+  type DesiredObject,
+  type LiveObject,
+  objectKey,
+  type ObjectKey,
+  type Plan,
+} from '../core/model.js';
 import { exportFiles } from '../export/files.js';
 import type { AnyKindHandler } from '../kinds/types.js';
 import { parseManifestFile } from '../source/yaml.js';
@@ -50,15 +57,26 @@ export interface DriftProposal {
 export const driftedChanges = (plan: Plan, sourceId: string | undefined): { change: Change; way: DriftWay }[] => {
   if (sourceId === undefined) return [];
   const recordedBefore = new Set((plan.inventory ?? []).filter((w) => w.phase === 'before').flatMap((w) => w.add));
-  const hasRecord = plan.inventory !== undefined && !plan.inventory.some((w) => w.phase === 'before' && w.action === 'create');
+  const hasRecord =
+    plan.inventory !== undefined && !plan.inventory.some((w) => w.phase === 'before' && w.action === 'create');
   const found: { change: Change; way: DriftWay }[] = [];
   for (const change of plan.changes) {
     const key = objectKey(change.kind, change.id);
-    if (change.action === 'update' && change.desired && change.live?.owner === sourceId && !change.adopt && !change.unarchive)
+    if (
+      change.action === 'update' &&
+      change.desired &&
+      change.live?.owner === sourceId &&
+      !change.adopt &&
+      !change.unarchive
+    )
       found.push({ change, way: 'changed' });
     else if (change.action === 'create' && change.desired && hasRecord && !recordedBefore.has(key))
       found.push({ change, way: 'removed' });
-    else if ((change.action === 'delete' || change.action === 'archive') && change.live?.owner === sourceId && !change.desired)
+    else if (
+      (change.action === 'delete' || change.action === 'archive') &&
+      change.live?.owner === sourceId &&
+      !change.desired
+    )
       found.push({ change, way: 'added' });
   }
   return found;
@@ -91,7 +109,13 @@ const documentGroups = (input: ProposalInput, drifted: readonly Change[]): Docum
     const kind = input.kinds.find((k) => k.kind === change.kind);
     if (!desired || !kind) continue;
     const key = docKey(desired);
-    const group = groups.get(key) ?? { file: desired.source.file, index: desired.doc.index, kind, objects: [], drifted: [] };
+    const group = groups.get(key) ?? {
+      file: desired.source.file,
+      index: desired.doc.index,
+      kind,
+      objects: [],
+      drifted: [],
+    };
     group.drifted.push(desired);
     groups.set(key, group);
   }
@@ -125,7 +149,14 @@ const editFile = (
   let text = read.text;
   let reformatted = false;
   for (const group of groups) {
-    const edit = editDocumentToLive({ file, text, index: group.index, kind: group.kind, objects: group.objects, now: input.now });
+    const edit = editDocumentToLive({
+      file,
+      text,
+      index: group.index,
+      kind: group.kind,
+      objects: group.objects,
+      now: input.now,
+    });
     if (!edit.ok) {
       refuseAll(group, edit.reason);
       continue;

@@ -49,7 +49,9 @@ const withoutSecrets = (proposal: DriftProposal, redact: (text: string) => strin
     files: proposal.files.filter((f) => !leaking.includes(f.path)),
     refused: [
       ...proposal.refused,
-      ...proposal.objects.filter((o) => o.file === undefined || leaking.includes(o.file)).map((o) => ({ key: `${o.kind}/${o.id}` as const, reason })),
+      ...proposal.objects
+        .filter((o) => o.file === undefined || leaking.includes(o.file))
+        .map((o) => ({ key: `${o.kind}/${o.id}` as const, reason })),
     ],
   };
 };
@@ -70,7 +72,10 @@ const publish = async (
   try {
     await pushBranch(input.git, head, target.branch, target.expected);
   } catch (error) {
-    return { action: 'report', why: `could not push ${target.branch} (${(error as Error).message}): reporting drift only` };
+    return {
+      action: 'report',
+      why: `could not push ${target.branch} (${(error as Error).message}): reporting drift only`,
+    };
   }
   const body = driftBody({
     plan: input.plan,
@@ -96,14 +101,24 @@ export const proposeAsPullRequest = async (input: DriftPullRequestInput): Promis
   const branch = driftBranch(input.source);
   const digest = proposalDigest(proposal);
   const me = await input.github.identity();
-  const ours = (await input.github.pullsOf(branch)).filter((p) => p.authorId === me && markerOf(p.body)?.source === slug);
+  const ours = (await input.github.pullsOf(branch)).filter(
+    (p) => p.authorId === me && markerOf(p.body)?.source === slug,
+  );
   const newest = ours[0];
   const marker = markerOf(newest?.body);
   const remote = await remoteHead(input.git, branch);
   if (newest && marker && newest.state === 'closed' && marker.digest === digest) {
     return newest.merged
-      ? { action: 'hold', why: `pull request #${newest.number} with these values was merged: git gets them at its next commit`, pull: newest }
-      : { action: 'heal', why: `pull request #${newest.number} was closed without merging: git's values go back`, pull: newest };
+      ? {
+          action: 'hold',
+          why: `pull request #${newest.number} with these values was merged: git gets them at its next commit`,
+          pull: newest,
+        }
+      : {
+          action: 'heal',
+          why: `pull request #${newest.number} was closed without merging: git's values go back`,
+          pull: newest,
+        };
   }
   const written = new Set(ours.map((p) => markerOf(p.body)?.head));
   if (remote !== undefined && !written.has(remote)) {
@@ -112,7 +127,8 @@ export const proposeAsPullRequest = async (input: DriftPullRequestInput): Promis
     return publish(input, proposal, { branch: other, expected: await remoteHead(input.git, other), why });
   }
   if (newest?.state === 'open' && marker) {
-    if (marker.digest === digest) return { action: 'hold', why: `pull request #${newest.number} proposes this drift`, pull: newest };
+    if (marker.digest === digest)
+      return { action: 'hold', why: `pull request #${newest.number} proposes this drift`, pull: newest };
     return publish(input, proposal, { branch, expected: remote, pull: newest });
   }
   return publish(input, proposal, { branch, expected: remote });

@@ -41,8 +41,7 @@ const RENDER = {
   aliasDuplicateObjects: false,
 } as const;
 
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 const sameJson = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 
@@ -131,7 +130,8 @@ const parentOf = (doc: Document, path: YamlPath): Node | undefined => {
 
 /** A scalar's new text in the style it had, or undefined when that style cannot hold it. */
 const scalarText = (value: JsonValue, type: Scalar['type'], inFlow: boolean): string | undefined => {
-  if (value === null || typeof value === 'number' || typeof value === 'boolean') return stringify(value, RENDER).trimEnd();
+  if (value === null || typeof value === 'number' || typeof value === 'boolean')
+    return stringify(value, RENDER).trimEnd();
   if (typeof value !== 'string') return undefined;
   if (value.includes('\n') || type === Scalar.BLOCK_FOLDED || type === Scalar.BLOCK_LITERAL) return undefined;
   if (type === Scalar.QUOTE_DOUBLE) return JSON.stringify(value);
@@ -172,7 +172,7 @@ const spliceFor = (
     if (range && insert !== undefined) return { from: range[0], to: range[1], insert };
   }
   if (!isMap(parent) || flow || typeof last !== 'string') return undefined;
-  const pair = (parent).items.find((p: Pair) => isScalar(p.key) && p.key.value === last);
+  const pair = parent.items.find((p: Pair) => isScalar(p.key) && p.key.value === last);
   if (pair !== undefined) {
     const keyRange = rangeOf(pair.key);
     const valueRange = rangeOf(pair.value) ?? keyRange;
@@ -190,7 +190,11 @@ const spliceFor = (
   if (!firstKey || !lastEnd) return undefined;
   const at = lineEndOf(text, lastEnd[1] - 1);
   const indent = firstKey[0] - lineStartOf(text, firstKey[0]);
-  return { from: at, to: at, insert: `${at > 0 && text[at - 1] !== '\n' ? '\n' : ''}${pairText(last, edit.value, indent)}` };
+  return {
+    from: at,
+    to: at,
+    insert: `${at > 0 && text[at - 1] !== '\n' ? '\n' : ''}${pairText(last, edit.value, indent)}`,
+  };
 };
 
 /** The file with the document at `index` changed by the Document API and rendered again. */

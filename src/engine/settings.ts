@@ -268,13 +268,13 @@ const ENGINE_SETTINGS: readonly AnySettingSpec[] = [
   setting({
     key: 'onDrift',
     title: 'what a heal does with drift (a value changed outside git)',
-    help: 'what a heal run does with objects changed outside git: heal (put git\'s values back), pr (propose the live values as one pull request per source, and hold them while it is open) or report (metrics, /status and logs only)',
+    help: "what a heal run does with objects changed outside git: heal (put git's values back), pr (propose the live values as one pull request per source, and hold them while it is open) or report (metrics, /status and logs only)",
     flag: '--on-drift',
     commands: ['watch'],
     input: {
       name: 'on-drift',
       description:
-        'What `command: drift` does with objects changed outside git: heal (apply git\'s values), pr (open or update one pull request with the live values, written into the manifests in place) or report (outputs and the job summary only). Empty: `onDrift` in cortex-sync.yaml decides (default heal).',
+        "What `command: drift` does with objects changed outside git: heal (apply git's values), pr (open or update one pull request with the live values, written into the manifests in place) or report (outputs and the job summary only). Empty: `onDrift` in cortex-sync.yaml decides (default heal).",
     },
     env: 'CORTEX_SYNC_ON_DRIFT',
     file: 'allowed',

@@ -79,7 +79,6 @@ export const lookalikeIdWarnings = async (
   return diagnostics;
 };
 
-
 /** `id` without punctuation, symbols and spaces at its ends (`example-catalog.` reads as `example-catalog`). */
 const withoutEndPunctuation = (id: string): string => id.replace(/^[\p{P}\p{S}\p{Z}\s]+|[\p{P}\p{S}\p{Z}\s]+$/gu, '');
 

@@ -150,10 +150,19 @@ export const defineWatchCommand = (command: Command, io: CliIo, done: (code: num
         .argParser(keepCount)
         .default(DEFAULT_PLAN_LOG_KEEP),
     )
-    .option('--config <file>', 'follow the sources this file lists (`sources: [...]`), in one process on one API budget')
-    .option('--leader-elect', 'reconcile only while holding a Kubernetes Lease (in-cluster config, else KUBECONFIG); a standby serves the probes')
+    .option(
+      '--config <file>',
+      'follow the sources this file lists (`sources: [...]`), in one process on one API budget',
+    )
+    .option(
+      '--leader-elect',
+      'reconcile only while holding a Kubernetes Lease (in-cluster config, else KUBECONFIG); a standby serves the probes',
+    )
     .option('--lease-name <name>', 'the Lease the replicas elect a leader on', DEFAULT_LEASE_NAME)
-    .option('--lease-namespace <namespace>', "the Lease's namespace (default: the pod's, else the kubeconfig context's)")
+    .option(
+      '--lease-namespace <namespace>',
+      "the Lease's namespace (default: the pod's, else the kubeconfig context's)",
+    )
     .addOption(
       new Option('--lease-duration <duration>', 'how long a Lease that stopped changing is honoured')
         .argParser(duration)

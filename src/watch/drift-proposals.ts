@@ -115,7 +115,9 @@ export class DriftWatch {
     if (repository === undefined) return report('the source is not a git repository (onDrift pr needs --repo)');
     const github = this.options.github;
     if (github === undefined)
-      return report('no GitHub repository or token for the pull request (GITHUB_TOKEN or the git token, GITHUB_REPOSITORY or a github.com remote)');
+      return report(
+        'no GitHub repository or token for the pull request (GITHUB_TOKEN or the git token, GITHUB_REPOSITORY or a github.com remote)',
+      );
     const proposal = proposeDrift({
       plan,
       sourceId: config.sourceId,
@@ -146,7 +148,9 @@ export class DriftWatch {
         mode: 'pr',
         objects,
         why: decision.why,
-        ...(decision.pull ? { pull: { number: decision.pull.number, ...(decision.pull.url ? { url: decision.pull.url } : {}) } } : {}),
+        ...(decision.pull
+          ? { pull: { number: decision.pull.number, ...(decision.pull.url ? { url: decision.pull.url } : {}) } }
+          : {}),
       };
     } catch (error) {
       return report(this.options.redact(error instanceof Error ? error.message : String(error)));

@@ -92,8 +92,10 @@ export class FairBudget {
   private inTurn<T>(source: string, req: ApiRequest, send: () => Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const queue = this.queues.get(source);
-      if (!queue) return reject(new CancelledError(req.operation, `${req.operation} cancelled: the source was stopped`));
-      if (req.signal?.aborted) return reject(new CancelledError(req.operation, `${req.operation} cancelled before it was sent`));
+      if (!queue)
+        return reject(new CancelledError(req.operation, `${req.operation} cancelled: the source was stopped`));
+      if (req.signal?.aborted)
+        return reject(new CancelledError(req.operation, `${req.operation} cancelled before it was sent`));
       const onAbort = () => {
         queue.waiting = queue.waiting.filter((w) => w !== waiter);
         reject(new CancelledError(req.operation, `${req.operation} cancelled before it was sent`));
@@ -112,7 +114,9 @@ export class FairBudget {
             return;
           }
           if (this.keepStarted) this.started.push(source);
-          send().then(resolve, reject).finally(() => this.done());
+          send()
+            .then(resolve, reject)
+            .finally(() => this.done());
         },
       };
       req.signal?.addEventListener('abort', onAbort, { once: true });

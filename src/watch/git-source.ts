@@ -330,7 +330,15 @@ class GitCheckout {
   driftRepository(): DriftRepository | undefined {
     if (this.checkedOut === undefined || this.branch === undefined) return undefined;
     return {
-      git: { run: (args, env = {}) => runGit(args, { cwd: this.checkout, env: { ...this.env, ...env }, signal: this.closing.signal, running: this.running }) },
+      git: {
+        run: (args, env = {}) =>
+          runGit(args, {
+            cwd: this.checkout,
+            env: { ...this.env, ...env },
+            signal: this.closing.signal,
+            running: this.running,
+          }),
+      },
       prefix: manifestPrefix(this.options.path),
       branch: this.branch,
       revision: this.checkedOut,

@@ -54,9 +54,9 @@ export type ElectionRole = 'leader' | 'standby';
 
 /** A check that `timing` is one client-go would accept (the deadline before the lease, the period before the deadline). */
 export const checkTiming = (t: ElectionTiming): string | undefined => {
-  if (!(t.leaseDurationMs > t.renewDeadlineMs))
-    return 'the lease duration must be longer than the renew deadline';
-  if (!(t.renewDeadlineMs > t.retryPeriodMs * 1.2)) return 'the renew deadline must be longer than 1.2 × the retry period';
+  if (!(t.leaseDurationMs > t.renewDeadlineMs)) return 'the lease duration must be longer than the renew deadline';
+  if (!(t.renewDeadlineMs > t.retryPeriodMs * 1.2))
+    return 'the renew deadline must be longer than 1.2 × the retry period';
   if (!(t.retryPeriodMs > 0)) return 'the retry period must be above 0';
   return undefined;
 };

@@ -105,9 +105,7 @@ export const loadKubeConfig = (env: NodeJS.ProcessEnv): KubeConfig => {
 
 /** The namespace of the pod's service account, else the kubeconfig context's, else `default`. */
 export const defaultNamespace = (kc: KubeConfig, readServiceAccountNamespace: () => string | undefined): string =>
-  readServiceAccountNamespace()?.trim() ||
-  kc.getContextObject(kc.getCurrentContext())?.namespace ||
-  'default';
+  readServiceAccountNamespace()?.trim() || kc.getContextObject(kc.getCurrentContext())?.namespace || 'default';
 
 /** The RBAC verbs the store uses on `leases` (read, create, replace), no more: the example's Role grants these. */
 export const LEASE_VERBS = ['get', 'create', 'update'] as const;

@@ -207,7 +207,9 @@ const startOn = async (
       },
       logger,
       backoff: { baseMs: Math.max(1, o.backoff) },
-      drift: { github: driftGitHubOf(io.env, o.repo, access.auth.token ?? access.auth.basic?.split(':').slice(1).join(':')) },
+      drift: {
+        github: driftGitHubOf(io.env, o.repo, access.auth.token ?? access.auth.basic?.split(':').slice(1).join(':')),
+      },
       onListening: (url) => {
         io.stdout.write(`listening on ${url}\n`);
         logger.info('watching', {

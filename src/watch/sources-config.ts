@@ -60,35 +60,44 @@ const durationText = z.union([z.string(), z.literal(0)]).transform((value, ctx) 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$/;
 
 const ENTRY_KEYS = {
-    name: z.string().regex(NAME, 'a name of letters, digits, `.`, `_` or `-` (at most 63), starting with a letter or digit'),
-    repo: z.string().min(1).optional(),
-    dir: z.string().min(1).optional(),
-    branch: z.string().min(1).max(255).optional(),
-    path: z.string().min(1).max(1024).optional(),
-    sourceId: (specOf('sourceId').value.schema as z.ZodType<string>).optional(),
-    interval: durationText.optional(),
-    prune: (specOf('prune').value.schema as z.ZodType<boolean>).optional(),
-    onDrift: z.enum(DRIFT_ACTIONS).optional(),
+  name: z
+    .string()
+    .regex(NAME, 'a name of letters, digits, `.`, `_` or `-` (at most 63), starting with a letter or digit'),
+  repo: z.string().min(1).optional(),
+  dir: z.string().min(1).optional(),
+  branch: z.string().min(1).max(255).optional(),
+  path: z.string().min(1).max(1024).optional(),
+  sourceId: (specOf('sourceId').value.schema as z.ZodType<string>).optional(),
+  interval: durationText.optional(),
+  prune: (specOf('prune').value.schema as z.ZodType<boolean>).optional(),
+  onDrift: z.enum(DRIFT_ACTIONS).optional(),
 };
 
-const entrySchema = z
-  .strictObject(ENTRY_KEYS)
-  .superRefine((entry, ctx) => {
-    if (Boolean(entry.repo) === Boolean(entry.dir))
-      ctx.addIssue({ code: 'custom', message: 'give exactly one of `repo` or `dir`', path: ['repo'] });
-    if (entry.dir && (entry.branch || entry.path))
-      ctx.addIssue({ code: 'custom', message: '`branch` and `path` belong to a `repo` source', path: [entry.branch ? 'branch' : 'path'] });
-  });
+const entrySchema = z.strictObject(ENTRY_KEYS).superRefine((entry, ctx) => {
+  if (Boolean(entry.repo) === Boolean(entry.dir))
+    ctx.addIssue({ code: 'custom', message: 'give exactly one of `repo` or `dir`', path: ['repo'] });
+  if (entry.dir && (entry.branch || entry.path))
+    ctx.addIssue({
+      code: 'custom',
+      message: '`branch` and `path` belong to a `repo` source',
+      path: [entry.branch ? 'branch' : 'path'],
+    });
+});
 
 const fileSchema = z.strictObject({ sources: z.array(entrySchema).min(1, 'list at least one source') });
 
 /** The settings table's entries a source may not say, with where the operator says them instead. */
 const processWide = (): ReadonlyMap<string, string> =>
   new Map(
-    SETTINGS.filter((spec) => !(PER_SOURCE as readonly string[]).includes(spec.key) && !(spec.key in ENTRY_KEYS)).map((spec) => {
-      const ways = [spec.flag, spec.env].filter(Boolean).join(' or ');
-      return [spec.key, ways ? `the operator sets it for every source (${ways})` : 'the operator sets it for every source'];
-    }),
+    SETTINGS.filter((spec) => !(PER_SOURCE as readonly string[]).includes(spec.key) && !(spec.key in ENTRY_KEYS)).map(
+      (spec) => {
+        const ways = [spec.flag, spec.env].filter(Boolean).join(' or ');
+        return [
+          spec.key,
+          ways ? `the operator sets it for every source (${ways})` : 'the operator sets it for every source',
+        ];
+      },
+    ),
   );
 
 const error = (file: string, message: string, at: { line: number; column: number }, field?: string): Diagnostic => ({
@@ -112,7 +121,14 @@ const refusedKeys = (doc: ParsedDocument, file: string): Diagnostic[] => {
           const why = wide.get(key);
           return why === undefined
             ? []
-            : [error(file, `sources[${i}].${key} is not set per source: ${why}`, doc.locate(['sources', i, key]), `sources[${i}].${key}`)];
+            : [
+                error(
+                  file,
+                  `sources[${i}].${key} is not set per source: ${why}`,
+                  doc.locate(['sources', i, key]),
+                  `sources[${i}].${key}`,
+                ),
+              ];
         })
       : [],
   );
@@ -140,9 +156,15 @@ const duplicates = (entries: readonly SourceEntry[], file: string, doc: ParsedDo
   entries.forEach((entry, i) => {
     const keys: [string, string, string][] = [
       [`name ${entry.name}`, 'name', `the name \`${entry.name}\``],
-      ...(entry.sourceId ? [[`id ${entry.sourceId}`, 'sourceId', `the source id \`${entry.sourceId}\``] as [string, string, string]] : []),
+      ...(entry.sourceId
+        ? [[`id ${entry.sourceId}`, 'sourceId', `the source id \`${entry.sourceId}\``] as [string, string, string]]
+        : []),
       entry.repo
-        ? [`repo ${entry.repo}#${entry.branch ?? ''}:${entry.path ?? ''}`, 'repo', 'the same repository, branch and path']
+        ? [
+            `repo ${entry.repo}#${entry.branch ?? ''}:${entry.path ?? ''}`,
+            'repo',
+            'the same repository, branch and path',
+          ]
         : [`dir ${entry.dir ?? ''}`, 'dir', 'the same directory'],
     ];
     for (const [key, field, what] of keys) {
@@ -150,7 +172,12 @@ const duplicates = (entries: readonly SourceEntry[], file: string, doc: ParsedDo
       if (first === undefined) seen.set(key, i);
       else
         problems.push(
-          error(file, `sources[${i}] has ${what} as sources[${first}] (line ${entries[first]?.line ?? '?'})`, doc.locate(['sources', i, field]), `sources[${i}].${field}`),
+          error(
+            file,
+            `sources[${i}] has ${what} as sources[${first}] (line ${entries[first]?.line ?? '?'})`,
+            doc.locate(['sources', i, field]),
+            `sources[${i}].${field}`,
+          ),
         );
     }
   });
@@ -158,14 +185,32 @@ const duplicates = (entries: readonly SourceEntry[], file: string, doc: ParsedDo
 };
 
 /** The sources of `text` (the file `file`), or every problem with it. */
-export const parseSourcesConfig = (file: string, text: string): { sources: SourceEntry[]; diagnostics: Diagnostic[] } => {
+export const parseSourcesConfig = (
+  file: string,
+  text: string,
+): { sources: SourceEntry[]; diagnostics: Diagnostic[] } => {
   const parsed = parseManifestFile(file, text);
   const doc = parsed.documents[0];
   const parseErrors = parsed.diagnostics.filter((d) => d.severity === 'error');
   if (!doc || parseErrors.length > 0)
-    return { sources: [], diagnostics: parseErrors.length > 0 ? parseErrors : [error(file, 'the file is empty: list the `sources:`', { line: 1, column: 1 })] };
+    return {
+      sources: [],
+      diagnostics:
+        parseErrors.length > 0
+          ? parseErrors
+          : [error(file, 'the file is empty: list the `sources:`', { line: 1, column: 1 })],
+    };
   if (parsed.documents.length > 1)
-    return { sources: [], diagnostics: [error(file, 'one YAML document expected (remove the `---` separators)', parsed.documents[1] ?? { line: 1, column: 1 })] };
+    return {
+      sources: [],
+      diagnostics: [
+        error(
+          file,
+          'one YAML document expected (remove the `---` separators)',
+          parsed.documents[1] ?? { line: 1, column: 1 },
+        ),
+      ],
+    };
   if (typeof doc.value !== 'object' || doc.value === null || Array.isArray(doc.value))
     return { sources: [], diagnostics: [error(file, 'expected a mapping with `sources:`', doc)] };
   const refused = refusedKeys(doc, file);
@@ -176,7 +221,10 @@ export const parseSourcesConfig = (file: string, text: string): { sources: Sourc
   const sources = result.data.sources.map((entry, i): SourceEntry => {
     const { interval, ...rest } = entry;
     return {
-      ...(Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) as Omit<SourceEntry, 'line' | 'intervalMs'>),
+      ...(Object.fromEntries(Object.entries(rest).filter(([, v]) => v !== undefined)) as Omit<
+        SourceEntry,
+        'line' | 'intervalMs'
+      >),
       ...(interval !== undefined ? { intervalMs: interval } : {}),
       line: doc.locate(['sources', i]).line,
     };
@@ -191,7 +239,9 @@ export const readSourcesConfig = async (file: string, shownAs: string): Promise<
   try {
     text = await readFile(file, 'utf8');
   } catch (cause) {
-    throw new ConfigError(`--config ${shownAs}: cannot read it (${(cause as NodeJS.ErrnoException).code ?? String(cause)})`);
+    throw new ConfigError(
+      `--config ${shownAs}: cannot read it (${(cause as NodeJS.ErrnoException).code ?? String(cause)})`,
+    );
   }
   const { sources, diagnostics } = parseSourcesConfig(shownAs, text);
   if (diagnostics.length > 0) throw new ConfigError(diagnostics.map(formatDiagnostic).join('\n'));

@@ -28,25 +28,36 @@ export interface ServedSource {
 export const repositoryKey = (url: string): string => {
   const plain = credentialFreeUrl(url.trim());
   const scpLike = /^[^/:@]+@([^:/]+):(.+)$/.exec(plain);
-  const withoutScheme = scpLike ? `${scpLike[1]}/${scpLike[2]}` : plain.replace(/^[a-z][a-z0-9+.-]*:\/\/(?:[^@/]*@)?/i, '');
-  const [host = '', ...rest] = withoutScheme.replace(/\/+$/, '').replace(/\.git$/i, '').split('/');
+  const withoutScheme = scpLike
+    ? `${scpLike[1]}/${scpLike[2]}`
+    : plain.replace(/^[a-z][a-z0-9+.-]*:\/\/(?:[^@/]*@)?/i, '');
+  const [host = '', ...rest] = withoutScheme
+    .replace(/\/+$/, '')
+    .replace(/\.git$/i, '')
+    .split('/');
   return [host.toLowerCase().replace(/:\d+$/, ''), ...rest].join('/');
 };
 
 interface PushPayload {
   ref?: unknown;
   after?: unknown;
-  repository?: { clone_url?: unknown; ssh_url?: unknown; git_url?: unknown; html_url?: unknown; default_branch?: unknown };
+  repository?: {
+    clone_url?: unknown;
+    ssh_url?: unknown;
+    git_url?: unknown;
+    html_url?: unknown;
+    default_branch?: unknown;
+  };
 }
 
 export type PushRouting =
-  | { trigger: true; revision?: string; sources: string[] }
-  | { trigger: false; status: number; reason: string };
+  { trigger: true; revision?: string; sources: string[] } | { trigger: false; status: number; reason: string };
 
 /** Which sources a verified push names: the same repository, and its branch (a source without one: the default branch). */
 export const routePush = (event: string | undefined, body: Buffer, sources: readonly ServedSource[]): PushRouting => {
   if (event === 'ping') return { trigger: false, status: 200, reason: 'pong' };
-  if (event !== 'push') return { trigger: false, status: 202, reason: `ignored event '${printable(event ?? '(none)')}'` };
+  if (event !== 'push')
+    return { trigger: false, status: 202, reason: `ignored event '${printable(event ?? '(none)')}'` };
   let payload: PushPayload;
   try {
     payload = JSON.parse(body.toString('utf8')) as PushPayload;
@@ -57,7 +68,9 @@ export const routePush = (event: string | undefined, body: Buffer, sources: read
     return { trigger: false, status: 400, reason: 'push event without a ref' };
   const repo = payload.repository ?? {};
   const named = new Set(
-    [repo.clone_url, repo.ssh_url, repo.git_url, repo.html_url].flatMap((u) => (typeof u === 'string' ? [repositoryKey(u)] : [])),
+    [repo.clone_url, repo.ssh_url, repo.git_url, repo.html_url].flatMap((u) =>
+      typeof u === 'string' ? [repositoryKey(u)] : [],
+    ),
   );
   const ref = payload.ref;
   const defaultBranch = typeof repo.default_branch === 'string' ? repo.default_branch : undefined;

@@ -68,7 +68,9 @@ const entriesOf = async (o: WatchFlags, io: CliIo): Promise<SourceEntry[]> => {
       },
     ];
   }
-  const oneSourceFlags = (['repo', 'dir', 'branch', 'path', 'sourceId', 'planLog'] as const).filter((k) => o[k] !== undefined);
+  const oneSourceFlags = (['repo', 'dir', 'branch', 'path', 'sourceId', 'planLog'] as const).filter(
+    (k) => o[k] !== undefined,
+  );
   if (oneSourceFlags.length > 0)
     throw new ConfigError(
       `--config lists the sources: ${oneSourceFlags.map((k) => `--${k.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}`).join(', ')} belong${oneSourceFlags.length === 1 ? 's' : ''} in each source's entry`,
@@ -89,10 +91,16 @@ const placeSources = async (placed: FleetSource[], io: CliIo, cacheDir: string, 
       source.folder = join(
         cacheDir,
         entry.repo
-          ? gitSourceFolder({ url: entry.repo, ...(entry.branch ? { branch: entry.branch } : {}), ...(entry.path ? { path: entry.path } : {}) })
+          ? gitSourceFolder({
+              url: entry.repo,
+              ...(entry.branch ? { branch: entry.branch } : {}),
+              ...(entry.path ? { path: entry.path } : {}),
+            })
           : dirSourceFolder(await realpath(source.dir ?? '.')),
       );
-      const described = entry.repo ? `${describeRemote(entry.repo)}${entry.branch ? `#${entry.branch}` : ''}` : (source.dir ?? '');
+      const described = entry.repo
+        ? `${describeRemote(entry.repo)}${entry.branch ? `#${entry.branch}` : ''}`
+        : (source.dir ?? '');
       const { lock, lockLost } = await lockSourceFolder(source.folder, described, io, logger);
       if (!lock) return { stopped: true };
       source.release = () => lock.release();
@@ -115,15 +123,17 @@ const sharedClients = (o: WatchFlags, access: WatchAccess, userAgent: string, ma
   const clients = new Map<string, ApiClient>();
   return {
     budget,
-    clientFor: (name: string) => (config: Parameters<typeof apiClientFor>[0], _key: string, events: Parameters<FairBudget['clientFor']>[2]) => {
-      const key = `${config.baseUrl} ${config.requestsPerMinute} ${config.concurrency}`;
-      let shared = clients.get(key);
-      if (!shared) {
-        shared = apiClientFor(config, access.apiKey, { clock: systemClock, events: budget.events, userAgent });
-        clients.set(key, shared);
-      }
-      return budget.clientFor(name, shared, events);
-    },
+    clientFor:
+      (name: string) =>
+      (config: Parameters<typeof apiClientFor>[0], _key: string, events: Parameters<FairBudget['clientFor']>[2]) => {
+        const key = `${config.baseUrl} ${config.requestsPerMinute} ${config.concurrency}`;
+        let shared = clients.get(key);
+        if (!shared) {
+          shared = apiClientFor(config, access.apiKey, { clock: systemClock, events: budget.events, userAgent });
+          clients.set(key, shared);
+        }
+        return budget.clientFor(name, shared, events);
+      },
     close: async () => {
       for (const c of clients.values()) await c.close();
     },
@@ -133,7 +143,12 @@ const sharedClients = (o: WatchFlags, access: WatchAccess, userAgent: string, ma
 type Shared = ReturnType<typeof sharedClients>;
 
 /** One source's loop for this term (a new source object: a stopped one is not restarted). */
-const loopOf = (s: FleetSource, o: WatchFlags, io: CliIo, at: { access: WatchAccess; logger: Logger; shared: Shared }) => {
+const loopOf = (
+  s: FleetSource,
+  o: WatchFlags,
+  io: CliIo,
+  at: { access: WatchAccess; logger: Logger; shared: Shared },
+) => {
   const { entry } = s;
   const auth = { ...at.access.auth };
   const fromUrl = entry.repo ? urlCredentials(entry.repo) : undefined;
@@ -162,7 +177,11 @@ const loopOf = (s: FleetSource, o: WatchFlags, io: CliIo, at: { access: WatchAcc
   return createSourceLoop({
     source,
     resolveConfig: (root) =>
-      configureRun({ said: { ...said, dir: root }, ...(s.dir !== undefined ? { originDir: s.dir } : {}) }, io.env, io.cwd),
+      configureRun(
+        { said: { ...said, dir: root }, ...(s.dir !== undefined ? { originDir: s.dir } : {}) },
+        io.env,
+        io.cwd,
+      ),
     apiKey: at.access.apiKey,
     secrets: [...at.access.secrets, ...(entry.repo ? remoteSecrets(entry.repo) : [])],
     ...(at.access.webhookSecret ? { webhookSecret: at.access.webhookSecret } : {}),
@@ -170,7 +189,10 @@ const loopOf = (s: FleetSource, o: WatchFlags, io: CliIo, at: { access: WatchAcc
     pruneSettleMs: o.pruneSettle ?? DEFAULT_PRUNE_SETTLE_MS,
     leaseLingerMs: o.leaseLinger ?? DEFAULT_LEASE_LINGER_MS,
     planLogFile: join(s.folder, 'plan-log.jsonl'),
-    planLogRotation: { maxBytes: o.planLogMaxSize ?? DEFAULT_PLAN_LOG_MAX_BYTES, keep: o.planLogKeep ?? DEFAULT_PLAN_LOG_KEEP },
+    planLogRotation: {
+      maxBytes: o.planLogMaxSize ?? DEFAULT_PLAN_LOG_MAX_BYTES,
+      keep: o.planLogKeep ?? DEFAULT_PLAN_LOG_KEEP,
+    },
     logger: at.logger.with({ source: entry.name }),
     backoff: { baseMs: Math.max(1, o.backoff) },
     metrics: s.metrics,
@@ -209,7 +231,14 @@ const terms = (sources: FleetSource[], start: (s: FleetSource) => SourceLoop, lo
 };
 
 /** The elector of `--leader-elect`, or undefined. */
-const electorOf = (o: WatchFlags, io: CliIo, identity: string, logger: Logger, onLead: () => void, onLose: (why: string) => void) => {
+const electorOf = (
+  o: WatchFlags,
+  io: CliIo,
+  identity: string,
+  logger: Logger,
+  onLead: () => void,
+  onLose: (why: string) => void,
+) => {
   if (o.leaderElect !== true) return undefined;
   const timing = {
     leaseDurationMs: o.leaseDuration ?? 15_000,
@@ -237,7 +266,8 @@ const electorOf = (o: WatchFlags, io: CliIo, identity: string, logger: Logger, o
     onStartedLeading: onLead,
     onStoppedLeading: onLose,
     onNewLeader: (leader) => logger.info('leader observed', { leader: leader || '(none)' }),
-    onError: (error) => logger.warn('lease request failed', { error: error instanceof Error ? error.message : String(error) }),
+    onError: (error) =>
+      logger.warn('lease request failed', { error: error instanceof Error ? error.message : String(error) }),
   });
 };
 
@@ -276,7 +306,15 @@ export const runSources = async (o: WatchFlags, io: CliIo): Promise<number> => {
     },
   );
   if (elector) fence.mayWrite = () => elector.mayWrite();
-  const server = await serveFleet(o, io, { sources, access, metrics, logger, elector, isStopping: () => stopping, repoSecrets });
+  const server = await serveFleet(o, io, {
+    sources,
+    access,
+    metrics,
+    logger,
+    elector,
+    isStopping: () => stopping,
+    repoSecrets,
+  });
   io.stdout.write(`listening on ${server.url}\n`);
   const { stopped } = await placeSources(sources, io, cacheDir, logger);
   if (stopped) {
@@ -315,14 +353,21 @@ const serveFleet = async (
   },
 ) => {
   const { sources, access, metrics, logger, elector } = at;
-  const election = () => (elector ? { role: elector.role, leader: elector.leader, identity: elector.identity } : undefined);
+  const election = () =>
+    elector ? { role: elector.role, leader: elector.leader, identity: elector.identity } : undefined;
   try {
     return await startServer(access.listen.host, access.listen.port, {
       healthy: () => ({ ok: !at.isStopping(), reason: at.isStopping() ? 'shutting down' : 'ok' }),
       ready: () => {
         if (at.isStopping()) return { ready: false, reason: 'shutting down' };
-        if (elector && elector.role === 'standby') return { ready: true, reason: `standby; leader: ${elector.leader || '(none)'}` };
-        return { ready: true, reason: sources.map((s) => `${s.entry.name}: ${s.broken ?? s.loop?.readiness().reason ?? 'starting'}`).join('\n') };
+        if (elector && elector.role === 'standby')
+          return { ready: true, reason: `standby; leader: ${elector.leader || '(none)'}` };
+        return {
+          ready: true,
+          reason: sources
+            .map((s) => `${s.entry.name}: ${s.broken ?? s.loop?.readiness().reason ?? 'starting'}`)
+            .join('\n'),
+        };
       },
       metrics: async () => ({ contentType: metrics.contentType, text: await metrics.text() }),
       status: () => fleetStatus(sources, election()),
@@ -346,7 +391,8 @@ const serveFleet = async (
       onWebhookAnswered: (status) => metrics.recordWebhook(status),
     });
   } catch (error) {
-    if (error instanceof ListenError) throw new ConfigError(`${access.listenAt.named} ${access.listenAt.value}: ${error.reason}`);
+    if (error instanceof ListenError)
+      throw new ConfigError(`${access.listenAt.named} ${access.listenAt.value}: ${error.reason}`);
     throw error;
   }
 };

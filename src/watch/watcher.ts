@@ -86,10 +86,7 @@ export interface WatcherOptions {
 }
 
 /** What one source's loop needs: the watcher's options without its port. */
-export type SourceLoopOptions = Omit<
-  WatcherOptions,
-  'host' | 'port' | 'allowedHosts' | 'branch' | 'onListening'
->;
+export type SourceLoopOptions = Omit<WatcherOptions, 'host' | 'port' | 'allowedHosts' | 'branch' | 'onListening'>;
 
 /** One source's triggers and serial runner, without a port (a watcher of many sources serves them all on one). */
 export interface SourceLoop {

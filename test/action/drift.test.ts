@@ -36,7 +36,11 @@ const checkoutWithDrift = async (): Promise<string> => {
   git(world.workspace, 'remote', 'add', 'origin', bare);
   git(world.workspace, 'push', '--quiet', 'origin', 'main');
   // As the Action will: its origin is the repository GITHUB_REPOSITORY names.
-  const env = { CORTEX_API_KEY: world.emulator.apiKey, CORTEX_BASE_URL: world.emulator.url, GITHUB_REPOSITORY: REPOSITORY };
+  const env = {
+    CORTEX_API_KEY: world.emulator.apiKey,
+    CORTEX_BASE_URL: world.emulator.url,
+    GITHUB_REPOSITORY: REPOSITORY,
+  };
   const { config } = await configureRun({ said: { dir: join(world.workspace, 'catalog') } }, env, world.workspace);
   const client = createApiClient({ baseUrl: world.emulator.url, apiKey: world.emulator.apiKey, maxAttempts: 1 });
   expect((await reconcile({ config, mode: 'apply' }, createEngineContext(client))).status).toBe('applied');
@@ -68,7 +72,11 @@ describe('command: drift', () => {
     expect(run.code).toBe(0);
     expect(world.github.pulls).toHaveLength(1);
     const pull = world.github.pulls[0];
-    expect(pull).toMatchObject({ head: 'cortex-sync/drift/example-catalog', base: 'main', title: 'Drift: 1 object changed outside git' });
+    expect(pull).toMatchObject({
+      head: 'cortex-sync/drift/example-catalog',
+      base: 'main',
+      title: 'Drift: 1 object changed outside git',
+    });
     const diff = git(bare, 'diff', '--unified=0', 'main', 'cortex-sync/drift/example-catalog')
       .split('\n')
       .filter((l) => /^[+-]/.test(l) && !/^(\+\+\+|---) /.test(l));
@@ -99,7 +107,9 @@ describe('command: drift', () => {
     const run = await drift('pr');
     expect(run.code).toBe(0);
     expect(world.github.pulls).toHaveLength(0);
-    expect(run.runtime.log.join('\n')).toMatch(/could not push cortex-sync\/drift\/example-catalog .*reporting drift only/);
+    expect(run.runtime.log.join('\n')).toMatch(
+      /could not push cortex-sync\/drift\/example-catalog .*reporting drift only/,
+    );
   });
 
   it('on-drift report: the job summary only; nothing pushed, nothing healed', async () => {

@@ -355,12 +355,18 @@ export const startFakeGitHub = async (): Promise<FakeGitHub> => {
           .filter((p) => head === null || `${m?.[1]}:${p.head}` === head)
           .filter((p) => state === 'all' || p.state === state)
           .sort((a, b) => b.number - a.number);
-        return send(res, 200, found.map((p) => pullJson(p, m?.[1] ?? '')));
+        return send(
+          res,
+          200,
+          found.map((p) => pullJson(p, m?.[1] ?? '')),
+        );
       }
       if (m && req.method === 'POST') {
         const body = (await readBody(req)) as { head?: string; base?: string; title?: string; body?: string };
-        if (!body?.head || !body.base || !body.title) return send(res, 422, { message: 'head, base and title are required' });
-        if ((body.body ?? '').length > MAX_BODY) return send(res, 422, { message: 'body is too long (maximum is 65536 characters)' });
+        if (!body?.head || !body.base || !body.title)
+          return send(res, 422, { message: 'head, base and title are required' });
+        if ((body.body ?? '').length > MAX_BODY)
+          return send(res, 422, { message: 'body is too long (maximum is 65536 characters)' });
         if (pulls.some((p) => p.head === body.head && p.state === 'open'))
           return send(res, 422, { message: `A pull request already exists for ${body.head}.` });
         const pull: FakePull = {
@@ -380,7 +386,8 @@ export const startFakeGitHub = async (): Promise<FakeGitHub> => {
       if (m && req.method === 'PATCH') {
         const pull = pulls.find((p) => p.number === Number(m?.[2]));
         if (!pull) return send(res, 404, { message: 'Not Found' });
-        if (pull.author.id !== identity.account.id) return send(res, 403, { message: 'Resource not accessible by integration' });
+        if (pull.author.id !== identity.account.id)
+          return send(res, 403, { message: 'Resource not accessible by integration' });
         const body = (await readBody(req)) as { title?: string; body?: string };
         if (typeof body?.title === 'string') pull.title = body.title;
         if (typeof body?.body === 'string') pull.body = body.body;

@@ -49,7 +49,13 @@ describe('the drift pull request body', () => {
   });
 
   it('keeps the marker when redaction takes a look-alike of the key out of the rest', () => {
-    const body = driftBody({ plan, proposal, marker: ours, dirFromRoot: '.', redact: (t) => t.replaceAll('acme', '[REDACTED]') });
+    const body = driftBody({
+      plan,
+      proposal,
+      marker: ours,
+      dirFromRoot: '.',
+      redact: (t) => t.replaceAll('acme', '[REDACTED]'),
+    });
     expect(markerOf(body)).toEqual(ours);
     expect(body.slice(body.indexOf('-->'))).not.toContain('acme');
   });

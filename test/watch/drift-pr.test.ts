@@ -65,7 +65,11 @@ afterEach(async () => {
 });
 
 const bareGit = (...args: string[]): string =>
-  execFileSync('git', args, { cwd: join(root, 'remote.git'), encoding: 'utf8', env: { PATH: process.env.PATH ?? '', HOME: root } }).trim();
+  execFileSync('git', args, {
+    cwd: join(root, 'remote.git'),
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '', HOME: root },
+  }).trim();
 
 const editInUi = async (tag: string, lines: string): Promise<void> => {
   const response = await fetch(`${emulator.url}/api/v1/open-api`, {
@@ -138,7 +142,9 @@ describe('watch --on-drift pr', () => {
     expect(entityTitle(emulator, 'svc-a')).toBe('Service A (renamed in the UI)');
     const metrics = parsePrometheusText(await (await fetch(`${running.url}/metrics`)).text());
     expect(sampleValue(metrics, 'cortex_sync_drift_objects', { source: 'acme-catalog' })).toBe(2);
-    const status = (await (await fetch(`${running.url}/status`)).json()) as { drift?: { mode: string; pull?: { number: number } } };
+    const status = (await (await fetch(`${running.url}/status`)).json()) as {
+      drift?: { mode: string; pull?: { number: number } };
+    };
     expect(status.drift).toMatchObject({ mode: 'pr', pull: { number: pull.number } });
 
     await editInUi('svc-a', '  description: Takes orders and refunds.\n');
@@ -173,7 +179,10 @@ describe('watch --on-drift pr', () => {
 
   it('a source that is not a git repository reports the drift instead, saying why, and heals nothing', async () => {
     const manifests = join(root, 'manifests');
-    await writeFiles(manifests, { 'cortex-sync.yaml': 'sourceId: acme-catalog\nonDrift: pr\n', '.cortex/catalog/b.yaml': SERVICE_B });
+    await writeFiles(manifests, {
+      'cortex-sync.yaml': 'sourceId: acme-catalog\nonDrift: pr\n',
+      '.cortex/catalog/b.yaml': SERVICE_B,
+    });
     watch = await startWatch({ dir: manifests, healInterval: 300 }, { emulator, cwd: root });
     await watch.waitForRun((r) => r.result === 'applied' && r.summary?.create === 1);
     await editInUi('svc-b', '  title: Service B, fixed at 3 a.m.\n');

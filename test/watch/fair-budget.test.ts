@@ -63,9 +63,10 @@ it('starts no write once the fence is closed, even one queued while it was open'
   const shared = fakeShared(budget.events);
   const client = budget.clientFor('a', shared.client, noEvents);
   const first = client.request(get('read'));
-  const write = client
-    .request({ operation: 'update entity', method: 'POST', path: '/api/v1/open-api' })
-    .then(() => 'sent', (error: Error) => error.message);
+  const write = client.request({ operation: 'update entity', method: 'POST', path: '/api/v1/open-api' }).then(
+    () => 'sent',
+    (error: Error) => error.message,
+  );
   leading = false;
   await shared.finishOne();
   await first;

@@ -71,7 +71,8 @@ export const startFakeLeaseApi = async (): Promise<FakeLeaseApi> => {
     if (req.method === 'POST' && !name) {
       const body = await readJson(req);
       const created = `${namespace}/${body.metadata.name}`;
-      if (leases.has(created)) return status(res, 409, 'AlreadyExists', `leases "${body.metadata.name}" already exists`);
+      if (leases.has(created))
+        return status(res, 409, 'AlreadyExists', `leases "${body.metadata.name}" already exists`);
       version += 1;
       const stored = { ...body, metadata: { ...body.metadata, namespace, resourceVersion: String(version) } };
       leases.set(created, stored);
@@ -84,7 +85,12 @@ export const startFakeLeaseApi = async (): Promise<FakeLeaseApi> => {
       const current = leases.get(key);
       if (!current) return status(res, 404, 'NotFound', `leases "${name}" not found`);
       if (body.metadata.resourceVersion !== current.metadata.resourceVersion)
-        return status(res, 409, 'Conflict', 'the object has been modified; please apply your changes to the latest version');
+        return status(
+          res,
+          409,
+          'Conflict',
+          'the object has been modified; please apply your changes to the latest version',
+        );
       version += 1;
       const stored = { ...body, metadata: { ...body.metadata, namespace, resourceVersion: String(version) } };
       leases.set(key, stored);

@@ -42,9 +42,11 @@ it('reads every field a source may set', () => {
   ]);
 });
 
-it("refuses what only the operator decides, naming the flag or variable that sets it", () => {
+it('refuses what only the operator decides, naming the flag or variable that sets it', () => {
   expect(
-    messages(['sources:', '  - name: a', '    dir: x', '    baseUrl: https://evil.example', '    concurrency: 64'].join('\n')),
+    messages(
+      ['sources:', '  - name: a', '    dir: x', '    baseUrl: https://evil.example', '    concurrency: 64'].join('\n'),
+    ),
   ).toEqual([
     '4: sources[0].baseUrl is not set per source: the operator sets it for every source (--base-url or CORTEX_BASE_URL)',
     '5: sources[0].concurrency is not set per source: the operator sets it for every source (--concurrency or CORTEX_SYNC_CONCURRENCY)',

@@ -12,7 +12,8 @@ const source = (name: string, repo: string, branch?: string): ServedSource => ({
   metrics: new WatchMetrics(),
 });
 
-const push = (ref: string, repository: Record<string, string>) => Buffer.from(JSON.stringify({ ref, after: 'abc', repository }));
+const push = (ref: string, repository: Record<string, string>) =>
+  Buffer.from(JSON.stringify({ ref, after: 'abc', repository }));
 
 it('knows one repository in every spelling', () => {
   const key = 'github.com/acme/catalog';
@@ -43,7 +44,10 @@ it('triggers the sources of the pushed repository and branch, and no other', () 
     sources: ['main', 'default'],
   });
   expect(routePush('push', push('refs/heads/release', repository), sources)).toMatchObject({ sources: ['release'] });
-  expect(routePush('push', push('refs/heads/feature', repository), sources)).toMatchObject({ trigger: false, status: 202 });
+  expect(routePush('push', push('refs/heads/feature', repository), sources)).toMatchObject({
+    trigger: false,
+    status: 202,
+  });
   expect(routePush('push', push('refs/tags/v1', repository), sources)).toMatchObject({ trigger: false });
   // A look-alike repository name triggers nothing.
   expect(

@@ -88,14 +88,21 @@ it('applies every source in one process, reports each, and runs only the source 
     const body = JSON.stringify({ ref: 'refs/heads/main', after: 'abc', repository });
     return fetch(`${w.url}/webhook/github`, {
       method: 'POST',
-      headers: { 'X-GitHub-Event': 'push', 'X-Hub-Signature-256': signBody(body, WEBHOOK_SECRET), 'Content-Type': 'application/json' },
+      headers: {
+        'X-GitHub-Event': 'push',
+        'X-Hub-Signature-256': signBody(body, WEBHOOK_SECRET),
+        'Content-Type': 'application/json',
+      },
       body,
     });
   };
   const other = await deliver({ clone_url: 'https://github.com/acme/other.git' });
   expect(other.status).toBe(202);
   expect(await other.json()).toMatchObject({ triggered: false });
-  const ours = await deliver({ clone_url: remote.url.replace(/^file:\/\//, 'file://'), html_url: 'https://x.example/y' });
+  const ours = await deliver({
+    clone_url: remote.url.replace(/^file:\/\//, 'file://'),
+    html_url: 'https://x.example/y',
+  });
   expect(ours.status).toBe(202);
   expect(await ours.json()).toMatchObject({ triggered: true });
   await until(async () => applied(await statusOf(w), 'team-a', 'webhook'));

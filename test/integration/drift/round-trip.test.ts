@@ -24,16 +24,76 @@ const SOURCE = 'example-catalog';
 
 /** One edit per kind, made to the example file as a UI edit would leave the live object. */
 const EDITS: { kind: string; id: string; file: string; from: string; to: string }[] = [
-  { kind: 'entity', id: 'payments-api', file: '.cortex/catalog/payments-api.yaml', from: 'cost-center: CC-668', to: 'cost-center: CC-999' },
-  { kind: 'entity', id: 'platform-team', file: '.cortex/teams/platform-team.yaml', from: 'email: grace@example.com', to: 'email: grace.h@example.com' },
-  { kind: 'entity', id: 'payments-domain', file: '.cortex/domains/payments-domain.yaml', from: 'description: Everything that moves money.', to: 'description: Everything that moves money, and refunds.' },
-  { kind: 'entity', id: 'inventory-service', file: 'services/inventory/cortex.yaml', from: 'x-cortex-groups: [tier-1, lang-go]', to: 'x-cortex-groups: [tier-1, lang-rust]' },
-  { kind: 'entity-type', id: 'database', file: '.cortex/entity-types/database.yaml', from: 'description: A managed database instance.', to: 'description: A managed database.' },
-  { kind: 'catalog-page', id: 'databases', file: '.cortex/catalog-pages/databases.yaml', from: 'name: Databases', to: 'name: All databases' },
-  { kind: 'scaffolder-template', id: 'go-service', file: '.cortex/scaffolders/go-service.yaml', from: 'name: Go service', to: 'name: Go HTTP service' },
-  { kind: 'scorecard', id: 'payments-readiness', file: '.cortex/scorecards/payments-readiness.yaml', from: 'name: Payments readiness', to: 'name: Payments readiness bar' },
-  { kind: 'initiative', id: 'Payments production readiness', file: '.cortex/initiatives/payments-production-readiness.yaml', from: 'description: Bring every payments service to Gold before the holiday freeze.', to: 'description: Gold before the freeze.' },
-  { kind: 'dependency', id: 'checkout-web→auth-service', file: '.cortex/dependencies/checkout-web.yaml', from: 'description: Checks the shopper\'s session.', to: 'description: Checks the session.' },
+  {
+    kind: 'entity',
+    id: 'payments-api',
+    file: '.cortex/catalog/payments-api.yaml',
+    from: 'cost-center: CC-668',
+    to: 'cost-center: CC-999',
+  },
+  {
+    kind: 'entity',
+    id: 'platform-team',
+    file: '.cortex/teams/platform-team.yaml',
+    from: 'email: grace@example.com',
+    to: 'email: grace.h@example.com',
+  },
+  {
+    kind: 'entity',
+    id: 'payments-domain',
+    file: '.cortex/domains/payments-domain.yaml',
+    from: 'description: Everything that moves money.',
+    to: 'description: Everything that moves money, and refunds.',
+  },
+  {
+    kind: 'entity',
+    id: 'inventory-service',
+    file: 'services/inventory/cortex.yaml',
+    from: 'x-cortex-groups: [tier-1, lang-go]',
+    to: 'x-cortex-groups: [tier-1, lang-rust]',
+  },
+  {
+    kind: 'entity-type',
+    id: 'database',
+    file: '.cortex/entity-types/database.yaml',
+    from: 'description: A managed database instance.',
+    to: 'description: A managed database.',
+  },
+  {
+    kind: 'catalog-page',
+    id: 'databases',
+    file: '.cortex/catalog-pages/databases.yaml',
+    from: 'name: Databases',
+    to: 'name: All databases',
+  },
+  {
+    kind: 'scaffolder-template',
+    id: 'go-service',
+    file: '.cortex/scaffolders/go-service.yaml',
+    from: 'name: Go service',
+    to: 'name: Go HTTP service',
+  },
+  {
+    kind: 'scorecard',
+    id: 'payments-readiness',
+    file: '.cortex/scorecards/payments-readiness.yaml',
+    from: 'name: Payments readiness',
+    to: 'name: Payments readiness bar',
+  },
+  {
+    kind: 'initiative',
+    id: 'Payments production readiness',
+    file: '.cortex/initiatives/payments-production-readiness.yaml',
+    from: 'description: Bring every payments service to Gold before the holiday freeze.',
+    to: 'description: Gold before the freeze.',
+  },
+  {
+    kind: 'dependency',
+    id: 'checkout-web→auth-service',
+    file: '.cortex/dependencies/checkout-web.yaml',
+    from: "description: Checks the shopper's session.",
+    to: 'description: Checks the session.',
+  },
 ];
 
 let emulator: RunningEmulator;
@@ -59,9 +119,10 @@ const run = async (mode: 'plan' | 'apply'): Promise<Plan> => {
   return result.plan;
 };
 
-const pending = (plan: Plan) => plan.changes.filter((c) => c.action !== 'noop').map((c) => `${c.action} ${c.kind}/${c.id}`);
+const pending = (plan: Plan) =>
+  plan.changes.filter((c) => c.action !== 'noop').map((c) => `${c.action} ${c.kind}/${c.id}`);
 
-describe('drift proposed back by editing each kind\'s example manifest in place', () => {
+describe("drift proposed back by editing each kind's example manifest in place", () => {
   it.each(EDITS)('$kind $id: edit to live, then plan 0', async (edit) => {
     await run('apply');
     const path = join(dir, edit.file);

@@ -56,7 +56,8 @@ it("applies a small source's change while a source of 1,000 changed entities is 
   await writeFiles(join(root, 'big'), big);
   await writeFiles(join(root, 'small'), { '.cortex/catalog/one.yaml': serviceYaml('small-1') });
   await writeFiles(root, {
-    'sources.yaml': 'sources:\n  - {name: big, dir: big, sourceId: big}\n  - {name: small, dir: small, sourceId: small}\n',
+    'sources.yaml':
+      'sources:\n  - {name: big, dir: big, sourceId: big}\n  - {name: small, dir: small, sourceId: small}\n',
   });
   const bigWrites = () =>
     emulator.requests.filter((r) => r.method === 'POST' && r.path === '/api/v1/open-api' && r.status === 200).length;
@@ -66,7 +67,9 @@ it("applies a small source's change while a source of 1,000 changed entities is 
   // The big source is writing; the small one changes now.
   await until(() => bigWrites() > 100, 60_000);
   const before = emulator.requests.length;
-  await writeFiles(join(root, 'small'), { '.cortex/catalog/one.yaml': serviceYaml('small-1', 'changed while big runs') });
+  await writeFiles(join(root, 'small'), {
+    '.cortex/catalog/one.yaml': serviceYaml('small-1', 'changed while big runs'),
+  });
   await until(() => entityTitle(emulator, 'small-1') === 'changed while big runs', 60_000);
   // By order in the emulator's log: the small change was written before the big source's last write.
   const log = emulator.requests.slice(before);

@@ -64,8 +64,25 @@ const startReplica = async (name: string): Promise<Replica> => {
   const proc = spawn(
     process.execPath,
     [
-      BIN, 'watch', '--dir', 'manifests', '--listen', '127.0.0.1:0', '--heal-interval', '0', '--lease-linger', '0',
-      '--leader-elect', '--lease-namespace', 'team', '--lease-duration', '6s', '--renew-deadline', '4s', '--retry-period', '1s',
+      BIN,
+      'watch',
+      '--dir',
+      'manifests',
+      '--listen',
+      '127.0.0.1:0',
+      '--heal-interval',
+      '0',
+      '--lease-linger',
+      '0',
+      '--leader-elect',
+      '--lease-namespace',
+      'team',
+      '--lease-duration',
+      '6s',
+      '--renew-deadline',
+      '4s',
+      '--retry-period',
+      '1s',
     ],
     {
       cwd: root,
@@ -93,7 +110,8 @@ const startReplica = async (name: string): Promise<Replica> => {
     await sleep(50);
   }
   const address = url;
-  const status = async () => (await (await fetch(`${address}/status`)).json()) as { role?: string; leader?: string; identity?: string };
+  const status = async () =>
+    (await (await fetch(`${address}/status`)).json()) as { role?: string; leader?: string; identity?: string };
   return { name, proc, url: address, status };
 };
 
@@ -101,7 +119,9 @@ const until = async (what: () => Promise<boolean> | boolean, ms: number, why: st
   const deadline = Date.now() + ms;
   while (!(await what())) {
     if (Date.now() > deadline) {
-      const printed = Object.entries(outputs).map(([name, out]) => `--- ${name}\n${out().split('\n').slice(-25).join('\n')}`);
+      const printed = Object.entries(outputs).map(
+        ([name, out]) => `--- ${name}\n${out().split('\n').slice(-25).join('\n')}`,
+      );
       throw new Error(`timed out: ${why}\n${printed.join('\n')}`);
     }
     await sleep(100);
@@ -116,7 +136,8 @@ const writesBy = (identity: string) =>
 const termsStarted = () => {
   const starts: { holder: string; at: number }[] = [];
   for (const r of leases.requests)
-    if (r.method !== 'GET' && r.status < 300 && r.holder && r.holder !== starts.at(-1)?.holder) starts.push({ holder: r.holder, at: r.at });
+    if (r.method !== 'GET' && r.status < 300 && r.holder && r.holder !== starts.at(-1)?.holder)
+      starts.push({ holder: r.holder, at: r.at });
   return starts;
 };
 
