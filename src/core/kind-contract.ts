@@ -57,6 +57,17 @@ export interface ManifestFile {
   ids: string[];
 }
 
+/** How a kind whose objects several sources share key by key says which keys (see `KindModel.sharedWrites`). */
+export interface SharedWrites<S> {
+  /**
+   * Of the keys this source declared at its last apply (`before`, from its ownership record), those
+   * the object declares no more: removed by the write, shown in the plan as going away.
+   */
+  dropped(obj: DesiredObject<S>, before: readonly string[]): string[];
+  /** Do two keys overlap (the same, or one inside the other), so that two sources writing them would overwrite each other? */
+  overlap(a: string, b: string): boolean;
+}
+
 /** What prune does to a live object of a kind. */
 export type PruneAction = 'delete' | 'archive';
 
@@ -188,6 +199,15 @@ export interface KindModel<S = unknown, L = unknown> extends KindMeta {
    * set the rest of the same object. Kinds whose objects are wholly one source's leave it out.
    */
   managedKeys?(obj: DesiredObject<S>): string[];
+  /**
+   * Set when this kind writes only the keys its manifest declares (`managedKeys`), so that other
+   * sources, the UI and integrations may set the rest of the same object (entities with
+   * `entityWrites: merge`, docs/adr-0004-co-ownership.md). An object another source owns is then
+   * written (these keys only), never refused as another's and never adopted; a key two sources
+   * declare is a `field-conflict`; a key this source declared at its last apply and declares no
+   * more is removed live (`Change.dropsKeys`).
+   */
+  readonly sharedWrites?: SharedWrites<S>;
   /** What an inbound custom webhook matches a declared object of this kind by (entities: tag and mappings). */
   webhookTarget?(obj: DesiredObject<S>): RoutableEntity | undefined;
   /** Canonical comparable form of a manifest: equal to `liveState` ⇔ nothing to do. */
@@ -197,7 +217,7 @@ export interface KindModel<S = unknown, L = unknown> extends KindMeta {
    * when there is one: where the API fills in or rewrites a value on its own (a default icon, a
    * default flag), only what the manifest states is compared, so no guessed server value matters.
    */
-  liveState(obj: LiveObject<L>, desired?: DesiredObject<S>): JsonValue;
+  liveState(obj: LiveObject<L>, desired?: DesiredObject<S>, dropped?: readonly string[]): JsonValue;
   /**
    * Plan-time problems of a declared object given what is live (e.g. declaring an object the
    * API manages itself). Errors refuse the plan.

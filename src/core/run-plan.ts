@@ -55,7 +55,7 @@ export interface RunPlanInput {
   /** Objects a list left out that no read could confirm absent: never planned, never dropped from the record. */
   unconfirmed?: ReadonlySet<ObjectKey>;
   /** `buildPlan`'s options, but who the run acts for (`record`). */
-  options: Omit<PlanOptions, 'sourceId' | 'ownInventory'>;
+  options: Omit<PlanOptions, 'sourceId' | 'ownInventory' | 'declaredBefore'>;
   /** The plan's header (`Plan.scope`). */
   deleteScope: DeleteScope;
   /** Without a source id: none (nothing is marked, adopted or recorded). */
@@ -90,6 +90,8 @@ const recordStepsOf = (input: RunPlanInput, record: RunRecord): InventoryStepsIn
     serverIds: serverIdsFor(handlers, live, asRead.serverIds, unconfirmed),
     previousServerIds: asRead.serverIds ?? new Map(),
     serverAssigned: new Set(handlers.filter((h) => h.serverAssignsIdentity === true).map((h) => h.kind)),
+    sharedKinds: new Set(handlers.filter((h) => h.sharedWrites !== undefined).map((h) => h.kind)),
+    previousDeclared: asRead.declared ?? new Map(),
   };
 };
 
@@ -132,6 +134,7 @@ export const planRun = (input: RunPlanInput): RunPlan => {
     handlers: input.handlers,
     options: {
       ...(record !== undefined ? { sourceId: record.sourceId, ownInventory: record.asRead.keys ?? NONE } : {}),
+      ...(record?.asRead.declared !== undefined ? { declaredBefore: record.asRead.declared } : {}),
       ...input.options,
     },
   });

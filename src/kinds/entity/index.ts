@@ -5,12 +5,13 @@
 import { isApiError } from '../../core/errors.js';
 import type { Diagnostic } from '../../core/model.js';
 import type { ConfigurableKind, KindHandler } from '../types.js';
-import { applyEntityChange, descriptorTextFor } from './apply.js';
+import { applyEntityChange, descriptorTextFor, descriptorYaml } from './apply.js';
+import { applyMergedEntityChange, mergePatchFor } from './merge-apply.js';
 import { exportEntities } from './export.js';
 import { type EntityLive, fetchArchivedHolders, fetchEntitiesByTag, fetchEntityLive } from './live.js';
 import type { PruneAction } from '../../core/kind-contract.js';
 import { ENTITY_SETTINGS } from './settings.js';
-import { createEntityModel, type EntitySettings } from './model.js';
+import { createEntityModel, type EntitySettings, type EntityWrites } from './model.js';
 import type { EntityDescriptor } from './schema.js';
 import { violationDiagnostics } from './violations.js';
 
@@ -22,27 +23,43 @@ export { OWNERSHIP_METADATA_KEY } from './ownership.js';
 export type EntityKind = KindHandler<EntityDescriptor, EntityLive> & ReturnType<typeof createEntityModel>;
 
 /** Builds the `entity` kind with its settings. */
-export const createEntityKind = (settings: Partial<EntitySettings> = {}): EntityKind => ({
-  ...createEntityModel({ pruneAction: settings.pruneAction ?? 'archive' }),
-  // Entity lists filter by type name: entity types are read first.
-  fetchUses: ['entity-type'],
-  fetchLive: fetchEntityLive,
-  fetchByIds: fetchEntitiesByTag,
-  // Desired entities the descriptor list did not show are looked up by tag, or in the list with archived ones.
-  readsMissingDesired: true,
-  exportLive: exportEntities,
-  fetchHolders: fetchArchivedHolders,
-  apply: applyEntityChange,
-  explainFailure: (change, error: Error): Diagnostic[] => {
-    if (!isApiError(error) || error.body === undefined) return [];
-    // Line numbers of the text that was sent do not depend on the source id.
-    return violationDiagnostics(change, error.body, descriptorTextFor(change, 'cortex-sync'));
-  },
-});
+export const createEntityKind = (settings: Partial<EntitySettings> = {}): EntityKind => {
+  const merge = settings.entityWrites === 'merge';
+  return {
+    ...createEntityModel({
+      pruneAction: settings.pruneAction ?? 'archive',
+      ...(merge ? { entityWrites: 'merge' } : {}),
+    }),
+    // Entity lists filter by type name: entity types are read first.
+    fetchUses: ['entity-type'],
+    fetchLive: fetchEntityLive,
+    fetchByIds: fetchEntitiesByTag,
+    // Desired entities the descriptor list did not show are looked up by tag, or in the list with archived ones.
+    readsMissingDesired: true,
+    exportLive: exportEntities,
+    fetchHolders: fetchArchivedHolders,
+    apply: merge ? applyMergedEntityChange : applyEntityChange,
+    explainFailure: (change, error: Error): Diagnostic[] => {
+      if (!isApiError(error) || error.body === undefined) return [];
+      // Line numbers of the text that was sent do not depend on the source id (nor on the delete marker's random part).
+      const text =
+        merge && (change.action === 'create' || change.action === 'update')
+          ? descriptorYaml(mergePatchFor(change, 'cortex-sync').body)
+          : descriptorTextFor(change, 'cortex-sync');
+      return violationDiagnostics(change, error.body, text);
+    },
+  };
+};
 
-/** What the `entity` kind reads from the run's configuration: what prune does to an entity (`--prune-entities`). */
+/**
+ * What the `entity` kind reads from the run's configuration: what prune does to an entity
+ * (`--prune-entities`) and how entities are written (`--entity-writes`). `forceConflicts` is read
+ * by the planner (it judges key conflicts between sources); it is listed here with its setting.
+ */
 export interface EntityRunSettings {
   pruneEntities?: PruneAction;
+  entityWrites?: EntityWrites;
+  forceConflicts?: boolean;
 }
 
 /** The `entity` kind with default settings; `configure` applies the run's. */
@@ -50,5 +67,8 @@ export const entityKind: EntityKind & ConfigurableKind<EntityDescriptor, EntityL
   ...createEntityKind(),
   settings: ENTITY_SETTINGS,
   configure: (settings) =>
-    createEntityKind({ ...(settings.pruneEntities ? { pruneAction: settings.pruneEntities } : {}) }),
+    createEntityKind({
+      ...(settings.pruneEntities ? { pruneAction: settings.pruneEntities } : {}),
+      ...(settings.entityWrites ? { entityWrites: settings.entityWrites } : {}),
+    }),
 };

@@ -1,0 +1,196 @@
+/**
+ * Co-ownership of entities (`entityWrites: merge`, docs/adr-0004-co-ownership.md), through the
+ * command as users run it, against the emulator behind a recording forwarder (every request's body
+ * is kept): an integration's keys survive, only declared keys are sent and compared, a key removed
+ * from the manifest goes away live, a manifest value equal to the vendor CLI's `__delete__`
+ * survives, and two sources declaring one key are a `field-conflict` unless forced.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parse as parseYaml } from 'yaml';
+import type { RunningEmulator } from '../../packages/emulator/src/server.js';
+import { type Forwarder, type SeenRequest, startForwarder } from '../support/forwarder.js';
+import { API_KEY, cli, removeDir, startTestEmulator, tempDir, writeFiles } from '../cli/run.js';
+
+let emulator: RunningEmulator;
+let forwarder: Forwarder;
+const seen: SeenRequest[] = [];
+const dirs: string[] = [];
+
+beforeAll(async () => {
+  emulator = await startTestEmulator();
+  forwarder = await startForwarder(emulator.url, (request) => {
+    seen.push(request);
+    return undefined;
+  });
+});
+afterAll(async () => {
+  await forwarder.close();
+  await emulator.stop();
+  for (const dir of dirs) await removeDir(dir);
+});
+
+const env = (): NodeJS.ProcessEnv => ({ CORTEX_BASE_URL: forwarder.url, CORTEX_API_KEY: API_KEY });
+const run = (dir: string, args: string[]) => cli(args, { cwd: dir, env: env() });
+
+/** A repository with its settings and one manifest per tag. */
+const repo = async (settings: string, manifests: Record<string, string>): Promise<string> => {
+  const dir = await tempDir();
+  dirs.push(dir);
+  const files: Record<string, string> = { 'cortex-sync.yaml': settings };
+  for (const [tag, text] of Object.entries(manifests)) files[`.cortex/catalog/${tag}.yaml`] = text;
+  await writeFiles(dir, files);
+  return dir;
+};
+const rewrite = (dir: string, tag: string, text: string) => writeFiles(dir, { [`.cortex/catalog/${tag}.yaml`]: text });
+
+const api = async (method: string, path: string, body?: string): Promise<{ status: number; json: unknown }> => {
+  const res = await fetch(`${emulator.url}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/openapi;charset=UTF-8' },
+    ...(body !== undefined ? { body } : {}),
+  });
+  const text = await res.text();
+  return { status: res.status, json: text === '' ? undefined : JSON.parse(text) };
+};
+const infoOf = async (tag: string): Promise<Record<string, unknown>> => {
+  const r = await api('GET', `/api/v1/catalog/${tag}/openapi`);
+  expect(r.status).toBe(200);
+  return (r.json as { info: Record<string, unknown> }).info;
+};
+
+const writesSince = (at: number) => seen.slice(at).filter((r) => r.method !== 'GET');
+const entityPatchesSince = (at: number) =>
+  writesSince(at).filter((r) => r.method === 'PATCH' && r.path.startsWith('/api/v1/open-api'));
+const planJson = async (dir: string, extra: string[] = []) => {
+  const r = await run(dir, ['plan', '--output', 'json', ...extra]);
+  return { ...r, plan: r.stdout.trim() === '' ? undefined : (JSON.parse(r.stdout) as Record<string, unknown>) };
+};
+const summaryOf = (plan: Record<string, unknown> | undefined) => plan?.summary as Record<string, number> | undefined;
+
+const manifest = (tag: string, groups: string, metadata: string): string =>
+  [
+    'openapi: 3.0.1',
+    'info:',
+    `  title: ${tag}`,
+    `  x-cortex-tag: ${tag}`,
+    '  x-cortex-type: service',
+    `  x-cortex-groups: [${groups}]`,
+    '  x-cortex-custom-metadata:',
+    metadata,
+    '',
+  ].join('\n');
+
+describe('entityWrites: merge', () => {
+  it('keeps an integration’s keys, writes only declared keys, removes a dropped key, and keeps a value equal to __delete__', async () => {
+    const tag = 'co-payments';
+    const full = '    cost-center: cc-1\n    note: __delete__';
+    const dir = await repo('sourceId: platform\nentityWrites: merge\n', { [tag]: manifest(tag, 'tier-1', full) });
+    expect((await run(dir, ['apply'])).code).toBe(0);
+    expect((await infoOf(tag))['x-cortex-custom-metadata']).toMatchObject({
+      note: '__delete__',
+      'cost-center': 'cc-1',
+    });
+
+    // "An integration" writes on-call, a link and a custom-metadata key straight into the workspace.
+    const integration = [
+      'openapi: 3.0.1',
+      'info:',
+      `  x-cortex-tag: ${tag}`,
+      '  x-cortex-oncall: {pagerduty: {id: P123, type: SCHEDULE}}',
+      '  x-cortex-link: [{name: runbook, type: runbook, url: "https://example.com/rb"}]',
+      '  x-cortex-custom-metadata: {from-integration: pd}',
+      '',
+    ].join('\n');
+    expect((await api('PATCH', '/api/v1/open-api?failIfEntityDoesNotExist=true', integration)).status).toBe(200);
+
+    const quiet = await planJson(dir);
+    expect(quiet.code).toBe(0);
+    expect(summaryOf(quiet.plan)).toMatchObject({ create: 0, update: 0, delete: 0, archive: 0 });
+    let at = seen.length;
+    expect((await run(dir, ['apply'])).code).toBe(0);
+    expect(writesSince(at)).toEqual([]);
+
+    // A declared key changes: one PATCH, holding only what the manifest declares.
+    await rewrite(dir, tag, manifest(tag, 'tier-2', full));
+    at = seen.length;
+    expect((await run(dir, ['apply'])).code).toBe(0);
+    const patches = entityPatchesSince(at);
+    expect(patches).toHaveLength(1);
+    expect(patches[0]?.path).toContain('failIfEntityDoesNotExist=true');
+    expect(patches[0]?.path).not.toContain('appendArrays=true');
+    const sent = parseYaml(patches[0]?.body ?? '') as { info: Record<string, unknown> };
+    expect(Object.keys(sent.info).sort()).toEqual(
+      ['title', 'x-cortex-custom-metadata', 'x-cortex-groups', 'x-cortex-tag', 'x-cortex-type'].sort(),
+    );
+    expect(sent.info['x-cortex-custom-metadata']).toEqual({ 'cost-center': 'cc-1', note: '__delete__' });
+    let info = await infoOf(tag);
+    expect(info['x-cortex-groups']).toEqual(['tier-2']);
+    expect(info['x-cortex-oncall']).toBeDefined();
+    expect(info['x-cortex-link']).toHaveLength(1);
+
+    // A declared key removed from the manifest goes away live; the integration's keys stay.
+    await rewrite(dir, tag, manifest(tag, 'tier-2', '    note: __delete__'));
+    const removal = await planJson(dir);
+    expect(summaryOf(removal.plan)).toMatchObject({ update: 1 });
+    at = seen.length;
+    expect((await run(dir, ['apply'])).code).toBe(0);
+    const removing = entityPatchesSince(at);
+    expect(removing).toHaveLength(1);
+    const marker = new URL(`http://x${removing[0]?.path ?? ''}`).searchParams.get('deleteMarkerValue');
+    expect(marker).toMatch(/^cortex-sync-delete-[0-9a-f]{32}$/);
+    info = await infoOf(tag);
+    const metadata = info['x-cortex-custom-metadata'] as Record<string, unknown>;
+    expect(metadata['cost-center']).toBeUndefined();
+    expect(metadata['from-integration']).toBe('pd');
+    expect(metadata.note).toBe('__delete__');
+    expect(metadata['cortex-sync']).toEqual({ source: 'platform' });
+    expect(info['x-cortex-oncall']).toBeDefined();
+    expect(info['x-cortex-link']).toHaveLength(1);
+    expect(summaryOf((await planJson(dir)).plan)).toMatchObject({ update: 0, create: 0 });
+  });
+
+  it('two sources manage different keys of one entity; a key both declare is a field-conflict naming both, unless forced', async () => {
+    const tag = 'co-shared';
+    const owner = await repo('sourceId: service-repo\nentityWrites: merge\n', {
+      [tag]: `openapi: 3.0.1\ninfo:\n  title: Shared\n  x-cortex-tag: ${tag}\n  x-cortex-type: service\n  description: owned here\n`,
+    });
+    const platform = await repo('sourceId: platform-repo\nentityWrites: merge\n', {
+      [tag]: `openapi: 3.0.1\ninfo:\n  x-cortex-tag: ${tag}\n  x-cortex-groups: [tier-1]\n`,
+    });
+    expect((await run(owner, ['apply'])).code).toBe(0);
+    expect((await run(platform, ['apply'])).code).toBe(0);
+    for (const dir of [owner, platform]) {
+      const p = await planJson(dir);
+      expect(p.code).toBe(0);
+      expect(summaryOf(p.plan)).toMatchObject({ create: 0, update: 0 });
+    }
+    const info = await infoOf(tag);
+    expect(info).toMatchObject({ description: 'owned here', 'x-cortex-groups': ['tier-1'] });
+    expect(info['x-cortex-custom-metadata']).toEqual({ 'cortex-sync': { source: 'service-repo' } });
+
+    // The platform repository now declares the description too.
+    await rewrite(
+      platform,
+      tag,
+      `openapi: 3.0.1\ninfo:\n  x-cortex-tag: ${tag}\n  x-cortex-groups: [tier-1]\n  description: from platform\n`,
+    );
+    const conflict = await run(platform, ['plan']);
+    expect(conflict.code).not.toBe(0);
+    expect(conflict.stderr + conflict.stdout).toMatch(/field-conflict/);
+    expect(conflict.stderr + conflict.stdout).toMatch(/info\.description[\s\S]*platform-repo[\s\S]*service-repo/);
+    // A repository file cannot force it.
+    await writeFiles(platform, {
+      'cortex-sync.yaml': 'sourceId: platform-repo\nentityWrites: merge\nforceConflicts: true\n',
+    });
+    expect((await run(platform, ['plan'])).code).not.toBe(0);
+    await writeFiles(platform, { 'cortex-sync.yaml': 'sourceId: platform-repo\nentityWrites: merge\n' });
+
+    const forced = await planJson(platform, ['--force-conflicts']);
+    expect(forced.code).toBe(0);
+    expect(JSON.stringify(forced.plan)).toMatch(/take over `info\.description` from source `service-repo`/);
+    expect((await run(platform, ['apply', '--force-conflicts'])).code).toBe(0);
+    expect((await infoOf(tag)).description).toBe('from platform');
+    // The owner sees the conflict now, and existence is still the owner's: nothing archived by the platform.
+    expect((await run(owner, ['plan'])).code).not.toBe(0);
+  });
+});
