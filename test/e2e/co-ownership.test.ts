@@ -5,6 +5,7 @@
  * from the manifest goes away live, a manifest value equal to the vendor CLI's `__delete__`
  * survives, and two sources declaring one key are a `field-conflict` unless forced.
  */
+import { readFile } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import type { RunningEmulator } from '../../packages/emulator/src/server.js';
@@ -192,5 +193,32 @@ describe('entityWrites: merge', () => {
     expect((await infoOf(tag)).description).toBe('from platform');
     // The owner sees the conflict now, and existence is still the owner's: nothing archived by the platform.
     expect((await run(owner, ['plan'])).code).not.toBe(0);
+  });
+
+  it('a saved plan carries entityWrites and --force-conflicts: a changed mode is stale, a forced plan needs the flag again', async () => {
+    const tag = 'co-saved';
+    const owner = await repo('sourceId: saved-owner\nentityWrites: merge\n', {
+      [tag]: `openapi: 3.0.1\ninfo:\n  title: Saved\n  x-cortex-tag: ${tag}\n  description: one\n`,
+    });
+    expect((await run(owner, ['apply'])).code).toBe(0);
+    const other = await repo('sourceId: saved-other\nentityWrites: merge\n', {
+      [tag]: `openapi: 3.0.1\ninfo:\n  x-cortex-tag: ${tag}\n  description: two\n`,
+    });
+    const file = `${other}/p.json`;
+    expect((await run(other, ['plan', '--force-conflicts', '--out', file])).code).toBe(0);
+    const saved = JSON.parse(await readFile(file, 'utf8')) as { settings: Record<string, unknown> };
+    expect(saved.settings).toMatchObject({ entityWrites: 'merge', forceConflicts: true });
+    const without = await run(other, ['apply', file]);
+    expect(without.code).toBe(1);
+    expect(without.stderr).toMatch(/--force-conflicts/);
+    // The repository switches to replace after the plan was made: the saved plan is stale, nothing written.
+    await writeFiles(other, { 'cortex-sync.yaml': 'sourceId: saved-other\nentityWrites: replace\n' });
+    const at = seen.length;
+    const stale = await run(other, ['apply', file, '--force-conflicts']);
+    expect(stale.code).toBe(1);
+    expect(writesSince(at).filter((r) => r.path.startsWith('/api/v1/open-api'))).toEqual([]);
+    await writeFiles(other, { 'cortex-sync.yaml': 'sourceId: saved-other\nentityWrites: merge\n' });
+    expect((await run(other, ['apply', file, '--force-conflicts'])).code).toBe(0);
+    expect((await infoOf(tag)).description).toBe('two');
   });
 });
