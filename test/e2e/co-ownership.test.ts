@@ -5,7 +5,7 @@
  * from the manifest goes away live, a manifest value equal to the vendor CLI's `__delete__`
  * survives, and two sources declaring one key are a `field-conflict` unless forced.
  */
-import { readFile } from 'node:fs/promises';
+import { readFile, rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import type { RunningEmulator } from '../../packages/emulator/src/server.js';
@@ -221,4 +221,82 @@ describe('entityWrites: merge', () => {
     expect((await run(other, ['apply', file, '--force-conflicts'])).code).toBe(0);
     expect((await infoOf(tag)).description).toBe('two');
   });
+
+  it('a merge source that does not own an entity never archives it; dropping its manifest releases its keys', async () => {
+    const tag = 'co-existence';
+    const owner = await repo('sourceId: exist-owner\nentityWrites: merge\n', {
+      [tag]: `openapi: 3.0.1\ninfo:\n  title: Exists\n  x-cortex-tag: ${tag}\n`,
+      'co-existence-anchor': `openapi: 3.0.1\ninfo:\n  title: Anchor\n  x-cortex-tag: co-existence-anchor\n`,
+    });
+    const platform = await repo('sourceId: exist-platform\nentityWrites: merge\n', {
+      [tag]: `openapi: 3.0.1\ninfo:\n  x-cortex-tag: ${tag}\n  x-cortex-groups: [tier-3]\n`,
+      'co-existence-anchor': `openapi: 3.0.1\ninfo:\n  x-cortex-tag: co-existence-anchor\n  x-cortex-groups: [tier-3]\n`,
+    });
+    expect((await run(owner, ['apply'])).code).toBe(0);
+    expect((await run(platform, ['apply'])).code).toBe(0);
+    await rm(`${platform}/.cortex/catalog/${tag}.yaml`);
+    const at = seen.length;
+    expect((await run(platform, ['apply', '--prune'])).code).toBe(0);
+    expect(writesSince(at).filter((r) => r.path.includes('/archive') || r.method === 'DELETE')).toEqual([]);
+    const entity = await api('GET', `/api/v1/catalog/${tag}`);
+    expect((entity.json as { isArchived?: boolean }).isArchived ?? false).toBe(false);
+    // Its keys are no longer claimed: the owner may declare them without a conflict.
+    await rewrite(
+      owner,
+      tag,
+      `openapi: 3.0.1\ninfo:\n  title: Exists\n  x-cortex-tag: ${tag}\n  x-cortex-groups: [tier-1]\n`,
+    );
+    const p = await planJson(owner);
+    expect(p.code).toBe(0);
+    expect(summaryOf(p.plan)).toMatchObject({ update: 1 });
+  });
+
+  it('two sources managing different keys of the same 100 entities converge in either order; a key both declare is a field-conflict in both plans', async () => {
+    for (const order of ['groups-first', 'owners-first'] as const) {
+      const tags = Array.from({ length: 100 }, (_, i) => `co-many-${order}-${i}`);
+      for (const tag of tags)
+        expect(
+          (await api('POST', '/api/v1/open-api', `openapi: 3.0.1\ninfo:\n  title: ${tag}\n  x-cortex-tag: ${tag}\n`))
+            .status,
+        ).toBe(200);
+      const groups = await repo(
+        `sourceId: many-groups-${order}\nentityWrites: merge\n`,
+        Object.fromEntries(
+          tags.map((t) => [t, `openapi: 3.0.1\ninfo:\n  x-cortex-tag: ${t}\n  x-cortex-groups: [tier-1]\n`]),
+        ),
+      );
+      const owners = await repo(
+        `sourceId: many-owners-${order}\nentityWrites: merge\n`,
+        Object.fromEntries(
+          tags.map((t) => [
+            t,
+            `openapi: 3.0.1\ninfo:\n  x-cortex-tag: ${t}\n  x-cortex-custom-metadata: {team: payments}\n`,
+          ]),
+        ),
+      );
+      const sequence = order === 'groups-first' ? [groups, owners] : [owners, groups];
+      for (const dir of sequence) expect((await run(dir, ['apply'])).code).toBe(0);
+      for (const dir of sequence) {
+        const p = await planJson(dir);
+        expect(p.code).toBe(0);
+        expect(summaryOf(p.plan)).toMatchObject({ create: 0, update: 0, noop: 100 });
+      }
+      const info = await infoOf(tags[7] ?? '');
+      expect(info).toMatchObject({ 'x-cortex-groups': ['tier-1'], 'x-cortex-custom-metadata': { team: 'payments' } });
+      if (order === 'owners-first') continue;
+      const both = tags[3] ?? '';
+      await rewrite(
+        groups,
+        both,
+        `openapi: 3.0.1\ninfo:\n  x-cortex-tag: ${both}\n  x-cortex-groups: [tier-1]\n  x-cortex-custom-metadata: {team: other}\n`,
+      );
+      expect((await run(groups, ['apply', '--force-conflicts'])).code).toBe(0);
+      for (const dir of [groups, owners]) {
+        const r = await run(dir, ['plan']);
+        expect(r.code).not.toBe(0);
+        expect(r.stdout + r.stderr).toMatch(/field-conflict/);
+        expect(r.stdout + r.stderr).toContain('x-cortex-custom-metadata.team');
+      }
+    }
+  }, 120_000);
 });
