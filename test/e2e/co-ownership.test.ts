@@ -299,4 +299,14 @@ describe('entityWrites: merge', () => {
       }
     }
   }, 120_000);
+
+  it('validate reads manifests as the run writes them: a merge manifest may leave out its title, a replace one may not', async () => {
+    const text = 'openapi: 3.0.1\ninfo:\n  x-cortex-tag: co-untitled\n  x-cortex-groups: [tier-1]\n';
+    const merging = await repo('sourceId: v-merge\nentityWrites: merge\n', { 'co-untitled': text });
+    expect((await run(merging, ['validate'])).code).toBe(0);
+    const replacing = await repo('sourceId: v-replace\n', { 'co-untitled': text });
+    const refused = await run(replacing, ['validate']);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout + refused.stderr).toMatch(/info\.title: is required/);
+  });
 });

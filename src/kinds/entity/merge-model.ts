@@ -5,7 +5,7 @@
  * declares only what it manages); creating an entity still needs one.
  */
 import type { KindModel, ParseResult } from '../../core/kind-contract.js';
-import type { DesiredObject, Diagnostic, JsonObject, JsonValue, LiveObject, ParsedDocument } from '../../core/model.js';
+import type { DesiredObject, Diagnostic, JsonValue, LiveObject, ParsedDocument } from '../../core/model.js';
 import { wireDescriptor } from './apply.js';
 import type { EntityLive } from './live-state.js';
 import { declaredKeyPaths, droppedPaths, pathsOverlap, projectDescriptor } from './merge.js';
@@ -65,8 +65,8 @@ export const mergeEntityModel = (whole: Pick<EntityModel, 'parse' | 'liveState'>
     dropped: readonly string[] = [],
   ): JsonValue => {
     const descriptor = obj.state.descriptor;
-    if (desired === undefined || descriptor === undefined) return whole.liveState(obj, desired);
-    return canonicalDescriptor(projectDescriptor(descriptor as JsonObject, obj.id, [...declared(desired), ...dropped]));
+    if (desired === undefined || descriptor == null) return whole.liveState(obj, desired);
+    return canonicalDescriptor(projectDescriptor(descriptor, obj.id, [...declared(desired), ...dropped]));
   };
   const checkAgainstLive = (
     obj: DesiredObject<EntityDescriptor>,
