@@ -66,6 +66,12 @@ export interface SharedWrites<S> {
   dropped(obj: DesiredObject<S>, before: readonly string[]): string[];
   /** Do two keys overlap (the same, or one inside the other), so that two sources writing them would overwrite each other? */
   overlap(a: string, b: string): boolean;
+  /**
+   * Do these recorded keys say that their source writes the whole object (a whole-object write
+   * records its keys in another form: an entity's replace mode records the tag), so that every key
+   * is its?
+   */
+  claimsWhole(keys: readonly string[]): boolean;
 }
 
 /** What prune does to a live object of a kind. */

@@ -55,11 +55,12 @@ const conflictsOf = (
   mine: readonly string[],
   claims: readonly OtherClaim[],
   shared: SharedWrites<unknown>,
-): { source: string; keys: string[]; unknown: boolean }[] =>
+): { source: string; keys: string[]; unknown: boolean; whole?: boolean }[] =>
   claims
     .map((claim) => {
       const theirs = claim.keys;
       if (theirs === undefined) return { source: claim.source, keys: [...mine], unknown: true };
+      if (shared.claimsWhole(theirs)) return { source: claim.source, keys: [...mine], unknown: false, whole: true };
       return {
         source: claim.source,
         keys: mine.filter((k) => theirs.some((t) => shared.overlap(k, t))),
@@ -95,7 +96,9 @@ const judgeConflicts = (
     const them = `source \`${printable(c.source)}\``;
     const which = c.unknown
       ? `${them} holds it and its ownership record does not say which keys it manages (unreadable, or written by an older version), so every key counts as its own`
-      : `${listed(c.keys)} ${c.keys.length === 1 ? 'is' : 'are'} declared by ${me} and by ${them}`;
+      : c.whole === true
+        ? `${them} writes its whole descriptor (replace), so ${listed(c.keys)} declared by ${me} would be removed by its next apply; co-owned entities need merge in every source`
+        : `${listed(c.keys)} ${c.keys.length === 1 ? 'is' : 'are'} declared by ${me} and by ${them}`;
     if (options.forceConflicts === true) {
       reasons.push(`take over ${c.unknown ? 'every declared key' : listed(c.keys)} from ${them} (--force-conflicts)`);
       continue;

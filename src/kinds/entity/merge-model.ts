@@ -8,7 +8,7 @@ import type { KindModel, ParseResult } from '../../core/kind-contract.js';
 import type { DesiredObject, Diagnostic, JsonValue, LiveObject, ParsedDocument } from '../../core/model.js';
 import { wireDescriptor } from './apply.js';
 import type { EntityLive } from './live-state.js';
-import { declaredKeyPaths, droppedPaths, pathsOverlap, projectDescriptor } from './merge.js';
+import { declaredKeyPaths, droppedPaths, pathsOverlap, projectDescriptor, TAG_PATH } from './merge.js';
 import { canonicalDescriptor } from './normalize.js';
 import type { EntityDescriptor } from './schema.js';
 
@@ -93,6 +93,11 @@ export const mergeEntityModel = (whole: Pick<EntityModel, 'parse' | 'liveState'>
     desiredState,
     liveState,
     checkAgainstLive,
-    sharedWrites: { dropped: (obj, before) => droppedPaths(before, declared(obj)), overlap: pathsOverlap },
+    sharedWrites: {
+      dropped: (obj, before) => droppedPaths(before, declared(obj)),
+      overlap: pathsOverlap,
+      // Replace mode records the descriptor's top-level keys, the tag among them; merge never records the tag.
+      claimsWhole: (keys) => keys.includes(TAG_PATH),
+    },
   };
 };

@@ -30,7 +30,8 @@ export const segmentsOf = (path: string): string[] => path.split('.').map(unesca
 export const pathsOverlap = (a: string, b: string): boolean =>
   a === b || a.startsWith(`${b}.`) || b.startsWith(`${a}.`);
 
-const TAG_PATH = keyPathOf(['info', 'x-cortex-tag']);
+/** The tag's path: identity, never a declared key in merge mode (replace mode records it with its keys). */
+export const TAG_PATH = keyPathOf(['info', 'x-cortex-tag']);
 const MARKER_PATH = keyPathOf(['info', CUSTOM_METADATA_KEY, OWNERSHIP_METADATA_KEY]);
 
 const leafPaths = (value: JsonValue, at: string[], out: string[]): void => {
@@ -77,20 +78,27 @@ const valueAt = (root: JsonValue, segments: readonly string[]): JsonValue | unde
   return at;
 };
 
-/** Sets `value` at `segments`, making the maps on the way (a non-map on the way is replaced). */
+/**
+ * Sets `value` at `segments`, making the maps on the way (a non-map on the way is replaced). Own
+ * properties only: a segment named `__proto__` (a hand-edited record, a live descriptor) is a key
+ * like any other, never a prototype.
+ */
 const setAt = (root: JsonObject, segments: readonly string[], value: JsonValue): void => {
+  const put = (into: JsonObject, key: string, item: JsonValue): void => {
+    Object.defineProperty(into, key, { value: item, enumerable: true, writable: true, configurable: true });
+  };
   let at = root;
   segments.slice(0, -1).forEach((segment) => {
     const next = Object.hasOwn(at, segment) ? at[segment] : undefined;
     if (isMap(next)) at = next;
     else {
       const made: JsonObject = {};
-      at[segment] = made;
+      put(at, segment, made);
       at = made;
     }
   });
   const last = segments[segments.length - 1];
-  if (last !== undefined) at[last] = value;
+  if (last !== undefined) put(at, last, value);
 };
 
 /** The paths of `paths` present in a descriptor. */

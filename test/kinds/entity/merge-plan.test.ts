@@ -117,4 +117,13 @@ describe('merge mode plans', () => {
     const create = plan(groupsOnly, undefined);
     expect(create.diagnostics.map((d) => d.code)).toContain('merge-create-needs-title');
   });
+
+  it('an owner in replace mode (its record lists the tag with its keys) writes the whole descriptor: every key conflicts', () => {
+    const p = plan(groupsOnly, liveOf(foreign, 'svc-repo'), {
+      otherClaims: () => [{ source: 'svc-repo', keys: ['info.title', 'info.x-cortex-tag', 'info.x-cortex-type'] }],
+    });
+    expect(p.diagnostics.find((d) => d.code === 'field-conflict')?.message).toMatch(
+      /writes its whole descriptor \(replace\)/,
+    );
+  });
 });

@@ -116,3 +116,21 @@ describe('the PATCH body', () => {
     expect(created.body.info).toMatchObject({ 'x-cortex-custom-metadata': { 'cortex-sync': { source: 's' } } });
   });
 });
+
+describe('hostile key paths', () => {
+  it('a recorded path through `__proto__` is an own key of the body, never a prototype', () => {
+    const live = JSON.parse('{"info":{"x-cortex-tag":"svc","__proto__":{"x":1}}}') as Record<string, never>;
+    const patch = mergePatch({
+      tag: 'svc',
+      wire: { info: {} },
+      declared: [],
+      dropped: ['info.__proto__.x'],
+      live,
+      random: () => 'm',
+    });
+    const info = patch.body.info as Record<string, unknown>;
+    expect(Object.hasOwn(info, '__proto__')).toBe(true);
+    expect(Object.getPrototypeOf(info)).toBe(Object.prototype);
+    expect(({} as Record<string, unknown>).x).toBeUndefined();
+  });
+});
