@@ -20,7 +20,7 @@ beforeAll(async () => {
       `openapi: 3.0.1\ninfo:\n  title: E ${i}\n  x-cortex-tag: req-e${i}\n  x-cortex-groups: [tier-1]\n  x-cortex-custom-metadata: {n: ${i}}\n`;
   await writeFiles(dir, files);
   expect((await cli(['apply', '--concurrency', '16'], { cwd: dir, emulator })).code).toBe(0);
-}, 600_000);
+}, Math.max(600_000, N * 150));
 afterAll(async () => {
   await emulator.stop();
   await removeDir(dir);
@@ -43,4 +43,4 @@ it(`a no-op plan of ${N} entities costs the same requests in merge mode as in re
   const merge = await noopPlanRequests('merge');
   console.log(`no-op plan of ${N} entities: replace ${replace} requests, merge ${merge} requests`);
   expect(merge).toBe(replace);
-}, 600_000);
+}, Math.max(600_000, N * 150));
