@@ -57,7 +57,7 @@ export const runApply = async (o: ApplyOptions, session: CliSession, saved?: Sav
       signal: stop,
       // The rate the client has learned from the server (below the configured one after 429s).
       ratePerMinute: () => made.client?.stats().currentPerMinute,
-      bulkKinds: new Set(KIND_HANDLERS.filter((h) => h.applyBatch !== undefined).map((h) => h.kind)),
+      bulkKinds: new Set(KIND_HANDLERS.filter((h) => h.write.applyBatch !== undefined).map((h) => h.kind)),
     }),
   );
   const ctx = contextFor(c, progress, session);

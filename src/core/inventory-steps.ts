@@ -37,7 +37,7 @@ export interface InventoryStepsInput {
   previousServerIds?: ReadonlyMap<ObjectKey, string>;
   serverAssigned?: ReadonlySet<KindName>;
   /**
-   * The kinds whose objects sources share key by key (`KindModel.sharedWrites`) and the record's
+   * The kinds whose objects sources share key by key (`KindWriteModel.sharedWrites`) and the record's
    * declarations as read: a change of the keys this source declares for one of their desired
    * objects is a reason to write the record before the objects (other sources judge their
    * conflicts by it, as they judge ownership by the objects it lists).

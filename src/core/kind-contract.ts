@@ -17,7 +17,7 @@ export interface ObjectReference {
   field: string;
   path: readonly PropertyKey[];
   /**
-   * The type the target must have, as its kind's `typeOf` reads it (owners of provider CORTEX
+   * The type the target must have, as its kind's `manifest.typedBy.typeOf` reads it (owners of provider CORTEX
    * must be `team` entities).
    */
   type?: string;
@@ -57,27 +57,10 @@ export interface ManifestFile {
   ids: string[];
 }
 
-/** How a kind whose objects several sources share key by key says which keys (see `KindModel.sharedWrites`). */
-export interface SharedWrites<S> {
-  /**
-   * Of the keys this source declared at its last apply (`before`, from its ownership record), those
-   * the object declares no more: removed by the write, shown in the plan as going away.
-   */
-  dropped(obj: DesiredObject<S>, before: readonly string[]): string[];
-  /** Do two keys overlap (the same, or one inside the other), so that two sources writing them would overwrite each other? */
-  overlap(a: string, b: string): boolean;
-  /**
-   * Do these recorded keys say that their source writes the whole object (a whole-object write
-   * records its keys in another form: an entity's replace mode records the tag), so that every key
-   * is its?
-   */
-  claimsWhole(keys: readonly string[]): boolean;
-}
-
 /** What prune does to a live object of a kind. */
 export type PruneAction = 'delete' | 'archive';
 
-/** Where another desired object declares a live object inside itself (see `KindModel.declaredWithin`). */
+/** Where another desired object declares a live object inside itself (see `KindPruneModel.declaredWithin`). */
 export interface DeclaredWithin {
   by: DesiredObject;
   /** Field path in that object's manifest (for messages) and the same path for `locate`. */
@@ -150,7 +133,7 @@ export interface Names<S, L> {
 
 /**
  * A kind whose objects cannot be removed while objects of another kind hold them: have them as
- * their type (`typedBy`, archived ones too; the API refuses) or name them (`names`; removing one
+ * their type (`manifest.typedBy`, archived ones too; the API refuses) or name them (`manifest.names`; removing one
  * would break those objects): a prune keeps them, saying why (`core/prune-holds.ts`).
  */
 export interface KeptWhileHeld {
@@ -161,21 +144,25 @@ export interface KeptWhileHeld {
 }
 
 /**
- * The pure half of a kind. Every member is a function of its arguments: no IO, no clock (time
- * comes in through `ParseContext`).
+ * Layout: where this kind's manifests live in the repository.
  */
-export interface KindModel<S = unknown, L = unknown> extends KindMeta {
-  /** Managed: declared in manifests, planned and applied (the default). */
-  readonly managed?: true;
+export interface KindLayout {
   /**
    * The folders of `.cortex/` (at the manifest root) this kind reads manifests from (`catalog-pages`);
-   * `ownsFile` says which files exactly. Layout messages name them. None: the kind has no folder.
+   * `layout.ownsFile` says which files exactly. Layout messages name them. None: the kind has no folder.
    */
-  readonly layoutFolders?: readonly string[];
-  /** The strict manifest schema (one YAML document); also exported as JSON Schema for editors. */
-  readonly manifestSchema: z.ZodType;
-  /** Layout: does the manifest file at `relPath` (relative to the root, `/` separators) belong to this kind? */
+  readonly folders?: readonly string[];
+  /** Does the manifest file at `relPath` (relative to the root, `/` separators) belong to this kind? */
   ownsFile(relPath: string): boolean;
+}
+
+/**
+ * Manifest: what a declared object is — its schema, how a document is parsed, what it names, its
+ * canonical form, and the checks that need nothing live. The optional members are each one kind's.
+ */
+export interface KindManifest<S, L> {
+  /** The strict manifest schema (one YAML document); also exported as JSON Schema for editors. */
+  readonly schema: z.ZodType;
   /** Validates one YAML document; one document may declare several objects (dependency edges). */
   parse(doc: ParsedDocument, ctx: ParseContext): ParseResult<S>;
   /**
@@ -183,107 +170,184 @@ export interface KindModel<S = unknown, L = unknown> extends KindMeta {
    * of the object alone (not of the run's settings): the reference check keeps it per object.
    */
   references(obj: DesiredObject<S>): ObjectReference[];
-  /** Objects of this kind have a type that is an object of another kind (entities); other kinds leave it out. */
-  readonly typedBy?: TypedBy<S, L>;
-  /** Objects of this kind name an object of another kind that must outlive them (an Initiative's scorecard). */
-  readonly names?: Names<S, L>;
-  /** An object of this kind is not removed while objects still have it as their type or name it. */
-  readonly keptWhileHeld?: KeptWhileHeld;
+  /** Canonical comparable form of a manifest: equal to `live.canonical` ⇔ nothing to do. */
+  canonical(obj: DesiredObject<S>): JsonValue;
   /**
-   * What of this desired object is reserved for cortex-sync's own records in the workspace, if
-   * anything ("the tag `cortex-sync-lease-…`"): declaring it is an error and it is not planned.
+   * Problems across the whole declared set, offline and at plan. Errors refuse the plan. Used by
+   * entities (integration mappings), entity types (entities whose definition breaks a declared
+   * type's schema), dependencies (an edge declared twice) and scorecards (Initiatives checked
+   * against the scorecard the repository declares).
+   */
+  checkDesiredSet?(desired: readonly DesiredObject[]): Diagnostic[];
+  /**
+   * Entities only: their type is an object of another kind (`x-cortex-type` → entity type). The
+   * reference check judges the type, a prune keeps a type still in use (`core/prune-holds.ts`).
+   */
+  readonly typedBy?: TypedBy<S, L>;
+  /**
+   * Initiatives only: they name an object of another kind that must outlive them (the scorecard
+   * an Initiative is about), so a prune keeps that scorecard (`core/prune-holds.ts`).
+   */
+  readonly names?: Names<S, L>;
+  /**
+   * Entities and entity types: what of this desired object is reserved for cortex-sync's own
+   * records in the workspace, if anything ("the tag `cortex-sync-lease-…`"): declaring it is an
+   * error and it is not planned.
    */
   reservedFor?(obj: DesiredObject<S>): string | undefined;
   /**
-   * Ids of this kind may legitimately differ only in case or look alike (a dependency's id holds
-   * an API path): the loader does not warn about look-alike ids of this kind.
+   * Dependencies only: ids of this kind may legitimately differ only in case or look alike (an
+   * edge's id holds an API path, whose case matters): the loader does not warn about them.
    */
   readonly idsMayLookAlike?: boolean;
   /**
-   * The parts of a declared object this source's manifest sets (an entity's descriptor keys:
-   * `info.title`, `info.x-cortex-owners`), as the ownership record keeps them: another source may
-   * set the rest of the same object. Kinds whose objects are wholly one source's leave it out.
+   * Entities only (one descriptor may be shared by several sources): the parts of a declared
+   * object this source's manifest sets (`info.title`, `info.x-cortex-owners`), as the ownership
+   * record keeps them; another source may set the rest. Kinds wholly one source's leave it out.
    */
   managedKeys?(obj: DesiredObject<S>): string[];
   /**
-   * Set when this kind writes only the keys its manifest declares (`managedKeys`), so that other
-   * sources, the UI and integrations may set the rest of the same object (entities with
-   * `entityWrites: merge`, docs/adr-0004-co-ownership.md). An object another source owns is then
-   * written (these keys only), never refused as another's and never adopted; a key two sources
-   * declare is a `field-conflict`; a key this source declared at its last apply and declares no
-   * more is removed live (`Change.dropsKeys`).
+   * Entities only: what an inbound custom webhook matches a declared object by (its tag and
+   * integration mappings), for `webhook-route`.
    */
-  readonly sharedWrites?: SharedWrites<S>;
-  /** What an inbound custom webhook matches a declared object of this kind by (entities: tag and mappings). */
   webhookTarget?(obj: DesiredObject<S>): RoutableEntity | undefined;
-  /** Canonical comparable form of a manifest: equal to `liveState` ⇔ nothing to do. */
-  desiredState(obj: DesiredObject<S>): JsonValue;
+}
+
+/**
+ * Live: what a live object is as the planner compares it, and what the read must know about
+ * identity and ownership. The IO half adds the reads themselves (`src/kinds/types.ts`).
+ */
+export interface KindLiveModel<S, L> {
   /**
    * Canonical comparable form of a live object. `desired` is the manifest it is compared with,
    * when there is one: where the API fills in or rewrites a value on its own (a default icon, a
    * default flag), only what the manifest states is compared, so no guessed server value matters.
    */
-  liveState(obj: LiveObject<L>, desired?: DesiredObject<S>, dropped?: readonly string[]): JsonValue;
+  canonical(obj: LiveObject<L>, desired?: DesiredObject<S>, dropped?: readonly string[]): JsonValue;
   /**
-   * Plan-time problems of a declared object given what is live (e.g. declaring an object the
-   * API manages itself). Errors refuse the plan.
+   * Plan-time problems of a declared object given what is live. Errors refuse the plan. Used by
+   * catalog pages (a page Cortex manages itself cannot be declared) and Initiatives (a past
+   * `targetDate` on an Initiative the plan writes).
    */
   checkAgainstLive?(obj: DesiredObject<S>, live: LiveObject<L> | undefined, ctx: LiveCheckContext): Diagnostic[];
   /**
-   * What an update writes from the live object rather than the manifest (fields the manifest
-   * leaves out that a whole-object write would otherwise reset), in words for the plan; shown as a
-   * reason of the update (and so in its digest). Undefined: nothing is kept.
-   */
-  keptOnWrite?(obj: DesiredObject<S>, live: LiveObject<L>): string | undefined;
-  /**
-   * Problems across the whole declared set, offline and at plan (e.g. entities whose definition
-   * breaks the schema of an entity type the repository declares). Errors refuse the plan.
-   */
-  checkDesiredSet?(desired: readonly DesiredObject[]): Diagnostic[];
-  /**
-   * `true` when the IO half sets `LiveObject.owner` itself from a marker on the object (entities).
-   * Otherwise the engine's inventory record says which repository manages each object.
+   * Entities only: `true` when the IO half sets `LiveObject.owner` itself from a marker on the
+   * object. Otherwise the engine's inventory record says which repository manages each object.
    */
   readonly ownershipOnObject?: boolean;
   /**
-   * `true` when the server assigns an object's identity at its create (`LiveObject.serverId`, an
-   * Initiative's cid) and a create is not idempotent: the ownership record keeps the server id of
-   * each managed object, so that one a list leaves out is confirmed by a read by that id rather
-   * than created a second time.
+   * Initiatives only: `true` when the server assigns an object's identity at its create
+   * (`LiveObject.serverId`, the cid) and a create is not idempotent: the ownership record keeps
+   * the server id of each managed object, so that one a list leaves out is confirmed by a read by
+   * that id rather than created a second time.
    */
   readonly serverAssignsIdentity?: boolean;
   /**
-   * The kinds whose live objects this kind's references are judged against beyond the kept state
-   * (an Initiative's scorecard: Cortex refuses it without that scorecard or its levels): a run that
-   * reads only the changed objects (the watcher's incremental read) reads those it references again.
+   * Initiatives only: the kinds whose live objects this kind's references are judged against
+   * beyond the kept state (Cortex refuses an Initiative without its scorecard or its levels): a
+   * run that reads only the changed objects (the watcher's incremental read) reads those again.
    */
   readonly referencesReadLive?: readonly KindName[];
-  /** What prune does to a live object of this kind (a kind setting may choose it, e.g. entities). */
-  readonly pruneAction: PruneAction;
+}
+
+/**
+ * Write: what the planner must know about a write before the IO half makes it.
+ */
+export interface KindWriteModel<S, L> {
   /**
-   * A live object of this kind with no manifest of its own that another desired object declares
-   * inside itself (an API dependency edge now listed in its caller's `x-cortex-dependency`):
-   * where. The planner hands it over to that object instead of removing it.
+   * Scorecards only (their write is a whole-object upsert): what an update writes from the live
+   * object rather than the manifest (fields the manifest leaves out that the write would
+   * otherwise reset), in words for the plan; shown as a reason of the update (and in its digest).
+   * Undefined: nothing is kept.
    */
-  declaredWithin?(
-    live: LiveObject<L>,
-    desiredOf: (key: ObjectKey) => DesiredObject | undefined,
-  ): DeclaredWithin | undefined;
+  keptOnWrite?(obj: DesiredObject<S>, live: LiveObject<L>): string | undefined;
   /**
-   * An update of this object and the write of an object that references it with an ordering
-   * edge: the update goes first unless this says otherwise (an entity type whose new schema the
-   * referring entity satisfies only once rewritten goes after it). Pure: decided from the
-   * manifests and live state.
+   * Entity types only: an update of this object and the write of an object that references it
+   * with an ordering edge go in this order (the default is the update first; an entity type whose
+   * new schema the referring entity satisfies only once rewritten goes after it). Pure: decided
+   * from the manifests and live state.
    */
   updateOrder?(
     update: { desired: DesiredObject<S>; live: LiveObject<L> },
     referrer: { desired: DesiredObject; live?: LiveObject },
   ): UpdateOrder;
   /**
-   * Export: the manifest files that declare these live objects, laid out where `ownsFile` finds
+   * Entities with `entityWrites: merge` only (docs/adr-0004-co-ownership.md): the write sends only
+   * the keys the manifest declares (`manifest.managedKeys`), so that other sources, the UI and
+   * integrations may set the rest of the same object. An object another source owns is then
+   * written (these keys only), never refused as another's and never adopted; a key two sources
+   * declare is a `field-conflict`; a key this source declared at its last apply and declares no
+   * more is removed live (`Change.dropsKeys`). The planner takes `core/shared-writes.ts`.
+   */
+  readonly sharedWrites?: SharedWrites<S>;
+}
+
+/** How a kind whose objects several sources share key by key says which keys (see `KindWriteModel.sharedWrites`). */
+export interface SharedWrites<S> {
+  /**
+   * Of the keys this source declared at its last apply (`before`, from its ownership record), those
+   * the object declares no more: removed by the write, shown in the plan as going away.
+   */
+  dropped(obj: DesiredObject<S>, before: readonly string[]): string[];
+  /** Do two keys overlap (the same, or one inside the other), so that two sources writing them would overwrite each other? */
+  overlap(a: string, b: string): boolean;
+  /**
+   * Do these recorded keys say that their source writes the whole object (a whole-object write
+   * records its keys in another form: an entity's replace mode records the tag), so that every key
+   * is its?
+   */
+  claimsWhole(keys: readonly string[]): boolean;
+}
+
+/**
+ * Prune: what happens to a live object of this kind whose manifest is gone.
+ */
+export interface KindPruneModel<L> {
+  /** What prune does to a live object of this kind (a kind setting may choose it, e.g. entities). */
+  readonly action: PruneAction;
+  /**
+   * Entity types (entities have them as their type; the API refuses) and scorecards (Initiatives
+   * name them): an object of this kind is not removed while objects still hold it.
+   */
+  readonly keptWhileHeld?: KeptWhileHeld;
+  /**
+   * Dependencies only: a live object of this kind with no manifest of its own that another
+   * desired object declares inside itself (an edge now listed in its caller's
+   * `x-cortex-dependency`): where. The planner hands it over to that object instead of removing it.
+   */
+  declaredWithin?(
+    live: LiveObject<L>,
+    desiredOf: (key: ObjectKey) => DesiredObject | undefined,
+  ): DeclaredWithin | undefined;
+}
+
+/**
+ * Export: how live objects become manifest files again.
+ */
+export interface KindExportModel<L> {
+  /**
+   * The manifest files that declare these live objects, laid out where `layout.ownsFile` finds
    * them (which file each object is written to). Loading them back plans no change.
    */
-  toManifestFiles?(live: readonly LiveObject<L>[]): ManifestFile[];
+  toManifestFiles(live: readonly LiveObject<L>[]): ManifestFile[];
+}
+
+/**
+ * The pure half of a kind, grouped by capability. Every member is a function of its arguments:
+ * no IO, no clock (time comes in through `ParseContext`). A hook only one or a few kinds need is
+ * optional and sits in the group it serves, saying which kind uses it and why.
+ */
+export interface KindModel<S = unknown, L = unknown> extends KindMeta {
+  /** Managed: declared in manifests, planned and applied (the default). */
+  readonly managed?: true;
+  readonly layout: KindLayout;
+  readonly manifest: KindManifest<S, L>;
+  readonly live: KindLiveModel<S, L>;
+  /** Optional: a kind with no write hooks leaves it out. */
+  readonly write?: KindWriteModel<S, L>;
+  readonly prune: KindPruneModel<L>;
+  /** A kind without it exports nothing. */
+  readonly export?: KindExportModel<L>;
 }
 
 /** The planner's view of any kind (methods are bivariant, so every `KindModel<S, L>` fits). */

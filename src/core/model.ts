@@ -108,7 +108,7 @@ export interface Change {
   unarchive?: boolean;
   /**
    * Keys this source declared at its last apply and declares no more, removed by this write (a
-   * kind that writes only declared keys, `KindModel.sharedWrites`).
+   * kind that writes only declared keys, `write.sharedWrites`).
    */
   dropsKeys?: string[];
   /** Keys of the changes this one must wait for, with the reason: `after entity-type/database`. */

@@ -21,13 +21,13 @@ export const trackedKinds = (handlers: readonly { kind: string }[]): Set<string>
  */
 export const declarationsFor = (
   desired: readonly DesiredObject[],
-  handlers: readonly Pick<KindModel, 'kind' | 'managedKeys'>[],
+  handlers: readonly (Pick<KindModel, 'kind'> & { manifest: Pick<KindModel['manifest'], 'managedKeys'> })[],
   previous: ReadonlyMap<ObjectKey, Declaration> = new Map(),
 ): Map<ObjectKey, Declaration> => {
   const byKind = new Map(handlers.map((h) => [h.kind, h]));
   const out = new Map(previous);
   for (const obj of desired) {
-    const keys = byKind.get(obj.kind)?.managedKeys?.(obj);
+    const keys = byKind.get(obj.kind)?.manifest.managedKeys?.(obj);
     out.set(objectKey(obj.kind, obj.id), { file: obj.source.file, ...(keys !== undefined ? { keys } : {}) });
   }
   return out;
@@ -39,12 +39,12 @@ export const declarationsFor = (
  * is unconfirmed (a confirmed absence drops it: the id names nothing any more).
  */
 export const serverIdsFor = (
-  handlers: readonly Pick<KindModel, 'kind' | 'serverAssignsIdentity'>[],
+  handlers: readonly (Pick<KindModel, 'kind'> & { live: Pick<KindModel['live'], 'serverAssignsIdentity'> })[],
   live: readonly LiveObject[],
   previous: ReadonlyMap<ObjectKey, string> = new Map(),
   unconfirmed: ReadonlySet<ObjectKey> = new Set(),
 ): Map<ObjectKey, string> => {
-  const kinds = new Set(handlers.filter((h) => h.serverAssignsIdentity === true).map((h) => h.kind));
+  const kinds = new Set(handlers.filter((h) => h.live.serverAssignsIdentity === true).map((h) => h.kind));
   const out = new Map<ObjectKey, string>();
   for (const [key, serverId] of previous) if (unconfirmed.has(key)) out.set(key, serverId);
   for (const o of live) if (kinds.has(o.kind) && o.serverId !== undefined) out.set(objectKey(o.kind, o.id), o.serverId);

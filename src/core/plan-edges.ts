@@ -1,7 +1,7 @@
 /**
  * The ordering edges of a plan (pure): every `ordering: true` reference of a desired object, plus
- * each live object's type (`typedBy`: the only reference readable from live state). A referenced object's
- * update goes first unless its kind's `updateOrder` says it must wait for the referrer's write
+ * each live object's type (`manifest.typedBy`: the only reference readable from live state). A referenced object's
+ * update goes first unless its kind's `write.updateOrder` says it must wait for the referrer's write
  * (an entity type that tightens its schema goes after the entities that satisfy it once
  * rewritten); then the edge is turned round, and so are the edges of the object's referrers for
  * which either order works. Also reports desired objects that reference an object the plan removes.
@@ -58,7 +58,7 @@ export function collectEdges(
   for (const [from, change] of changes) {
     const l = change.live;
     if (!l || change.action === 'noop') continue;
-    const typedBy = handlerOf(l.kind).typedBy;
+    const typedBy = handlerOf(l.kind).manifest.typedBy;
     const type = typedBy?.typeOf(l);
     if (typedBy !== undefined && type !== undefined) addPair({ from, to: objectKey(typedBy.kind, type) });
   }
@@ -91,7 +91,7 @@ const updateOrderOf = (
   const target = changes.get(pair.to);
   if (target?.action !== 'update' || !target.desired || !target.live) return undefined;
   if (!source?.desired || !isWrite(source)) return undefined;
-  return handlerOf(target.kind).updateOrder?.(
+  return handlerOf(target.kind).write?.updateOrder?.(
     { desired: target.desired, live: target.live },
     { desired: source.desired, ...(source.live ? { live: source.live } : {}) },
   );

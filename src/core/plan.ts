@@ -4,7 +4,7 @@
  *
  * Deletes and archives come after every create/update and among themselves in reverse kind
  * order (the order of `handlers`, see `order.ts`); a live object carries no references we can
- * read back, except its type (`handler.typedBy`: an entity's entity type), so that is the only
+ * read back, except its type (`handler.manifest.typedBy`: an entity's entity type), so that is the only
  * reverse edge derived from live state. A desired object that still references an object this
  * plan removes is an error.
  */
@@ -159,7 +159,7 @@ export function buildPlan(input: PlanInput): Plan {
   const changes: Change[] = [];
   for (const [key, obj] of desired) {
     const handler = handlerOf(obj.kind);
-    const reserved = handler.reservedFor?.(obj);
+    const reserved = handler.manifest.reservedFor?.(obj);
     if (reserved !== undefined) {
       diagnostics.push(reservedObjectProblem(obj, reserved));
       continue;
@@ -221,7 +221,7 @@ const managedHere = (options: PlanOptions, l: LiveObject): boolean =>
 
 /**
  * Objects of this source without a manifest of their own that another desired object declares
- * inside itself now (`KindModel.declaredWithin`): handed over, never removed, with or without
+ * inside itself now (`prune.declaredWithin`): handed over, never removed, with or without
  * prune (the API would refuse the removal anyway), and said so.
  */
 function planHandOvers(
@@ -235,7 +235,7 @@ function planHandOvers(
   for (const [key, l] of live) {
     if (desired.has(key) || l.archived || !managedHere(input.options, l)) continue;
     const handler = handlerOf(l.kind);
-    const within = handler.declaredWithin?.(l, (k) => desired.get(k));
+    const within = handler.prune.declaredWithin?.(l, (k) => desired.get(k));
     if (!within) continue;
     const to = objectKey(within.by.kind, within.by.id);
     handOvers.push({ kind: l.kind, id: l.id, to });
@@ -270,17 +270,16 @@ function planDesired(
     desired: obj,
   };
   diagnostics.push(
-    ...(handler.checkAgainstLive?.(obj, liveObj, options.now !== undefined ? { now: options.now } : {}) ?? []),
+    ...(handler.live.checkAgainstLive?.(obj, liveObj, options.now !== undefined ? { now: options.now } : {}) ?? []),
   );
-  const { sharedWrites } = handler;
-  if (sharedWrites !== undefined)
-    return planSharedDesired(obj, liveObj, { ...handler, sharedWrites }, options, diagnostics);
-  const desiredState = handler.desiredState(obj);
+  const sharedWrites = handler.write?.sharedWrites;
+  if (sharedWrites !== undefined) return planSharedDesired(obj, liveObj, handler, sharedWrites, options, diagnostics);
+  const desiredState = handler.manifest.canonical(obj);
   if (!liveObj) {
     return { ...base, action: 'create', diff: diffValues(undefined, desiredState), waitsFor: [] };
   }
 
-  const liveState = handler.liveState(liveObj, obj);
+  const liveState = handler.live.canonical(liveObj, obj);
   const diff = diffValues(liveState, desiredState);
   const reasons: string[] = [];
   let adopt = false;
@@ -315,7 +314,7 @@ function planDesired(
   }
   const unarchive = liveObj.archived === true;
   if (unarchive) reasons.unshift('archived live; the manifest is back');
-  const kept = diff.length > 0 ? handler.keptOnWrite?.(obj, liveObj) : undefined;
+  const kept = diff.length > 0 ? handler.write?.keptOnWrite?.(obj, liveObj) : undefined;
   if (kept !== undefined) reasons.push(kept);
 
   // No field differs ⇔ the states are equal (`diffValues` compares them first).
@@ -378,7 +377,7 @@ function planPrunes(
   for (const l of ownedLive) {
     const key = objectKey(l.kind, l.id);
     if (desired.has(key) || l.protected || l.archived || isProtected(key) || handedOver.has(key)) continue;
-    const action: Action = handlerOf(l.kind).pruneAction;
+    const action: Action = handlerOf(l.kind).prune.action;
     candidates.push({
       kind: l.kind,
       id: l.id,

@@ -1,7 +1,7 @@
 /**
  * Prunes that must not be sent (pure): an object of a kind kept while it is held
- * (`KindModel.keptWhileHeld`) that objects will still hold after the plan, by having it as their
- * type (`typedBy`: an entity and its entity type) or by naming it (`names`: an Initiative and its
+ * (`prune.keptWhileHeld`) that objects will still hold after the plan, by having it as their
+ * type (`manifest.typedBy`: an entity and its entity type) or by naming it (`manifest.names`: an Initiative and its
  * scorecard). Cortex refuses to delete an entity type in use, archived entities included (and
  * prune archives entities by default), so such a delete would fail on every run; a scorecard that
  * Initiatives name (another source's, one made in the UI) would leave them naming nothing, and
@@ -34,7 +34,7 @@ export function withoutHeldTypes(
   diagnostics: Diagnostic[],
 ): Change[] {
   const removedTypes = new Set(
-    prunes.filter((p) => handlerOf(p.kind).keptWhileHeld !== undefined).map((p) => objectKey(p.kind, p.id)),
+    prunes.filter((p) => handlerOf(p.kind).prune.keptWhileHeld !== undefined).map((p) => objectKey(p.kind, p.id)),
   );
   if (removedTypes.size === 0) return [...prunes];
   const deleted = new Set(prunes.filter((p) => p.action === 'delete').map((p) => objectKey(p.kind, p.id)));
@@ -61,7 +61,7 @@ export function withoutHeldTypes(
   const kept: Change[] = [];
   for (const prune of prunes) {
     const held = holders.get(objectKey(prune.kind, prune.id));
-    const rule = handlerOf(prune.kind).keptWhileHeld;
+    const rule = handlerOf(prune.kind).prune.keptWhileHeld;
     if (!held || !rule) {
       kept.push(prune);
       continue;
@@ -80,12 +80,12 @@ export function withoutHeldTypes(
 /** What `obj` holds after the plan: its type, the object it names (each key with how it holds it). */
 const heldBy = (handler: KindModel, obj: DesiredObject | LiveObject): { heldKey: ObjectKey; verb: HoldVerb }[] => {
   const out: { heldKey: ObjectKey; verb: HoldVerb }[] = [];
-  const type = handler.typedBy?.typeOf(obj);
-  if (handler.typedBy !== undefined && type !== undefined)
-    out.push({ heldKey: objectKey(handler.typedBy.kind, type), verb: 'type' });
-  const named = handler.names?.idOf(obj);
-  if (handler.names !== undefined && named !== undefined)
-    out.push({ heldKey: objectKey(handler.names.kind, named), verb: 'name' });
+  const type = handler.manifest.typedBy?.typeOf(obj);
+  if (handler.manifest.typedBy !== undefined && type !== undefined)
+    out.push({ heldKey: objectKey(handler.manifest.typedBy.kind, type), verb: 'type' });
+  const named = handler.manifest.names?.idOf(obj);
+  if (handler.manifest.names !== undefined && named !== undefined)
+    out.push({ heldKey: objectKey(handler.manifest.names.kind, named), verb: 'name' });
   return out;
 };
 
@@ -132,7 +132,7 @@ const describeHolders = (held: Holders): string => {
  * case (`payments` → `Payments`): the API may treat the two as one object, so removing the old one
  * in the run that creates the new one could remove what was just written. It is kept, with a
  * warning saying why, until it is removed by hand. Kinds whose ids may differ only in case
- * (`idsMayLookAlike`) are not held.
+ * (`manifest.idsMayLookAlike`) are not held.
  */
 export function withoutCaseTwins(
   prunes: readonly Change[],
@@ -145,7 +145,7 @@ export function withoutCaseTwins(
   const kept: Change[] = [];
   for (const prune of prunes) {
     const twin = desiredByCase.get(`${prune.kind}\u0000${prune.id.toLowerCase()}`);
-    if (twin === undefined || twin.id === prune.id || handlerOf(prune.kind).idsMayLookAlike === true) {
+    if (twin === undefined || twin.id === prune.id || handlerOf(prune.kind).manifest.idsMayLookAlike === true) {
       kept.push(prune);
       continue;
     }

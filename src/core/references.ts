@@ -108,7 +108,8 @@ export function checkReferences(input: ReferenceCheckInput): Diagnostic[] {
   const rank = new Map(input.handlers.map((h, i) => [h.kind, i]));
   const firstDeclared = (key: ObjectKey): DesiredObject | undefined => targets.get(key)?.desired;
   diagnostics.push(...findCycles(firstDeclared, edges, compareKeysBy(rank)));
-  for (const handler of handlers.values()) diagnostics.push(...(handler.checkDesiredSet?.(input.desired) ?? []));
+  for (const handler of handlers.values())
+    diagnostics.push(...(handler.manifest.checkDesiredSet?.(input.desired) ?? []));
   return diagnostics;
 }
 
@@ -120,13 +121,13 @@ export function checkReferences(input: ReferenceCheckInput): Diagnostic[] {
  */
 const referencesKept = new WeakMap<DesiredObject, { kind: KindName; refs: readonly ObjectReference[] }>();
 export const referencesOf = (
-  handler: Pick<KindModel, 'kind' | 'references'>,
+  handler: Pick<KindModel, 'kind'> & { manifest: Pick<KindModel['manifest'], 'references'> },
   obj: DesiredObject,
 ): readonly ObjectReference[] => {
   const kept = referencesKept.get(obj);
   // A function of the object alone (the kind contract), so a kind configured per run may share it.
   if (kept !== undefined && kept.kind === handler.kind) return kept.refs;
-  const refs = handler.references(obj);
+  const refs = handler.manifest.references(obj);
   // Only a frozen object (the manifest cache's) cannot change under its kept references.
   if (Object.isFrozen(obj) && Object.isFrozen(obj.spec)) referencesKept.set(obj, { kind: handler.kind, refs });
   return refs;
@@ -162,7 +163,7 @@ function checkOne(ref: ObjectReference, context: CheckContext): Problem | undefi
   const target = targets.get(objectKey(ref.kind, ref.id));
   if (!target) return unknown();
 
-  const typedBy = handlers.get(ref.kind)?.typedBy;
+  const typedBy = handlers.get(ref.kind)?.manifest.typedBy;
   if (ref.type !== undefined && typedBy !== undefined) {
     const obj = target.desired ?? target.live;
     const actual = obj ? typedBy.typeOf(obj) : undefined;

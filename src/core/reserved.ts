@@ -2,7 +2,7 @@
  * A declared object that would overwrite one of cortex-sync's own records in the workspace (its
  * ownership records and leases): a repository that could write another source's record could make
  * that source prune (or stop pruning) whatever it liked. Which names are reserved is the business
- * of the kinds whose objects the records are (`KindModel.reservedFor`); this is the error. Pure.
+ * of the kinds whose objects the records are (`manifest.reservedFor`); this is the error. Pure.
  */
 import type { DesiredObject, Diagnostic } from './model.js';
 

@@ -76,7 +76,7 @@ const recordStepsOf = (input: RunPlanInput, record: RunRecord): InventoryStepsIn
   const unconfirmed = input.unconfirmed ?? NONE;
   const tracked = trackedKinds(handlers);
   const { asRead } = record;
-  const shared = new Set(handlers.filter((h) => h.sharedWrites !== undefined).map((h) => h.kind));
+  const shared = new Set(handlers.filter((h) => h.write?.sharedWrites !== undefined).map((h) => h.kind));
   const declared = new Set(desired.map((o) => objectKey(o.kind, o.id)));
   const released = (o: LiveObject): boolean =>
     shared.has(o.kind) && o.owner !== record.sourceId && !declared.has(objectKey(o.kind, o.id));
@@ -95,8 +95,8 @@ const recordStepsOf = (input: RunPlanInput, record: RunRecord): InventoryStepsIn
     declared: declarationsFor(desired, handlers, asRead.declared),
     serverIds: serverIdsFor(handlers, live, asRead.serverIds, unconfirmed),
     previousServerIds: asRead.serverIds ?? new Map(),
-    serverAssigned: new Set(handlers.filter((h) => h.serverAssignsIdentity === true).map((h) => h.kind)),
-    sharedKinds: new Set(handlers.filter((h) => h.sharedWrites !== undefined).map((h) => h.kind)),
+    serverAssigned: new Set(handlers.filter((h) => h.live.serverAssignsIdentity === true).map((h) => h.kind)),
+    sharedKinds: new Set(handlers.filter((h) => h.write?.sharedWrites !== undefined).map((h) => h.kind)),
     previousDeclared: asRead.declared ?? new Map(),
   };
 };

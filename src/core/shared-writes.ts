@@ -1,6 +1,6 @@
 /**
  * Planning an object of a kind whose objects several sources share key by key
- * (`KindModel.sharedWrites`: entities with `entityWrites: merge`, docs/adr-0004-co-ownership.md).
+ * (`KindWriteModel.sharedWrites`: entities with `entityWrites: merge`, docs/adr-0004-co-ownership.md).
  * Pure. What differs from a whole-object write:
  * - only the keys the manifest declares are compared and written; the keys this source declared at
  *   its last apply (its record) and declares no more are shown going away and removed;
@@ -87,7 +87,7 @@ const judgeConflicts = (
   shared: SharedWrites<unknown>,
   options: SharedWriteOptions,
 ): { reasons: string[]; diagnostics: Diagnostic[] } => {
-  const mine = handler.managedKeys?.(obj) ?? [];
+  const mine = handler.manifest.managedKeys?.(obj) ?? [];
   const conflicts = conflictsOf(mine, claimsOn(obj, live, options), shared);
   const me = options.sourceId === undefined ? 'this run' : `source \`${printable(options.sourceId)}\``;
   const reasons: string[] = [];
@@ -124,15 +124,15 @@ const judgeConflicts = (
 export const planSharedDesired = (
   obj: DesiredObject,
   live: LiveObject | undefined,
-  handler: KindModel & { sharedWrites: SharedWrites<unknown> },
+  handler: KindModel,
+  shared: SharedWrites<unknown>,
   options: SharedWriteOptions,
   diagnostics: Diagnostic[],
 ): Change => {
   const base = { kind: obj.kind, id: obj.id, source: obj.source.file, line: obj.source.line, desired: obj };
-  const shared = handler.sharedWrites;
   const judged = judgeConflicts(obj, live, handler, shared, options);
   diagnostics.push(...judged.diagnostics);
-  const desiredState = handler.desiredState(obj);
+  const desiredState = handler.manifest.canonical(obj);
   if (!live) {
     const change: Change = { ...base, action: 'create', diff: diffValues(undefined, desiredState), waitsFor: [] };
     if (judged.reasons.length > 0) change.reason = judged.reasons.join('; ');
@@ -154,7 +154,7 @@ export const planSharedDesired = (
   }
   const before = options.declaredBefore?.get(objectKey(obj.kind, obj.id))?.keys ?? [];
   const dropped = shared.dropped(obj, before);
-  const diff = diffValues(handler.liveState(live, obj, dropped), desiredState);
+  const diff = diffValues(handler.live.canonical(live, obj, dropped), desiredState);
   const unarchive = live.archived === true;
   if (!unarchive && diff.length === 0) return { ...base, action: 'noop', diff: [], waitsFor: [], live };
   const reasons = [...judged.reasons];

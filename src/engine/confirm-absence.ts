@@ -7,7 +7,7 @@
  * full read and before anything is planned on it:
  *
  * - every object a manifest declares or this source's record lists that the lists did not show is
- *   read again by identity (`KindIO.fetchByIds`; an Initiative by the cid the record keeps), or,
+ *   read again by identity (`live.fetchByIds`; an Initiative by the cid the record keeps), or,
  *   for more than `MAX_BY_IDENTITY` of a kind, by a second bulk read of that kind; what that read
  *   finds is live, what it does not is confirmed absent; when it fails, the object is
  *   `unconfirmed`: neither created nor dropped from the record, and the plan is refused with the
@@ -71,7 +71,7 @@ const missingIds = (
   const shown = new Set(live.filter((o) => o.kind === kind).map((o) => o.id));
   const wanted = new Set<string>();
   // A kind whose bulk read reads again every declared object its list did not show has confirmed those.
-  if (handler.readsMissingDesired !== true)
+  if (handler.live.readsMissingDesired !== true)
     for (const d of desired) if (d.kind === kind && !shown.has(d.id)) wanted.add(d.id);
   const prefix = `${kind}/`;
   for (const key of own) {
@@ -84,15 +84,18 @@ const missingIds = (
 /** One kind's missing objects, read again (see the module comment). */
 const readAgain = async (handler: AnyKindHandler, ids: readonly string[], ctx: FetchContext): Promise<LiveObject[]> => {
   const wanted = new Set(ids);
-  if (handler.fetchByIds !== undefined && (ids.length <= MAX_BY_IDENTITY || handler.serverAssignsIdentity === true)) {
+  if (
+    handler.live.fetchByIds !== undefined &&
+    (ids.length <= MAX_BY_IDENTITY || handler.live.serverAssignsIdentity === true)
+  ) {
     try {
-      return (await handler.fetchByIds(ids, ctx)).filter((o) => o.kind === handler.kind && wanted.has(o.id));
+      return (await handler.live.fetchByIds(ids, ctx)).filter((o) => o.kind === handler.kind && wanted.has(o.id));
     } catch (error) {
       // An id that cannot be put in a path: the second bulk read below.
       if (!(error instanceof DotSegmentPathError)) throw error;
     }
   }
-  return (await handler.fetchLive(ctx)).filter((o) => o.kind === handler.kind && wanted.has(o.id));
+  return (await handler.live.fetch(ctx)).filter((o) => o.kind === handler.kind && wanted.has(o.id));
 };
 
 const unconfirmedDiagnostic = (
@@ -133,7 +136,7 @@ export const confirmAbsences = async (input: {
         client,
         desired: desired.filter((d) => d.kind === handler.kind && wanted.has(d.id)),
         managedIds: ids.filter((id) => own.has(objectKey(handler.kind, id))),
-        readBefore: live.filter((o) => (handler.fetchUses ?? []).includes(o.kind)),
+        readBefore: live.filter((o) => (handler.live.uses ?? []).includes(o.kind)),
         ...(serverIds !== undefined ? { serverIds } : {}),
       };
       try {
@@ -160,7 +163,7 @@ export const adoptionCandidates = (
   desired: readonly DesiredObject[],
   live: readonly LiveObject[],
 ): LiveObject[] => {
-  const recorded = new Set(handlers.filter((h) => h.ownershipOnObject !== true).map((h) => h.kind));
+  const recorded = new Set(handlers.filter((h) => h.live.ownershipOnObject !== true).map((h) => h.kind));
   const declared = new Set(desired.map((d) => objectKey(d.kind, d.id)));
   return live.filter((o) => recorded.has(o.kind) && o.owner === undefined && declared.has(objectKey(o.kind, o.id)));
 };

@@ -1,7 +1,7 @@
 /**
  * Runs a plan: changes in dependency order with bounded concurrency. A failed change skips every
  * change that waits for it (transitively); independent changes go on. Kinds with bulk endpoints
- * (`applyBatch`) get all their ready changes of one phase together. Removals start only when
+ * (`write.applyBatch`) get all their ready changes of one phase together. Removals start only when
  * every change of an earlier phase has finished (all writes first, then removals in reverse kind
  * order: `changePhase`).
  *
@@ -51,7 +51,7 @@ const buildSteps = (changes: readonly Change[], handlerFor: ExecuteInput['handle
   for (const change of changes) {
     if (change.action === 'noop') continue;
     const handler = handlerFor(change.kind);
-    if (!handler.applyBatch) {
+    if (!handler.write.applyBatch) {
       steps.push({ kind: change.kind, phase: changePhase(change, order), changes: [change], batch: false });
       continue;
     }
@@ -161,7 +161,7 @@ const record = (
       : new Error(typeof error === 'string' ? error : `unexpected failure: ${JSON.stringify(error) ?? typeof error}`);
   let diagnostics: Diagnostic[] | undefined;
   try {
-    diagnostics = handler.explainFailure?.(toKindChange(change), err);
+    diagnostics = handler.write.explainFailure?.(toKindChange(change), err);
   } catch {
     // Explaining a failure must never hide it: the error line is reported either way.
     diagnostics = undefined;
@@ -204,7 +204,7 @@ const runBatch = async (ex: Execution, step: Step, handler: AnyKindHandler, runn
   const id = runnable.length === 1 ? first.id : `${first.id} (+${runnable.length - 1} more)`;
   const sent = recordingClient(ex.ctx, { kind: step.kind, id, action: first.action }, ex.input.log);
   try {
-    const outcomes = await handler.applyBatch!(runnable.map(toKindChange), {
+    const outcomes = await handler.write.applyBatch!(runnable.map(toKindChange), {
       client: sent.client,
       options: ex.input.options,
     });
@@ -241,7 +241,7 @@ const runEach = async (ex: Execution, handler: AnyKindHandler, runnable: Change[
       const sent = recordingClient(ex.ctx, change, input.log);
       try {
         const key = objectKey(change.kind, change.id);
-        await handler.apply(toKindChange(change), {
+        await handler.write.apply(toKindChange(change), {
           client: sent.client,
           options: input.options,
           warn: warnFor(change),
@@ -260,7 +260,7 @@ const runStep = async (ex: Execution, step: Step): Promise<void> => {
   const runnable = runnableOf(ex, step);
   if (runnable.length === 0) return;
   const handler = ex.input.handlerFor(step.kind);
-  if (step.batch && handler.applyBatch) await runBatch(ex, step, handler, runnable);
+  if (step.batch && handler.write.applyBatch) await runBatch(ex, step, handler, runnable);
   else await runEach(ex, handler, runnable);
 };
 

@@ -1,13 +1,13 @@
 /**
  * Reads the live workspace for `export`: the same three steps as a plan (`readKinds`), with each
- * kind asked for read as that kind says export reads it (`KindIO.exportLive`: the dependency
+ * kind asked for read as that kind says export reads it (`export.read`: the dependency
  * edges of every entity, archived entities when asked) and every kind those reads use read first
  * as a plan reads it. Owners come from the ownership records as in a plan. Only GET requests. No
  * kind is named here.
  *
  * What the export leaves out is known before the reads that hang off it: when it leaves out what
  * other source ids manage (`othersLeftOut`), an export read is not given their objects of the kinds
- * it reads through (`exportUses`: no dependency edges read for another source's entities, one
+ * it reads through (`export.uses`: no dependency edges read for another source's entities, one
  * request each), unless this source manages objects of the kind read (one of them may hang off
  * another source's object: then everything is given, as a plan would need). A read that fails
  * still fails the export.
@@ -53,8 +53,9 @@ interface ExportLive {
 export const readWorkspaceForExport = async (input: ExportReadInput, ctx: EngineContext): Promise<ExportLive> => {
   const { handlers, kinds } = input;
   const store = input.store ?? OWNERSHIP_STORE;
-  const asked = (h: AnyKindHandler): boolean => kinds.has(h.kind) && h.exportLive !== undefined;
-  const usesOf = (h: AnyKindHandler): readonly KindName[] => (asked(h) ? h.exportUses : undefined) ?? h.fetchUses ?? [];
+  const asked = (h: AnyKindHandler): boolean => kinds.has(h.kind) && h.export?.read !== undefined;
+  const usesOf = (h: AnyKindHandler): readonly KindName[] =>
+    (asked(h) ? h.export?.uses : undefined) ?? h.live.uses ?? [];
 
   // The kinds asked for, and whatever their reads and the store's use, transitively.
   const byKind = new Map(handlers.map((h) => [h.kind, h]));
@@ -76,7 +77,7 @@ export const readWorkspaceForExport = async (input: ExportReadInput, ctx: Engine
     input.othersLeftOut === true && o.owner !== undefined && o.owner !== input.sourceId;
   let notReadThrough = 0;
   const givenTo = (handler: AnyKindHandler, readBefore: readonly LiveObject[], managedIds: readonly string[]) => {
-    const through = new Set(handler.exportUses ?? []);
+    const through = new Set(handler.export?.uses ?? []);
     // A kind read first (others use it) is not told what this source manages: everything is given.
     if (managedIds.length > 0 || readFirst.has(handler.kind)) return readBefore;
     const given = readBefore.filter((o) => !(through.has(o.kind) && othersOwn(o)));
@@ -85,8 +86,8 @@ export const readWorkspaceForExport = async (input: ExportReadInput, ctx: Engine
   };
 
   const read: ReadKind = (handler, fetchCtx) =>
-    asked(handler) && handler.exportLive
-      ? handler.exportLive({
+    asked(handler) && handler.export?.read
+      ? handler.export?.read({
           ...fetchCtx,
           readBefore: givenTo(handler, fetchCtx.readBefore, fetchCtx.managedIds),
           includeArchived: input.includeArchived,
@@ -95,7 +96,7 @@ export const readWorkspaceForExport = async (input: ExportReadInput, ctx: Engine
           requestsPerMinute: input.requestsPerMinute,
           progress: input.progress,
         })
-      : handler.fetchLive(fetchCtx);
+      : handler.live.fetch(fetchCtx);
   const { live, ownership } = await readKinds({
     client: ctx.client,
     handlers: handlers.filter((h) => needed.has(h.kind)),

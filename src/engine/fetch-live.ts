@@ -1,5 +1,5 @@
 /**
- * Reads the live workspace, in three steps: the kinds some read uses (`KindIO.fetchUses` and the
+ * Reads the live workspace, in three steps: the kinds some read uses (`live.uses` and the
  * ownership store's `uses`: entity lists filter by entity type name, and the store learns from the
  * entity types whether it holds any record), then the ownership records, then every other kind in
  * parallel (with what its records say this source manages) and the kinds only read that a
@@ -78,7 +78,7 @@ const readReferenced = async (
 
 /**
  * What still holds the objects a prune would remove (an archived entity holds its entity type):
- * objects of this source without a manifest, asked of every kind that has a `fetchHolders` read.
+ * objects of this source without a manifest, asked of every kind that has a `prune.fetchHolders` read.
  * Objects read already are not added twice.
  */
 const readHolders = async (
@@ -97,7 +97,9 @@ const readHolders = async (
   });
   if (targets.length === 0) return [];
   const known = new Set(live.map((o) => objectKey(o.kind, o.id)));
-  const found = await Promise.all(handlers.map((h) => h.fetchHolders?.(targets, { client }) ?? Promise.resolve([])));
+  const found = await Promise.all(
+    handlers.map((h) => h.prune.fetchHolders?.(targets, { client }) ?? Promise.resolve([])),
+  );
   return found.flat().filter((o) => {
     const key = objectKey(o.kind, o.id);
     if (known.has(key)) return false;
@@ -106,10 +108,10 @@ const readHolders = async (
   });
 };
 
-/** How one kind is read: as a plan reads it (`fetchLive`), or as `export` does. */
+/** How one kind is read: as a plan reads it (`live.fetch`), or as `export` does. */
 export type ReadKind = (handler: AnyKindHandler, ctx: FetchContext) => Promise<LiveObject[]>;
 
-const planRead: ReadKind = (handler, ctx) => handler.fetchLive(ctx);
+const planRead: ReadKind = (handler, ctx) => handler.live.fetch(ctx);
 
 /**
  * Reads `handlers` in the three steps of the module comment, with `read` for each kind; `usesOf`
@@ -192,7 +194,7 @@ export const setRecordedOwners = (
   handlers: readonly AnyKindHandler[],
   index: OwnershipIndex,
 ): void => {
-  const ownershipOnObject = new Set(handlers.filter((h) => h.ownershipOnObject).map((h) => h.kind));
+  const ownershipOnObject = new Set(handlers.filter((h) => h.live.ownershipOnObject).map((h) => h.kind));
   for (const object of live) {
     if (ownershipOnObject.has(object.kind)) continue;
     const owner = index.ownerOf.get(objectKey(object.kind, object.id));
@@ -232,7 +234,7 @@ export const fetchLiveState = async (input: {
   recordKinds?: ReadonlySet<KindName>;
   /**
    * Read what still holds the objects of this source that have no manifest (kinds'
-   * `fetchHolders`), so a plan knows what a prune would keep. `export` does not need it.
+   * `prune.fetchHolders`), so a plan knows what a prune would keep. `export` does not need it.
    */
   holders?: boolean;
 }): Promise<LiveState> => {
@@ -247,7 +249,7 @@ export const fetchLiveState = async (input: {
     readKinds({
       ...input,
       store: input.store ?? OWNERSHIP_STORE,
-      usesOf: (h) => h.fetchUses ?? [],
+      usesOf: (h) => h.live.uses ?? [],
       read: planRead,
       onUnreadable,
     }),
@@ -305,7 +307,7 @@ const confirmLive = async (input: {
     });
     setRecordedOwners(live, handlers, ownership.index);
     // An owner the first read showed still counts: a later list can leave its record out too.
-    const recorded = new Set(handlers.filter((h) => !h.ownershipOnObject).map((h) => h.kind));
+    const recorded = new Set(handlers.filter((h) => !h.live.ownershipOnObject).map((h) => h.kind));
     for (const object of live) {
       if (!recorded.has(object.kind) || object.owner !== undefined) continue;
       const owner = first.ownerOf.get(objectKey(object.kind, object.id));

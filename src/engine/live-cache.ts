@@ -1,7 +1,7 @@
 /**
  * The live state a long-lived caller (the watcher) keeps between runs of one source, so that a
  * run after a change reads only what the change touched: the objects the changed manifests
- * declare, read by identity (`KindIO.fetchByIds`), and the ownership records (one read of every
+ * declare, read by identity (`live.fetchByIds`), and the ownership records (one read of every
  * source's); everything else is as the last run left it. The plan then covers the touched objects
  * alone (`LiveState.scope`) and is the plan a full read would make for them: each object's plan
  * depends only on its own manifest and live state; references, the ownership record's writes and
@@ -243,7 +243,7 @@ export class LiveCache {
 
 /**
  * The objects `touched` reference whose live state their plan is judged against
- * (`KindModel.referencesReadLive`), of managed kinds read by identity, not touched themselves:
+ * (`live.referencesReadLive`), of managed kinds read by identity, not touched themselves:
  * each once.
  */
 const referencedTargets = (
@@ -251,12 +251,12 @@ const referencedTargets = (
   handlers: readonly AnyKindHandler[],
   lookup: (kind: KindName) => AnyKindHandler,
 ): { kind: KindName; id: string }[] => {
-  const managed = new Set(handlers.filter((h) => h.fetchByIds !== undefined).map((h) => h.kind));
+  const managed = new Set(handlers.filter((h) => h.live.fetchByIds !== undefined).map((h) => h.kind));
   const seen = new Set(touched.map((o) => objectKey(o.kind, o.id)));
   const out: { kind: KindName; id: string }[] = [];
   for (const obj of touched) {
     const handler = lookup(obj.kind);
-    const readLive = new Set(handler.referencesReadLive ?? []);
+    const readLive = new Set(handler.live.referencesReadLive ?? []);
     for (const ref of referencesOf(handler, obj)) {
       const key = objectKey(ref.kind, ref.id);
       if (!readLive.has(ref.kind) || !managed.has(ref.kind) || seen.has(key)) continue;
@@ -306,7 +306,7 @@ const touchedSince = (
   }
   if ([...kept.desired.keys()].some((key) => !now.has(key))) return 'manifest-removed';
   const touched = [...now].filter(([key, obj]) => !sameDeclaration(kept.desired.get(key), obj)).map(([, o]) => o);
-  const types = new Set(request.handlers.flatMap((h) => (h.typedBy ? [h.typedBy.kind] : [])));
+  const types = new Set(request.handlers.flatMap((h) => (h.manifest.typedBy ? [h.manifest.typedBy.kind] : [])));
   if (touched.some((o) => types.has(o.kind))) return 'type-changed';
   if (kindsWithoutSingleRead(touched, lookupIn(request)).length > 0) return 'no-single-read';
   // A kind the last full read could not read (its list refused): a read by identity cannot

@@ -1,5 +1,5 @@
 /**
- * Reads by identity (`KindIO.fetchByIds`): the objects a plan writes, re-read under the apply lease
+ * Reads by identity (`live.fetchByIds`): the objects a plan writes, re-read under the apply lease
  * (`recheckWrites`), and the objects a change touched (`live-cache.ts`). Only GET requests; a kind
  * without a read by identity is read in full instead (the caller says so).
  */
@@ -50,7 +50,7 @@ const sameRecords = (a: OwnershipIndex, b: OwnershipIndex, sourceId: string): bo
 export const kindsWithoutSingleRead = (
   keys: Iterable<{ kind: KindName }>,
   lookup: (kind: KindName) => AnyKindHandler,
-): KindName[] => [...new Set([...keys].map((k) => k.kind))].filter((kind) => !lookup(kind).fetchByIds);
+): KindName[] => [...new Set([...keys].map((k) => k.kind))].filter((kind) => !lookup(kind).live.fetchByIds);
 
 /**
  * The live objects with these keys, each kind's read by identity in parallel (every kind must
@@ -76,11 +76,11 @@ export const readByKeys = async (input: {
       const handler = input.lookup(kind);
       const wanted = new Set(ids);
       const serverIds = serverIdsOf(input.index, input.sourceId, kind);
-      const found = await (handler.fetchByIds?.(ids, {
+      const found = await (handler.live.fetchByIds?.(ids, {
         client: input.client,
         desired: input.desired.filter((d) => d.kind === kind && wanted.has(d.id)),
         managedIds: [],
-        readBefore: input.readBefore.filter((o) => (handler.fetchUses ?? []).includes(o.kind)),
+        readBefore: input.readBefore.filter((o) => (handler.live.uses ?? []).includes(o.kind)),
         ...(serverIds !== undefined ? { serverIds } : {}),
       }) ?? Promise.resolve([]));
       return found.filter((o) => o.kind === kind && wanted.has(o.id));
@@ -113,7 +113,7 @@ export const readStoreUses = async (input: {
 }): Promise<LiveObject[]> => {
   const used = input.handlers.filter((h) => input.store.uses.includes(h.kind));
   const read = await Promise.all(
-    used.map((h) => h.fetchLive({ client: input.client, desired: [], managedIds: [], readBefore: [] })),
+    used.map((h) => h.live.fetch({ client: input.client, desired: [], managedIds: [], readBefore: [] })),
   );
   return read.flat();
 };

@@ -1,7 +1,7 @@
 /**
  * Which files `export` writes, from what was read. Pure.
  *
- * Each kind turns its live objects into manifest files (its `toManifestFiles`, in
+ * Each kind turns its live objects into manifest files (its `export.toManifestFiles`, in
  * `<kind>/to-manifest.ts`), in the registry's order. What is left out: objects of kinds not
  * asked for, objects a repository manages with `--only unmanaged`, objects another source id
  * manages unless `--include-other-sources` (another repository's objects are not this one's to
@@ -21,7 +21,7 @@ import { type SchemaBase, SCHEMAS_BESIDE, schemaReference } from './schema-ref.j
 export type ExportScope = 'unmanaged' | 'all';
 
 interface ExportSelection {
-  /** The kinds, in the order their files are made; a kind without `toManifestFiles` exports nothing. */
+  /** The kinds, in the order their files are made; a kind without `export.toManifestFiles` exports nothing. */
   handlers: readonly AnyKindHandler[];
   kinds: ReadonlySet<KindName>;
   only: ExportScope;
@@ -72,8 +72,8 @@ const DOTS_ONLY_REASON =
 
 /** The files of `objects`; an object whose file cannot be made is skipped (each tried alone, then). */
 const filesOf = (handler: AnyKindHandler, objects: readonly LiveObject[], skipped: Skipped[]): ManifestFile[] => {
-  if (handler.toManifestFiles === undefined) return [];
-  const make = (some: readonly LiveObject[]): ManifestFile[] => handler.toManifestFiles?.(some) ?? [];
+  if (handler.export?.toManifestFiles === undefined) return [];
+  const make = (some: readonly LiveObject[]): ManifestFile[] => handler.export?.toManifestFiles?.(some) ?? [];
   try {
     return make(objects);
   } catch {
@@ -93,7 +93,7 @@ const invalidReason = (handler: AnyKindHandler, path: string, text: string, now:
   const parsed = parseManifestFile(path, text);
   const errors = [
     ...parsed.diagnostics,
-    ...parsed.documents.flatMap((doc) => handler.parse(doc, { now }).diagnostics),
+    ...parsed.documents.flatMap((doc) => handler.manifest.parse(doc, { now }).diagnostics),
   ].filter((d) => d.severity === 'error');
   const first = errors[0];
   if (first === undefined) return undefined;
@@ -110,7 +110,7 @@ export const exportFiles = (live: readonly LiveObject[], selection: ExportSelect
   const skipped: Skipped[] = [];
   for (const handler of selection.handlers) {
     const kind = handler.kind;
-    if (!selection.kinds.has(kind) || !handler.toManifestFiles) continue;
+    if (!selection.kinds.has(kind) || !handler.export?.toManifestFiles) continue;
     const chosen = live.filter((o) => {
       if (o.kind !== kind) return false;
       if (o.archived && !selection.includeArchived) return false;

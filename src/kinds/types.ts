@@ -1,14 +1,23 @@
 /**
- * The contract every kind implements, in two halves. The pure half (`KindModel`, in
- * `core/kind-contract.ts`: schema, identity, layout, references, canonical forms, export) is what
- * core may use; the IO half below (`fetchLive`, `apply`, `applyBatch`, `explainFailure`,
- * `exportLive`) is what the engine calls. A kind is one folder (`src/kinds/<kind>/`) exporting a
+ * The contract every kind implements, grouped by capability (`layout`, `manifest`, `live`,
+ * `write`, `prune`, `export`) and in two halves. The pure half (`KindModel`, in
+ * `core/kind-contract.ts`: layout, schema, references, canonical forms, prune action, export's
+ * files) is what core may use; the IO half below (`live.fetch`, `write.apply`,
+ * `write.applyBatch`, `write.explainFailure`, `prune.fetchHolders`, `export.read`) is what the
+ * engine calls; a `KindHandler` holds both, each group the members of both halves. A kind is one folder (`src/kinds/<kind>/`) exporting a
  * `KindHandler` (both halves; `configure` when it has settings), listed once in `registry.ts`,
  * whose key is its name. Nothing outside `src/kinds/` branches on a kind's name (lint-enforced).
  */
 import type { ApiClient } from '../api/types.js';
 import { CortexSyncError } from '../core/errors.js';
-import type { KindModel, ReadOnlyKindModel } from '../core/kind-contract.js';
+import type {
+  KindExportModel,
+  KindLiveModel,
+  KindModel,
+  KindPruneModel,
+  KindWriteModel,
+  ReadOnlyKindModel,
+} from '../core/kind-contract.js';
 import type { Change, DesiredObject, Diagnostic, KindName, LiveObject } from '../core/model.js';
 import type { PendingCreates } from '../core/pending-creates.js';
 import type { AnySettingSpec } from '../core/settings.js';
@@ -16,8 +25,14 @@ import type { AnySettingSpec } from '../core/settings.js';
 export type {
   AnyKindModel,
   KeptWhileHeld,
+  KindExportModel,
+  KindLayout,
+  KindLiveModel,
+  KindManifest,
   KindMeta,
   KindModel,
+  KindPruneModel,
+  KindWriteModel,
   ManifestFile,
   Names,
   ObjectReference,
@@ -41,12 +56,12 @@ export interface FetchContext<S = unknown> {
   managedIds: readonly string[];
   /**
    * id → the server id this source's ownership record keeps for it (kinds whose identity the
-   * server assigns, `KindModel.serverAssignsIdentity`): a read by identity reads those by it.
+   * server assigns, `live.serverAssignsIdentity`): a read by identity reads those by it.
    */
   serverIds?: ReadonlyMap<string, string>;
   /**
    * Live objects of the kinds read before the others: those some kind's read uses (see
-   * `KindIO.fetchUses`; entity lists filter by entity type name), never cortex-sync's own records.
+   * `live.uses`; entity lists filter by entity type name), never cortex-sync's own records.
    */
   readBefore: readonly LiveObject[];
   /**
@@ -58,7 +73,7 @@ export interface FetchContext<S = unknown> {
   unreadable?(warning: Diagnostic): void;
 }
 
-/** What `export` gives a kind's `exportLive`, besides what a plan's read has. */
+/** What `export` gives a kind's `export.read`, besides what a plan's read has. */
 export interface ExportFetchContext<S = unknown> extends FetchContext<S> {
   /** Export archived objects too (`--include-archived`). */
   includeArchived: boolean;
@@ -136,56 +151,85 @@ export interface BatchOutcome<S = unknown, L = unknown> {
   error?: Error;
 }
 
-/** The IO half of a kind: reads and writes through the `ApiClient` it is handed. */
-export interface KindIO<S = unknown, L = unknown> {
+/** Live, the IO half: how this kind's live objects are read. */
+export interface KindLiveIO<S, L> {
   /**
-   * The kinds whose live objects `fetchLive` uses (entity lists filter by entity type name): they
+   * The kinds whose live objects `fetch` uses (entity lists filter by entity type name): they
    * are read before every other kind and handed over in `FetchContext.readBefore`.
    */
-  readonly fetchUses?: readonly KindName[];
+  readonly uses?: readonly KindName[];
   /** Reads every live object of this kind with bulk, paged reads (never one GET per object when a list exists). */
-  fetchLive(ctx: FetchContext<S>): Promise<LiveObject<L>[]>;
+  fetch(ctx: FetchContext<S>): Promise<LiveObject<L>[]>;
   /**
    * Optional: the live objects of this kind with these ids, read by identity (one GET per object,
    * or one for several where the API answers so: a caller's dependency edges), for a run that
-   * reads only what it will write or what a change touched. Each object read is what `fetchLive`
+   * reads only what it will write or what a change touched. Each object read is what `fetch`
    * returns for that id; an id with no live object is left out (a 404 is an answer, not an
    * error). `ctx.desired` holds the desired objects of those ids, `ctx.readBefore` what a bulk
    * read would have read before this kind. A kind without it is read in full. Only GETs.
    */
   fetchByIds?(ids: readonly string[], ctx: FetchContext<S>): Promise<LiveObject<L>[]>;
   /**
-   * `true` when `fetchLive` itself reads again every desired object its list did not show (by
-   * identity, or another list): the engine then confirms only the recorded objects a list left out
-   * (`engine/confirm-absence.ts`).
+   * Entities only: `true` when `fetch` itself reads again every desired object its list did not
+   * show (by tag, or the list with archived ones): the engine then confirms only the recorded
+   * objects a list left out (`engine/confirm-absence.ts`).
    */
   readonly readsMissingDesired?: boolean;
-  /**
-   * Optional: how `export` reads this kind, when not as a plan does (`fetchLive` with no
-   * manifests): the dependency edges of every entity, archived entities when asked. Only GETs.
-   */
-  exportLive?(ctx: ExportFetchContext<S>): Promise<LiveObject<L>[]>;
-  /** The kinds whose live objects `exportLive` uses (in `readBefore`), when other than `fetchUses`. */
-  readonly exportUses?: readonly KindName[];
+}
+
+/** Write, the IO half: how a planned change is made. */
+export interface KindWriteIO<S, L> {
   /** Applies one change (create, update, delete, archive; with `unarchive`/`adopt` flags). Throws on failure. */
   apply(change: KindChange<S, L>, ctx: ApplyContext): Promise<void>;
   /**
-   * Optional: applies many changes of this kind at once (bulk endpoints). When present the executor
-   * hands over every ready change of the kind in one phase (writes, or deletes) together.
+   * Dependencies only (bulk endpoints): applies many changes of this kind at once. When present
+   * the executor hands over every ready change of the kind in one phase (writes, or deletes) together.
    */
   applyBatch?(changes: readonly KindChange<S, L>[], ctx: ApplyContext): Promise<BatchOutcome<S, L>[]>;
-  /** Optional: turns an API failure of `change` into diagnostics located in its manifest (e.g. descriptor violations). */
-  explainFailure?(change: KindChange<S, L>, error: Error): Diagnostic[];
   /**
-   * Optional: live objects of this kind that `fetchLive` leaves out (archived entities) and that
-   * still hold one of `targets`, the objects a prune is about to remove (an entity holds its
-   * entity type). Read only for a prune, so the planner never removes what is still in use.
+   * Optional: turns an API failure of `change` into diagnostics located in its manifest (an
+   * entity's descriptor violations, the field of an Initiative or scorecard the API refused).
    */
-  fetchHolders?(targets: readonly LiveObject[], ctx: Pick<FetchContext<S>, 'client'>): Promise<LiveObject<L>[]>;
+  explainFailure?(change: KindChange<S, L>, error: Error): Diagnostic[];
 }
 
-/** A kind: both halves. */
-export interface KindHandler<S = unknown, L = unknown> extends KindModel<S, L>, KindIO<S, L> {}
+/** Prune, the IO half. */
+export interface KindPruneIO<L> {
+  /**
+   * Entities only: live objects of this kind that `live.fetch` leaves out (archived entities)
+   * and that still hold one of `targets`, the objects a prune is about to remove (an archived
+   * entity still holds its entity type). Read only for a prune, so the planner never removes what
+   * is still in use.
+   */
+  fetchHolders?(targets: readonly LiveObject[], ctx: Pick<FetchContext, 'client'>): Promise<LiveObject<L>[]>;
+}
+
+/** Export, the IO half. */
+export interface KindExportIO<S, L> {
+  /**
+   * Optional: how `export` reads this kind, when not as a plan does (`live.fetch` with no
+   * manifests): the dependency edges of every entity, archived entities when asked. Only GETs.
+   */
+  read?(ctx: ExportFetchContext<S>): Promise<LiveObject<L>[]>;
+  /** The kinds whose live objects `read` uses (in `readBefore`), when other than `live.uses`. */
+  readonly uses?: readonly KindName[];
+}
+
+/** The IO half of a kind, in the pure half's groups: reads and writes through the `ApiClient` it is handed. */
+export interface KindIO<S = unknown, L = unknown> {
+  readonly live: KindLiveIO<S, L>;
+  readonly write: KindWriteIO<S, L>;
+  readonly prune?: KindPruneIO<L>;
+  readonly export?: KindExportIO<S, L>;
+}
+
+/** A kind: both halves, each group holding the pure members and the IO members of its capability. */
+export interface KindHandler<S = unknown, L = unknown> extends KindModel<S, L> {
+  readonly live: KindLiveModel<S, L> & KindLiveIO<S, L>;
+  readonly write: KindWriteModel<S, L> & KindWriteIO<S, L>;
+  readonly prune: KindPruneModel<L> & KindPruneIO<L>;
+  readonly export?: KindExportModel<L> & KindExportIO<S, L>;
+}
 
 /** The registry's view of a handler (methods are bivariant, so every `KindHandler<S, L>` fits). */
 export type AnyKindHandler = KindHandler<unknown, unknown>;

@@ -15,7 +15,7 @@ export const schemaFileName = (kind: KindName): string => `${kind}.schema.json`;
 export const manifestJsonSchemas = (): Map<KindName, string> => {
   const out = new Map<KindName, string>();
   for (const handler of KIND_HANDLERS) {
-    const schema = z.toJSONSchema(handler.manifestSchema, { io: 'input', unrepresentable: 'any' });
+    const schema = z.toJSONSchema(handler.manifest.schema, { io: 'input', unrepresentable: 'any' });
     const document = {
       title: `cortex-sync ${handler.title} manifest`,
       ...schema,

@@ -106,8 +106,8 @@ const loadFile = (
   };
   for (const doc of parsed.documents) {
     try {
-      const parsed = handler.parse(doc, ctx);
-      const { objects, diagnostics } = withKeyTypos(parsed, keyTypos(handler.manifestSchema, doc), handler);
+      const parsed = handler.manifest.parse(doc, ctx);
+      const { objects, diagnostics } = withKeyTypos(parsed, keyTypos(handler.manifest.schema, doc), handler);
       result.objects.push(...objects);
       result.diagnostics.push(...diagnostics);
     } catch (error) {
@@ -232,7 +232,7 @@ const findFiles = async (
     return { discovered, realRoot: since.listing.realRoot, unownedYaml, unownedJson, walkProblems: [], unreadable: [] };
   }
   const discovery = await discoverManifests(root, owns);
-  const folders = handlers.flatMap((h) => h.layoutFolders ?? []);
+  const folders = handlers.flatMap((h) => h.layout.folders ?? []);
   const problems = [...discovery.problems, ...(await layoutFolderProblems(discovery.realRoot, folders))];
   const unreadable = problems.map((problem): Diagnostic => ({
     severity: 'error',
@@ -261,7 +261,7 @@ interface Reading {
   noted: NotedListing | undefined;
 }
 
-const ownersOf = (at: Reading, file: string): AnyKindModel[] => at.handlers.filter((h) => h.ownsFile(file));
+const ownersOf = (at: Reading, file: string): AnyKindModel[] => at.handlers.filter((h) => h.layout.ownsFile(file));
 
 /** One file read by the one kind that owns it (through the cache when there is one). */
 const routeFile = (at: Reading, found: DiscoveredFile): FileLoadResult => {
@@ -358,7 +358,7 @@ export const loadManifests = async (
   if (stat === undefined) return rootError(`manifest directory ${root} does not exist`);
   if (!stat.isDirectory()) return rootError(`manifest directory ${root} is not a directory`);
 
-  const owns = (file: string): boolean => handlers.some((h) => h.ownsFile(file));
+  const owns = (file: string): boolean => handlers.some((h) => h.layout.ownsFile(file));
   const listingKey = `${handlers.map((h) => h.kind).join(',')} ${limits.maxFileBytes} ${limits.maxAliasCount}`;
   const cache = options.cache;
   // A caller told of every change (the watcher) starts from the last listing: see `noted-changes.ts`.

@@ -8,7 +8,7 @@
  * (zero-width, bidirectional marks: what `printable()` escapes), NFKC, then the Unicode
  * confusables mapping (UTS #39, from the `unhomoglyph` package's copy of Unicode's
  * `confusables.txt`) and lower case, the mapping applied again after lowering. Kinds whose ids
- * may legitimately look alike are left out (`KindModel.idsMayLookAlike`: a dependency's id holds an
+ * may legitimately look alike are left out (`manifest.idsMayLookAlike`: a dependency's id holds an
  * API path, and paths differ in case legitimately).
  */
 import type { KindModel } from '../core/kind-contract.js';
@@ -31,14 +31,20 @@ const skeletonOf = (id: string, map: Mapper): string => {
   return map(once.toLowerCase()).normalize('NFD');
 };
 
+/** Every character outside printable ASCII as its code point (`r\u{435}po-b`), so two look-alikes read apart. */
+const revealed = (s: string): string =>
+  Array.from(s)
+    .map((c) => (/^[\x20-\x7e]$/.test(c) ? c : `\\u{${(c.codePointAt(0) ?? 0).toString(16)}}`))
+    .join('');
+
 const where = (o: DesiredObject): string => `${o.source.file}:${o.source.line}`;
 
 /** One warning per id that looks like an earlier one of the same kind (first declaration kept as the reference). */
 export const lookalikeIdWarnings = async (
   objects: readonly DesiredObject[],
-  kinds: readonly Pick<KindModel, 'kind' | 'idsMayLookAlike'>[],
+  kinds: readonly (Pick<KindModel, 'kind'> & { manifest: Pick<KindModel['manifest'], 'idsMayLookAlike'> })[],
 ): Promise<Diagnostic[]> => {
-  const compared = new Set(kinds.filter((k) => k.idsMayLookAlike !== true).map((k) => k.kind));
+  const compared = new Set(kinds.filter((k) => k.manifest.idsMayLookAlike !== true).map((k) => k.kind));
   const candidates = objects.filter((o) => compared.has(o.kind));
   if (candidates.length < 2) return [];
   const map = await loadConfusables();
@@ -53,13 +59,16 @@ export const lookalikeIdWarnings = async (
     }
     if (earlier.id === object.id) continue;
     const caseOnly = earlier.id.toLowerCase() === object.id.toLowerCase();
+    const shown = caseOnly ? (id: string) => id : revealed;
     const how = caseOnly
       ? 'differ only in case (the API may treat them as one)'
       : 'look alike (Unicode look-alike or invisible characters): a reader cannot tell them apart';
     diagnostics.push({
       severity: 'warning',
       code: caseOnly ? 'case-only-id' : 'lookalike-id',
-      message: `${object.kind} \`${object.id}\` (${where(object)}) and \`${earlier.id}\` (${where(earlier)}) ${how}; rename one`,
+      // Look-alikes with every character outside printable ASCII as its code point: printed
+      // as they are, the two ids of the message would read the same.
+      message: `${object.kind} \`${shown(object.id)}\` (${where(object)}) and \`${shown(earlier.id)}\` (${where(earlier)}) ${how}; rename one`,
       file: object.source.file,
       line: object.source.line,
       column: object.source.column,
@@ -70,11 +79,6 @@ export const lookalikeIdWarnings = async (
   return diagnostics;
 };
 
-/** Every character outside printable ASCII as its code point (`r\u{435}po-b`), so two look-alikes read apart. */
-const revealed = (s: string): string =>
-  Array.from(s)
-    .map((c) => (/^[\x20-\x7e]$/.test(c) ? c : `\\u{${(c.codePointAt(0) ?? 0).toString(16)}}`))
-    .join('');
 
 /** `id` without punctuation, symbols and spaces at its ends (`example-catalog.` reads as `example-catalog`). */
 const withoutEndPunctuation = (id: string): string => id.replace(/^[\p{P}\p{S}\p{Z}\s]+|[\p{P}\p{S}\p{Z}\s]+$/gu, '');
@@ -125,9 +129,9 @@ const codePoints = (id: string): string => {
 export const lookalikeChangeWarnings = async (
   changes: readonly Pick<Change, 'kind' | 'id' | 'action'>[],
   declared: ReadonlySet<string>,
-  kinds: readonly Pick<KindModel, 'kind' | 'idsMayLookAlike'>[],
+  kinds: readonly (Pick<KindModel, 'kind'> & { manifest: Pick<KindModel['manifest'], 'idsMayLookAlike'> })[],
 ): Promise<Diagnostic[]> => {
-  const compared = new Set(kinds.filter((k) => k.idsMayLookAlike !== true).map((k) => k.kind));
+  const compared = new Set(kinds.filter((k) => k.manifest.idsMayLookAlike !== true).map((k) => k.kind));
   const candidates = changes.filter((c) => compared.has(c.kind));
   if (!candidates.some((c) => c.action !== 'noop') || candidates.length < 2) return [];
   const map = await loadConfusables();

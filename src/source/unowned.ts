@@ -16,7 +16,7 @@ import { countOf, pluralOf } from '../core/plural.js';
 export const SETTINGS_FILE = 'cortex-sync.yaml';
 
 /** What the layout messages need of a kind: the files and folders it reads, and its name. */
-type LayoutOf = Pick<KindModel, 'kind' | 'title' | 'ownsFile' | 'layoutFolders'>;
+type LayoutOf = Pick<KindModel, 'kind' | 'title' | 'layout'>;
 
 /** A `cortex.yaml` at the root: the kind that reads it reads descriptors anywhere. */
 const DESCRIPTOR = 'cortex.yaml';
@@ -27,9 +27,9 @@ const DESCRIPTOR = 'cortex.yaml';
  * kinds' order.
  */
 const layoutFoldersOf = (kinds: readonly LayoutOf[]): string[] => {
-  const first = kinds.filter((k) => k.ownsFile(DESCRIPTOR));
-  const rest = kinds.filter((k) => !k.ownsFile(DESCRIPTOR));
-  return [...new Set([...first, ...rest].flatMap((k) => k.layoutFolders ?? []))];
+  const first = kinds.filter((k) => k.layout.ownsFile(DESCRIPTOR));
+  const rest = kinds.filter((k) => !k.layout.ownsFile(DESCRIPTOR));
+  return [...new Set([...first, ...rest].flatMap((k) => k.layout.folders ?? []))];
 };
 
 /** How many stray files outside `.cortex/` one warning names. */
@@ -68,9 +68,9 @@ export const unownedYamlDiagnostics = (
   kinds: readonly LayoutOf[],
   context: UnownedContext = {},
 ): Diagnostic[] => {
-  const ownsFile = (relPath: string): boolean => kinds.some((k) => k.ownsFile(relPath));
+  const ownsFile = (relPath: string): boolean => kinds.some((k) => k.layout.ownsFile(relPath));
   const folders = layoutFoldersOf(kinds).filter((f) => ownsFile(`.cortex/${f}/x.yaml`));
-  const descriptorKind = kinds.find((k) => k.ownsFile(DESCRIPTOR));
+  const descriptorKind = kinds.find((k) => k.layout.ownsFile(DESCRIPTOR));
   const diagnostics: Diagnostic[] = [];
   const elsewhere: string[] = [];
   /** `cortex/catalog/` (no dot) → the YAML files found in it. */
@@ -166,15 +166,15 @@ export const unownedYamlDiagnostics = (
 const descriptorsText = (kind: LayoutOf | undefined): string => {
   if (kind === undefined) return '';
   const title = pluralOf(kind.title);
-  const folders = (kind.layoutFolders ?? []).map((f) => `.cortex/${f}/`).join(', ');
+  const folders = (kind.layout.folders ?? []).map((f) => `.cortex/${f}/`).join(', ');
   return `${title.charAt(0).toUpperCase()}${title.slice(1)} are read from cortex.yaml files${folders ? ` and ${folders}` : ''}; `;
 };
 
 /** Where a kind's manifests go: its `.cortex/` folder(s) of the layout, or `cortex.yaml` files. */
-export const folderHint = (handler: Pick<LayoutOf, 'kind' | 'ownsFile' | 'layoutFolders'>): string => {
-  const folders = (handler.layoutFolders ?? [])
-    .filter((f) => handler.ownsFile(`.cortex/${f}/x.yaml`))
+export const folderHint = (handler: Pick<LayoutOf, 'kind' | 'layout'>): string => {
+  const folders = (handler.layout.folders ?? [])
+    .filter((f) => handler.layout.ownsFile(`.cortex/${f}/x.yaml`))
     .map((f) => `.cortex/${f}/`);
-  if (handler.ownsFile(DESCRIPTOR)) folders.unshift('a cortex.yaml file');
+  if (handler.layout.ownsFile(DESCRIPTOR)) folders.unshift('a cortex.yaml file');
   return folders.length > 0 ? folders.join(' or ') : `the ${handler.kind} folder of the layout`;
 };

@@ -168,17 +168,29 @@ export const parseFast = (text: string, maxDepth: number): FastDocument[] | unde
  * `locate` for document `index` of `text`: the key's position for a mapping entry, the item's for a
  * list item, or the nearest ancestor's when the path leaves the document. Re-reads the events.
  */
-export const fastLocator =
-  (text: string, index: number, fallback: number, shallowKeys: ReadonlyMap<string, number>) =>
-  (path: readonly PropertyKey[]): { line: number; column: number } => {
+export const fastLocator = (
+  text: string,
+  index: number,
+  fallback: number,
+  shallowKeys: ReadonlyMap<string, number>,
+): ((path: readonly PropertyKey[]) => { line: number; column: number }) => {
+  // Read again only when a deeper question is first asked, then kept for the next ones: a file
+  // with many diagnostics is not parsed once per diagnostic.
+  let starts: number[] | undefined;
+  let parsed: { events: readonly Event[]; roots: readonly number[] } | undefined;
+  const at = (offset: number) => positionOf((starts ??= lineStarts(text)), offset);
+  return (path) => {
     // The common questions (where is `info.x-cortex-tag`?) are answered without reading the file again.
-    if (path.length === 0) return positionOf(lineStarts(text), fallback);
+    if (path.length === 0) return at(fallback);
     if (path.length <= 2) {
       const known = shallowKeys.get(path.map(String).join(SEPARATOR));
-      if (known !== undefined) return positionOf(lineStarts(text), known);
+      if (known !== undefined) return at(known);
     }
-    const events = parseEvents(text, {});
-    const roots = documentRoots(events) ?? [];
+    if (parsed === undefined) {
+      const events = parseEvents(text, {});
+      parsed = { events, roots: documentRoots(events) ?? [] };
+    }
+    const { events, roots } = parsed;
     let node = roots[index];
     let offset = fallback;
     for (const segment of path) {
@@ -208,5 +220,6 @@ export const fastLocator =
       if (next === undefined) break;
       node = next;
     }
-    return positionOf(lineStarts(text), offset);
+    return at(offset);
   };
+};

@@ -92,7 +92,7 @@ export const runWebhookRoute = async (o: WebhookRouteOptions, io: CliIo): Promis
   // The objects an inbound webhook can reach (entities), as their kind says they are matched.
   const byKind = new Map(KIND_HANDLERS.map((h) => [h.kind, h]));
   const targets = loaded.objects.flatMap((obj) => {
-    const target = byKind.get(obj.kind)?.webhookTarget?.(obj);
+    const target = byKind.get(obj.kind)?.manifest.webhookTarget?.(obj);
     return target ? [{ obj, target }] : [];
   });
   const route = routeWebhookPayload(

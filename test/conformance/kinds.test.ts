@@ -2,7 +2,7 @@
  * Conformance of every registered kind (the test enumerates the registry, so a new kind cannot be
  * added without passing it): it has a readme, fixtures that parse and sit where the kind finds
  * them, a manifest schema that exports as JSON Schema, and two round trips hold against the
- * emulator: apply the fixtures → the next plan is empty; live → `toManifestFiles` → load → the
+ * emulator: apply the fixtures → the next plan is empty; live → `export.toManifestFiles` → load → the
  * plan is empty.
  */
 import { existsSync } from 'node:fs';
@@ -102,9 +102,9 @@ beforeAll(async () => {
   });
   const files: Record<string, string> = {};
   for (const handler of KIND_HANDLERS) {
-    if (!handler.toManifestFiles) continue;
+    if (!handler.export?.toManifestFiles) continue;
     const ours: LiveObject[] = state.live.filter((o) => o.kind === handler.kind && o.owner === SOURCE);
-    const written = handler.toManifestFiles(ours);
+    const written = handler.export?.toManifestFiles(ours);
     exportedIds.set(
       handler.kind,
       written.flatMap((f) => f.ids),
@@ -132,11 +132,11 @@ describe.each(KIND_HANDLERS.map((handler) => [handler.kind, handler] as const))(
     expect(files.length).toBeGreaterThan(0);
     let objects = 0;
     for (const file of files) {
-      expect(handler.ownsFile(file), file).toBe(true);
+      expect(handler.layout.ownsFile(file), file).toBe(true);
       const parsed = parseManifestFile(file, await readFile(join(fixturesDir(handler), file), 'utf8'));
       expect(parsed.diagnostics, file).toEqual([]);
       for (const doc of parsed.documents) {
-        const result = handler.parse(doc, { now: NOW });
+        const result = handler.manifest.parse(doc, { now: NOW });
         expect(
           result.diagnostics.filter((d) => d.severity === 'error'),
           file,
@@ -152,19 +152,20 @@ describe.each(KIND_HANDLERS.map((handler) => [handler.kind, handler] as const))(
     for (const file of await filesUnder(fixturesDir(handler))) {
       const parsed = parseManifestFile(file, await readFile(join(fixturesDir(handler), file), 'utf8'));
       for (const doc of parsed.documents) {
-        for (const obj of handler.parse(doc, { now: NOW }).objects) {
-          for (const ref of handler.references(obj)) {
+        for (const obj of handler.manifest.parse(doc, { now: NOW }).objects) {
+          for (const ref of handler.manifest.references(obj)) {
             expect(handler.refersTo ?? [], `${file}: ${ref.field}`).toContain(ref.kind);
             expect(known.has(ref.kind), ref.kind).toBe(true);
           }
         }
       }
     }
-    for (const folder of handler.layoutFolders ?? []) expect(handler.ownsFile(`.cortex/${folder}/x.yaml`)).toBe(true);
+    for (const folder of handler.layout.folders ?? [])
+      expect(handler.layout.ownsFile(`.cortex/${folder}/x.yaml`)).toBe(true);
   });
 
   it('exports its manifest schema as a JSON Schema object', () => {
-    const schema = z.toJSONSchema(handler.manifestSchema, { io: 'input', unrepresentable: 'any' });
+    const schema = z.toJSONSchema(handler.manifest.schema, { io: 'input', unrepresentable: 'any' });
     expect(schema).toMatchObject({ type: 'object' });
     expect(JSON.parse(JSON.stringify(schema))).toEqual(schema);
   });
@@ -176,7 +177,7 @@ describe.each(KIND_HANDLERS.map((handler) => [handler.kind, handler] as const))(
     expect(actions.filter((a) => !a.startsWith('noop '))).toEqual([]);
   });
 
-  it.skipIf(!handler.fetchByIds)(
+  it.skipIf(!handler.live.fetchByIds)(
     'reads by identity what the bulk read reads, and nothing for an id with no object',
     async () => {
       const loaded = await loadManifests(repo, KIND_HANDLERS, { now: NOW });
@@ -190,31 +191,34 @@ describe.each(KIND_HANDLERS.map((handler) => [handler.kind, handler] as const))(
       const ids = desired.map((o) => o.id);
       expect(ids.length).toBeGreaterThan(0);
       // Owners of kinds without a marker of their own are the engine's to set, from the records.
-      const comparable = (o: LiveObject) => (handler.ownershipOnObject ? o : { ...o, owner: undefined });
+      const comparable = (o: LiveObject) => (handler.live.ownershipOnObject ? o : { ...o, owner: undefined });
       const byKey = (a: LiveObject, b: LiveObject) => a.id.localeCompare(b.id);
       const bulk = state.live.filter((o) => o.kind === handler.kind && ids.includes(o.id) && !OWNERSHIP_STORE.isOwn(o));
       expect(bulk.length).toBe(new Set(ids).size);
       const missing = `${ids[0] ?? ''}-not-there`;
       const from = emulator.requests.length;
-      const read = await handler.fetchByIds?.([...ids, missing], {
+      const read = await handler.live.fetchByIds?.([...ids, missing], {
         client,
         desired,
         managedIds: [],
-        readBefore: state.live.filter((o) => (handler.fetchUses ?? []).includes(o.kind) && !OWNERSHIP_STORE.isOwn(o)),
+        readBefore: state.live.filter((o) => (handler.live.uses ?? []).includes(o.kind) && !OWNERSHIP_STORE.isOwn(o)),
       });
       expect(emulator.requests.slice(from).every((r) => r.method === 'GET')).toBe(true);
       expect((read ?? []).map(comparable).sort(byKey)).toEqual(bulk.map(comparable).sort(byKey));
     },
   );
 
-  it.skipIf(!handler.toManifestFiles)('round trip: live → toManifestFiles → load → the plan has nothing to do', () => {
-    expect(exportPlan.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
-    const ids = exportedIds.get(handler.kind) ?? [];
-    expect(ids.length).toBeGreaterThan(0);
-    const actions = actionsOf(exportPlan, handler);
-    expect(actions.map((a) => a.slice(a.indexOf(' ') + 1)).sort()).toEqual([...ids].sort());
-    expect(actions.filter((a) => !a.startsWith('noop '))).toEqual([]);
-  });
+  it.skipIf(!handler.export?.toManifestFiles)(
+    'round trip: live → toManifestFiles → load → the plan has nothing to do',
+    () => {
+      expect(exportPlan.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+      const ids = exportedIds.get(handler.kind) ?? [];
+      expect(ids.length).toBeGreaterThan(0);
+      const actions = actionsOf(exportPlan, handler);
+      expect(actions.map((a) => a.slice(a.indexOf(' ') + 1)).sort()).toEqual([...ids].sort());
+      expect(actions.filter((a) => !a.startsWith('noop '))).toEqual([]);
+    },
+  );
 });
 
 describe.each(READ_ONLY_KINDS.map((kind) => [kind.kind, kind] as const))('kind %s (only read)', (_, kind) => {

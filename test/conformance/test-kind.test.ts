@@ -102,11 +102,12 @@ describe('a test-only kind registered from a fixture folder', () => {
     const notes = (await filesUnder(FIXTURES)).filter((f) => f.startsWith('.cortex/entity-notes/'));
     expect(notes.length).toBeGreaterThan(0);
     for (const file of notes) {
-      expect(entityNoteKind.ownsFile(file), file).toBe(true);
+      expect(entityNoteKind.layout.ownsFile(file), file).toBe(true);
       const parsed = parseManifestFile(file, await readFile(join(FIXTURES, file), 'utf8'));
-      for (const doc of parsed.documents) expect(entityNoteKind.parse(doc, { now: NOW }).diagnostics).toEqual([]);
+      for (const doc of parsed.documents)
+        expect(entityNoteKind.manifest.parse(doc, { now: NOW }).diagnostics).toEqual([]);
     }
-    expect(z.toJSONSchema(entityNoteKind.manifestSchema, { io: 'input', unrepresentable: 'any' })).toMatchObject({
+    expect(z.toJSONSchema(entityNoteKind.manifest.schema, { io: 'input', unrepresentable: 'any' })).toMatchObject({
       type: 'object',
     });
   });

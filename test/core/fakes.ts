@@ -31,29 +31,28 @@ export function fakeHandler(kind: KindName, pruneAction: 'delete' | 'archive' = 
   const handler: KindHandler<FakeSpec, FakeLive> = {
     kind,
     title: TITLES[kind] ?? kind,
-    manifestSchema: undefined as never,
-    ownsFile: () => false,
-    parse: () => ({ objects: [], diagnostics: [] }),
-    references: (obj) => obj.spec.refs ?? [],
-    // What the real kinds say about types, built-in ids and reserved names, on these fakes' shapes.
-    ...(kind === 'entity'
-      ? {
-          typedBy: { kind: 'entity-type', typeOf: (obj) => ('spec' in obj ? obj.spec.type : obj.state.type) },
-          reservedFor: (obj) => reservedEntity(obj.id, obj.spec.type),
-        }
-      : {}),
-    ...(kind === 'entity-type'
-      ? {
-          builtInIds: entityTypeModel.builtInIds,
-          keptWhileHeld: entityTypeModel.keptWhileHeld,
-          reservedFor: (obj) => reservedEntityType(obj.id),
-        }
-      : {}),
-    fetchLive: async () => [],
-    desiredState: (obj) => obj.spec.state,
-    liveState: (obj) => obj.state.state,
-    pruneAction,
-    apply: async () => {},
+    // What the real kinds say about built-in ids, types, reserved names and holds, on these fakes' shapes.
+    ...(kind === 'entity-type' ? { builtInIds: entityTypeModel.builtInIds } : {}),
+    layout: { ownsFile: () => false },
+    manifest: {
+      schema: undefined as never,
+      parse: () => ({ objects: [], diagnostics: [] }),
+      references: (obj) => obj.spec.refs ?? [],
+      canonical: (obj) => obj.spec.state,
+      ...(kind === 'entity'
+        ? {
+            typedBy: { kind: 'entity-type', typeOf: (obj) => ('spec' in obj ? obj.spec.type : obj.state.type) },
+            reservedFor: (obj) => reservedEntity(obj.id, obj.spec.type),
+          }
+        : {}),
+      ...(kind === 'entity-type' ? { reservedFor: (obj) => reservedEntityType(obj.id) } : {}),
+    },
+    live: { fetch: async () => [], canonical: (obj) => obj.state.state },
+    write: { apply: async () => {} },
+    prune: {
+      action: pruneAction,
+      ...(kind === 'entity-type' ? { keptWhileHeld: entityTypeModel.prune.keptWhileHeld } : {}),
+    },
   };
   return handler as KindHandler;
 }

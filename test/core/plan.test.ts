@@ -376,10 +376,18 @@ describe('buildPlan: ownership records and source ids', () => {
 });
 
 describe('buildPlan: removals the API would refuse, and updates that must wait', () => {
-  const withType = (kind: Parameters<typeof fakeHandler>[0], extra: Partial<KindHandler>) => ({
-    ...fakeHandler(kind),
-    ...extra,
-  });
+  /** The fake kind with `extra` hooks added to its groups. */
+  const withType = (
+    kind: Parameters<typeof fakeHandler>[0],
+    extra: { prune?: Partial<KindHandler['prune']>; write?: Partial<KindHandler['write']> },
+  ): KindHandler => {
+    const handler = fakeHandler(kind);
+    return {
+      ...handler,
+      prune: { ...handler.prune, ...extra.prune },
+      write: { ...handler.write, ...extra.write },
+    };
+  };
 
   it('keeps an entity type that an archived entity and an unmanaged one still have, naming both', () => {
     const plan = buildPlan({
@@ -423,11 +431,13 @@ describe('buildPlan: removals the API would refuse, and updates that must wait',
     const handlers = allHandlers().map((h) =>
       h.kind === 'dependency'
         ? withType('dependency', {
-            declaredWithin: (l: LiveObject, desiredOf: (key: ObjectKey) => DesiredObject | undefined) => {
-              const by = desiredOf('entity/caller');
-              return by ? { by, field: 'info.x-cortex-dependency[0]', path: ['info'] } : undefined;
+            prune: {
+              declaredWithin: (l: LiveObject, desiredOf: (key: ObjectKey) => DesiredObject | undefined) => {
+                const by = desiredOf('entity/caller');
+                return by ? { by, field: 'info.x-cortex-dependency[0]', path: ['info'] } : undefined;
+              },
             },
-          } as Partial<KindHandler>)
+          })
         : h,
     );
     for (const prune of [false, true]) {
@@ -452,10 +462,12 @@ describe('buildPlan: removals the API would refuse, and updates that must wait',
     const handlers = allHandlers().map((h) =>
       h.kind === 'entity-type'
         ? withType('entity-type', {
-            updateOrder: (_u: unknown, r: { desired: DesiredObject }) => ({
-              order: r.desired.id === 'needs-after' ? 'after' : 'either',
-            }),
-          } as Partial<KindHandler>)
+            write: {
+              updateOrder: (_u: unknown, r: { desired: DesiredObject }) => ({
+                order: r.desired.id === 'needs-after' ? 'after' : 'either',
+              }),
+            },
+          })
         : h,
     );
     const typeRef = [ref('entity-type', 'widget', 'info.x-cortex-type')];
@@ -482,10 +494,12 @@ describe('buildPlan: removals the API would refuse, and updates that must wait',
     const handlers = allHandlers().map((h) =>
       h.kind === 'entity-type'
         ? withType('entity-type', {
-            updateOrder: (_u: unknown, r: { desired: DesiredObject }) => ({
-              order: r.desired.id === 'child' ? 'after' : 'first',
-            }),
-          } as Partial<KindHandler>)
+            write: {
+              updateOrder: (_u: unknown, r: { desired: DesiredObject }) => ({
+                order: r.desired.id === 'child' ? 'after' : 'first',
+              }),
+            },
+          })
         : h,
     );
     const typeRef = ref('entity-type', 'widget', 'info.x-cortex-type');

@@ -81,7 +81,7 @@ const manifest = (tag: string, groups: string, metadata: string): string =>
     '',
   ].join('\n');
 
-describe('entityWrites: merge', () => {
+describe('entityWrites: merge', { timeout: 120_000 }, () => {
   it('keeps an integration’s keys, writes only declared keys, removes a dropped key, and keeps a value equal to __delete__', async () => {
     const tag = 'co-payments';
     const full = '    cost-center: cc-1\n    note: __delete__';

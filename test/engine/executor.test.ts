@@ -110,11 +110,13 @@ describe('executePlan: failures', () => {
     const warning: Diagnostic = { severity: 'warning', code: 'api-warning', message: 'tag looks odd' };
     const entity: AnyKindHandler = {
       ...tracedKind('entity', newTrace()),
-      async apply(c, ctx) {
-        await ctx.client.request({ operation: 'upsert', method: 'POST', path: pathOf(c) });
-        ctx.warn?.([warning]);
+      write: {
+        async apply(c, ctx) {
+          await ctx.client.request({ operation: 'upsert', method: 'POST', path: pathOf(c) });
+          ctx.warn?.([warning]);
+        },
+        explainFailure: () => [located],
       },
-      explainFailure: () => [located],
     };
     const { report } = await run([change('entity', 'broken', 'update'), change('entity', 'fine', 'update')], [entity], {
       client,
@@ -230,8 +232,11 @@ describe('executePlan: batch kinds', () => {
     const trace = newTrace();
     const forgetful: AnyKindHandler = {
       ...batchKind('dependency', trace),
-      async applyBatch(changes) {
-        return changes.filter((c) => c.id !== 'lost:edge').map((c) => ({ change: c }));
+      write: {
+        ...batchKind('dependency', trace).write,
+        async applyBatch(changes) {
+          return changes.filter((c) => c.id !== 'lost:edge').map((c) => ({ change: c }));
+        },
       },
     };
     const { outcomes } = await run(
@@ -311,9 +316,11 @@ describe('executePlan: plan log and counts', () => {
     const client = memoryApi();
     const reader: AnyKindHandler = {
       ...tracedKind('catalog-page', newTrace()),
-      async apply(c, ctx) {
-        await ctx.client.request({ operation: 'look up', method: 'GET', path: pathOf(c), query: { a: ['x', 'y'] } });
-        await ctx.client.request({ operation: 'write', method: 'PUT', path: pathOf(c) });
+      write: {
+        async apply(c, ctx) {
+          await ctx.client.request({ operation: 'look up', method: 'GET', path: pathOf(c), query: { a: ['x', 'y'] } });
+          await ctx.client.request({ operation: 'write', method: 'PUT', path: pathOf(c) });
+        },
       },
     };
     const { report, log } = await run([change('catalog-page', 'home', 'update')], [reader], { client });

@@ -79,34 +79,37 @@ export interface Trace {
 }
 export const newTrace = (): Trace => ({ events: [], inFlight: 0, maxInFlight: 0, batches: [] });
 
-const base = (kind: KindName): Omit<AnyKindHandler, 'apply'> => ({
+const base = (kind: KindName): Omit<AnyKindHandler, 'write'> => ({
   kind,
   title: kind,
-  manifestSchema: undefined as never,
-  ownsFile: () => false,
-  parse: () => ({ objects: [], diagnostics: [] }),
-  references: () => [],
-  fetchLive: async () => [],
-  desiredState: () => null,
-  liveState: () => null,
-  pruneAction: 'delete',
+  layout: { ownsFile: () => false },
+  manifest: {
+    schema: undefined as never,
+    parse: () => ({ objects: [], diagnostics: [] }),
+    references: () => [],
+    canonical: () => null,
+  },
+  live: { fetch: async () => [], canonical: () => null },
+  prune: { action: 'delete' },
 });
 
 /** A kind applying one change at a time; each change takes `ticks` turns of the event loop. */
 export const tracedKind = (kind: KindName, trace: Trace, ticks = 3): AnyKindHandler => ({
   ...base(kind),
-  async apply(change, ctx) {
-    const key = objectKey(change.kind, change.id);
-    trace.events.push(`start ${key}`);
-    trace.inFlight += 1;
-    trace.maxInFlight = Math.max(trace.maxInFlight, trace.inFlight);
-    try {
-      for (let i = 0; i < ticks; i++) await tick();
-      await send(change, ctx);
-    } finally {
-      trace.inFlight -= 1;
-      trace.events.push(`end ${key}`);
-    }
+  write: {
+    async apply(change, ctx) {
+      const key = objectKey(change.kind, change.id);
+      trace.events.push(`start ${key}`);
+      trace.inFlight += 1;
+      trace.maxInFlight = Math.max(trace.maxInFlight, trace.inFlight);
+      try {
+        for (let i = 0; i < ticks; i++) await tick();
+        await send(change, ctx);
+      } finally {
+        trace.inFlight -= 1;
+        trace.events.push(`end ${key}`);
+      }
+    },
   },
 });
 
@@ -116,22 +119,24 @@ export const tracedKind = (kind: KindName, trace: Trace, ticks = 3): AnyKindHand
  */
 export const batchKind = (kind: KindName, trace: Trace, refuse: readonly string[] = []): AnyKindHandler => ({
   ...base(kind),
-  apply: async () => {
-    throw new Error('apply called on a batch kind');
-  },
-  async applyBatch(changes, ctx): Promise<BatchOutcome[]> {
-    trace.batches.push(changes.map((c) => objectKey(c.kind, c.id)));
-    const first = changes[0];
-    if (!first) return [];
-    await ctx.client.request({
-      operation: `bulk ${first.action} ${kind}`,
-      method: first.action === 'delete' ? 'DELETE' : 'PUT',
-      path: `/api/v1/fake/${kind}/bulk`,
-      body: changes.map((c) => c.id),
-    });
-    return changes.map((change) =>
-      refuse.includes(change.id) ? { change, error: new Error(`${change.id}: refused in bulk`) } : { change },
-    );
+  write: {
+    apply: async () => {
+      throw new Error('apply called on a batch kind');
+    },
+    async applyBatch(changes, ctx): Promise<BatchOutcome[]> {
+      trace.batches.push(changes.map((c) => objectKey(c.kind, c.id)));
+      const first = changes[0];
+      if (!first) return [];
+      await ctx.client.request({
+        operation: `bulk ${first.action} ${kind}`,
+        method: first.action === 'delete' ? 'DELETE' : 'PUT',
+        path: `/api/v1/fake/${kind}/bulk`,
+        body: changes.map((c) => c.id),
+      });
+      return changes.map((change) =>
+        refuse.includes(change.id) ? { change, error: new Error(`${change.id}: refused in bulk`) } : { change },
+      );
+    },
   },
 });
 

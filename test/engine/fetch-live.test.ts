@@ -75,24 +75,31 @@ const liveKind = (
   kind: KindName,
   ids: string[],
   seen: Partial<Record<KindName, FetchContext>>,
-  extra: Partial<AnyKindHandler> = {},
+  extra: { live?: Partial<AnyKindHandler['live']>; manifest?: Partial<AnyKindHandler['manifest']> } = {},
   owner?: string,
-): AnyKindHandler => ({
-  ...tracedKind(kind, newTrace()),
-  ...extra,
-  fetchLive: async (ctx) => {
-    // The first read (a recorded object it did not show is read again: that read is not kept here).
-    seen[kind] ??= ctx;
-    return ids.map((id): LiveObject => ({ kind, id, state: {}, ...(owner ? { owner } : {}) }));
-  },
-});
+): AnyKindHandler => {
+  const base = tracedKind(kind, newTrace());
+  return {
+    ...base,
+    manifest: { ...base.manifest, ...extra.manifest },
+    live: {
+      ...base.live,
+      ...extra.live,
+      fetch: async (ctx) => {
+        // The first read (a recorded object it did not show is read again: that read is not kept here).
+        seen[kind] ??= ctx;
+        return ids.map((id): LiveObject => ({ kind, id, state: {}, ...(owner ? { owner } : {}) }));
+      },
+    },
+  };
+};
 
 describe('fetchLiveState', () => {
   it('takes owners from the inventories, tells each kind what it manages, and warns about double claims', async () => {
     const seen: Partial<Record<KindName, FetchContext>> = {};
     const handlers = [
       liveKind('entity-type', ['database', INVENTORY_ENTITY_TYPE], seen),
-      liveKind('entity', ['payments'], seen, { ownershipOnObject: true }, 'marker-owner'),
+      liveKind('entity', ['payments'], seen, { live: { ownershipOnObject: true } }, 'marker-owner'),
       liveKind('catalog-page', ['home', 'ui-made', 'shared'], seen, {}, 'stale-owner'),
     ];
     const client = listClient(
@@ -153,9 +160,9 @@ describe('fetchLiveState', () => {
     const state = await fetchLiveState({
       client,
       handlers: [
-        liveKind('widgets', ['w1'], seen, { fetchUses: ['gadgets'] }),
-        liveKind('gadgets', ['g1'], seen, { fetchUses: ['widgets'] }),
-        liveKind('pages', ['p1'], seen, { fetchUses: ['widgets'] }),
+        liveKind('widgets', ['w1'], seen, { live: { uses: ['gadgets'] } }),
+        liveKind('gadgets', ['g1'], seen, { live: { uses: ['widgets'] } }),
+        liveKind('pages', ['p1'], seen, { live: { uses: ['widgets'] } }),
       ],
       desired: [],
       sourceId: 'repo-a',
@@ -167,7 +174,7 @@ describe('fetchLiveState', () => {
   it('a kind only read is listed when a manifest names it; a 403 is a warning, any other failure stops the plan', async () => {
     // An Initiative that names a badge: the kind only read is read because of it.
     const naming = {
-      references: () => [{ kind: 'badge', id: 'dora', field: 'badgeTag', path: [], ordering: false }],
+      manifest: { references: () => [{ kind: 'badge', id: 'dora', field: 'badgeTag', path: [], ordering: false }] },
     };
     const handlers = (seen: Partial<Record<KindName, FetchContext>> = {}) => [
       liveKind('entity-type', [], seen),
@@ -200,16 +207,16 @@ describe('fetchLiveState', () => {
 
   it('a managed kind whose read says this key may not read it is unreadable, with its warning once', async () => {
     const warning = { severity: 'warning' as const, code: 'pages-unreadable', message: 'no permission' };
-    const shy: Partial<AnyKindHandler> = {
-      fetchLive: async (ctx) => {
-        ctx.unreadable?.(warning);
-        ctx.unreadable?.(warning);
-        return [];
-      },
+    const fetch: AnyKindHandler['live']['fetch'] = async (ctx) => {
+      ctx.unreadable?.(warning);
+      ctx.unreadable?.(warning);
+      return [];
     };
+    const page = liveKind('catalog-page', [], {});
+    const shy: AnyKindHandler = { ...page, live: { ...page.live, fetch } };
     const state = await fetchLiveState({
       client: listClient([], []),
-      handlers: [liveKind('entity-type', ['database'], {}), { ...liveKind('catalog-page', [], {}), ...shy }],
+      handlers: [liveKind('entity-type', ['database'], {}), shy],
       desired: [],
       sourceId: 'repo-a',
     });

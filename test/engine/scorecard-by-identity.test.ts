@@ -179,7 +179,7 @@ describe('scorecards read by identity', () => {
     const withoutReadById = kindsFor(config).map((h) => {
       if (h.kind !== 'scorecard') return h;
       const without: AnyKindHandler = { ...h };
-      delete without.fetchByIds;
+      delete without.live.fetchByIds;
       return without;
     });
     expect((await apply({ handlers: withoutReadById })).result.run.outcome).toBe('applied');

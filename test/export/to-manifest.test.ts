@@ -21,10 +21,12 @@ type Kind = Parameters<typeof handlerFor>[0];
 
 /** The kind's pure half as this test uses it (the parse clock and the compared manifest are optional inputs). */
 interface PureKind {
-  ownsFile(relPath: string): boolean;
-  parse(doc: ParsedDocument, ctx: { now: number }): { objects: DesiredObject[]; diagnostics: { severity: string }[] };
-  desiredState(obj: DesiredObject): JsonValue;
-  liveState(obj: LiveObject, desired?: DesiredObject): JsonValue;
+  layout: { ownsFile(relPath: string): boolean };
+  manifest: {
+    parse(doc: ParsedDocument, ctx: { now: number }): { objects: DesiredObject[]; diagnostics: { severity: string }[] };
+    canonical(obj: DesiredObject): JsonValue;
+  };
+  live: { canonical(obj: LiveObject, desired?: DesiredObject): JsonValue };
 }
 const pureKind = (kind: Kind): PureKind => handlerFor(kind);
 
@@ -34,13 +36,13 @@ const roundTrip = (kind: Kind, files: ManifestFile[]) => {
   const desired = new Map<string, DesiredObject>();
   const texts: string[] = [];
   for (const file of files) {
-    expect(handler.ownsFile(file.path), file.path).toBe(true);
+    expect(handler.layout.ownsFile(file.path), file.path).toBe(true);
     const text = manifestText(kind, file.document);
     texts.push(text);
     const parsed = parseManifestFile(file.path, text);
     expect(parsed.diagnostics).toEqual([]);
     for (const doc of parsed.documents) {
-      const result = handler.parse(doc, { now: Date.parse('2026-01-01T00:00:00Z') });
+      const result = handler.manifest.parse(doc, { now: Date.parse('2026-01-01T00:00:00Z') });
       expect(result.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
       for (const obj of result.objects) desired.set(obj.id, obj);
     }
@@ -56,7 +58,7 @@ const expectInSync = (kind: Kind, live: LiveObject[], files: ManifestFile[]) => 
     const manifest = desired.get(obj.id);
     expect(manifest, `${kind} ${obj.id}`).toBeDefined();
     if (!manifest) continue;
-    expect(handler.desiredState(manifest), `${kind} ${obj.id}`).toEqual(handler.liveState(obj, manifest));
+    expect(handler.manifest.canonical(manifest), `${kind} ${obj.id}`).toEqual(handler.live.canonical(obj, manifest));
   }
   return texts;
 };

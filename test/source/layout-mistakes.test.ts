@@ -131,6 +131,10 @@ describe('tags a reader cannot tell apart', () => {
     expect(diagnostics[0]?.message).toBe(
       'entity `Payments` (b/cortex.yaml:4) and `payments` (a/cortex.yaml:4) differ only in case (the API may treat them as one); rename one',
     );
+    expect(diagnostics[1]?.message).toBe(
+      'entity `paypal` (d/cortex.yaml:4) and `p\\u{430}ypal` (c/cortex.yaml:4) look alike (Unicode look-alike or invisible characters): a reader cannot tell them apart; rename one',
+    );
+    expect(diagnostics[3]?.message).toContain('`or\\u{200b}ders` (g/cortex.yaml:4)');
   });
 
   it('the same name in two kinds is no look-alike', async () => {

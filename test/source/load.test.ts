@@ -171,10 +171,13 @@ describe('loadManifests', () => {
       ...(entityKind as AnyKindHandler),
       kind: 'entity-type',
       title: 'entity type',
-      ownsFile: (rel) => rel.startsWith('.cortex/entity-types/') || rel === 'both/cortex.yaml',
-      parse: (doc: ParsedDocument) => {
-        seen.push(doc.file);
-        return { objects: [], diagnostics: [] };
+      layout: { ownsFile: (rel) => rel.startsWith('.cortex/entity-types/') || rel === 'both/cortex.yaml' },
+      manifest: {
+        ...(entityKind as AnyKindHandler).manifest,
+        parse: (doc: ParsedDocument) => {
+          seen.push(doc.file);
+          return { objects: [], diagnostics: [] };
+        },
       },
     };
     await put('.cortex/entity-types/db.yaml', 'type: db\n');

@@ -123,9 +123,8 @@ export const createCatalogPageKind = (
   options: CatalogPageKindOptions = {},
 ): KindHandler<CatalogPageManifest, LiveCatalogPage> => ({
   ...catalogPageModel,
-  fetchLive: (ctx) => fetchLiveWith(ctx, options.pageSize ?? PAGE_SIZE),
-  fetchByIds,
-  apply,
+  live: { ...catalogPageModel.live, fetch: (ctx) => fetchLiveWith(ctx, options.pageSize ?? PAGE_SIZE), fetchByIds },
+  write: { apply },
 });
 
 /** The `catalog-page` kind handler. */

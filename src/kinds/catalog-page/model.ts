@@ -154,19 +154,22 @@ export const catalogPageModel: KindModel<CatalogPageManifest, LiveCatalogPage> =
   kind: KIND,
   title: 'catalog page',
   refersTo: ['entity-type'],
-  manifestSchema: catalogPageManifestSchema,
-  layoutFolders: LAYOUT_FOLDERS,
-  ownsFile: ownsFilesIn(LAYOUT_FOLDERS, YAML_OR_JSON_FILE),
-  parse,
-  references,
-  desiredState: (obj) => canonical(obj.spec, comparedIconTag(obj.spec.iconTag), obj.spec.type),
-  liveState: (obj, desired) =>
-    canonical(
-      obj.state.page,
-      comparedLiveIconTag(obj.state.page.iconTag, desired?.spec.iconTag),
-      desired?.spec.type === undefined ? undefined : (obj.state.page.type ?? undefined),
-    ),
-  checkAgainstLive,
-  pruneAction: 'delete',
-  toManifestFiles,
+  layout: { folders: LAYOUT_FOLDERS, ownsFile: ownsFilesIn(LAYOUT_FOLDERS, YAML_OR_JSON_FILE) },
+  manifest: {
+    schema: catalogPageManifestSchema,
+    parse,
+    references,
+    canonical: (obj) => canonical(obj.spec, comparedIconTag(obj.spec.iconTag), obj.spec.type),
+  },
+  live: {
+    canonical: (obj, desired) =>
+      canonical(
+        obj.state.page,
+        comparedLiveIconTag(obj.state.page.iconTag, desired?.spec.iconTag),
+        desired?.spec.type === undefined ? undefined : (obj.state.page.type ?? undefined),
+      ),
+    checkAgainstLive,
+  },
+  prune: { action: 'delete' },
+  export: { toManifestFiles },
 };

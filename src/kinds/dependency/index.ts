@@ -95,7 +95,7 @@ const fetchLive = async (ctx: FetchContext<DependencySpec>): Promise<LiveObject<
 
 /**
  * The edges with these ids: the outgoing edges of each of their callers (one paged read per
- * caller, as `fetchLive` reads them), kept when asked for.
+ * caller, as `live.fetch` reads them), kept when asked for.
  */
 const fetchByIds = async (
   ids: readonly string[],
@@ -175,16 +175,16 @@ export const createDependencyKind = (
 
   return {
     ...dependencyModel,
-    fetchLive,
-    fetchByIds,
-    // Export reads the edges of every entity (its callers), which it reads first.
-    exportLive: exportEdges(readEdgesOf),
-    exportUses: ['entity'],
-    async apply(change, ctx) {
-      const [outcome] = await applyBatch([change], ctx);
-      if (outcome?.error) throw outcome.error;
+    live: { ...dependencyModel.live, fetch: fetchLive, fetchByIds },
+    write: {
+      async apply(change, ctx) {
+        const [outcome] = await applyBatch([change], ctx);
+        if (outcome?.error) throw outcome.error;
+      },
+      applyBatch,
     },
-    applyBatch,
+    // Export reads the edges of every entity (its callers), which it reads first.
+    export: { ...dependencyModel.export, read: exportEdges(readEdgesOf), uses: ['entity'] },
   };
 };
 

@@ -2,7 +2,13 @@
  * The pure half of the `dependency` kind: API-managed dependency edges. One document under
  * `.cortex/dependencies/` names a caller and its edges; each edge is one object.
  */
-import type { DeclaredWithin, KindModel, ObjectReference, ParseResult } from '../../core/kind-contract.js';
+import type {
+  DeclaredWithin,
+  KindExportModel,
+  KindModel,
+  ObjectReference,
+  ParseResult,
+} from '../../core/kind-contract.js';
 import {
   type DesiredObject,
   type Diagnostic,
@@ -120,21 +126,26 @@ const declaredTwice = (desired: readonly DesiredObject[]): Diagnostic[] => {
 const LAYOUT_FOLDERS = ['dependencies'];
 
 /** The pure half of the `dependency` kind. */
-export const dependencyModel: KindModel<DependencySpec, LiveDependency> = {
+export const dependencyModel: KindModel<DependencySpec, LiveDependency> & {
+  readonly export: KindExportModel<LiveDependency>;
+} = {
   kind: KIND,
   title: 'dependency',
   refersTo: ['entity'],
-  manifestSchema: dependencyManifestSchema,
-  layoutFolders: LAYOUT_FOLDERS,
-  ownsFile: ownsFilesIn(LAYOUT_FOLDERS, YAML_OR_JSON_FILE),
-  parse,
-  references,
-  desiredState: (obj) => canonicalEdge(obj.spec),
-  liveState: (obj) => canonicalEdge(liveKeyWithFields(obj.state)),
-  checkDesiredSet: declaredTwice,
-  declaredWithin: (live, desiredOf) => inCallerDescriptor(liveKey(live.state), desiredOf),
-  // An edge's id holds its API path, whose case matters.
-  idsMayLookAlike: true,
-  pruneAction: 'delete',
-  toManifestFiles,
+  layout: { folders: LAYOUT_FOLDERS, ownsFile: ownsFilesIn(LAYOUT_FOLDERS, YAML_OR_JSON_FILE) },
+  manifest: {
+    schema: dependencyManifestSchema,
+    parse,
+    references,
+    canonical: (obj) => canonicalEdge(obj.spec),
+    checkDesiredSet: declaredTwice,
+    // An edge's id holds its API path, whose case matters.
+    idsMayLookAlike: true,
+  },
+  live: { canonical: (obj) => canonicalEdge(liveKeyWithFields(obj.state)) },
+  prune: {
+    action: 'delete',
+    declaredWithin: (live, desiredOf) => inCallerDescriptor(liveKey(live.state), desiredOf),
+  },
+  export: { toManifestFiles },
 };

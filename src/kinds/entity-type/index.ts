@@ -159,9 +159,8 @@ export const createEntityTypeKind = (
   const resolved: EntityTypeSettings = { forceSchema: settings.forceSchema ?? false };
   return {
     ...entityTypeModel,
-    fetchLive,
-    fetchByIds,
-    apply: (change, ctx) => applyChange(change, ctx, resolved),
+    live: { ...entityTypeModel.live, fetch: fetchLive, fetchByIds },
+    write: { ...entityTypeModel.write, apply: (change, ctx) => applyChange(change, ctx, resolved) },
   };
 };
 

@@ -75,36 +75,41 @@ export const entityTypeModel: KindModel<EntityTypeManifest, LiveEntityType> = {
   kind: KIND,
   title: 'entity type',
   builtInIds: BUILT_IN_ENTITY_TYPES,
-  manifestSchema: entityTypeManifestSchema,
-  layoutFolders: LAYOUT_FOLDERS,
-  ownsFile: ownsFilesIn(LAYOUT_FOLDERS, YAML_OR_JSON_FILE),
-  parse,
-  references: () => [],
-  checkDesiredSet: checkDefinitionsAgainstTypes,
-  desiredState: (obj) =>
-    canonical({
-      type: obj.spec.type,
-      name: obj.spec.name,
-      description: nonEmpty(obj.spec.description),
-      schema: obj.spec.schema,
-      iconTag: comparedIconTag(obj.spec.iconTag),
-    }),
-  liveState: (obj: LiveObject<LiveEntityType>, desired?: DesiredObject<EntityTypeManifest>) =>
-    canonical({
-      type: obj.state.definition.type,
-      name: nonEmpty(obj.state.definition.name),
-      description: nonEmpty(obj.state.definition.description),
-      schema: obj.state.definition.schema,
-      // Compared only when the manifest names a built-in icon: any other is replaced by the server.
-      iconTag: comparedLiveIconTag(obj.state.definition.iconTag, desired?.spec.iconTag),
-    }),
-  updateOrder: entityTypeUpdateOrder,
-  reservedFor: (obj) => reservedEntityType(obj.id),
-  keptWhileHeld: {
-    refusal: 'Cortex refuses to delete an entity type that entities still have',
-    remedy:
-      'delete them in Cortex, or give them another type; with `pruneEntities: delete` a prune deletes the entities it removes instead of archiving them',
+  layout: { folders: LAYOUT_FOLDERS, ownsFile: ownsFilesIn(LAYOUT_FOLDERS, YAML_OR_JSON_FILE) },
+  manifest: {
+    schema: entityTypeManifestSchema,
+    parse,
+    references: () => [],
+    checkDesiredSet: checkDefinitionsAgainstTypes,
+    canonical: (obj) =>
+      canonical({
+        type: obj.spec.type,
+        name: obj.spec.name,
+        description: nonEmpty(obj.spec.description),
+        schema: obj.spec.schema,
+        iconTag: comparedIconTag(obj.spec.iconTag),
+      }),
+    reservedFor: (obj) => reservedEntityType(obj.id),
   },
-  pruneAction: 'delete',
-  toManifestFiles,
+  live: {
+    canonical: (obj: LiveObject<LiveEntityType>, desired?: DesiredObject<EntityTypeManifest>) =>
+      canonical({
+        type: obj.state.definition.type,
+        name: nonEmpty(obj.state.definition.name),
+        description: nonEmpty(obj.state.definition.description),
+        schema: obj.state.definition.schema,
+        // Compared only when the manifest names a built-in icon: any other is replaced by the server.
+        iconTag: comparedLiveIconTag(obj.state.definition.iconTag, desired?.spec.iconTag),
+      }),
+  },
+  write: { updateOrder: entityTypeUpdateOrder },
+  prune: {
+    action: 'delete',
+    keptWhileHeld: {
+      refusal: 'Cortex refuses to delete an entity type that entities still have',
+      remedy:
+        'delete them in Cortex, or give them another type; with `pruneEntities: delete` a prune deletes the entities it removes instead of archiving them',
+    },
+  },
+  export: { toManifestFiles },
 };

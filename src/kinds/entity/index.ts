@@ -19,35 +19,42 @@ export type { EntityLive } from './live.js';
 export type { EntitySettings } from './model.js';
 export { OWNERSHIP_METADATA_KEY } from './ownership.js';
 
-/** The `entity` kind's handler, with its own name for its `typedBy.typeOf`. */
+/** The `entity` kind's handler, with its own name for its `manifest.typedBy.typeOf`. */
 export type EntityKind = KindHandler<EntityDescriptor, EntityLive> & ReturnType<typeof createEntityModel>;
 
 /** Builds the `entity` kind with its settings. */
 export const createEntityKind = (settings: Partial<EntitySettings> = {}): EntityKind => {
   const merge = settings.entityWrites === 'merge';
+  const model = createEntityModel({
+    pruneAction: settings.pruneAction ?? 'archive',
+    ...(merge ? { entityWrites: 'merge' } : {}),
+  });
   return {
-    ...createEntityModel({
-      pruneAction: settings.pruneAction ?? 'archive',
-      ...(merge ? { entityWrites: 'merge' } : {}),
-    }),
-    // Entity lists filter by type name: entity types are read first.
-    fetchUses: ['entity-type'],
-    fetchLive: fetchEntityLive,
-    fetchByIds: fetchEntitiesByTag,
-    // Desired entities the descriptor list did not show are looked up by tag, or in the list with archived ones.
-    readsMissingDesired: true,
-    exportLive: exportEntities,
-    fetchHolders: fetchArchivedHolders,
-    apply: merge ? applyMergedEntityChange : applyEntityChange,
-    explainFailure: (change, error: Error): Diagnostic[] => {
-      if (!isApiError(error) || error.body === undefined) return [];
-      // Line numbers of the text that was sent do not depend on the source id (nor on the delete marker's random part).
-      const text =
-        merge && (change.action === 'create' || change.action === 'update')
-          ? descriptorYaml(mergePatchFor(change, 'cortex-sync').body)
-          : descriptorTextFor(change, 'cortex-sync');
-      return violationDiagnostics(change, error.body, text);
+    ...model,
+    live: {
+      ...model.live,
+      // Entity lists filter by type name: entity types are read first.
+      uses: ['entity-type'],
+      fetch: fetchEntityLive,
+      fetchByIds: fetchEntitiesByTag,
+      // Desired entities the descriptor list did not show are looked up by tag, or in the list with archived ones.
+      readsMissingDesired: true,
     },
+    write: {
+      ...model.write,
+      apply: merge ? applyMergedEntityChange : applyEntityChange,
+      explainFailure: (change, error: Error): Diagnostic[] => {
+        if (!isApiError(error) || error.body === undefined) return [];
+        // Line numbers of the text that was sent do not depend on the source id (nor on the delete marker's random part).
+        const text =
+          merge && (change.action === 'create' || change.action === 'update')
+            ? descriptorYaml(mergePatchFor(change, 'cortex-sync').body)
+            : descriptorTextFor(change, 'cortex-sync');
+        return violationDiagnostics(change, error.body, text);
+      },
+    },
+    prune: { ...model.prune, fetchHolders: fetchArchivedHolders },
+    export: { ...model.export, read: exportEntities },
   };
 };
 

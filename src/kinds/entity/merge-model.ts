@@ -25,7 +25,7 @@ const writesTitle = (raw: unknown): boolean => isMap(raw) && isMap(raw.info) && 
  * other rules hold), and the object keeps its own document, so the title is not declared.
  */
 const parseMerge =
-  (parse: EntityModel['parse']): EntityModel['parse'] =>
+  (parse: EntityModel['manifest']['parse']): EntityModel['manifest']['parse'] =>
   (doc, ctx): ParseResult<EntityDescriptor> => {
     const raw = doc.value;
     if (writesTitle(raw) || !isMap(raw) || !isMap(raw.info)) return parse(doc, ctx);
@@ -38,8 +38,14 @@ const parseMerge =
     return { ...result, objects: result.objects.map((o) => ({ ...o, doc })) };
   };
 
-/** The pure half's members that differ in merge mode; `whole` is the kind in replace mode. */
-export const mergeEntityModel = (whole: Pick<EntityModel, 'parse' | 'liveState'>): Partial<EntityModel> => {
+/** The pure half's members that differ in merge mode, by group; `whole` is the kind in replace mode. */
+export const mergeEntityModel = (
+  whole: Pick<EntityModel, 'manifest' | 'live'>,
+): {
+  manifest: Pick<EntityModel['manifest'], 'parse' | 'managedKeys' | 'canonical'>;
+  live: Pick<EntityModel['live'], 'canonical' | 'checkAgainstLive'>;
+  write: Required<Pick<NonNullable<EntityModel['write']>, 'sharedWrites'>>;
+} => {
   // Per spec (the watcher's unchanged manifests are the same objects run after run), per model.
   const keysOf = new WeakMap<EntityDescriptor, string[]>();
   const formsOf = new WeakMap<EntityDescriptor, JsonValue>();
@@ -65,7 +71,7 @@ export const mergeEntityModel = (whole: Pick<EntityModel, 'parse' | 'liveState'>
     dropped: readonly string[] = [],
   ): JsonValue => {
     const descriptor = obj.state.descriptor;
-    if (desired === undefined || descriptor == null) return whole.liveState(obj, desired);
+    if (desired === undefined || descriptor == null) return whole.live.canonical(obj, desired);
     return canonicalDescriptor(projectDescriptor(descriptor, obj.id, [...declared(desired), ...dropped]));
   };
   const checkAgainstLive = (
@@ -88,16 +94,19 @@ export const mergeEntityModel = (whole: Pick<EntityModel, 'parse' | 'liveState'>
     ];
   };
   return {
-    parse: parseMerge(whole.parse),
-    managedKeys: declared,
-    desiredState,
-    liveState,
-    checkAgainstLive,
-    sharedWrites: {
-      dropped: (obj, before) => droppedPaths(before, declared(obj)),
-      overlap: pathsOverlap,
-      // Replace mode records the descriptor's top-level keys, the tag among them; merge never records the tag.
-      claimsWhole: (keys) => keys.includes(TAG_PATH),
+    manifest: {
+      parse: parseMerge((doc, ctx) => whole.manifest.parse(doc, ctx)),
+      managedKeys: declared,
+      canonical: desiredState,
+    },
+    live: { canonical: liveState, checkAgainstLive },
+    write: {
+      sharedWrites: {
+        dropped: (obj, before) => droppedPaths(before, declared(obj)),
+        overlap: pathsOverlap,
+        // Replace mode records the descriptor's top-level keys, the tag among them; merge never records the tag.
+        claimsWhole: (keys) => keys.includes(TAG_PATH),
+      },
     },
   };
 };

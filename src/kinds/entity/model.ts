@@ -106,34 +106,40 @@ export interface EntitySettings {
   entityWrites?: EntityWrites;
 }
 
-/** The pure half of the `entity` kind; `entityTypeOf` is its `typedBy.typeOf`. */
-export const createEntityModel = (
-  settings: EntitySettings,
-): KindModel<EntityDescriptor, EntityLive> & { entityTypeOf: typeof typeOfEntity } => {
+type EntityModel = KindModel<EntityDescriptor, EntityLive> &
+  Required<Pick<KindModel<EntityDescriptor, EntityLive>, 'export'>> & { entityTypeOf: typeof typeOfEntity };
+
+/** The pure half of the `entity` kind; `entityTypeOf` is its `manifest.typedBy.typeOf`. */
+export const createEntityModel = (settings: EntitySettings): EntityModel => {
   const whole = wholeEntityModel(settings);
-  return settings.entityWrites === 'merge' ? { ...whole, ...mergeEntityModel(whole) } : whole;
+  if (settings.entityWrites !== 'merge') return whole;
+  const merge = mergeEntityModel(whole);
+  return {
+    ...whole,
+    manifest: { ...whole.manifest, ...merge.manifest },
+    live: { ...whole.live, ...merge.live },
+    write: { ...whole.write, ...merge.write },
+  };
 };
 
-const wholeEntityModel = (
-  settings: EntitySettings,
-): KindModel<EntityDescriptor, EntityLive> & { entityTypeOf: typeof typeOfEntity } => ({
+const wholeEntityModel = (settings: EntitySettings): EntityModel => ({
   kind: 'entity',
   title: 'entity',
   refersTo: ['entity-type', 'entity'],
-  manifestSchema: entityDescriptorSchema,
-  layoutFolders: ENTITY_FOLDERS,
-  ownsFile: ownsEntityFile,
-  parse: parseEntity,
-  references: entityReferences,
-  checkDesiredSet: checkIntegrationMappings,
-  typedBy: { kind: 'entity-type', typeOf: typeOfEntity },
+  layout: { folders: ENTITY_FOLDERS, ownsFile: ownsEntityFile },
+  manifest: {
+    schema: entityDescriptorSchema,
+    parse: parseEntity,
+    references: entityReferences,
+    canonical: desiredEntityState,
+    checkDesiredSet: checkIntegrationMappings,
+    typedBy: { kind: 'entity-type', typeOf: typeOfEntity },
+    reservedFor: (obj) => reservedEntity(obj.id, typeOfEntity(obj)),
+    webhookTarget: (obj) => ({ tag: obj.id, mappings: mappingsOfInfo(obj.spec.info) }),
+    managedKeys: descriptorKeys,
+  },
   entityTypeOf: typeOfEntity,
-  reservedFor: (obj) => reservedEntity(obj.id, typeOfEntity(obj)),
-  webhookTarget: (obj) => ({ tag: obj.id, mappings: mappingsOfInfo(obj.spec.info) }),
-  managedKeys: descriptorKeys,
-  desiredState: desiredEntityState,
-  liveState: liveEntityState,
-  ownershipOnObject: true,
-  pruneAction: settings.pruneAction,
-  toManifestFiles,
+  live: { canonical: liveEntityState, ownershipOnObject: true },
+  prune: { action: settings.pruneAction },
+  export: { toManifestFiles },
 });

@@ -53,7 +53,7 @@ const fetchLive = (ctx: FetchContext<InitiativeManifest>): Promise<LiveObject<Li
  * (`GET /initiatives/{cid}`: a list can leave it out), and is the one named so when that read
  * answers it under this name. The others, and any whose cid answers 404 or another name (deleted,
  * renamed in the UI, or a record edited by hand), are looked for in the list (one request for any
- * number of names), as `fetchLive` would read them: never taken for another Initiative by its cid.
+ * number of names), as `live.fetch` would read them: never taken for another Initiative by its cid.
  */
 const fetchByIds = async (
   ids: readonly string[],
@@ -81,7 +81,7 @@ const liveObject = (i: LiveInitiative): LiveObject<LiveInitiative> => ({
   state: i,
 });
 
-/** Every Initiative but those sharing a name; `ours` sharing one stops the plan (see `fetchLive`). */
+/** Every Initiative but those sharing a name; `ours` sharing one stops the plan (see `live.fetch`). */
 const liveInitiatives = async (
   ctx: FetchContext<InitiativeManifest>,
   ours: ReadonlySet<string>,
@@ -158,8 +158,6 @@ const explainFailure = (change: InitiativeChange, error: Error): Diagnostic[] =>
 /** The `initiative` kind. */
 export const initiativeKind: KindHandler<InitiativeManifest, LiveInitiative> = {
   ...initiativeModel,
-  fetchLive,
-  fetchByIds,
-  apply,
-  explainFailure,
+  live: { ...initiativeModel.live, fetch: fetchLive, fetchByIds },
+  write: { apply, explainFailure },
 };

@@ -88,108 +88,111 @@ const deleteTemplate = async (client: ApiClient, tag: string): Promise<void> => 
 /** The `scaffolder-template` handler. */
 export const scaffolderTemplateKind: KindHandler<ScaffolderTemplateManifest, LiveScaffolderTemplate> = {
   ...scaffolderTemplateModel,
-
-  /**
-   * Every template. A 403 means the Scaffolder API is not enabled for the workspace: with no
-   * template declared or managed here that is no reason to fail the sync (nothing to read),
-   * otherwise it fails with a message that says so.
-   */
-  async fetchLive(ctx: FetchContext<ScaffolderTemplateManifest>): Promise<LiveObject<LiveScaffolderTemplate>[]> {
-    let templates: LiveScaffolderTemplate[];
-    try {
-      templates = await listTemplates(ctx.client);
-    } catch (error) {
-      const nothingOurs = ctx.desired.length === 0 && ctx.managedIds.length === 0;
-      if (isApiError(error) && error.status === 403 && nothingOurs) return [];
-      throw explainForbidden(error);
-    }
-    return templates.map((t) => {
-      const serverId = t.id ?? t.cid;
-      return { kind: 'scaffolder-template', id: t.tag, ...(serverId ? { serverId } : {}), state: t };
-    });
-  },
-
-  /** The templates with these tags, one `GET /scaffolders/{tag}` each (404: none). */
-  async fetchByIds(
-    ids: readonly string[],
-    ctx: FetchContext<ScaffolderTemplateManifest>,
-  ): Promise<LiveObject<LiveScaffolderTemplate>[]> {
-    const found = await Promise.all(
-      [...new Set(ids)].map(async (tag) => {
-        const operation = `read Scaffolder template ${tag}`;
-        const res = await ctx.client
-          .request<unknown>({
-            operation,
-            method: 'GET',
-            path: `${SCAFFOLDERS_PATH}/${encodePathSegment(tag)}`,
-            acceptStatus: [404],
-          })
-          .catch((error: unknown) => {
-            throw explainForbidden(error);
-          });
-        if (res.status === 404) return undefined;
-        const parsed = liveScaffolderTemplateSchema.safeParse(res.body);
-        if (!parsed.success)
-          throw new CortexSyncError(
-            'API',
-            `${operation}: the response is not a template (${parsed.error.issues[0]?.message ?? 'invalid'})`,
-          );
-        const t = parsed.data;
-        if (t.tag !== tag) return undefined;
-        const serverId = t.id ?? t.cid;
-        const live: LiveObject<LiveScaffolderTemplate> = {
-          kind: 'scaffolder-template',
-          id: t.tag,
-          ...(serverId ? { serverId } : {}),
-          state: t,
-        };
-        return live;
-      }),
-    );
-    return found.filter((o): o is LiveObject<LiveScaffolderTemplate> => o !== undefined);
-  },
-
-  async apply(change: TemplateChange, ctx: ApplyContext): Promise<void> {
-    try {
-      switch (change.action) {
-        case 'noop':
-          return;
-        case 'update':
-          // An adopted template that already equals its manifest needs no write.
-          if (liveEqualsManifest(change.live.state, change.desired.spec)) return;
-          return await upsertTemplate(ctx.client, change.desired.spec);
-        case 'create':
-          return await upsertTemplate(ctx.client, change.desired.spec);
-        case 'delete':
-          return await deleteTemplate(ctx.client, change.id);
-        case 'archive':
-          throw new CortexSyncError('INTERNAL', 'Scaffolder templates cannot be archived; prune deletes them');
+  live: {
+    ...scaffolderTemplateModel.live,
+    /**
+     * Every template. A 403 means the Scaffolder API is not enabled for the workspace: with no
+     * template declared or managed here that is no reason to fail the sync (nothing to read),
+     * otherwise it fails with a message that says so.
+     */
+    async fetch(ctx: FetchContext<ScaffolderTemplateManifest>): Promise<LiveObject<LiveScaffolderTemplate>[]> {
+      let templates: LiveScaffolderTemplate[];
+      try {
+        templates = await listTemplates(ctx.client);
+      } catch (error) {
+        const nothingOurs = ctx.desired.length === 0 && ctx.managedIds.length === 0;
+        if (isApiError(error) && error.status === 403 && nothingOurs) return [];
+        throw explainForbidden(error);
       }
-    } catch (error) {
-      throw explainForbidden(error);
-    }
-  },
+      return templates.map((t) => {
+        const serverId = t.id ?? t.cid;
+        return { kind: 'scaffolder-template', id: t.tag, ...(serverId ? { serverId } : {}), state: t };
+      });
+    },
 
-  explainFailure(change: TemplateChange, error: Error): Diagnostic[] {
-    const doc = change.desired?.doc;
-    if (!doc || !isApiError(error) || error.status === undefined || error.status >= 500 || error.status === 403) {
-      return [];
-    }
-    const text = error.apiMessage ?? '';
-    const field = /repo|git|locator/i.test(text) ? 'repoLocator' : undefined;
-    const at = field ? doc.locate([field]) : { line: doc.line, column: doc.column };
-    return [
-      {
-        severity: 'error',
-        code: 'api-violation',
-        message: `Cortex refused Scaffolder template ${change.id} (HTTP ${error.status})${text ? `: ${text}` : ''}`,
-        file: doc.file,
-        line: at.line,
-        column: at.column,
-        ...(field ? { field } : {}),
-        kind: 'scaffolder-template',
-        id: change.id,
-      },
-    ];
+    /** The templates with these tags, one `GET /scaffolders/{tag}` each (404: none). */
+    async fetchByIds(
+      ids: readonly string[],
+      ctx: FetchContext<ScaffolderTemplateManifest>,
+    ): Promise<LiveObject<LiveScaffolderTemplate>[]> {
+      const found = await Promise.all(
+        [...new Set(ids)].map(async (tag) => {
+          const operation = `read Scaffolder template ${tag}`;
+          const res = await ctx.client
+            .request<unknown>({
+              operation,
+              method: 'GET',
+              path: `${SCAFFOLDERS_PATH}/${encodePathSegment(tag)}`,
+              acceptStatus: [404],
+            })
+            .catch((error: unknown) => {
+              throw explainForbidden(error);
+            });
+          if (res.status === 404) return undefined;
+          const parsed = liveScaffolderTemplateSchema.safeParse(res.body);
+          if (!parsed.success)
+            throw new CortexSyncError(
+              'API',
+              `${operation}: the response is not a template (${parsed.error.issues[0]?.message ?? 'invalid'})`,
+            );
+          const t = parsed.data;
+          if (t.tag !== tag) return undefined;
+          const serverId = t.id ?? t.cid;
+          const live: LiveObject<LiveScaffolderTemplate> = {
+            kind: 'scaffolder-template',
+            id: t.tag,
+            ...(serverId ? { serverId } : {}),
+            state: t,
+          };
+          return live;
+        }),
+      );
+      return found.filter((o): o is LiveObject<LiveScaffolderTemplate> => o !== undefined);
+    },
+  },
+  write: {
+    async apply(change: TemplateChange, ctx: ApplyContext): Promise<void> {
+      try {
+        switch (change.action) {
+          case 'noop':
+            return;
+          case 'update':
+            // An adopted template that already equals its manifest needs no write.
+            if (liveEqualsManifest(change.live.state, change.desired.spec)) return;
+            return await upsertTemplate(ctx.client, change.desired.spec);
+          case 'create':
+            return await upsertTemplate(ctx.client, change.desired.spec);
+          case 'delete':
+            return await deleteTemplate(ctx.client, change.id);
+          case 'archive':
+            throw new CortexSyncError('INTERNAL', 'Scaffolder templates cannot be archived; prune deletes them');
+        }
+      } catch (error) {
+        throw explainForbidden(error);
+      }
+    },
+
+    explainFailure(change: TemplateChange, error: Error): Diagnostic[] {
+      const doc = change.desired?.doc;
+      if (!doc || !isApiError(error) || error.status === undefined || error.status >= 500 || error.status === 403) {
+        return [];
+      }
+      const text = error.apiMessage ?? '';
+      const field = /repo|git|locator/i.test(text) ? 'repoLocator' : undefined;
+      const at = field ? doc.locate([field]) : { line: doc.line, column: doc.column };
+      return [
+        {
+          severity: 'error',
+          code: 'api-violation',
+          message: `Cortex refused Scaffolder template ${change.id} (HTTP ${error.status})${text ? `: ${text}` : ''}`,
+          file: doc.file,
+          line: at.line,
+          column: at.column,
+          ...(field ? { field } : {}),
+          kind: 'scaffolder-template',
+          id: change.id,
+        },
+      ];
+    },
   },
 };

@@ -45,13 +45,14 @@ const LAYOUT_FOLDERS = ['scaffolders'];
 export const scaffolderTemplateModel: KindModel<ScaffolderTemplateManifest, LiveScaffolderTemplate> = {
   kind: 'scaffolder-template',
   title: 'Scaffolder template',
-  manifestSchema: scaffolderTemplateManifestSchema,
-  layoutFolders: LAYOUT_FOLDERS,
-  ownsFile: ownsFilesIn(LAYOUT_FOLDERS, YAML_FILE),
-  parse,
-  references: () => [],
-  desiredState: (obj) => canonicalDesiredTemplate(obj.spec),
-  liveState: (obj, desired) => canonicalLiveTemplate(obj.state, desired?.spec),
-  pruneAction: 'delete',
-  toManifestFiles,
+  layout: { folders: LAYOUT_FOLDERS, ownsFile: ownsFilesIn(LAYOUT_FOLDERS, YAML_FILE) },
+  manifest: {
+    schema: scaffolderTemplateManifestSchema,
+    parse,
+    references: () => [],
+    canonical: (obj) => canonicalDesiredTemplate(obj.spec),
+  },
+  live: { canonical: (obj, desired) => canonicalLiveTemplate(obj.state, desired?.spec) },
+  prune: { action: 'delete' },
+  export: { toManifestFiles },
 };

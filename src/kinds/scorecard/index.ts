@@ -77,7 +77,7 @@ const fetchLive = async (ctx: FetchContext<ScorecardManifest>): Promise<LiveObje
 };
 
 /**
- * The scorecards with these tags: the descriptor of each, one GET per tag, as `fetchLive` reads
+ * The scorecards with these tags: the descriptor of each, one GET per tag, as `live.fetch` reads
  * the ones declared or managed here (a tag with none, a 404, is left out). The list is not read:
  * what it is for (the workspace's other scorecards an Initiative may name, whether this key may
  * list scorecards at all) is the bulk read's, and a caller that keeps it reads in full whenever
@@ -170,9 +170,7 @@ const explainFailure = (change: ScorecardChange, error: Error): Diagnostic[] => 
 /** The `scorecard` kind. */
 export const scorecardKind: KindHandler<ScorecardManifest, LiveScorecard> = {
   ...scorecardModel,
-  fetchLive,
-  fetchByIds,
-  exportLive,
-  apply,
-  explainFailure,
+  live: { ...scorecardModel.live, fetch: fetchLive, fetchByIds },
+  write: { ...scorecardModel.write, apply, explainFailure },
+  export: { ...scorecardModel.export, read: exportLive },
 };

@@ -5,7 +5,7 @@
  * `category`) are compared only when the manifest states them. So a write sends, for each such
  * field the manifest leaves out, the value the live scorecard has: the apply changes nothing the
  * plan did not show. No server default is guessed (the vendor's OpenAPI documents none of them but
- * a rule weight "defaults to 1" with levels); the plan says what is kept (`keptOnWrite`).
+ * a rule weight "defaults to 1" with levels); the plan says what is kept (`write.keptOnWrite`).
  */
 import type { DesiredObject, JsonObject, JsonValue, LiveObject } from '../../core/model.js';
 import { statedIn } from './normalize.js';

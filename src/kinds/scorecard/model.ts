@@ -2,7 +2,7 @@
  * The pure half of the `scorecard` kind: scorecards under `.cortex/scorecards/**` (where Cortex's
  * own GitOps reads them), identified by `tag`, each the vendor's scorecard descriptor.
  */
-import type { KindModel, ObjectReference, ParseResult } from '../../core/kind-contract.js';
+import type { KindExportModel, KindModel, ObjectReference, ParseResult } from '../../core/kind-contract.js';
 import type { DesiredObject, ParsedDocument } from '../../core/model.js';
 import { formatFieldPath, zodIssuesToDiagnostics } from '../../source/zod-diagnostics.js';
 import { BUILT_IN_ENTITY_TYPES } from '../shared/built-in-entity-types.js';
@@ -52,24 +52,29 @@ const references = (obj: DesiredObject<ScorecardManifest>): ObjectReference[] =>
 const LAYOUT_FOLDERS = ['scorecards'];
 
 /** The pure half of the `scorecard` kind. */
-export const scorecardModel: KindModel<ScorecardManifest, LiveScorecard> = {
+export const scorecardModel: KindModel<ScorecardManifest, LiveScorecard> & {
+  readonly export: KindExportModel<LiveScorecard>;
+} = {
   kind: KIND,
   title: 'scorecard',
-  manifestSchema: scorecardManifestSchema,
-  layoutFolders: LAYOUT_FOLDERS,
-  ownsFile: ownsFilesIn(LAYOUT_FOLDERS, YAML_FILE),
-  parse,
   refersTo: ['entity-type'],
-  references,
-  checkDesiredSet: checkInitiativesAgainstScorecards,
-  keptOnWrite,
-  desiredState: (obj) => canonicalDesiredScorecard(obj.spec),
-  liveState: (obj, desired) => canonicalLiveScorecard(obj.state, desired?.spec),
-  keptWhileHeld: {
-    refusal:
-      'Initiatives that name a deleted scorecard are left naming nothing (Cortex refuses every later write of them, and the plans of the sources that declare them)',
-    remedy: 'delete those Initiatives, or point them at another scorecard',
+  layout: { folders: LAYOUT_FOLDERS, ownsFile: ownsFilesIn(LAYOUT_FOLDERS, YAML_FILE) },
+  manifest: {
+    schema: scorecardManifestSchema,
+    parse,
+    references,
+    canonical: (obj) => canonicalDesiredScorecard(obj.spec),
+    checkDesiredSet: checkInitiativesAgainstScorecards,
   },
-  pruneAction: 'delete',
-  toManifestFiles,
+  live: { canonical: (obj, desired) => canonicalLiveScorecard(obj.state, desired?.spec) },
+  write: { keptOnWrite },
+  prune: {
+    action: 'delete',
+    keptWhileHeld: {
+      refusal:
+        'Initiatives that name a deleted scorecard are left naming nothing (Cortex refuses every later write of them, and the plans of the sources that declare them)',
+      remedy: 'delete those Initiatives, or point them at another scorecard',
+    },
+  },
+  export: { toManifestFiles },
 };

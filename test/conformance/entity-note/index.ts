@@ -83,6 +83,33 @@ const readNotes = async (
   return out;
 };
 
+const apply: KindHandler<NoteManifest, LiveNote>['write']['apply'] = async (change, ctx) => {
+  switch (change.action) {
+    case 'create':
+    case 'update':
+      await ctx.client.request({
+        operation: `write note \`${change.id}\``,
+        method: 'POST',
+        path: path(change.desired.spec.entity),
+        body: { key: change.desired.spec.key, value: change.desired.spec.value },
+      });
+      return;
+    case 'delete':
+      await ctx.client.request({
+        operation: `delete note \`${change.id}\``,
+        method: 'DELETE',
+        path: path(change.live.state.entity),
+        query: { key: change.live.state.key },
+        acceptStatus: [404],
+      });
+      return;
+    case 'noop':
+      return;
+    case 'archive':
+      throw new CortexSyncError('INTERNAL', `notes cannot be archived (\`${change.id}\`)`);
+  }
+};
+
 /** The kind's one setting, beside its folder: how many notes one entity may carry (a limit the file may only lower). */
 export const NOTE_SETTINGS: readonly AnySettingSpec[] = [
   setting({
@@ -104,56 +131,35 @@ export const entityNoteKind: KindHandler<NoteManifest, LiveNote> & { settings: r
   kind: KIND,
   title: 'entity note',
   refersTo: [ENTITY],
-  manifestSchema: noteManifestSchema,
-  layoutFolders: FOLDERS,
-  ownsFile: ownsFilesIn(FOLDERS, YAML_FILE),
-  parse,
-  references: (obj) => [{ kind: ENTITY, id: obj.spec.entity, field: 'entity', path: ['entity'], ordering: true }],
-  desiredState: (obj) => canonical(obj.spec),
-  liveState: (obj) => canonical(obj.state),
-  pruneAction: 'delete',
-  toManifestFiles: (live) =>
-    live.map((note) => ({
-      path: manifestPath('.cortex/entity-notes', note.id),
-      document: canonical(note.state),
-      ids: [note.id],
-    })),
-
-  fetchLive: (ctx) =>
-    readNotes(ctx, [
-      ...ctx.desired.map((d) => d.spec.entity),
-      ...ctx.managedIds.map((id) => id.slice(0, id.lastIndexOf(':'))),
-    ]),
-  exportUses: [ENTITY],
-  exportLive: (ctx: ExportFetchContext<NoteManifest>) =>
-    readNotes(
-      ctx,
-      ctx.readBefore.filter((o) => o.kind === ENTITY && !o.archived).map((o) => o.id),
-    ),
-  apply: async (change, ctx) => {
-    switch (change.action) {
-      case 'create':
-      case 'update':
-        await ctx.client.request({
-          operation: `write note \`${change.id}\``,
-          method: 'POST',
-          path: path(change.desired.spec.entity),
-          body: { key: change.desired.spec.key, value: change.desired.spec.value },
-        });
-        return;
-      case 'delete':
-        await ctx.client.request({
-          operation: `delete note \`${change.id}\``,
-          method: 'DELETE',
-          path: path(change.live.state.entity),
-          query: { key: change.live.state.key },
-          acceptStatus: [404],
-        });
-        return;
-      case 'noop':
-        return;
-      case 'archive':
-        throw new CortexSyncError('INTERNAL', `notes cannot be archived (\`${change.id}\`)`);
-    }
+  layout: { folders: FOLDERS, ownsFile: ownsFilesIn(FOLDERS, YAML_FILE) },
+  manifest: {
+    schema: noteManifestSchema,
+    parse,
+    references: (obj) => [{ kind: ENTITY, id: obj.spec.entity, field: 'entity', path: ['entity'], ordering: true }],
+    canonical: (obj) => canonical(obj.spec),
+  },
+  live: {
+    canonical: (obj) => canonical(obj.state),
+    fetch: (ctx) =>
+      readNotes(ctx, [
+        ...ctx.desired.map((d) => d.spec.entity),
+        ...ctx.managedIds.map((id) => id.slice(0, id.lastIndexOf(':'))),
+      ]),
+  },
+  write: { apply },
+  prune: { action: 'delete' },
+  export: {
+    toManifestFiles: (live) =>
+      live.map((note) => ({
+        path: manifestPath('.cortex/entity-notes', note.id),
+        document: canonical(note.state),
+        ids: [note.id],
+      })),
+    uses: [ENTITY],
+    read: (ctx: ExportFetchContext<NoteManifest>) =>
+      readNotes(
+        ctx,
+        ctx.readBefore.filter((o) => o.kind === ENTITY && !o.archived).map((o) => o.id),
+      ),
   },
 };

@@ -19,7 +19,7 @@ filter:
 
 describe('catalog-page parse', () => {
   it('turns a valid document into one object identified by slug', () => {
-    const { objects, diagnostics } = catalogPageKind.parse(parsedDoc(PIPELINES, FILE), AT);
+    const { objects, diagnostics } = catalogPageKind.manifest.parse(parsedDoc(PIPELINES, FILE), AT);
     // `cortex` is no built-in icon: Cortex may replace it, so it is not compared, and validate says so.
     expect(diagnostics.map((d) => [d.severity, d.code, d.line, d.field])).toEqual([
       ['warning', 'icon-not-kept', 3, 'iconTag'],
@@ -28,8 +28,8 @@ describe('catalog-page parse', () => {
   });
 
   it('references the custom entity types the filter names, not the built-in ones', () => {
-    const [page] = catalogPageKind.parse(parsedDoc(PIPELINES, FILE), AT).objects;
-    expect(catalogPageKind.references(page!)).toEqual([
+    const [page] = catalogPageKind.manifest.parse(parsedDoc(PIPELINES, FILE), AT).objects;
+    expect(catalogPageKind.manifest.references(page!)).toEqual([
       {
         kind: 'entity-type',
         id: 'pipeline',
@@ -41,15 +41,15 @@ describe('catalog-page parse', () => {
   });
 
   it('refuses include and exclude together for types, and fields that do not fit the type', () => {
-    const both = catalogPageKind.parse(
+    const both = catalogPageKind.manifest.parse(
       parsedDoc(`${PIPELINES.replace('{include: [pipeline, service]}', '{include: [a], exclude: [b]}')}`, FILE),
       AT,
     );
     expect(both.diagnostics.map((d) => d.message).join('\n')).toMatch(/either include or exclude/);
-    const domain = catalogPageKind.parse(parsedDoc(`${PIPELINES}type: DOMAIN\n`, FILE), AT);
+    const domain = catalogPageKind.manifest.parse(parsedDoc(`${PIPELINES}type: DOMAIN\n`, FILE), AT);
     expect(domain.diagnostics).toHaveLength(1);
     expect(domain.diagnostics[0]).toMatchObject({ field: 'filter', line: 5, kind: 'catalog-page', id: 'pipelines' });
-    const rel = catalogPageKind.parse(
+    const rel = catalogPageKind.manifest.parse(
       parsedDoc('slug: r\nname: R\niconTag: i\nisDraft: true\ntype: RELATIONSHIP_TYPE\n', FILE),
       AT,
     );
@@ -57,7 +57,7 @@ describe('catalog-page parse', () => {
   });
 
   it('requires name, iconTag and isDraft', () => {
-    const { diagnostics } = catalogPageKind.parse(parsedDoc('slug: x\n', FILE), AT);
+    const { diagnostics } = catalogPageKind.manifest.parse(parsedDoc('slug: x\n', FILE), AT);
     expect(diagnostics.map((d) => d.field).sort()).toEqual(['iconTag', 'isDraft', 'name']);
   });
 });
@@ -70,7 +70,7 @@ describe('catalog-page comparable state', () => {
   });
 
   it('compares a type only when the manifest states one, ignores timestamps and treats filter lists as sets', () => {
-    const [desired] = catalogPageKind.parse(parsedDoc(PIPELINES, FILE), AT).objects;
+    const [desired] = catalogPageKind.manifest.parse(parsedDoc(PIPELINES, FILE), AT).objects;
     const server = live({
       slug: 'pipelines',
       name: 'Data Pipelines',
@@ -86,11 +86,11 @@ describe('catalog-page comparable state', () => {
       dateCreated: '2026-01-01T00:00:00Z',
       dateUpdated: '2026-02-01T00:00:00Z',
     });
-    expect(catalogPageKind.liveState(server, desired)).toEqual(catalogPageKind.desiredState(desired!));
+    expect(catalogPageKind.live.canonical(server, desired)).toEqual(catalogPageKind.manifest.canonical(desired!));
   });
 
   it('sees a change of a filter', () => {
-    const [desired] = catalogPageKind.parse(parsedDoc(PIPELINES, FILE), AT).objects;
+    const [desired] = catalogPageKind.manifest.parse(parsedDoc(PIPELINES, FILE), AT).objects;
     const server = live({
       slug: 'pipelines',
       name: 'Data Pipelines',
@@ -98,7 +98,7 @@ describe('catalog-page comparable state', () => {
       type: 'FILTER',
       filter: { types: { include: ['service'] } },
     });
-    expect(catalogPageKind.liveState(server, desired)).not.toEqual(catalogPageKind.desiredState(desired!));
+    expect(catalogPageKind.live.canonical(server, desired)).not.toEqual(catalogPageKind.manifest.canonical(desired!));
   });
 });
 
@@ -119,7 +119,7 @@ describe('catalog-page icon normalisation', () => {
 
   const compare = async (declaredIcon: string, servedIcon: string): Promise<boolean> => {
     const text = PIPELINES.replace('iconTag: cortex', `iconTag: ${declaredIcon}`);
-    const [desired] = catalogPageKind.parse(parsedDoc(text, FILE), AT).objects;
+    const [desired] = catalogPageKind.manifest.parse(parsedDoc(text, FILE), AT).objects;
     const served = {
       slug: 'pipelines',
       name: 'Data Pipelines',
@@ -128,13 +128,13 @@ describe('catalog-page icon normalisation', () => {
       type: 'FILTER',
       filter: { types: { include: ['pipeline', 'service'] }, groups: { include: ['data', 'etl'] } },
     };
-    const [live] = await catalogPageKind.fetchLive({
+    const [live] = await catalogPageKind.live.fetch({
       client: listing([served]),
       desired: [desired!],
       managedIds: [],
       readBefore: [],
     });
-    return deepEqual(catalogPageKind.liveState(live!, desired), catalogPageKind.desiredState(desired!));
+    return deepEqual(catalogPageKind.live.canonical(live!, desired), catalogPageKind.manifest.canonical(desired!));
   };
 
   it('accepts whatever icon the server shows in place of a declared icon that is not built in', async () => {
@@ -160,7 +160,7 @@ describe('catalog-page icon normalisation', () => {
       close: async () => {},
       stats: emptyClientStats,
     };
-    await expect(catalogPageKind.fetchLive({ client, desired: [], managedIds: [], readBefore: [] })).rejects.toThrow(
+    await expect(catalogPageKind.live.fetch({ client, desired: [], managedIds: [], readBefore: [] })).rejects.toThrow(
       /no list of catalog pages/,
     );
   });

@@ -21,7 +21,7 @@ dependencies:
 
 describe('dependency parse', () => {
   it('declares one object per edge, identified by caller, callee, method and path, located at the edge', () => {
-    const { objects, diagnostics } = dependencyKind.parse(parsedDoc(MANIFEST, FILE), AT);
+    const { objects, diagnostics } = dependencyKind.manifest.parse(parsedDoc(MANIFEST, FILE), AT);
     expect(diagnostics).toEqual([]);
     expect(objects.map((o) => o.id)).toEqual(['payments→ledger POST /v1/entries', 'payments→users']);
     expect(objects.map((o) => o.source)).toEqual([
@@ -31,8 +31,8 @@ describe('dependency parse', () => {
   });
 
   it('references the caller and the callee entities, as ordering edges located in the file', () => {
-    const [, users] = dependencyKind.parse(parsedDoc(MANIFEST, FILE), AT).objects;
-    const refs = dependencyKind.references(users!);
+    const [, users] = dependencyKind.manifest.parse(parsedDoc(MANIFEST, FILE), AT).objects;
+    const refs = dependencyKind.manifest.references(users!);
     expect(refs).toEqual([
       { kind: 'entity', id: 'payments', field: 'callerTag', path: ['callerTag'], ordering: true },
       { kind: 'entity', id: 'users', field: 'dependencies[1].tag', path: ['dependencies', 1, 'tag'], ordering: true },
@@ -45,7 +45,7 @@ describe('dependency parse', () => {
       'callerTag: a\ndependencies:\n  - tag: b\n    method: GET\n  - tag: c\n    path: /x\n  - tag: d\n    method: FETCH\n    path: /y\n',
       FILE,
     );
-    const { objects, diagnostics } = dependencyKind.parse(doc, AT);
+    const { objects, diagnostics } = dependencyKind.manifest.parse(doc, AT);
     expect(objects).toEqual([]);
     const fields = diagnostics.map((d) => d.field);
     expect(fields).toContain('dependencies[0].path');
@@ -66,17 +66,17 @@ describe('dependency parse', () => {
 });
 
 describe('dependency comparable state', () => {
-  const [ledger, users] = dependencyKind.parse(parsedDoc(MANIFEST, FILE), AT).objects;
+  const [ledger, users] = dependencyKind.manifest.parse(parsedDoc(MANIFEST, FILE), AT).objects;
   const live = (state: LiveDependency): LiveObject<LiveDependency> => ({ kind: 'dependency', id: 'x', state });
 
   it('reads an absent description and empty metadata the same way, and metadata keys in any order', () => {
     expect(
-      dependencyKind.liveState(
+      dependencyKind.live.canonical(
         live({ callerTag: 'payments', calleeTag: 'users', method: null, path: null, description: null, metadata: {} }),
       ),
-    ).toEqual(dependencyKind.desiredState(users!));
+    ).toEqual(dependencyKind.manifest.canonical(users!));
     expect(
-      dependencyKind.liveState(
+      dependencyKind.live.canonical(
         live({
           callerTag: 'payments',
           calleeTag: 'ledger',
@@ -87,18 +87,18 @@ describe('dependency comparable state', () => {
           callerType: 'service',
         }),
       ),
-    ).toEqual(dependencyKind.desiredState(ledger!));
+    ).toEqual(dependencyKind.manifest.canonical(ledger!));
   });
 
   it('sees a changed description', () => {
     expect(
-      dependencyKind.liveState(live({ callerTag: 'payments', calleeTag: 'users', description: 'old' })),
-    ).not.toEqual(dependencyKind.desiredState(users!));
+      dependencyKind.live.canonical(live({ callerTag: 'payments', calleeTag: 'users', description: 'old' })),
+    ).not.toEqual(dependencyKind.manifest.canonical(users!));
   });
 });
 
 describe('bulk request packing', () => {
-  const edge = dependencyKind.parse(parsedDoc(MANIFEST, FILE), AT).objects[0]!;
+  const edge = dependencyKind.manifest.parse(parsedDoc(MANIFEST, FILE), AT).objects[0]!;
   const change = (i: number): KindChange<DependencySpec, LiveDependency> => ({
     kind: 'dependency',
     id: `c${i}`,

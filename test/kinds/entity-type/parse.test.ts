@@ -9,11 +9,11 @@ const FILE = '.cortex/entity-types/ai-agent.yaml';
 
 describe('entity-type parse', () => {
   it('owns YAML and JSON files under .cortex/entity-types/ only', () => {
-    expect(entityTypeKind.ownsFile('.cortex/entity-types/ai-agent.yaml')).toBe(true);
-    expect(entityTypeKind.ownsFile('.cortex/entity-types/nested/db.yml')).toBe(true);
-    expect(entityTypeKind.ownsFile('.cortex/entity-types/db.json')).toBe(true);
-    expect(entityTypeKind.ownsFile('.cortex/entity-types/README.md')).toBe(false);
-    expect(entityTypeKind.ownsFile('.cortex/catalog/ai-agent.yaml')).toBe(false);
+    expect(entityTypeKind.layout.ownsFile('.cortex/entity-types/ai-agent.yaml')).toBe(true);
+    expect(entityTypeKind.layout.ownsFile('.cortex/entity-types/nested/db.yml')).toBe(true);
+    expect(entityTypeKind.layout.ownsFile('.cortex/entity-types/db.json')).toBe(true);
+    expect(entityTypeKind.layout.ownsFile('.cortex/entity-types/README.md')).toBe(false);
+    expect(entityTypeKind.layout.ownsFile('.cortex/catalog/ai-agent.yaml')).toBe(false);
   });
 
   it('turns a valid document into one object identified by type', () => {
@@ -21,7 +21,7 @@ describe('entity-type parse', () => {
       'type: ai-agent\nname: AI Agent\nschema:\n  type: object\n  required: [model]\n  properties:\n    model: {type: string}\n',
       FILE,
     );
-    const { objects, diagnostics } = entityTypeKind.parse(doc, AT);
+    const { objects, diagnostics } = entityTypeKind.manifest.parse(doc, AT);
     expect(diagnostics).toEqual([]);
     expect(objects).toHaveLength(1);
     expect(objects[0]?.id).toBe('ai-agent');
@@ -35,7 +35,7 @@ describe('entity-type parse', () => {
 
   it('reports every problem with its location and the type it belongs to', () => {
     const doc = parsedDoc('type: ai-agent\nname: ""\nschema: [1, 2]\nicon: robot\n', FILE);
-    const { objects, diagnostics } = entityTypeKind.parse(doc, AT);
+    const { objects, diagnostics } = entityTypeKind.manifest.parse(doc, AT);
     expect(objects).toEqual([]);
     const byField = Object.fromEntries(diagnostics.map((d) => [d.field ?? '', d]));
     expect(byField.name?.line).toBe(2);
@@ -58,7 +58,7 @@ describe('entity-type parse', () => {
       '    size: {type: integer, minimum: big}', // 10
       '',
     ].join('\n');
-    const { objects, diagnostics } = entityTypeKind.parse(parsedDoc(text, FILE), AT);
+    const { objects, diagnostics } = entityTypeKind.manifest.parse(parsedDoc(text, FILE), AT);
     expect(objects).toEqual([]);
     expect(diagnostics.map((d) => [d.severity, d.code, d.field, d.line])).toEqual([
       ['error', 'invalid-json-schema', 'schema.type', 4],
@@ -73,9 +73,9 @@ describe('entity-type parse', () => {
 
   it('accepts any valid JSON Schema, including an empty one', () => {
     for (const schema of ['{}', '{type: object, properties: {a: {type: [string, "null"], pattern: "^a+$"}}}'])
-      expect(entityTypeKind.parse(parsedDoc(`type: db\nname: D\nschema: ${schema}\n`, FILE), AT).diagnostics).toEqual(
-        [],
-      );
+      expect(
+        entityTypeKind.manifest.parse(parsedDoc(`type: db\nname: D\nschema: ${schema}\n`, FILE), AT).diagnostics,
+      ).toEqual([]);
   });
 
   it('refuses a `$schema` other than draft-07 at its line, saying which drafts are checked', () => {
@@ -85,7 +85,7 @@ describe('entity-type parse', () => {
       '7',
     ]) {
       const text = `type: db\nname: D\nschema:\n  $schema: ${declared}\n  type: object\n`;
-      const { objects, diagnostics } = entityTypeKind.parse(parsedDoc(text, FILE), AT);
+      const { objects, diagnostics } = entityTypeKind.manifest.parse(parsedDoc(text, FILE), AT);
       expect(objects).toEqual([]);
       expect(diagnostics).toEqual([
         expect.objectContaining({
@@ -108,12 +108,13 @@ describe('entity-type parse', () => {
   it('accepts draft-07 named with or without the trailing #', () => {
     for (const declared of ['http://json-schema.org/draft-07/schema#', 'http://json-schema.org/draft-07/schema'])
       expect(
-        entityTypeKind.parse(parsedDoc(`type: db\nname: D\nschema:\n  $schema: "${declared}"\n`, FILE), AT).diagnostics,
+        entityTypeKind.manifest.parse(parsedDoc(`type: db\nname: D\nschema:\n  $schema: "${declared}"\n`, FILE), AT)
+          .diagnostics,
       ).toEqual([]);
   });
 
   it('warns that an icon which is not built in will not be kept, and does not compare it', () => {
-    const { objects, diagnostics } = entityTypeKind.parse(
+    const { objects, diagnostics } = entityTypeKind.manifest.parse(
       parsedDoc('type: db\nname: D\niconTag: kafka\nschema: {}\n', FILE),
       AT,
     );
@@ -121,11 +122,14 @@ describe('entity-type parse', () => {
     expect(diagnostics).toEqual([
       expect.objectContaining({ severity: 'warning', code: 'icon-not-kept', line: 3, field: 'iconTag' }),
     ]);
-    expect(entityTypeKind.desiredState(objects[0]!)).not.toHaveProperty('iconTag');
+    expect(entityTypeKind.manifest.canonical(objects[0]!)).not.toHaveProperty('iconTag');
   });
 
   it('refuses to declare the built-in types service, domain and team', () => {
-    const { objects, diagnostics } = entityTypeKind.parse(parsedDoc('type: team\nname: Team\nschema: {}\n', FILE), AT);
+    const { objects, diagnostics } = entityTypeKind.manifest.parse(
+      parsedDoc('type: team\nname: Team\nschema: {}\n', FILE),
+      AT,
+    );
     expect(objects).toEqual([]);
     expect(diagnostics[0]?.message).toMatch(/built-in/);
   });
@@ -138,7 +142,7 @@ const live = (definition: LiveEntityType['definition']): LiveObject<LiveEntityTy
 });
 
 describe('entity-type comparable state', () => {
-  const [desired] = entityTypeKind.parse(
+  const [desired] = entityTypeKind.manifest.parse(
     parsedDoc(
       'type: db\nname: Database\nschema:\n  type: object\n  properties:\n    engine: {type: string}\n    size: {type: integer}\n',
       FILE,
@@ -155,14 +159,14 @@ describe('entity-type comparable state', () => {
       iconTag: 'Cortex-builtin::Box',
       schema: { properties: { size: { type: 'integer' }, engine: { type: 'string' } }, type: 'object' },
     });
-    expect(entityTypeKind.liveState(server, desired)).toEqual(entityTypeKind.desiredState(desired!));
-    expect(JSON.stringify(entityTypeKind.liveState(server, desired))).toBe(
-      JSON.stringify(entityTypeKind.desiredState(desired!)),
+    expect(entityTypeKind.live.canonical(server, desired)).toEqual(entityTypeKind.manifest.canonical(desired!));
+    expect(JSON.stringify(entityTypeKind.live.canonical(server, desired))).toBe(
+      JSON.stringify(entityTypeKind.manifest.canonical(desired!)),
     );
   });
 
   it('sees a changed schema', () => {
     const server = live({ type: 'db', name: 'Database', schema: { type: 'object' }, source: 'CUSTOM' });
-    expect(entityTypeKind.liveState(server, desired)).not.toEqual(entityTypeKind.desiredState(desired!));
+    expect(entityTypeKind.live.canonical(server, desired)).not.toEqual(entityTypeKind.manifest.canonical(desired!));
   });
 });

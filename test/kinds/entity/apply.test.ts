@@ -36,7 +36,7 @@ afterEach(async () => {
 });
 
 const readLive = async (desired: DesiredEntity): Promise<LiveEntity | undefined> =>
-  liveById(await entityKind.fetchLive(fetchContext(h.client, [desired])), desired.id);
+  liveById(await entityKind.live.fetch(fetchContext(h.client, [desired])), desired.id);
 
 const storedDescriptor = (tag: string) => {
   const id = h.emulator.state.entities.idByTag[tag];
@@ -44,7 +44,7 @@ const storedDescriptor = (tag: string) => {
 };
 
 const applyOk = (change: KindChange<EntityDescriptor, EntityLive>, warnings?: Diagnostic[]) =>
-  entityKind.apply(change, applyContext(h.client, warnings));
+  entityKind.write.apply(change, applyContext(h.client, warnings));
 
 const full = `openapi: 3.0.1
 info:
@@ -71,7 +71,7 @@ describe('entity apply: create and update', () => {
     await applyOk(writeChange(desired));
     const live = await readLive(desired);
     expect(live?.owner).toBe(SOURCE_ID);
-    expect(entityKind.liveState(live as LiveEntity)).toEqual(entityKind.desiredState(desired));
+    expect(entityKind.live.canonical(live as LiveEntity)).toEqual(entityKind.manifest.canonical(desired));
     const post = h.emulator.requests.find((r) => r.method === 'POST');
     expect(post?.path).toBe('/api/v1/open-api');
   });
@@ -81,7 +81,7 @@ describe('entity apply: create and update', () => {
     await applyOk(writeChange(before));
     const after = entity(trimmed);
     const live = await readLive(after);
-    expect(entityKind.liveState(live as LiveEntity)).not.toEqual(entityKind.desiredState(after));
+    expect(entityKind.live.canonical(live as LiveEntity)).not.toEqual(entityKind.manifest.canonical(after));
 
     await applyOk(writeChange(after, live));
     const updated = await readLive(after);
@@ -89,7 +89,7 @@ describe('entity apply: create and update', () => {
     expect(info['x-cortex-groups']).toBeUndefined();
     expect(info['x-cortex-link']).toBeUndefined();
     expect(info['x-cortex-custom-metadata']).toEqual({ tier: 0, 'cortex-sync': { source: SOURCE_ID } });
-    expect(entityKind.liveState(updated as LiveEntity)).toEqual(entityKind.desiredState(after));
+    expect(entityKind.live.canonical(updated as LiveEntity)).toEqual(entityKind.manifest.canonical(after));
   });
 
   it('keeps a protected flag a user set live when it updates the entity', async () => {
@@ -121,7 +121,9 @@ info:
     expect(info['x-cortex-groups']).toEqual(['mobile']);
     expect(info['x-cortex-parents']).toEqual([{ tag: 'apps' }]);
     expect(info['x-cortex-service-groups']).toBeUndefined();
-    expect(entityKind.liveState((await readLive(desired)) as LiveEntity)).toEqual(entityKind.desiredState(desired));
+    expect(entityKind.live.canonical((await readLive(desired)) as LiveEntity)).toEqual(
+      entityKind.manifest.canonical(desired),
+    );
   });
 
   it('retries the upsert after a lost response (it is idempotent) and ends with one entity', async () => {
@@ -154,7 +156,7 @@ describe('entity apply: archive, unarchive, delete', () => {
     ]);
     const live = await readLive(next);
     expect(live?.archived).toBeUndefined();
-    expect(entityKind.liveState(live as LiveEntity)).toEqual(entityKind.desiredState(next));
+    expect(entityKind.live.canonical(live as LiveEntity)).toEqual(entityKind.manifest.canonical(next));
   });
 
   it('deletes, and a delete of an entity already gone succeeds', async () => {
@@ -202,7 +204,7 @@ info:
     const error = await failureOf(change);
     expect(error).toBeInstanceOf(ApiError);
     expect((error as ApiError).status).toBe(400);
-    const diagnostics = entityKind.explainFailure?.(change, error) ?? [];
+    const diagnostics = entityKind.write.explainFailure?.(change, error) ?? [];
     expect(diagnostics).toHaveLength(1);
     expect(diagnostics[0]).toMatchObject({
       severity: 'error',
@@ -251,7 +253,7 @@ info:
         { title: 'Style', description: 'prefer a description', violationType: 'SHOULD', paths: ['info.title'] },
       ],
     };
-    const diagnostics = entityKind.explainFailure?.(change, apiError(body)) ?? [];
+    const diagnostics = entityKind.write.explainFailure?.(change, apiError(body)) ?? [];
     expect(diagnostics.map((d) => [d.severity, d.line, d.field])).toEqual([
       ['error', 6, 'info.x-cortex-domain-parents[0]'],
       ['error', 1, undefined],
@@ -267,14 +269,14 @@ info:
       ok: false,
       violations: [{ title: 'Unknown parent', description: 'no such entity', startLine: line }],
     };
-    const [diagnostic] = entityKind.explainFailure?.(change, apiError(body)) ?? [];
+    const [diagnostic] = entityKind.write.explainFailure?.(change, apiError(body)) ?? [];
     expect(diagnostic).toMatchObject({ line: 6, field: 'info.x-cortex-domain-parents[0].tag' });
   });
 
   it('has nothing to add for errors without violations', () => {
     const change = writeChange(entity(legacyManifest));
-    expect(entityKind.explainFailure?.(change, apiError({ type: 'FORBIDDEN', message: 'no' }))).toEqual([]);
-    expect(entityKind.explainFailure?.(change, new Error('socket hang up'))).toEqual([]);
+    expect(entityKind.write.explainFailure?.(change, apiError({ type: 'FORBIDDEN', message: 'no' }))).toEqual([]);
+    expect(entityKind.write.explainFailure?.(change, new Error('socket hang up'))).toEqual([]);
   });
 });
 
@@ -298,7 +300,7 @@ describe('entity apply: answers that are 200 but not plain success', () => {
       { ok: true, violations: [{ title: 'Missing owner', description: 'add owners', pointer: '/info' }] },
       sent,
     );
-    await entityKind.apply(writeChange(desired()), applyContext(client, warnings));
+    await entityKind.write.apply(writeChange(desired()), applyContext(client, warnings));
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatchObject({ severity: 'warning', code: 'api-violation', line: 2, field: 'info' });
     expect(sent[0]).toMatchObject({
@@ -310,7 +312,7 @@ describe('entity apply: answers that are 200 but not plain success', () => {
 
   it('fails on a 200 that says ok: false', async () => {
     const client = answering({ ok: false, violations: [{ title: 'Bad', description: 'bad' }] }, []);
-    await expect(entityKind.apply(writeChange(desired()), applyContext(client))).rejects.toBeInstanceOf(ApiError);
+    await expect(entityKind.write.apply(writeChange(desired()), applyContext(client))).rejects.toBeInstanceOf(ApiError);
   });
 });
 

@@ -24,7 +24,7 @@ export const parseEntities = (
   const objects: DesiredEntity[] = [];
   const diagnostics = [...parsed.diagnostics];
   for (const doc of parsed.documents) {
-    const result = entityKind.parse(doc, AT);
+    const result = entityKind.manifest.parse(doc, AT);
     objects.push(...result.objects);
     diagnostics.push(...result.diagnostics);
   }

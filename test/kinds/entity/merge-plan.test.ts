@@ -20,7 +20,7 @@ const ME = 'platform';
 const entity = (text: string): DesiredEntity => {
   const [doc] = parseManifestFile('x.yaml', text).documents;
   if (doc === undefined) throw new Error('no document');
-  const result = merge.parse(doc, AT);
+  const result = merge.manifest.parse(doc, AT);
   expect(result.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
   return result.objects[0] as DesiredEntity;
 };

@@ -19,8 +19,8 @@ const marker = { 'cortex-sync': { source: SOURCE_ID } };
 
 /** Is the manifest in sync with this live descriptor? */
 const inSync = (manifest: string, descriptor: JsonObject): boolean => {
-  const desired = entityKind.desiredState(entity(manifest));
-  const liveSide = entityKind.liveState(live(descriptor));
+  const desired = entityKind.manifest.canonical(entity(manifest));
+  const liveSide = entityKind.live.canonical(live(descriptor));
   return JSON.stringify(desired) === JSON.stringify(liveSide);
 };
 
@@ -349,11 +349,11 @@ describe('entity canonical form, run after run', () => {
   it('is built once per parsed manifest: the same spec gives the very same form, an edited one its own', () => {
     const manifest = 'openapi: 3.0.1\ninfo:\n  title: Payments\n  x-cortex-tag: payments\n  x-cortex-groups: [b, a]\n';
     const kept = entity(manifest);
-    const first = entityKind.desiredState(kept);
+    const first = entityKind.manifest.canonical(kept);
     // The watcher's parse cache hands the plan the same object again: nothing is rebuilt.
-    expect(entityKind.desiredState(kept)).toBe(first);
+    expect(entityKind.manifest.canonical(kept)).toBe(first);
     const edited = entity(manifest.replace('Payments', 'Payments API'));
-    const form = entityKind.desiredState(edited) as { info: JsonObject };
+    const form = entityKind.manifest.canonical(edited) as { info: JsonObject };
     expect(form.info.title).toBe('Payments API');
     expect((first as { info: JsonObject }).info.title).toBe('Payments');
     expect(form.info['x-cortex-groups']).toEqual(['a', 'b']);

@@ -17,7 +17,7 @@ export const testClient = (url: string, apiKey: string): ApiClient =>
 /** Parses manifest texts with `kind`; fails the test on any error diagnostic. */
 export const desiredOf = <S, L>(kind: KindHandler<S, L>, texts: readonly string[], dir: string): DesiredObject<S>[] =>
   texts.flatMap((text, i) => {
-    const result = kind.parse(yamlDoc(text, `${dir}/m${i}.yaml`), AT);
+    const result = kind.manifest.parse(yamlDoc(text, `${dir}/m${i}.yaml`), AT);
     const errors = result.diagnostics.filter((d) => d.severity === 'error');
     if (errors.length > 0) throw new Error(errors.map((d) => `${d.line}:${d.column} ${d.message}`).join('\n'));
     return result.objects;
@@ -29,11 +29,11 @@ export const planOf = async <S, L>(
   client: ApiClient,
   desired: readonly DesiredObject<S>[],
 ): Promise<KindChange<S, L>[]> => {
-  const live = await kind.fetchLive({ client, desired, managedIds: [], readBefore: [] });
+  const live = await kind.live.fetch({ client, desired, managedIds: [], readBefore: [] });
   return desired.map((d) => {
     const match: LiveObject<L> | undefined = live.find((l) => l.id === d.id);
     if (match === undefined) return createOf(d);
-    const same = JSON.stringify(kind.liveState(match, d)) === JSON.stringify(kind.desiredState(d));
+    const same = JSON.stringify(kind.live.canonical(match, d)) === JSON.stringify(kind.manifest.canonical(d));
     return updateOf(d, match, {}, same ? 'noop' : 'update');
   });
 };
@@ -58,7 +58,7 @@ export const planAndApply = async <S, L>(
   }
   for (const change of changes) {
     try {
-      await kind.apply(change, applyContext(client));
+      await kind.write.apply(change, applyContext(client));
     } catch (error) {
       errors.push(error as Error);
     }

@@ -34,7 +34,7 @@ notificationSchedule:
 `;
 
 const parseOne = (text: string): DesiredObject<InitiativeManifest> => {
-  const result = kind.parse(yamlDoc(text, '.cortex/initiatives/q3.yaml'), AT_NOW);
+  const result = kind.manifest.parse(yamlDoc(text, '.cortex/initiatives/q3.yaml'), AT_NOW);
   expect(result.diagnostics).toEqual([]);
   const [obj] = result.objects;
   if (!obj) throw new Error('no object parsed');
@@ -48,10 +48,10 @@ const live = (state: unknown): LiveObject<LiveInitiative> => {
 
 describe('initiative manifests', () => {
   it('owns YAML files under .cortex/initiatives/ only', () => {
-    expect(kind.ownsFile('.cortex/initiatives/q3.yaml')).toBe(true);
-    expect(kind.ownsFile('.cortex/initiatives/team/a/q4.yml')).toBe(true);
-    expect(kind.ownsFile('.cortex/initiatives/README.md')).toBe(false);
-    expect(kind.ownsFile('.cortex/scaffolders/q3.yaml')).toBe(false);
+    expect(kind.layout.ownsFile('.cortex/initiatives/q3.yaml')).toBe(true);
+    expect(kind.layout.ownsFile('.cortex/initiatives/team/a/q4.yml')).toBe(true);
+    expect(kind.layout.ownsFile('.cortex/initiatives/README.md')).toBe(false);
+    expect(kind.layout.ownsFile('.cortex/scaffolders/q3.yaml')).toBe(false);
   });
 
   it('parses a manifest into one object identified by its name', () => {
@@ -71,7 +71,7 @@ describe('initiative manifests', () => {
   it('rejects a cid with a located message explaining the identity is the name', () => {
     const text =
       'name: A\ncid: in2da8159dbeefb974\nscorecardTag: s\ntargetDate: "2027-01-01"\nisDraft: false\nemphasizedLevels: [{rank: 1}]\n';
-    const result = kind.parse(yamlDoc(text), AT_NOW);
+    const result = kind.manifest.parse(yamlDoc(text), AT_NOW);
     expect(result.objects).toEqual([]);
     const cid = result.diagnostics.find((d) => d.field === 'cid');
     expect(cid).toMatchObject({ severity: 'error', line: 2, kind: 'initiative', id: 'A' });
@@ -88,7 +88,7 @@ describe('initiative manifests', () => {
       'filter:',
       '  types: {include: [service], exclude: [team]}',
     ].join('\n');
-    const result = kind.parse(yamlDoc(text), AT_NOW);
+    const result = kind.manifest.parse(yamlDoc(text), AT_NOW);
     expect(result.objects).toEqual([]);
     const lines = result.diagnostics.map((d) => d.line).sort();
     expect(result.diagnostics.every((d) => d.severity === 'error')).toBe(true);
@@ -103,7 +103,7 @@ describe('initiative manifests', () => {
   it('warns of a targetDate that is not in the future, at its line, judged by the clock it is given (only a plan that writes it fails)', () => {
     const text =
       'name: Old\nscorecardTag: s\ntargetDate: "2026-03-01"\nisDraft: false\nemphasizedLevels: [{rank: 1}]\n';
-    const past = kind.parse(yamlDoc(text), AT_NOW);
+    const past = kind.manifest.parse(yamlDoc(text), AT_NOW);
     expect(past.objects).toHaveLength(1);
     expect(past.diagnostics).toEqual([
       expect.objectContaining({
@@ -114,13 +114,13 @@ describe('initiative manifests', () => {
         message: expect.stringContaining('today is 2026-03-01 UTC'),
       }),
     ]);
-    const earlier = kind.parse(yamlDoc(text), { now: Date.parse('2025-01-01T00:00:00Z') });
+    const earlier = kind.manifest.parse(yamlDoc(text), { now: Date.parse('2025-01-01T00:00:00Z') });
     expect(earlier.diagnostics).toEqual([]);
     expect(earlier.objects).toHaveLength(1);
   });
 
   it('references the scorecard and custom filter types (both ordering), not built-in types', () => {
-    const refs = kind.references(parseOne(MANIFEST));
+    const refs = kind.manifest.references(parseOne(MANIFEST));
     expect(refs).toEqual([
       { kind: 'scorecard', id: 'production-readiness', field: 'scorecardTag', path: ['scorecardTag'], ordering: true },
       {
@@ -161,7 +161,7 @@ describe('initiative manifests', () => {
   });
 
   it('exports its manifest schema as JSON Schema for editors', () => {
-    const schema = z.toJSONSchema(kind.manifestSchema, { io: 'input' }) as { required?: string[] };
+    const schema = z.toJSONSchema(kind.manifest.schema, { io: 'input' }) as { required?: string[] };
     expect(schema.required).toEqual(expect.arrayContaining(['name', 'scorecardTag', 'targetDate', 'isDraft']));
   });
 });
@@ -193,16 +193,16 @@ describe('initiative comparison', () => {
 
   it('an enriched live Initiative equals its manifest', () => {
     const desired = parseOne(MANIFEST);
-    expect(kind.liveState(live(enriched), desired)).toEqual(kind.desiredState(desired));
+    expect(kind.live.canonical(live(enriched), desired)).toEqual(kind.manifest.canonical(desired));
   });
 
   it('a description set live but omitted in the manifest is a difference (PUT would clear it)', () => {
     const manifest = parseOne(MANIFEST.replace(/^description:.*\n/m, ''));
-    const desired = kind.desiredState(manifest);
+    const desired = kind.manifest.canonical(manifest);
     expect(desired).toMatchObject({ description: null });
-    expect(kind.liveState(live(enriched), manifest)).not.toEqual(desired);
-    expect(kind.liveState(live({ ...enriched, description: null }), manifest)).toEqual(desired);
-    expect(kind.liveState(live({ ...enriched, description: '' }), manifest)).toEqual(desired);
+    expect(kind.live.canonical(live(enriched), manifest)).not.toEqual(desired);
+    expect(kind.live.canonical(live({ ...enriched, description: null }), manifest)).toEqual(desired);
+    expect(kind.live.canonical(live({ ...enriched, description: '' }), manifest)).toEqual(desired);
   });
 
   it("an omitted filter equals an empty or null live filter; an omitted schedule is the server's to fill", () => {
@@ -211,17 +211,17 @@ describe('initiative comparison', () => {
     );
     const base = { cid: 'in1', name: 'B', scorecardTag: 's', targetDate: '2027-01-01', isDraft: false };
     const levels = { emphasizedLevels: [{ rank: 1, name: 'Gold', color: '#FFD700' }], emphasizedRules: [] };
-    const same = (state: Parameters<typeof live>[0]) => kind.liveState(live(state), bare);
+    const same = (state: Parameters<typeof live>[0]) => kind.live.canonical(live(state), bare);
     expect(same({ ...base, ...levels, filter: { types: null, groups: { include: [] } } })).toEqual(
-      kind.desiredState(bare),
+      kind.manifest.canonical(bare),
     );
-    expect(same({ ...base, ...levels, filter: null })).toEqual(kind.desiredState(bare));
+    expect(same({ ...base, ...levels, filter: null })).toEqual(kind.manifest.canonical(bare));
     // Whatever default schedule Cortex gives an Initiative whose manifest states none, it is no difference.
     for (const notificationSchedule of [
       { isDisabled: true, timeInterval: 1, timeUnit: 'DAY' },
       { isDisabled: false, timeInterval: 2, timeUnit: 'WEEK', replyToEmails: ['x@example.com'] },
     ])
-      expect(same({ ...base, ...levels, notificationSchedule })).toEqual(kind.desiredState(bare));
+      expect(same({ ...base, ...levels, notificationSchedule })).toEqual(kind.manifest.canonical(bare));
   });
 
   it('a stated schedule is compared; reply-to emails only when the manifest lists them', () => {
@@ -229,26 +229,26 @@ describe('initiative comparison', () => {
     const withoutEmails = parseOne(MANIFEST.replace(/^ {2}replyToEmails:.*\n/m, ''));
     const schedule = { isDisabled: false, timeInterval: 1, timeUnit: 'WEEK' };
     expect(
-      kind.liveState(live({ ...enriched, notificationSchedule: { ...schedule, timeUnit: 'DAY' } }), stated),
-    ).not.toEqual(kind.desiredState(stated));
+      kind.live.canonical(live({ ...enriched, notificationSchedule: { ...schedule, timeUnit: 'DAY' } }), stated),
+    ).not.toEqual(kind.manifest.canonical(stated));
     expect(
-      kind.liveState(
+      kind.live.canonical(
         live({ ...enriched, notificationSchedule: { ...schedule, replyToEmails: ['z@example.com'] } }),
         withoutEmails,
       ),
-    ).toEqual(kind.desiredState(withoutEmails));
+    ).toEqual(kind.manifest.canonical(withoutEmails));
     expect(
-      kind.liveState(
+      kind.live.canonical(
         live({ ...enriched, notificationSchedule: { ...schedule, replyToEmails: ['z@example.com'] } }),
         stated,
       ),
-    ).not.toEqual(kind.desiredState(stated));
+    ).not.toEqual(kind.manifest.canonical(stated));
   });
 
   it('a changed rank, rule or target date is a difference', () => {
     const manifest = parseOne(MANIFEST);
-    const desired = kind.desiredState(manifest);
-    const liveState = (state: Parameters<typeof live>[0]) => kind.liveState(live(state), manifest);
+    const desired = kind.manifest.canonical(manifest);
+    const liveState = (state: Parameters<typeof live>[0]) => kind.live.canonical(live(state), manifest);
     expect(liveState({ ...enriched, emphasizedLevels: [{ rank: 3, name: 'Bronze', color: '' }] })).not.toEqual(desired);
     expect(liveState({ ...enriched, emphasizedRules: [{ expression: 'git == null' }] })).not.toEqual(desired);
     expect(liveState({ ...enriched, targetDate: '2027-01-01' })).not.toEqual(desired);

@@ -24,7 +24,7 @@ createYamlFile: true
 `;
 
 const parseOne = (text: string): DesiredObject<ScaffolderTemplateManifest> => {
-  const result = kind.parse(yamlDoc(text, '.cortex/scaffolders/python.yaml'), AT);
+  const result = kind.manifest.parse(yamlDoc(text, '.cortex/scaffolders/python.yaml'), AT);
   expect(result.diagnostics).toEqual([]);
   const [obj] = result.objects;
   if (!obj) throw new Error('no object parsed');
@@ -38,9 +38,9 @@ const live = (state: unknown): LiveObject<LiveScaffolderTemplate> => {
 
 describe('Scaffolder template manifests', () => {
   it('owns YAML files under .cortex/scaffolders/ only', () => {
-    expect(kind.ownsFile('.cortex/scaffolders/python.yaml')).toBe(true);
-    expect(kind.ownsFile('.cortex/scaffolders/backend/go.yml')).toBe(true);
-    expect(kind.ownsFile('.cortex/initiatives/python.yaml')).toBe(false);
+    expect(kind.layout.ownsFile('.cortex/scaffolders/python.yaml')).toBe(true);
+    expect(kind.layout.ownsFile('.cortex/scaffolders/backend/go.yml')).toBe(true);
+    expect(kind.layout.ownsFile('.cortex/initiatives/python.yaml')).toBe(false);
   });
 
   it('parses a manifest into one object identified by its tag', () => {
@@ -54,7 +54,7 @@ describe('Scaffolder template manifests', () => {
     ['-x', '-x'],
     ['x-', 'x-'],
   ])('rejects the tag %s with an error located at the tag', (tag) => {
-    const result = kind.parse(yamlDoc(MANIFEST.replace('tag: python-service', `tag: "${tag}"`)), AT);
+    const result = kind.manifest.parse(yamlDoc(MANIFEST.replace('tag: python-service', `tag: "${tag}"`)), AT);
     expect(result.objects).toEqual([]);
     expect(result.diagnostics).toEqual([
       expect.objectContaining({
@@ -73,7 +73,7 @@ describe('Scaffolder template manifests', () => {
 
   it('accepts tags of lowercase letters, digits and inner dashes', () => {
     for (const tag of ['a', 'py3', 'python-service', 'a--b']) {
-      expect(kind.parse(yamlDoc(MANIFEST.replace('python-service', tag)), AT).diagnostics).toEqual([]);
+      expect(kind.manifest.parse(yamlDoc(MANIFEST.replace('python-service', tag)), AT).diagnostics).toEqual([]);
     }
   });
 
@@ -82,9 +82,9 @@ describe('Scaffolder template manifests', () => {
       '  org: acme\n',
       '',
     );
-    const result = kind.parse(yamlDoc(text), AT);
+    const result = kind.manifest.parse(yamlDoc(text), AT);
     expect(result.diagnostics.map((d) => d.field).sort()).toEqual(['icon', 'repoLocator.org']);
-    const badProvider = kind.parse(yamlDoc(MANIFEST.replace('type: GITHUB', 'type: SVN')), AT);
+    const badProvider = kind.manifest.parse(yamlDoc(MANIFEST.replace('type: GITHUB', 'type: SVN')), AT);
     expect(badProvider.diagnostics).toEqual([expect.objectContaining({ field: 'repoLocator.type', line: 6 })]);
   });
 
@@ -99,8 +99,8 @@ describe('Scaffolder template manifests', () => {
   });
 
   it('references nothing and exports a JSON Schema with the tag pattern', () => {
-    expect(kind.references(parseOne(MANIFEST))).toEqual([]);
-    const schema = z.toJSONSchema(kind.manifestSchema, { io: 'input' }) as unknown as {
+    expect(kind.manifest.references(parseOne(MANIFEST))).toEqual([]);
+    const schema = z.toJSONSchema(kind.manifest.schema, { io: 'input' }) as unknown as {
       properties: { tag: { pattern?: string } };
     };
     expect(new RegExp(schema.properties.tag.pattern ?? '^$').test('python-service')).toBe(true);
@@ -132,8 +132,8 @@ describe('Scaffolder template comparison', () => {
 
   it('a template equals its manifest whatever the server holds for the fields the manifest omits', () => {
     const manifest = parseOne(MANIFEST);
-    const desired = kind.desiredState(manifest);
-    expect(kind.liveState(live(serverCopy), manifest)).toEqual(desired);
+    const desired = kind.manifest.canonical(manifest);
+    expect(kind.live.canonical(live(serverCopy), manifest)).toEqual(desired);
     // The server's defaults are not documented: any value of an omitted field is accepted.
     for (const filled of [
       { showReadme: true },
@@ -141,20 +141,20 @@ describe('Scaffolder template comparison', () => {
       { requirePullRequest: null },
       { strictAliasUsage: true, labels: null },
     ])
-      expect(kind.liveState(live({ ...serverCopy, ...filled }), manifest)).toEqual(desired);
+      expect(kind.live.canonical(live({ ...serverCopy, ...filled }), manifest)).toEqual(desired);
   });
 
   it('a field the manifest states is compared', () => {
     const manifest = parseOne(MANIFEST);
-    const desired = kind.desiredState(manifest);
-    const liveState = (state: typeof serverCopy) => kind.liveState(live(state), manifest);
+    const desired = kind.manifest.canonical(manifest);
+    const liveState = (state: typeof serverCopy) => kind.live.canonical(live(state), manifest);
     expect(liveState({ ...serverCopy, requireNewService: false })).not.toEqual(desired);
     expect(liveState({ ...serverCopy, description: 'another' })).not.toEqual(desired);
     expect(liveState({ ...serverCopy, repoLocator: { ...serverCopy.repoLocator, org: 'other' } })).not.toEqual(desired);
     const labelled = parseOne(`${MANIFEST}labels: [python, backend]\n`);
-    expect(kind.liveState(live({ ...serverCopy, labels: ['backend', 'python'] }), labelled)).toEqual(
-      kind.desiredState(labelled),
+    expect(kind.live.canonical(live({ ...serverCopy, labels: ['backend', 'python'] }), labelled)).toEqual(
+      kind.manifest.canonical(labelled),
     );
-    expect(kind.liveState(live(serverCopy), labelled)).not.toEqual(kind.desiredState(labelled));
+    expect(kind.live.canonical(live(serverCopy), labelled)).not.toEqual(kind.manifest.canonical(labelled));
   });
 });

@@ -64,7 +64,7 @@ lastUpdated: 2026-01-01T00:00:00Z
 `;
 
 const desiredOf = (text: string): DesiredObject<ScorecardManifest> => {
-  const result = kind.parse(yamlDoc(text, '.cortex/scorecards/prod.yaml'), AT);
+  const result = kind.manifest.parse(yamlDoc(text, '.cortex/scorecards/prod.yaml'), AT);
   expect(result.diagnostics).toEqual([]);
   return result.objects[0] as DesiredObject<ScorecardManifest>;
 };
@@ -74,7 +74,7 @@ const liveOf = (text: string): LiveObject<LiveScorecard> => {
 };
 const diff = (manifest: string, served: string) => {
   const desired = desiredOf(manifest);
-  return diffValues(kind.liveState(liveOf(served), desired), kind.desiredState(desired));
+  return diffValues(kind.live.canonical(liveOf(served), desired), kind.manifest.canonical(desired));
 };
 
 describe('scorecard comparison', () => {
@@ -136,7 +136,7 @@ describe('scorecard export', () => {
     expect(text).not.toContain('identifier');
     expect(text).not.toContain('lastUpdated');
     const desired = desiredOf(text.split('\n').slice(1).join('\n'));
-    expect(diffValues(kind.liveState(live, desired), kind.desiredState(desired))).toEqual([]);
+    expect(diffValues(kind.live.canonical(live, desired), kind.manifest.canonical(desired))).toEqual([]);
     // The settings the server filled in are written, so they stay as they are.
     expect(desired.spec).toMatchObject({
       draft: false,

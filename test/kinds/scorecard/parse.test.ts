@@ -43,7 +43,7 @@ rules:
     level: Silver
 `;
 
-const parse = (text: string) => kind.parse(yamlDoc(text, '.cortex/scorecards/x.yaml'), AT);
+const parse = (text: string) => kind.manifest.parse(yamlDoc(text, '.cortex/scorecards/x.yaml'), AT);
 const parseOne = (text: string): DesiredObject<ScorecardManifest> => {
   const result = parse(text);
   expect(result.diagnostics).toEqual([]);
@@ -155,7 +155,7 @@ rules:
   });
 
   it('reference the custom entity types of their filters, so those are applied first', () => {
-    expect(kind.references(parseOne(MANIFEST))).toEqual([
+    expect(kind.manifest.references(parseOne(MANIFEST))).toEqual([
       {
         kind: 'entity-type',
         id: 'database',
@@ -174,7 +174,7 @@ rules:
   });
 
   it('export their schema as JSON Schema for editors', () => {
-    const schema = z.toJSONSchema(kind.manifestSchema, { io: 'input', unrepresentable: 'any' }) as {
+    const schema = z.toJSONSchema(kind.manifest.schema, { io: 'input', unrepresentable: 'any' }) as {
       required?: string[];
     };
     expect(schema.required).toEqual(['tag', 'name']);

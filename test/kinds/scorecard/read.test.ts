@@ -62,7 +62,7 @@ describe('reading scorecards', () => {
       managed: 'tag: managed\nname: Managed\n',
       theirs: 'tag: theirs\nname: Theirs\n',
     });
-    const live = await kind.fetchLive(
+    const live = await kind.live.fetch(
       ctx(client, { desired: [desired('ours'), desired('gone')], managedIds: ['managed'] }),
     );
     expect(client.reads.sort()).toEqual(['gone', 'managed', 'ours']);
@@ -95,27 +95,27 @@ describe('reading scorecards', () => {
     );
     const bomb = `a: &a [x, x, x, x, x, x, x, x, x, x]\n${Array.from({ length: 120 }, (_, i) => `k${i}: *a`).join('\n')}\ntag: t\n`;
     await expect(readDescriptor(fakeClient([], { t: bomb }), 't')).rejects.toThrow(/not YAML/);
-    await expect(kind.fetchLive(ctx(fakeClient([{ name: 'no tag' }], {})))).rejects.toThrow(
+    await expect(kind.live.fetch(ctx(fakeClient([{ name: 'no tag' }], {})))).rejects.toThrow(
       /list scorecards returned a scorecard without a tag/,
     );
   });
 
   it('a list this key may not read is a warning with nothing of it here, and a failure otherwise', async () => {
     const warnings: unknown[] = [];
-    const none = await kind.fetchLive(ctx(fakeClient(403, {}), { unreadable: (w) => warnings.push(w) }));
+    const none = await kind.live.fetch(ctx(fakeClient(403, {}), { unreadable: (w) => warnings.push(w) }));
     expect(none).toEqual([]);
     expect(warnings).toEqual([expect.objectContaining({ code: 'scorecards-unreadable', severity: 'warning' })]);
-    await expect(kind.fetchLive(ctx(fakeClient(404, {}), { managedIds: ['ours'] }))).rejects.toThrow(/HTTP 404/);
-    await expect(kind.fetchLive(ctx(fakeClient(500, {})))).rejects.toThrow(/HTTP 500/);
+    await expect(kind.live.fetch(ctx(fakeClient(404, {}), { managedIds: ['ours'] }))).rejects.toThrow(/HTTP 404/);
+    await expect(kind.live.fetch(ctx(fakeClient(500, {})))).rejects.toThrow(/HTTP 500/);
   });
 
   it('reads by identity the descriptors of those tags alone, as the plan reads them, without the list', async () => {
     const descriptors = { ours: 'tag: ours\nname: Ours\nrules: []\n', theirs: 'tag: theirs\nname: Theirs\n' };
     // A list that would fail: a read by identity never asks for it.
     const client = fakeClient(500, descriptors);
-    const read = await kind.fetchByIds?.(['ours', 'gone', 'ours'], ctx(client, { desired: [desired('ours')] }));
+    const read = await kind.live.fetchByIds?.(['ours', 'gone', 'ours'], ctx(client, { desired: [desired('ours')] }));
     expect(client.reads.sort()).toEqual(['gone', 'ours']);
-    const planned = await kind.fetchLive(
+    const planned = await kind.live.fetch(
       ctx(fakeClient([{ tag: 'theirs' }], descriptors), { desired: [desired('ours')] }),
     );
     expect(read).toEqual(planned.filter((o) => o.id === 'ours'));

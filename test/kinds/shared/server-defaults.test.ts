@@ -32,7 +32,7 @@ afterEach(async () => {
 });
 
 const parse = <S, L>(kind: KindHandler<S, L>, text: string, file: string): DesiredObject<S> => {
-  const result = kind.parse(yamlDoc(text, file), AT);
+  const result = kind.manifest.parse(yamlDoc(text, file), AT);
   const error = result.diagnostics.find((d) => d.severity === 'error');
   if (error) throw new Error(error.message);
   return result.objects[0]!;
@@ -44,9 +44,9 @@ const applyRewriteReplan = async <S, L>(
   desired: DesiredObject<S>,
   rewrite: () => void,
 ): Promise<string[]> => {
-  await kind.apply(createOf(desired), { client, options: { sourceId: SOURCE } });
+  await kind.write.apply(createOf(desired), { client, options: { sourceId: SOURCE } });
   rewrite();
-  const live = await kind.fetchLive({ client, desired: [desired], managedIds: [desired.id], readBefore: [] });
+  const live = await kind.live.fetch({ client, desired: [desired], managedIds: [desired.id], readBefore: [] });
   const plan = buildPlan({
     desired: [desired],
     // Ownership as the engine's inventory would give it.

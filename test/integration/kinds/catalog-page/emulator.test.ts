@@ -8,7 +8,7 @@ import { parsedDoc } from '../../../kinds/entity-type/parsed-doc.js';
 import { AT } from '../../../kinds/parse-context.js';
 
 const page = (text: string): DesiredObject<CatalogPageManifest> => {
-  const { objects, diagnostics } = catalogPageKind.parse(parsedDoc(text, '.cortex/catalog-pages/p.yaml'), AT);
+  const { objects, diagnostics } = catalogPageKind.manifest.parse(parsedDoc(text, '.cortex/catalog-pages/p.yaml'), AT);
   if (diagnostics.length > 0) throw new Error(diagnostics[0]?.message);
   return objects[0]!;
 };
@@ -34,7 +34,7 @@ afterEach(async () => {
 });
 
 const live = async (desired: readonly DesiredObject<CatalogPageManifest>[] = []) =>
-  new Map((await catalogPageKind.fetchLive(h.fetchContext(desired))).map((o) => [o.id, o]));
+  new Map((await catalogPageKind.live.fetch(h.fetchContext(desired))).map((o) => [o.id, o]));
 
 describe('catalog-page against the emulator', () => {
   it('reads the pages Cortex manages as protected: never changed, never pruned', async () => {
@@ -78,7 +78,7 @@ describe('catalog-page against the emulator', () => {
 
   it('creates pages with the full payload and reads them back equal to their manifests', async () => {
     for (const desired of [PIPELINES, DOMAINS]) {
-      await catalogPageKind.apply(changeFor(catalogPageKind, desired, undefined), h.applyContext());
+      await catalogPageKind.write.apply(changeFor(catalogPageKind, desired, undefined), h.applyContext());
     }
     const post = h.sent.find((r) => r.method === 'POST');
     expect(post?.operation).toBe('create catalog page `pipelines`');
@@ -87,37 +87,39 @@ describe('catalog-page against the emulator', () => {
     expect(post?.body).not.toHaveProperty('type');
     const pages = await live([PIPELINES, DOMAINS]);
     for (const desired of [PIPELINES, DOMAINS]) {
-      expect(catalogPageKind.liveState(pages.get(desired.id)!, desired)).toEqual(catalogPageKind.desiredState(desired));
+      expect(catalogPageKind.live.canonical(pages.get(desired.id)!, desired)).toEqual(
+        catalogPageKind.manifest.canonical(desired),
+      );
     }
   });
 
   it('replaces a page on update, and deletes it (a page already gone counts as deleted)', async () => {
     const ctx = h.applyContext();
-    await catalogPageKind.apply(changeFor(catalogPageKind, PIPELINES, undefined), ctx);
+    await catalogPageKind.write.apply(changeFor(catalogPageKind, PIPELINES, undefined), ctx);
     const renamed = page(
       'slug: pipelines\nname: Pipelines\niconTag: Cortex-builtin::Pipeline\nisDraft: true\nfilter: {types: {exclude: [team]}}\n',
     );
     const before = (await live([renamed])).get('pipelines')!;
-    expect(catalogPageKind.liveState(before, renamed)).not.toEqual(catalogPageKind.desiredState(renamed));
-    await catalogPageKind.apply(changeFor(catalogPageKind, renamed, before), ctx);
+    expect(catalogPageKind.live.canonical(before, renamed)).not.toEqual(catalogPageKind.manifest.canonical(renamed));
+    await catalogPageKind.write.apply(changeFor(catalogPageKind, renamed, before), ctx);
     const after = (await live([renamed])).get('pipelines')!;
-    expect(catalogPageKind.liveState(after, renamed)).toEqual(catalogPageKind.desiredState(renamed));
+    expect(catalogPageKind.live.canonical(after, renamed)).toEqual(catalogPageKind.manifest.canonical(renamed));
     expect(after.state.page.description).toBeUndefined();
 
-    await catalogPageKind.apply(changeFor(catalogPageKind, undefined, after, 'delete'), ctx);
+    await catalogPageKind.write.apply(changeFor(catalogPageKind, undefined, after, 'delete'), ctx);
     expect([...(await live()).keys()]).toEqual(['services']);
     await expect(
-      catalogPageKind.apply(changeFor(catalogPageKind, undefined, after, 'delete'), ctx),
+      catalogPageKind.write.apply(changeFor(catalogPageKind, undefined, after, 'delete'), ctx),
     ).resolves.toBeUndefined();
   });
 
   it('reads every page of a long list', async () => {
     for (let i = 0; i < 5; i++) {
       const p = page(`slug: page-${i}\nname: Page ${i}\niconTag: Cortex-builtin::Box\nisDraft: false\n`);
-      await catalogPageKind.apply(changeFor(catalogPageKind, p, undefined), h.applyContext());
+      await catalogPageKind.write.apply(changeFor(catalogPageKind, p, undefined), h.applyContext());
     }
     h.sent.length = 0;
-    const pages = await createCatalogPageKind({ pageSize: 2 }).fetchLive(h.fetchContext([]));
+    const pages = await createCatalogPageKind({ pageSize: 2 }).live.fetch(h.fetchContext([]));
     expect(pages.map((p) => p.id).sort()).toEqual(['page-0', 'page-1', 'page-2', 'page-3', 'page-4', 'services']);
     // 6 pages with the Cortex-managed one: 3 requests of 2.
     expect(h.sent.map((r) => r.query?.page)).toEqual([0, 1, 2]);

@@ -8,7 +8,7 @@ import { parsedDoc } from '../../../kinds/entity-type/parsed-doc.js';
 import { AT } from '../../../kinds/parse-context.js';
 
 const edges = (text: string): DesiredObject<DependencySpec>[] => {
-  const { objects, diagnostics } = dependencyKind.parse(parsedDoc(text, '.cortex/dependencies/deps.yaml'), AT);
+  const { objects, diagnostics } = dependencyKind.manifest.parse(parsedDoc(text, '.cortex/dependencies/deps.yaml'), AT);
   if (diagnostics.length > 0) throw new Error(diagnostics[0]?.message);
   return objects;
 };
@@ -39,7 +39,7 @@ const byId = (live: readonly LiveObject<LiveDependency>[]) => new Map(live.map((
 
 describe('dependency against the emulator', () => {
   it('creates edges with one bulk PUT and reads them back equal to the manifest', async () => {
-    const outcomes = await dependencyKind.applyBatch!(creates(PAYMENTS), h.applyContext());
+    const outcomes = await dependencyKind.write.applyBatch!(creates(PAYMENTS), h.applyContext());
     expect(outcomes.map((o) => o.error)).toEqual([undefined, undefined]);
     expect(h.sent.map((r) => `${r.method} ${r.path}`)).toEqual(['PUT /api/v1/catalog/dependencies']);
     expect(h.sent[0]?.body).toEqual({
@@ -56,16 +56,16 @@ describe('dependency against the emulator', () => {
         ],
       },
     });
-    const live = byId(await dependencyKind.fetchLive(h.fetchContext(PAYMENTS)));
+    const live = byId(await dependencyKind.live.fetch(h.fetchContext(PAYMENTS)));
     for (const desired of PAYMENTS) {
       const edge = live.get(desired.id);
       expect(edge, desired.id).toBeDefined();
-      expect(dependencyKind.liveState(edge!)).toEqual(dependencyKind.desiredState(desired));
+      expect(dependencyKind.live.canonical(edge!)).toEqual(dependencyKind.manifest.canonical(desired));
     }
   });
 
   it('reads only the callers it declares or manages, once each, and a caller that does not exist yet has no edges', async () => {
-    await dependencyKind.applyBatch!(
+    await dependencyKind.write.applyBatch!(
       creates([
         ...PAYMENTS,
         ...edges('callerTag: billing\ndependencies: [{tag: ledger}]\n'),
@@ -75,7 +75,7 @@ describe('dependency against the emulator', () => {
     );
     h.sent.length = 0;
     const desired = [...PAYMENTS, ...edges('callerTag: not-created-yet\ndependencies: [{tag: users}]\n')];
-    const live = await dependencyKind.fetchLive(h.fetchContext(desired, ['billing→ledger']));
+    const live = await dependencyKind.live.fetch(h.fetchContext(desired, ['billing→ledger']));
     expect(live.map((o) => o.id).sort()).toEqual([
       'billing→ledger',
       'payments→ledger POST /v1/entries',
@@ -90,7 +90,7 @@ describe('dependency against the emulator', () => {
   });
 
   it('updates a description and clears removed metadata, then deletes with one bulk DELETE', async () => {
-    await dependencyKind.applyBatch!(creates(PAYMENTS), h.applyContext());
+    await dependencyKind.write.applyBatch!(creates(PAYMENTS), h.applyContext());
     const changed = edges(`callerTag: payments
 dependencies:
   - tag: ledger
@@ -99,19 +99,23 @@ dependencies:
     description: appends ledger rows
   - tag: users
 `);
-    const before = byId(await dependencyKind.fetchLive(h.fetchContext(changed)));
+    const before = byId(await dependencyKind.live.fetch(h.fetchContext(changed)));
     const update = changeFor(dependencyKind, changed[0], before.get(changed[0]!.id));
-    expect(dependencyKind.liveState(before.get(changed[0]!.id)!)).not.toEqual(dependencyKind.desiredState(changed[0]!));
-    await dependencyKind.apply(update, h.applyContext());
-    const after = byId(await dependencyKind.fetchLive(h.fetchContext(changed)));
-    expect(dependencyKind.liveState(after.get(changed[0]!.id)!)).toEqual(dependencyKind.desiredState(changed[0]!));
+    expect(dependencyKind.live.canonical(before.get(changed[0]!.id)!)).not.toEqual(
+      dependencyKind.manifest.canonical(changed[0]!),
+    );
+    await dependencyKind.write.apply(update, h.applyContext());
+    const after = byId(await dependencyKind.live.fetch(h.fetchContext(changed)));
+    expect(dependencyKind.live.canonical(after.get(changed[0]!.id)!)).toEqual(
+      dependencyKind.manifest.canonical(changed[0]!),
+    );
 
     h.sent.length = 0;
     const deletes = [...after.values()].map((live) => changeFor(dependencyKind, undefined, live, 'delete'));
-    const outcomes = await dependencyKind.applyBatch!(deletes, h.applyContext());
+    const outcomes = await dependencyKind.write.applyBatch!(deletes, h.applyContext());
     expect(outcomes.every((o) => o.error === undefined)).toBe(true);
     expect(h.sent.map((r) => `${r.method} ${r.path}`)).toEqual(['DELETE /api/v1/catalog/dependencies']);
-    expect(await dependencyKind.fetchLive(h.fetchContext(changed))).toEqual([]);
+    expect(await dependencyKind.live.fetch(h.fetchContext(changed))).toEqual([]);
   });
 
   it('splits a large batch into requests under the body limit; a failed request fails exactly its own changes', async () => {
@@ -124,7 +128,7 @@ dependencies:
           : `  - {tag: ledger, method: GET, path: /v1/item/${i}, description: "${'d'.repeat(40)}"}\n`,
       ).join('')}`,
     );
-    const outcomes = await kind.applyBatch!(creates(many), h.applyContext());
+    const outcomes = await kind.write.applyBatch!(creates(many), h.applyContext());
     const puts = h.sent.filter((r) => r.method === 'PUT');
     expect(puts.length).toBeGreaterThan(2);
     for (const put of puts) expect(Buffer.byteLength(JSON.stringify(put.body))).toBeLessThanOrEqual(limit);
@@ -143,7 +147,7 @@ dependencies:
       if (failedPaths.has(path)) expect(error?.message, change.id).toMatch(/upsert .*HTTP 404.*nobody/);
       else expect(error, change.id).toBeUndefined();
     }
-    const live = byId(await kind.fetchLive(h.fetchContext(many)));
+    const live = byId(await kind.live.fetch(h.fetchContext(many)));
     expect(live.size).toBe(many.length - failedPaths.size);
   });
 });

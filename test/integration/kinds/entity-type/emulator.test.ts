@@ -9,7 +9,7 @@ import { AT } from '../../../kinds/parse-context.js';
 
 const FILE = '.cortex/entity-types/db.yaml';
 const manifest = (text: string): DesiredObject<EntityTypeManifest> => {
-  const { objects, diagnostics } = entityTypeKind.parse(parsedDoc(text, FILE), AT);
+  const { objects, diagnostics } = entityTypeKind.manifest.parse(parsedDoc(text, FILE), AT);
   const error = diagnostics.find((d) => d.severity === 'error');
   if (error) throw new Error(error.message);
   return objects[0]!;
@@ -42,15 +42,15 @@ afterEach(async () => {
 });
 
 const liveDb = async (desired: DesiredObject<EntityTypeManifest>) =>
-  (await entityTypeKind.fetchLive(h.fetchContext([desired]))).find((o) => o.id === 'db');
+  (await entityTypeKind.live.fetch(h.fetchContext([desired]))).find((o) => o.id === 'db');
 
 describe('entity-type against the emulator', () => {
   it('reads a created type back equal to its manifest, though the server replaced its unknown icon', async () => {
     expect(await liveDb(DB)).toBeUndefined();
-    await entityTypeKind.apply(changeFor(entityTypeKind, DB, undefined), h.applyContext());
+    await entityTypeKind.write.apply(changeFor(entityTypeKind, DB, undefined), h.applyContext());
     const live = await liveDb(DB);
     expect(live?.state.definition.iconTag).toBe('Cortex-builtin::Box');
-    expect(entityTypeKind.liveState(live!, DB)).toEqual(entityTypeKind.desiredState(DB));
+    expect(entityTypeKind.live.canonical(live!, DB)).toEqual(entityTypeKind.manifest.canonical(DB));
     // The engine marks it as ours from the ownership inventory; with that, the plan has nothing to do.
     const plan = buildPlan({
       desired: [DB],
@@ -69,7 +69,7 @@ describe('entity-type against the emulator', () => {
   });
 
   it('lists built-in types such as rds, marked protected so prune never removes them', async () => {
-    const live = await entityTypeKind.fetchLive(h.fetchContext([]));
+    const live = await entityTypeKind.live.fetch(h.fetchContext([]));
     const rds = live.find((o) => o.id === 'rds');
     expect(rds?.protected).toBe(true);
     expect(rds?.state.definition.source).toBe('CORTEX');
@@ -78,7 +78,7 @@ describe('entity-type against the emulator', () => {
 
   it('updates with PUT without type in the body, and says how to force a schema change that breaks entities', async () => {
     const ctx = h.applyContext();
-    await entityTypeKind.apply(changeFor(entityTypeKind, DB, undefined), ctx);
+    await entityTypeKind.write.apply(changeFor(entityTypeKind, DB, undefined), ctx);
     await h.client.request({
       operation: 'create entity `orders-db`',
       method: 'POST',
@@ -88,7 +88,7 @@ describe('entity-type against the emulator', () => {
     });
     const before = await liveDb(DB_STRICTER);
     const update = changeFor(entityTypeKind, DB_STRICTER, before);
-    const refused = entityTypeKind.apply(update, ctx);
+    const refused = entityTypeKind.write.apply(update, ctx);
     await expect(refused).rejects.toThrow(/--force-entity-type-schema/);
     await expect(refused).rejects.toMatchObject({ code: 'API', status: 400 });
     await expect(refused).rejects.toThrow(/update entity type `db` failed: PUT .* HTTP 400/);
@@ -97,16 +97,16 @@ describe('entity-type against the emulator', () => {
     expect(put?.body).not.toHaveProperty('type');
     expect(put?.query?.force).toBeUndefined();
 
-    await createEntityTypeKind({ forceSchema: true }).apply(update, h.applyContext());
+    await createEntityTypeKind({ forceSchema: true }).write.apply(update, h.applyContext());
     expect(h.sent.filter((r) => r.method === 'PUT').at(-1)?.query).toMatchObject({ force: true });
     const after = await liveDb(DB_STRICTER);
-    expect(entityTypeKind.liveState(after!, DB_STRICTER)).toEqual(entityTypeKind.desiredState(DB_STRICTER));
+    expect(entityTypeKind.live.canonical(after!, DB_STRICTER)).toEqual(entityTypeKind.manifest.canonical(DB_STRICTER));
   });
 
   it('does not suggest forcing when Cortex refuses to change one of its own types', async () => {
-    const rds = (await entityTypeKind.fetchLive(h.fetchContext([]))).find((o) => o.id === 'rds');
+    const rds = (await entityTypeKind.live.fetch(h.fetchContext([]))).find((o) => o.id === 'rds');
     const declared = manifest('type: rds\nname: Our RDS\nschema: {type: object}\n');
-    const refused = entityTypeKind.apply(changeFor(entityTypeKind, declared, rds), h.applyContext());
+    const refused = entityTypeKind.write.apply(changeFor(entityTypeKind, declared, rds), h.applyContext());
     await expect(refused).rejects.toThrow(
       /update entity type `rds` failed: .*HTTP 400: Built-in entity type rds cannot be changed/,
     );
@@ -115,12 +115,12 @@ describe('entity-type against the emulator', () => {
 
   it('deletes a type, and a type already gone counts as deleted', async () => {
     const ctx = h.applyContext();
-    await entityTypeKind.apply(changeFor(entityTypeKind, DB, undefined), ctx);
+    await entityTypeKind.write.apply(changeFor(entityTypeKind, DB, undefined), ctx);
     const live = await liveDb(DB);
-    await entityTypeKind.apply(changeFor(entityTypeKind, undefined, live, 'delete'), ctx);
+    await entityTypeKind.write.apply(changeFor(entityTypeKind, undefined, live, 'delete'), ctx);
     expect(await liveDb(DB)).toBeUndefined();
     await expect(
-      entityTypeKind.apply(changeFor(entityTypeKind, undefined, live, 'delete'), ctx),
+      entityTypeKind.write.apply(changeFor(entityTypeKind, undefined, live, 'delete'), ctx),
     ).resolves.toBeUndefined();
   });
 });

@@ -34,14 +34,14 @@ afterEach(async () => {
 });
 
 const create = async (desired: DesiredEntity): Promise<void> => {
-  await entityKind.apply(writeChange(desired), applyContext(h.client));
+  await entityKind.write.apply(writeChange(desired), applyContext(h.client));
 };
 
 const fetchLive = async (desired: DesiredEntity[], types?: string[]): Promise<LiveEntity[]> =>
-  entityKind.fetchLive(fetchContext(h.client, desired, types));
+  entityKind.live.fetch(fetchContext(h.client, desired, types));
 
 const archive = async (tag: string): Promise<void> => {
-  await entityKind.apply(removeChange(tag, 'archive'), applyContext(h.client));
+  await entityKind.write.apply(removeChange(tag, 'archive'), applyContext(h.client));
 };
 
 describe('entity fetchLive', () => {
@@ -73,7 +73,7 @@ describe('entity fetchLive', () => {
     const notInSync = desired.filter((d) => {
       const l = byId.get(d.id);
       if (!l || l.owner !== SOURCE_ID || l.archived !== undefined) return true;
-      return JSON.stringify(entityKind.liveState(l)) !== JSON.stringify(entityKind.desiredState(d));
+      return JSON.stringify(entityKind.live.canonical(l)) !== JSON.stringify(entityKind.manifest.canonical(d));
     });
     expect(notInSync.map((d) => d.id)).toEqual([]);
   }, 60_000);
@@ -94,8 +94,8 @@ describe('entity fetchLive', () => {
     const withoutType = await fetchLive([agent]);
     expect(h.requestsSinceMark()).toHaveLength(1);
     expect(h.requestsSinceMark()[0]?.query).toContain('types=ai-agent');
-    expect(entityKind.liveState(liveById(withoutType, 'agent-1') as LiveEntity)).toEqual(
-      entityKind.desiredState(agent),
+    expect(entityKind.live.canonical(liveById(withoutType, 'agent-1') as LiveEntity)).toEqual(
+      entityKind.manifest.canonical(agent),
     );
   });
 
@@ -146,7 +146,7 @@ describe('entity fetchLive', () => {
     expect(found).toMatchObject({ owner: SOURCE_ID, serverId: expect.stringMatching(/^en/) });
     expect(found?.archived).toBeUndefined();
     expect(entityKind.entityTypeOf?.(found as LiveEntity)).toBe('ai-agent');
-    expect(entityKind.liveState(found as LiveEntity)).toEqual(entityKind.desiredState(agent));
+    expect(entityKind.live.canonical(found as LiveEntity)).toEqual(entityKind.manifest.canonical(agent));
   });
 
   it('uses the full listing when many desired entities are missing', async () => {

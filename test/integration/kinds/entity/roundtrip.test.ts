@@ -65,7 +65,7 @@ afterAll(async () => {
 
 const readAll = async (): Promise<Map<string, LiveEntity>> => {
   const desired = corpus.map((c) => c.desired);
-  const live = await entityKind.fetchLive(fetchContext(h.client, desired, [...BUILT_IN_ENTITY_TYPES, ...customTypes]));
+  const live = await entityKind.live.fetch(fetchContext(h.client, desired, [...BUILT_IN_ENTITY_TYPES, ...customTypes]));
   return new Map(live.map((l) => [l.id, l]));
 };
 
@@ -75,8 +75,8 @@ const outOfSync = (live: Map<string, LiveEntity>): string[] =>
     const l = live.get(desired.id);
     if (!l) return [`${file}: not found live`];
     if (l.owner !== SOURCE_ID) return [`${file}: owner ${l.owner}`];
-    const want = JSON.stringify(entityKind.desiredState(desired));
-    const got = JSON.stringify(entityKind.liveState(l));
+    const want = JSON.stringify(entityKind.manifest.canonical(desired));
+    const got = JSON.stringify(entityKind.live.canonical(l));
     return want === got ? [] : [`${file}:\n  desired ${want}\n  live    ${got}`];
   });
 
@@ -92,7 +92,7 @@ describeWithCorpus('entity round trip over the corpus', () => {
     await Promise.all(
       corpus.map(async ({ file, desired }) => {
         try {
-          await entityKind.apply(writeChange(desired), applyContext(h.client));
+          await entityKind.write.apply(writeChange(desired), applyContext(h.client));
         } catch (error) {
           failures.push(`${file}: ${(error as Error).message}`);
         }
@@ -109,7 +109,7 @@ describeWithCorpus('entity round trip over the corpus', () => {
     const before = await readAll();
     await Promise.all(
       corpus.map(({ desired }) =>
-        entityKind.apply(writeChange(desired, before.get(desired.id)), applyContext(h.client)),
+        entityKind.write.apply(writeChange(desired, before.get(desired.id)), applyContext(h.client)),
       ),
     );
     const after = await readAll();

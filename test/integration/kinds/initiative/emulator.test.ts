@@ -41,8 +41,8 @@ describe('initiative kind against the emulator', () => {
     const desired = desiredOf(kind, [manifest('Q3 readiness', 'description: first')], DIR);
     const [create] = await planOf(kind, client, desired);
     expect(create?.action).toBe('create');
-    await kind.apply(create!, applyContext(client));
-    await kind.apply(create!, applyContext(client));
+    await kind.write.apply(create!, applyContext(client));
+    await kind.write.apply(create!, applyContext(client));
     expect(storedInitiatives().map((i) => i.name)).toEqual(['Q3 readiness']);
     expect(postsToInitiatives()).toBe(1);
 
@@ -53,13 +53,13 @@ describe('initiative kind against the emulator', () => {
   it('reads the enriched response back as equal to the manifest (levels/rules enrichment, ids, dates ignored)', async () => {
     const desired = desiredOf(kind, [manifest('Q3 readiness', 'filter: {groups: {exclude: [legacy]}}')], DIR);
     expect(await planAndApply(kind, client, desired)).toEqual([]);
-    const live = await kind.fetchLive({ client, desired, managedIds: [], readBefore: [] });
+    const live = await kind.live.fetch({ client, desired, managedIds: [], readBefore: [] });
     expect(live).toHaveLength(1);
     const [one] = live;
     expect(one?.serverId).toMatch(/^in[0-9a-f]{16}$/);
     expect(one?.state).toMatchObject({ scorecardName: 'Production Readiness' });
     expect((one?.state.emphasizedLevels ?? [])[0]).toHaveProperty('color');
-    expect(kind.liveState(one!, desired[0])).toEqual(kind.desiredState(desired[0]!));
+    expect(kind.live.canonical(one!, desired[0])).toEqual(kind.manifest.canonical(desired[0]!));
   });
 
   it('updates by cid with a full replace: a description removed from the manifest is cleared', async () => {
@@ -68,7 +68,7 @@ describe('initiative kind against the emulator', () => {
     const next = desiredOf(kind, [manifest('Q3').replace('{rank: 2}, ', '')], DIR);
     const [update] = await planOf(kind, client, next);
     expect(update?.action).toBe('update');
-    await kind.apply(update!, applyContext(client));
+    await kind.write.apply(update!, applyContext(client));
     expect(storedInitiatives()).toEqual([
       expect.objectContaining({ cid, name: 'Q3', emphasizedLevels: [{ rank: 1 }] }),
     ]);
@@ -94,7 +94,7 @@ describe('initiative kind against the emulator', () => {
     const desired = desiredOf(kind, [manifest('Adopted')], DIR);
     await planAndApply(kind, client, desired);
     clock = Date.parse('2027-01-15T00:00:00Z');
-    const [live] = await kind.fetchLive({ client, desired, managedIds: [], readBefore: [] });
+    const [live] = await kind.live.fetch({ client, desired, managedIds: [], readBefore: [] });
     const adopt: KindChange<InitiativeManifest, LiveInitiative> = {
       kind: 'initiative',
       id: 'Adopted',
@@ -106,14 +106,14 @@ describe('initiative kind against the emulator', () => {
       live: live!,
     };
     const writesBefore = emulator.requests.filter((r) => r.method !== 'GET').length;
-    await kind.apply(adopt, applyContext(client));
+    await kind.write.apply(adopt, applyContext(client));
     expect(emulator.requests.filter((r) => r.method !== 'GET').length).toBe(writesBefore);
   });
 
   it('deletes by cid, and a delete of one already gone succeeds', async () => {
     const desired = desiredOf(kind, [manifest('Gone soon')], DIR);
     await planAndApply(kind, client, desired);
-    const [live] = await kind.fetchLive({ client, desired: [], managedIds: ['Gone soon'], readBefore: [] });
+    const [live] = await kind.live.fetch({ client, desired: [], managedIds: ['Gone soon'], readBefore: [] });
     const del: KindChange<InitiativeManifest, LiveInitiative> = {
       kind: 'initiative',
       id: 'Gone soon',
@@ -122,8 +122,8 @@ describe('initiative kind against the emulator', () => {
       waitsFor: [],
       live: live!,
     };
-    await kind.apply(del, applyContext(client));
-    await kind.apply(del, applyContext(client));
+    await kind.write.apply(del, applyContext(client));
+    await kind.write.apply(del, applyContext(client));
     expect(storedInitiatives()).toEqual([]);
   });
 
@@ -137,20 +137,20 @@ describe('initiative kind against the emulator', () => {
     }
     const cids = storedInitiatives().map((i) => i.cid);
     const desired = desiredOf(kind, [manifest('Twin')], DIR);
-    const error = await kind.fetchLive({ client, desired, managedIds: [], readBefore: [] }).catch((e: unknown) => e);
+    const error = await kind.live.fetch({ client, desired, managedIds: [], readBefore: [] }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(CortexSyncError);
     expect((error as CortexSyncError).code).toBe('PLAN');
     for (const cid of cids) expect((error as Error).message).toContain(cid);
     // The same duplicates are no obstacle for a repository that does not declare or manage that name.
-    expect(await kind.fetchLive({ client, desired: [], managedIds: [], readBefore: [] })).toEqual([]);
+    expect(await kind.live.fetch({ client, desired: [], managedIds: [], readBefore: [] })).toEqual([]);
   });
 
   it('turns a refusal into a diagnostic located at the field it concerns', async () => {
     const desired = desiredOf(kind, [manifest('Bad rule').replace('git != null', 'git == 42')], DIR);
     const [create] = await planOf(kind, client, desired);
-    const error = await kind.apply(create!, applyContext(client)).catch((e: unknown) => e as Error);
+    const error = await kind.write.apply(create!, applyContext(client)).catch((e: unknown) => e as Error);
     expect(error).toBeInstanceOf(Error);
-    expect(kind.explainFailure?.(create!, error as Error)).toEqual([
+    expect(kind.write.explainFailure?.(create!, error as Error)).toEqual([
       expect.objectContaining({ severity: 'error', code: 'api-violation', field: 'emphasizedRules', line: 6 }),
     ]);
     expect(storedInitiatives()).toEqual([]);
@@ -179,7 +179,7 @@ describe('initiative kind against the emulator', () => {
     };
     const desired = desiredOf(kind, [manifest('Lost once')], DIR);
     const [create] = await planOf(kind, client, desired);
-    await kind.apply(create!, applyContext(losing));
+    await kind.write.apply(create!, applyContext(losing));
     expect(lost).toBe(1);
     expect(postsToInitiatives()).toBe(1);
     expect(storedInitiatives().map((i) => i.name)).toEqual(['Lost once']);

@@ -66,7 +66,7 @@ describe('Scaffolder template kind against the emulator', () => {
     await planAndApply(kind, client, desired);
     const [update] = await planOf(kind, client, desiredOf(kind, [manifest('python', 'showReadme: true')], DIR));
     emulator.state.scaffolders.items.length = 0; // deleted in the UI between plan and apply
-    await kind.apply(update!, applyContext(client));
+    await kind.write.apply(update!, applyContext(client));
     expect(stored()).toEqual([expect.objectContaining({ tag: 'python', showReadme: true })]);
     expect(putsToScaffolders()).toBe(0);
   });
@@ -74,21 +74,21 @@ describe('Scaffolder template kind against the emulator', () => {
   it('a create applied twice, or retried after failures, leaves one template', async () => {
     const desired = desiredOf(kind, [manifest('python')], DIR);
     const [create] = await planOf(kind, client, desired);
-    await kind.apply(create!, applyContext(client));
-    await kind.apply(create!, applyContext(client));
+    await kind.write.apply(create!, applyContext(client));
+    await kind.write.apply(create!, applyContext(client));
     emulator.setFaults({ failRate: 0.3, lostResponseRate: 0.3 });
-    for (let i = 0; i < 5; i++) await kind.apply(create!, applyContext(client)).catch(() => undefined);
+    for (let i = 0; i < 5; i++) await kind.write.apply(create!, applyContext(client)).catch(() => undefined);
     emulator.setFaults({});
     expect(stored().map((t) => t.tag)).toEqual(['python']);
   });
 
   it('deletes by tag, and deleting one already gone succeeds', async () => {
     await planAndApply(kind, client, desiredOf(kind, [manifest('old')], DIR));
-    const [live] = await kind.fetchLive({ client, desired: [], managedIds: ['old'], readBefore: [] });
+    const [live] = await kind.live.fetch({ client, desired: [], managedIds: ['old'], readBefore: [] });
     expect(live?.serverId).toBe(stored()[0]?.id);
     const del = removalOf<ScaffolderTemplateManifest, LiveScaffolderTemplate>(live!);
-    await kind.apply(del, applyContext(client));
-    await kind.apply(del, applyContext(client));
+    await kind.write.apply(del, applyContext(client));
+    await kind.write.apply(del, applyContext(client));
     expect(stored()).toEqual([]);
   });
 
@@ -124,12 +124,12 @@ describe('Scaffolder API switched off for the workspace (403 on the list)', () =
   };
 
   it('does not fail a sync that declares and manages no template', async () => {
-    expect(await kind.fetchLive({ client: forbidden, desired: [], managedIds: [], readBefore: [] })).toEqual([]);
+    expect(await kind.live.fetch({ client: forbidden, desired: [], managedIds: [], readBefore: [] })).toEqual([]);
   });
 
   it('fails with a clear message when templates are declared', async () => {
     const desired = desiredOf(kind, [manifest('python')], DIR);
-    await expect(kind.fetchLive({ client: forbidden, desired, managedIds: [], readBefore: [] })).rejects.toThrow(
+    await expect(kind.live.fetch({ client: forbidden, desired, managedIds: [], readBefore: [] })).rejects.toThrow(
       /Scaffolder API not enabled for this workspace.*Forbidden/,
     );
   });
