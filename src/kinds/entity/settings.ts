@@ -25,8 +25,7 @@ export const ENTITY_SETTINGS: readonly AnySettingSpec[] = [
     input: {
       name: 'entity-writes',
       description:
-        'replace (the whole descriptor, POST /api/v1/open-api) or merge (only the keys the manifests declare, PATCH; keys set in the UI, by integrations or by other sources stay). As --entity-writes.',
-      default: 'replace',
+        'replace (the whole descriptor, POST /api/v1/open-api) or merge (only the keys the manifests declare, PATCH; keys set in the UI, by integrations or by other sources stay). As --entity-writes. Empty: `entityWrites` in cortex-sync.yaml decides (default replace).',
     },
     env: 'CORTEX_SYNC_ENTITY_WRITES',
     // A file may choose merge (it is how a repository says it shares its entities), but merge
