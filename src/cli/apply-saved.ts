@@ -39,11 +39,12 @@ const OPERATOR_DECISIONS = [
   ['allowMassDelete', '--allow-mass-delete'],
   ['allowTakeover', '--allow-takeover'],
   ['forceEntityTypeSchema', '--force-entity-type-schema'],
+  ['forceConflicts', '--force-conflicts'],
 ] as const;
 
 const decisionProblem = (file: string, saved: SavedPlan, o: ApplyOptions): string | undefined => {
   for (const [key, flag] of OPERATOR_DECISIONS) {
-    const planned = saved.settings[key];
+    const planned = saved.settings[key] === true;
     const given = o[key] === true;
     if (planned && !given)
       return `plan file ${printable(file)} was made with ${flag}, an operator's decision a plan file cannot carry: give ${flag} to apply it`;
@@ -124,6 +125,7 @@ export const runApplySaved = async (file: string, o: ApplyOptions, session: CliS
         allowMassDelete: saved.settings.allowMassDelete,
         allowTakeover: saved.settings.allowTakeover,
         forceEntityTypeSchema: saved.settings.forceEntityTypeSchema,
+        forceConflicts: saved.settings.forceConflicts === true,
         strict: saved.settings.strict,
         allowEmpty: saved.settings.allowEmpty,
         concurrency: o.concurrency,

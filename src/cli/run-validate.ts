@@ -3,6 +3,7 @@ import { countOf } from '../core/plural.js';
 import { type Diagnostic, hasErrors } from '../core/model.js';
 import { configureRun } from '../engine/config.js';
 import { validateManifests } from '../engine/reconcile.js';
+import { kindsFor } from '../kinds/registry.js';
 import { renderDiagnostics } from '../render/index.js';
 import { manifestText, writeLine } from '../runtime-io/io.js';
 import { type CommonOptions, rootMissing, settingsOf } from './run-common.js';
@@ -28,7 +29,8 @@ export const runValidate = async (o: CommonOptions, session: CliSession): Promis
   const { io } = session;
   if (await rootMissing(o, session)) return 1;
   const { config: c, diagnostics: configDiagnostics } = await configureRun({ said: settingsOf(o) }, io.env, io.cwd);
-  const result = await validateManifests(c.dir, { signal: session.stop, clock: session.clock }, undefined, {
+  // The kinds as the run's settings configure them (a merge manifest may leave out its title).
+  const result = await validateManifests(c.dir, { signal: session.stop, clock: session.clock }, kindsFor(c), {
     strict: c.strict === true,
     allowEmpty: o.allowEmpty === true,
   });

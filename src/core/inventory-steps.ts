@@ -36,7 +36,29 @@ export interface InventoryStepsInput {
   serverIds?: ReadonlyMap<ObjectKey, string>;
   previousServerIds?: ReadonlyMap<ObjectKey, string>;
   serverAssigned?: ReadonlySet<KindName>;
+  /**
+   * The kinds whose objects sources share key by key (`KindWriteModel.sharedWrites`) and the record's
+   * declarations as read: a change of the keys this source declares for one of their desired
+   * objects is a reason to write the record before the objects (other sources judge their
+   * conflicts by it, as they judge ownership by the objects it lists).
+   */
+  sharedKinds?: ReadonlySet<KindName>;
+  previousDeclared?: ReadonlyMap<ObjectKey, Declaration>;
 }
+
+const sameKeyList = (a: readonly string[] | undefined, b: readonly string[] | undefined): boolean =>
+  a !== undefined && b !== undefined && a.length === b.length && a.every((k, i) => k === b[i]);
+
+/** Desired objects of shared kinds whose declared keys differ from the record's. */
+const keysToRecord = (input: InventoryStepsInput): ObjectKey[] => {
+  const shared = input.sharedKinds;
+  if (shared === undefined || shared.size === 0 || input.declared === undefined) return [];
+  return input.desired.filter((key) => {
+    if (!shared.has(key.slice(0, key.indexOf('/')))) return false;
+    const now = input.declared?.get(key)?.keys;
+    return now !== undefined && !sameKeyList(input.previousDeclared?.get(key)?.keys, [...now].sort());
+  });
+};
 
 /**
  * Keys of the grown record whose server id the record does not keep yet (or keeps another): a
@@ -93,13 +115,16 @@ export const beforeWrite = (input: InventoryStepsInput): InventoryWrite | undefi
   const grown = grownInventory(input);
   const add = sorted([...grown].filter((key) => !input.previous.has(key)));
   const ids = serverIdsToRecord(input, grown);
-  if (add.length === 0 && !originChanged(input) && ids.length === 0) return undefined;
+  const keys = keysToRecord(input);
+  if (add.length === 0 && !originChanged(input) && ids.length === 0 && keys.length === 0) return undefined;
   const what =
     add.length > 0
       ? `track ${countOf(add.length, 'object')} before ${add.length === 1 ? 'it is' : 'they are'} written`
       : originChanged(input)
         ? 'record the origin its source id is bound to'
-        : serverIdsReason(ids.length, false);
+        : ids.length > 0
+          ? serverIdsReason(ids.length, false)
+          : `record the keys this source declares of ${countOf(keys.length, 'object')}`;
   return {
     phase: 'before',
     id: input.id,

@@ -261,7 +261,7 @@ export interface KindLiveModel<S, L> {
    * when there is one: where the API fills in or rewrites a value on its own (a default icon, a
    * default flag), only what the manifest states is compared, so no guessed server value matters.
    */
-  canonical(obj: LiveObject<L>, desired?: DesiredObject<S>): JsonValue;
+  canonical(obj: LiveObject<L>, desired?: DesiredObject<S>, dropped?: readonly string[]): JsonValue;
   /**
    * Plan-time problems of a declared object given what is live. Errors refuse the plan. Used by
    * catalog pages (a page Cortex manages itself cannot be declared) and Initiatives (a past
@@ -309,6 +309,32 @@ export interface KindWriteModel<S, L> {
     update: { desired: DesiredObject<S>; live: LiveObject<L> },
     referrer: { desired: DesiredObject; live?: LiveObject },
   ): UpdateOrder;
+  /**
+   * Entities with `entityWrites: merge` only (docs/adr-0004-co-ownership.md): the write sends only
+   * the keys the manifest declares (`manifest.managedKeys`), so that other sources, the UI and
+   * integrations may set the rest of the same object. An object another source owns is then
+   * written (these keys only), never refused as another's and never adopted; a key two sources
+   * declare is a `field-conflict`; a key this source declared at its last apply and declares no
+   * more is removed live (`Change.dropsKeys`). The planner takes `core/shared-writes.ts`.
+   */
+  readonly sharedWrites?: SharedWrites<S>;
+}
+
+/** How a kind whose objects several sources share key by key says which keys (see `KindWriteModel.sharedWrites`). */
+export interface SharedWrites<S> {
+  /**
+   * Of the keys this source declared at its last apply (`before`, from its ownership record), those
+   * the object declares no more: removed by the write, shown in the plan as going away.
+   */
+  dropped(obj: DesiredObject<S>, before: readonly string[]): string[];
+  /** Do two keys overlap (the same, or one inside the other), so that two sources writing them would overwrite each other? */
+  overlap(a: string, b: string): boolean;
+  /**
+   * Do these recorded keys say that their source writes the whole object (a whole-object write
+   * records its keys in another form: an entity's replace mode records the tag), so that every key
+   * is its?
+   */
+  claimsWhole(keys: readonly string[]): boolean;
 }
 
 /**

@@ -106,6 +106,11 @@ export interface Change {
   adopt?: boolean;
   /** The object is archived live and will be unarchived. */
   unarchive?: boolean;
+  /**
+   * Keys this source declared at its last apply and declares no more, removed by this write (a
+   * kind that writes only declared keys, `write.sharedWrites`).
+   */
+  dropsKeys?: string[];
   /** Keys of the changes this one must wait for, with the reason: `after entity-type/database`. */
   waitsFor: ObjectKey[];
   desired?: DesiredObject;

@@ -29,6 +29,7 @@ import { printable } from './printable.js';
 import { collectEdges, firstAnyway } from './plan-edges.js';
 import { withoutCaseTwins, withoutHeldTypes } from './prune-holds.js';
 import { reservedObjectProblem } from './reserved.js';
+import { planSharedDesired, type SharedWriteOptions } from './shared-writes.js';
 import { bindingDiagnostics, removalsAllowed, type SourceBinding } from './source-binding.js';
 
 export interface PlanOptions {
@@ -66,6 +67,12 @@ export interface PlanOptions {
    * plan error and removes nothing; `unbound` (a record from before origins) removes nothing yet.
    */
   binding?: SourceBinding;
+  /** This source's record's declarations: the keys of its last apply (kinds with `sharedWrites`). */
+  declaredBefore?: SharedWriteOptions['declaredBefore'];
+  /** Other sources' claims on an object, from their records (kinds with `sharedWrites`). */
+  otherClaims?: SharedWriteOptions['otherClaims'];
+  /** Take over keys other sources declare (`--force-conflicts`, the operator's). */
+  forceConflicts?: boolean;
 }
 
 interface PlanInput {
@@ -265,6 +272,8 @@ function planDesired(
   diagnostics.push(
     ...(handler.live.checkAgainstLive?.(obj, liveObj, options.now !== undefined ? { now: options.now } : {}) ?? []),
   );
+  const sharedWrites = handler.write?.sharedWrites;
+  if (sharedWrites !== undefined) return planSharedDesired(obj, liveObj, handler, sharedWrites, options, diagnostics);
   const desiredState = handler.manifest.canonical(obj);
   if (!liveObj) {
     return { ...base, action: 'create', diff: diffValues(undefined, desiredState), waitsFor: [] };

@@ -55,7 +55,7 @@ export interface RunPlanInput {
   /** Objects a list left out that no read could confirm absent: never planned, never dropped from the record. */
   unconfirmed?: ReadonlySet<ObjectKey>;
   /** `buildPlan`'s options, but who the run acts for (`record`). */
-  options: Omit<PlanOptions, 'sourceId' | 'ownInventory'>;
+  options: Omit<PlanOptions, 'sourceId' | 'ownInventory' | 'declaredBefore'>;
   /** The plan's header (`Plan.scope`). */
   deleteScope: DeleteScope;
   /** Without a source id: none (nothing is marked, adopted or recorded). */
@@ -76,20 +76,28 @@ const recordStepsOf = (input: RunPlanInput, record: RunRecord): InventoryStepsIn
   const unconfirmed = input.unconfirmed ?? NONE;
   const tracked = trackedKinds(handlers);
   const { asRead } = record;
+  const shared = new Set(handlers.filter((h) => h.write?.sharedWrites !== undefined).map((h) => h.kind));
+  const declared = new Set(desired.map((o) => objectKey(o.kind, o.id)));
+  const released = (o: LiveObject): boolean =>
+    shared.has(o.kind) && o.owner !== record.sourceId && !declared.has(objectKey(o.kind, o.id));
   return {
     id: record.tag,
     sourceId: record.sourceId,
     previous: new Set<ObjectKey>(asRead.keys ?? []),
     recordExists: asRead.keys !== undefined,
     desired: desired.filter((o) => tracked.has(o.kind)).map((o) => objectKey(o.kind, o.id)),
-    // Unconfirmed absences count as live: never dropped from the record on a list's word.
-    live: new Set([...live.map((o) => objectKey(o.kind, o.id)), ...unconfirmed]),
+    // Unconfirmed absences count as live: never dropped from the record on a list's word. An
+    // object of a kind shared key by key that this source no longer declares and does not own
+    // leaves the record (its keys are no longer claimed; existence was never this source's).
+    live: new Set([...live.filter((o) => !released(o)).map((o) => objectKey(o.kind, o.id)), ...unconfirmed]),
     previousMeta: asRead.meta ?? {},
     meta: record.meta,
     declared: declarationsFor(desired, handlers, asRead.declared),
     serverIds: serverIdsFor(handlers, live, asRead.serverIds, unconfirmed),
     previousServerIds: asRead.serverIds ?? new Map(),
     serverAssigned: new Set(handlers.filter((h) => h.live.serverAssignsIdentity === true).map((h) => h.kind)),
+    sharedKinds: new Set(handlers.filter((h) => h.write?.sharedWrites !== undefined).map((h) => h.kind)),
+    previousDeclared: asRead.declared ?? new Map(),
   };
 };
 
@@ -132,6 +140,7 @@ export const planRun = (input: RunPlanInput): RunPlan => {
     handlers: input.handlers,
     options: {
       ...(record !== undefined ? { sourceId: record.sourceId, ownInventory: record.asRead.keys ?? NONE } : {}),
+      ...(record?.asRead.declared !== undefined ? { declaredBefore: record.asRead.declared } : {}),
       ...input.options,
     },
   });

@@ -22,6 +22,10 @@ const digest = z.string().regex(/^sha256:[0-9a-f]{64}$/, 'expected sha256:<64 he
 const savedSettingsSchema = z.strictObject({
   prune: z.boolean(),
   pruneEntities: z.enum(['archive', 'delete']),
+  /** How entities were planned to be written (absent in plans of older versions: replace). */
+  entityWrites: z.enum(['replace', 'merge']).optional(),
+  /** Made with --force-conflicts (absent in plans of older versions: no). */
+  forceConflicts: z.boolean().optional(),
   allowMassDelete: z.boolean(),
   allowTakeover: z.boolean(),
   maxDeleteShare: z.number(),

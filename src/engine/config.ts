@@ -38,6 +38,8 @@ export interface ConfigFlags {
   baseUrl?: string;
   prune?: boolean;
   pruneEntities?: 'archive' | 'delete';
+  entityWrites?: 'replace' | 'merge';
+  forceConflicts?: boolean;
   maxDeleteShare?: number;
   maxDeleteCount?: number;
   /** Added to the environment's and the file's patterns. */
@@ -112,6 +114,8 @@ type OriginSetting =
   | 'apiKey'
   | 'prune'
   | 'pruneEntities'
+  | 'entityWrites'
+  | 'forceConflicts'
   | 'allowMassDelete'
   | 'allowTakeover'
   | 'maxDeleteShare'
@@ -140,6 +144,10 @@ export interface SyncConfig {
   apiKey?: string;
   prune: boolean;
   pruneEntities: 'archive' | 'delete';
+  /** How entities are written: the whole descriptor (`replace`) or only the declared keys (`merge`, ADR 0004). */
+  entityWrites?: 'replace' | 'merge';
+  /** In merge mode, take over keys another source declares (`--force-conflicts`; never from the file). */
+  forceConflicts?: boolean;
   allowMassDelete: boolean;
   allowTakeover: boolean;
   maxDeleteShare: number;

@@ -85,6 +85,8 @@ export const recordsDigest = (index: OwnershipIndex, sourceId: string | undefine
 export const settingsOf = (config: SyncConfig): SavedSettings => ({
   prune: config.prune,
   pruneEntities: config.pruneEntities,
+  entityWrites: config.entityWrites ?? 'replace',
+  forceConflicts: config.forceConflicts === true,
   allowMassDelete: config.allowMassDelete,
   allowTakeover: config.allowTakeover,
   maxDeleteShare: config.maxDeleteShare,

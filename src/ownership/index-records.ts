@@ -136,3 +136,34 @@ export const sortedMeta = (meta: RecordMeta | undefined): RecordMeta => ({
   ...(meta?.protect !== undefined ? { protect: [...meta.protect] } : {}),
   ...(meta?.maxDeleteCount !== undefined ? { maxDeleteCount: meta.maxDeleteCount } : {}),
 });
+
+/**
+ * Every other source's claim on each object its record lists, with the keys it declares there
+ * (undefined when its record does not say): what a source writing only its declared keys is
+ * checked against (`field-conflict`, `core/shared-writes.ts`).
+ */
+export const otherClaimsOf = (
+  index: OwnershipIndex,
+  sourceId: string | undefined,
+): ((key: ObjectKey) => readonly { source: string; keys?: readonly string[] }[]) => {
+  // Built on the first question: a run with no kind that shares writes never asks.
+  let claims: Map<ObjectKey, { source: string; keys?: readonly string[] }[]> | undefined;
+  const build = (): Map<ObjectKey, { source: string; keys?: readonly string[] }[]> => {
+    const claims = new Map<ObjectKey, { source: string; keys?: readonly string[] }[]>();
+    for (const [source, keys] of index.bySource) {
+      if (source === sourceId) continue;
+      const declared = index.declared.get(source);
+      for (const key of keys) {
+        const own = declared?.get(key)?.keys;
+        const list = claims.get(key) ?? [];
+        list.push(own !== undefined ? { source, keys: own } : { source });
+        claims.set(key, list);
+      }
+    }
+    return claims;
+  };
+  return (key) => {
+    claims ??= build();
+    return claims.get(key) ?? [];
+  };
+};

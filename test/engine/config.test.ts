@@ -33,6 +33,8 @@ describe('resolveConfig', () => {
       baseUrl: DEFAULT_BASE_URL,
       prune: false,
       pruneEntities: 'archive',
+      entityWrites: 'replace',
+      forceConflicts: false,
       allowMassDelete: false,
       allowTakeover: false,
       maxDeleteShare: 0.25,

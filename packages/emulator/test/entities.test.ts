@@ -213,6 +213,53 @@ info:
     expect(replaced['x-cortex-custom-metadata'].owners).toEqual(['owner-2']);
   });
 
+  it('merges maps at every depth, replaces arrays unless appendArrays=true, and changes nothing with dryRun', async () => {
+    const emu = await start();
+    const base = `openapi: 3.0.1
+info:
+  title: Deep
+  x-cortex-tag: deep
+  x-cortex-groups: [a, b]
+  x-cortex-custom-metadata:
+    outer: {inner: 1, kept: 2}
+`;
+    await call(emu, 'POST', '/api/v1/open-api', { body: base });
+    const patch = `openapi: 3.0.1
+info:
+  x-cortex-tag: deep
+  x-cortex-groups: [c]
+  x-cortex-custom-metadata:
+    outer: {inner: 3}
+`;
+    const read = async () => bodyOf(await call(emu, 'GET', '/api/v1/catalog/deep/openapi'), Descriptor).info;
+    const dry = await call(emu, 'PATCH', '/api/v1/open-api?dryRun=true', { body: patch });
+    expect(dry).toMatchObject({ status: 200, json: { ok: true } });
+    expect((await read())['x-cortex-groups']).toEqual(['a', 'b']);
+    await call(emu, 'PATCH', '/api/v1/open-api', { body: patch });
+    const info = await read();
+    expect(info['x-cortex-groups']).toEqual(['c']);
+    expect(info['x-cortex-custom-metadata']).toEqual({ outer: { inner: 3, kept: 2 } });
+    expect(info.title).toBe('Deep');
+    // A dry run of a create creates nothing.
+    expect((await call(emu, 'PATCH', '/api/v1/open-api?dryRun=true', { body: descriptor('dry-new') })).status).toBe(
+      201,
+    );
+    expect((await call(emu, 'GET', '/api/v1/catalog/dry-new')).status).toBe(404);
+  });
+
+  it('removes a stored key whose value equals the delete marker too (the marker applies to the merged descriptor)', async () => {
+    const emu = await start();
+    await call(emu, 'POST', '/api/v1/open-api', {
+      body: `openapi: 3.0.1\ninfo:\n  title: M\n  x-cortex-tag: m\n  x-cortex-custom-metadata: {stored: zap, other: 1}\n`,
+    });
+    await call(emu, 'PATCH', '/api/v1/open-api?deleteMarkerValue=zap', {
+      body: `openapi: 3.0.1\ninfo:\n  x-cortex-tag: m\n  description: d\n`,
+    });
+    const info = bodyOf(await call(emu, 'GET', '/api/v1/catalog/m/openapi'), Descriptor).info;
+    expect(info['x-cortex-custom-metadata']).toEqual({ other: 1 });
+    expect(info.description).toBe('d');
+  });
+
   it('creates with 201, or answers 404 with failIfEntityDoesNotExist', async () => {
     const emu = await start();
     expect(

@@ -10,7 +10,7 @@ import { planWork } from '../../core/outcome.js';
 import type { RecordMeta } from '../../core/record-meta.js';
 import { planRun, type RunPlanInput, type RunRecord } from '../../core/run-plan.js';
 import { strictly } from '../../core/strict.js';
-import { sharedRecordWith } from '../../ownership/index-records.js';
+import { otherClaimsOf, sharedRecordWith } from '../../ownership/index-records.js';
 import { lookalikeChangeWarnings } from '../../source/lookalike-ids.js';
 import type { SyncConfig } from '../config.js';
 import { deleteScopeOf } from '../delete-scope.js';
@@ -75,6 +75,8 @@ const runPlanInputOf = (
       manifestsComplete: true,
       now: ctx.clock.now(),
       ...(binding !== undefined ? { binding } : {}),
+      otherClaims: otherClaimsOf(state.inventories, ctx.sourceId),
+      ...(config.forceConflicts === true ? { forceConflicts: true } : {}),
     },
     deleteScope: deleteScopeOf(config, recordedMeta, binding, ctx.settings),
     ...(record !== undefined ? { record } : {}),

@@ -18,7 +18,7 @@ import { readViolations, violationDiagnostics } from './violations.js';
 type EntityChange = KindChange<EntityDescriptor, EntityLive>;
 
 /** The content type the descriptor endpoints take. */
-const OPENAPI_CONTENT_TYPE = 'application/openapi;charset=UTF-8';
+export const OPENAPI_CONTENT_TYPE = 'application/openapi;charset=UTF-8';
 
 const isObject = (value: unknown): value is JsonObject =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -63,7 +63,7 @@ export const descriptorTextFor = (change: Change, sourceId: string | undefined):
 
 const catalogPath = (tag: string, suffix = ''): string => `/api/v1/catalog/${encodePathSegment(tag)}${suffix}`;
 
-const unarchive = async (change: EntityChange, ctx: ApplyContext): Promise<void> => {
+export const unarchiveEntity = async (change: EntityChange, ctx: ApplyContext): Promise<void> => {
   await ctx.client.request({
     operation: `unarchive entity ${change.id}`,
     method: 'PUT',
@@ -109,7 +109,7 @@ export const applyEntityChange = async (change: EntityChange, ctx: ApplyContext)
   switch (change.action) {
     case 'create':
     case 'update':
-      if (change.unarchive) await unarchive(change, ctx);
+      if (change.unarchive) await unarchiveEntity(change, ctx);
       await upsert(change, ctx);
       return;
     case 'archive':
@@ -129,7 +129,7 @@ export const applyEntityChange = async (change: EntityChange, ctx: ApplyContext)
       });
       return;
     case 'noop':
-      if (change.unarchive) await unarchive(change, ctx);
+      if (change.unarchive) await unarchiveEntity(change, ctx);
       return;
   }
 };

@@ -5,12 +5,13 @@
 import { isApiError } from '../../core/errors.js';
 import type { Diagnostic } from '../../core/model.js';
 import type { ConfigurableKind, KindHandler } from '../types.js';
-import { applyEntityChange, descriptorTextFor } from './apply.js';
+import { applyEntityChange, descriptorTextFor, descriptorYaml } from './apply.js';
+import { applyMergedEntityChange, mergePatchFor } from './merge-apply.js';
 import { exportEntities } from './export.js';
 import { type EntityLive, fetchArchivedHolders, fetchEntitiesByTag, fetchEntityLive } from './live.js';
 import type { PruneAction } from '../../core/kind-contract.js';
 import { ENTITY_SETTINGS } from './settings.js';
-import { createEntityModel, type EntitySettings } from './model.js';
+import { createEntityModel, type EntitySettings, type EntityWrites } from './model.js';
 import type { EntityDescriptor } from './schema.js';
 import { violationDiagnostics } from './violations.js';
 
@@ -23,7 +24,11 @@ export type EntityKind = KindHandler<EntityDescriptor, EntityLive> & ReturnType<
 
 /** Builds the `entity` kind with its settings. */
 export const createEntityKind = (settings: Partial<EntitySettings> = {}): EntityKind => {
-  const model = createEntityModel({ pruneAction: settings.pruneAction ?? 'archive' });
+  const merge = settings.entityWrites === 'merge';
+  const model = createEntityModel({
+    pruneAction: settings.pruneAction ?? 'archive',
+    ...(merge ? { entityWrites: 'merge' } : {}),
+  });
   return {
     ...model,
     live: {
@@ -36,11 +41,16 @@ export const createEntityKind = (settings: Partial<EntitySettings> = {}): Entity
       readsMissingDesired: true,
     },
     write: {
-      apply: applyEntityChange,
+      ...model.write,
+      apply: merge ? applyMergedEntityChange : applyEntityChange,
       explainFailure: (change, error: Error): Diagnostic[] => {
         if (!isApiError(error) || error.body === undefined) return [];
-        // Line numbers of the text that was sent do not depend on the source id.
-        return violationDiagnostics(change, error.body, descriptorTextFor(change, 'cortex-sync'));
+        // Line numbers of the text that was sent do not depend on the source id (nor on the delete marker's random part).
+        const text =
+          merge && (change.action === 'create' || change.action === 'update')
+            ? descriptorYaml(mergePatchFor(change, 'cortex-sync').body)
+            : descriptorTextFor(change, 'cortex-sync');
+        return violationDiagnostics(change, error.body, text);
       },
     },
     prune: { ...model.prune, fetchHolders: fetchArchivedHolders },
@@ -48,9 +58,15 @@ export const createEntityKind = (settings: Partial<EntitySettings> = {}): Entity
   };
 };
 
-/** What the `entity` kind reads from the run's configuration: what prune does to an entity (`--prune-entities`). */
+/**
+ * What the `entity` kind reads from the run's configuration: what prune does to an entity
+ * (`--prune-entities`) and how entities are written (`--entity-writes`). `forceConflicts` is read
+ * by the planner (it judges key conflicts between sources); it is listed here with its setting.
+ */
 export interface EntityRunSettings {
   pruneEntities?: PruneAction;
+  entityWrites?: EntityWrites;
+  forceConflicts?: boolean;
 }
 
 /** The `entity` kind with default settings; `configure` applies the run's. */
@@ -58,5 +74,8 @@ export const entityKind: EntityKind & ConfigurableKind<EntityDescriptor, EntityL
   ...createEntityKind(),
   settings: ENTITY_SETTINGS,
   configure: (settings) =>
-    createEntityKind({ ...(settings.pruneEntities ? { pruneAction: settings.pruneEntities } : {}) }),
+    createEntityKind({
+      ...(settings.pruneEntities ? { pruneAction: settings.pruneEntities } : {}),
+      ...(settings.entityWrites ? { entityWrites: settings.entityWrites } : {}),
+    }),
 };

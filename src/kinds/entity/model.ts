@@ -15,6 +15,7 @@ import { entityReferences, parseEntityDocument } from './parse.js';
 import { reservedEntity } from './records/names.js';
 import { type EntityDescriptor, entityDescriptorSchema } from './schema.js';
 import { toManifestFiles } from './to-manifest.js';
+import { mergeEntityModel } from './merge-model.js';
 
 /** Parses one document; a manifest that sets the ownership marker itself is an error (the key is reserved). */
 const parseEntity = (doc: ParsedDocument): ParseResult<EntityDescriptor> => {
@@ -94,17 +95,34 @@ const typeOfEntity = (obj: DesiredObject<EntityDescriptor> | LiveObject<EntityLi
   return obj.state.summary?.type ?? DEFAULT_ENTITY_TYPE;
 };
 
+/** How entities are written: the whole descriptor, or only the keys the manifest declares (ADR 0004). */
+export type EntityWrites = 'replace' | 'merge';
+
 /** Settings of the `entity` kind. */
 export interface EntitySettings {
   /** What prune does to an entity whose manifest is gone (default `archive`). */
   pruneAction: PruneAction;
+  /** `replace` (default): POST the whole descriptor; `merge`: PATCH the declared keys. */
+  entityWrites?: EntityWrites;
 }
 
+type EntityModel = KindModel<EntityDescriptor, EntityLive> &
+  Required<Pick<KindModel<EntityDescriptor, EntityLive>, 'export'>> & { entityTypeOf: typeof typeOfEntity };
+
 /** The pure half of the `entity` kind; `entityTypeOf` is its `manifest.typedBy.typeOf`. */
-export const createEntityModel = (
-  settings: EntitySettings,
-): KindModel<EntityDescriptor, EntityLive> &
-  Required<Pick<KindModel<EntityDescriptor, EntityLive>, 'export'>> & { entityTypeOf: typeof typeOfEntity } => ({
+export const createEntityModel = (settings: EntitySettings): EntityModel => {
+  const whole = wholeEntityModel(settings);
+  if (settings.entityWrites !== 'merge') return whole;
+  const merge = mergeEntityModel(whole);
+  return {
+    ...whole,
+    manifest: { ...whole.manifest, ...merge.manifest },
+    live: { ...whole.live, ...merge.live },
+    write: { ...whole.write, ...merge.write },
+  };
+};
+
+const wholeEntityModel = (settings: EntitySettings): EntityModel => ({
   kind: 'entity',
   title: 'entity',
   refersTo: ['entity-type', 'entity'],

@@ -41,6 +41,9 @@ export const entityRecordStore: OwnershipStore = {
       });
     }
     for (const conflict of index.conflicts) {
+      // Sources that each record the keys they declare share the object key by key (ADR 0004):
+      // whether their keys overlap is the plan's `field-conflict`, not a warning about the records.
+      if (conflict.sources.every((s) => index.declared.get(s)?.get(conflict.key)?.keys !== undefined)) continue;
       diagnostics.push({
         severity: 'warning',
         code: 'inventory-conflict',
