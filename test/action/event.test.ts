@@ -62,7 +62,14 @@ describe('readInputs', () => {
       planCommentAuthor: '',
       requireApproval: false,
       // Always said, `false` included: cortex-sync.yaml cannot turn these on under the Action.
-      said: { dir: '.', prune: false, allowMassDelete: false, forceEntityTypeSchema: false, allowTakeover: false },
+      said: {
+        dir: '.',
+        prune: false,
+        allowMassDelete: false,
+        forceEntityTypeSchema: false,
+        allowTakeover: false,
+        forceConflicts: false,
+      },
     });
   });
 
