@@ -268,7 +268,7 @@ const ENGINE_SETTINGS: readonly AnySettingSpec[] = [
   setting({
     key: 'onDrift',
     title: 'what a heal does with drift (a value changed outside git)',
-    help: "what a heal run does with objects changed outside git: heal (put git's values back), pr (propose the live values as one pull request per source, and hold them while it is open) or report (metrics, /status and logs only)",
+    help: "heal puts git's values back; pr proposes the live values as one pull request per source and holds them while it is open; report says so in metrics, /status and logs only",
     flag: '--on-drift',
     commands: ['watch'],
     input: {
