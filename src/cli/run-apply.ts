@@ -34,6 +34,16 @@ export interface SavedApply {
   precheck: NonNullable<ReconcileInput['precheck']>;
 }
 
+/** What an apply the person at the terminal said no to left behind: its writes so far, the lease, the plan log. */
+const declinedLine = (c: SyncConfig, fileLog: FilePlanLog | undefined, keptLog: string | undefined): string => {
+  const leaseKey = c.sourceId ? `inventory/${leaseTag(c.sourceId)}` : undefined;
+  return cancelledLine({
+    writes: fileLog?.writesByObject() ?? new Map<string, number>(),
+    ...(leaseKey ? { leaseKey } : {}),
+    ...(keptLog ? { planLogFile: keptLog } : {}),
+  });
+};
+
 export const runApply = async (o: ApplyOptions, session: CliSession, saved?: SavedApply): Promise<number> => {
   const { io, clock, stop, redaction, colorOut, colorErr } = session;
   // Approval first: a run no one approved and no one can be asked about reads and writes nothing.
@@ -128,18 +138,7 @@ export const runApply = async (o: ApplyOptions, session: CliSession, saved?: Sav
       const shown = renderRunPlan(result, o.output, { color: colorOut });
       if (shown !== '') writeLine(io.stdout, shown);
     }
-    if (declined) {
-      const leaseKey = c.sourceId ? `inventory/${leaseTag(c.sourceId)}` : undefined;
-      const writes = fileLog?.writesByObject() ?? new Map<string, number>();
-      writeLine(
-        io.stderr,
-        cancelledLine({
-          writes,
-          ...(leaseKey ? { leaseKey } : {}),
-          ...(keptLog ? { planLogFile: keptLog } : {}),
-        }),
-      );
-    }
+    if (declined) writeLine(io.stderr, declinedLine(c, fileLog, keptLog));
     // The text plan says it was refused; the other formats get the sentence on stderr.
     if (run.outcome === 'refused' && o.output !== 'text' && o.output !== undefined)
       writeLine(io.stderr, 'Nothing was applied: the plan has errors (see above).');
