@@ -4,7 +4,7 @@
  * with the ownership marker added; archive, unarchive and delete use the catalog endpoints.
  */
 import { stringify } from 'yaml';
-import { encodePathSegment } from '../../api/types.js';
+import { type ApiResponse, encodePathSegment, type HttpMethod } from '../../api/types.js';
 import { ApiError, CortexSyncError } from '../../core/errors.js';
 import { countOf } from '../../core/plural.js';
 import type { Change, DesiredObject, JsonObject } from '../../core/model.js';
@@ -87,13 +87,24 @@ const upsert = async (
     // An upsert of the whole descriptor: sending it twice gives the same entity.
     idempotent: true,
   });
+  judgeDescriptorAnswer(res, { operation, method: 'POST', path }, change, text, ctx);
+};
+
+/**
+ * The API's answer to a descriptor write (upsert or merge): a 2xx that still says "not ok" is a
+ * failure, explained like a 400; violations of a write that succeeded are warnings.
+ */
+export const judgeDescriptorAnswer = (
+  res: ApiResponse,
+  sent: { operation: string; method: HttpMethod; path: string },
+  change: Change,
+  text: string,
+  ctx: ApplyContext,
+): void => {
   const read = readViolations(res.body);
   if (read?.ok === false) {
-    // A 2xx that still says "not ok": a failure, explained like a 400.
     throw new ApiError('API', {
-      operation,
-      method: 'POST',
-      path,
+      ...sent,
       status: res.status,
       apiMessage: `descriptor rejected (${countOf(read.violations.length, 'violation')})`,
       body: res.body,

@@ -7,15 +7,19 @@
  * never a half entity); a create writes the ownership marker (the creator owns existence), an
  * update never touches it.
  */
-import { ApiError } from '../../core/errors.js';
-import { countOf } from '../../core/plural.js';
 import type { DesiredObject, JsonObject, JsonValue } from '../../core/model.js';
 import type { ApplyContext, KindChange } from '../types.js';
-import { applyEntityChange, descriptorYaml, OPENAPI_CONTENT_TYPE, unarchiveEntity, wireDescriptor } from './apply.js';
+import {
+  applyEntityChange,
+  descriptorYaml,
+  judgeDescriptorAnswer,
+  OPENAPI_CONTENT_TYPE,
+  unarchiveEntity,
+  wireDescriptor,
+} from './apply.js';
 import type { EntityLive } from './live-state.js';
 import { declaredKeyPaths, type MergePatch, mergePatch } from './merge.js';
 import type { EntityDescriptor } from './schema.js';
-import { readViolations, violationDiagnostics } from './violations.js';
 
 type EntityWrite = Extract<KindChange<EntityDescriptor, EntityLive>, { desired: DesiredObject<EntityDescriptor> }>;
 
@@ -55,20 +59,7 @@ export const mergeEntity = async (change: EntityWrite, ctx: ApplyContext): Promi
     // Declared keys replaced, dropped keys removed, arrays never appended: the same entity however often sent.
     idempotent: true,
   });
-  const read = readViolations(res.body);
-  if (read?.ok === false) {
-    throw new ApiError('API', {
-      operation,
-      method: 'PATCH',
-      path,
-      status: res.status,
-      apiMessage: `descriptor rejected (${countOf(read.violations.length, 'violation')})`,
-      body: res.body,
-      attempts: res.attempts,
-      durationMs: res.durationMs,
-    });
-  }
-  if (read && read.violations.length > 0) ctx.warn?.(violationDiagnostics(change, res.body, text));
+  judgeDescriptorAnswer(res, { operation, method: 'PATCH', path }, change, text, ctx);
 };
 
 /** Applies one entity change in merge mode: creates and updates are merge writes, the rest as in replace mode. */
