@@ -3,10 +3,10 @@
  * requests of a commit — and its `@octokit/rest` adapter, which calls the REST API at `GITHUB_API_URL` (GitHub Enterprise
  * Server; tests point it at a local fake).
  */
-import { Octokit } from '@octokit/rest';
-import { fetch as undiciFetch } from 'undici';
 import { z } from 'zod';
-import { dispatcherFor, isProxyAuthError, proxyOf, type ProxySettings } from '../api/proxy.js';
+import type { Octokit } from '@octokit/rest';
+import { createOctokit } from '../api/octokit.js';
+import { isProxyAuthError, proxyOf, type ProxySettings } from '../api/proxy.js';
 import type { RepoRef } from './event.js';
 
 /** Tolerant: only the fields used. */
@@ -177,24 +177,8 @@ type OctokitOptions = {
 /** The Octokit of `options`: its proxy, quiet, and the pause guard of its calls. */
 const octokitOf = (options: OctokitOptions) => {
   const baseUrl = options.apiUrl.replace(/\/+$/, '');
-  const dispatcher = options.proxy ? dispatcherFor(options.proxy, baseUrl) : undefined;
   const guarded = guardedVia(proxyOf(options.proxy, baseUrl)?.from, options.sleep ?? realSleep);
-  const octokit = new Octokit({
-    auth: options.token,
-    baseUrl,
-    userAgent: options.userAgent,
-    ...(dispatcher
-      ? {
-          request: {
-            // Undici's own fetch: the global one belongs to Node's bundled undici and does not
-            // take this package's dispatcher.
-            fetch: (url: string, init: Parameters<typeof undiciFetch>[1]) => undiciFetch(url, { ...init, dispatcher }),
-          },
-        }
-      : {}),
-    // Quiet: failures are reported by the caller with the operation named.
-    log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
-  });
+  const octokit = createOctokit(options);
   return { octokit, guarded };
 };
 

@@ -3,9 +3,8 @@
  * token is, a branch's pull requests (any state), open one, update one. A failure names the
  * operation, the status and GitHub's message, never the token.
  */
-import { Octokit } from '@octokit/rest';
-import { fetch as undiciFetch } from 'undici';
-import { dispatcherFor, type ProxySettings } from '../api/proxy.js';
+import { createOctokit } from '../api/octokit.js';
+import type { ProxySettings } from '../api/proxy.js';
 
 export interface DriftPull {
   number: number;
@@ -70,21 +69,7 @@ export interface DriftGitHubOptions {
 
 /** The port over `@octokit/rest`. */
 export const octokitDriftPulls = (options: DriftGitHubOptions): DriftPullPort => {
-  const baseUrl = options.apiUrl.replace(/\/+$/, '');
-  const dispatcher = options.proxy ? dispatcherFor(options.proxy, baseUrl) : undefined;
-  const octokit = new Octokit({
-    auth: options.token,
-    baseUrl,
-    userAgent: options.userAgent,
-    ...(dispatcher
-      ? {
-          request: {
-            fetch: (url: string, init: Parameters<typeof undiciFetch>[1]) => undiciFetch(url, { ...init, dispatcher }),
-          },
-        }
-      : {}),
-    log: { debug: () => {}, info: () => {}, warn: () => {}, error: () => {} },
-  });
+  const octokit = createOctokit(options);
   // A hung GitHub must not hold a run (the watcher asks under the apply lease): each call has 30 s.
   octokit.hook.before('request', (request) => {
     request.request = {
