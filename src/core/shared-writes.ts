@@ -152,7 +152,11 @@ export const planSharedDesired = (
     });
     return { ...base, action: 'noop', diff: [], waitsFor: [], live };
   }
-  const before = options.declaredBefore?.get(objectKey(obj.kind, obj.id))?.keys ?? [];
+  const recorded = options.declaredBefore?.get(objectKey(obj.kind, obj.id))?.keys ?? [];
+  // A record written in replace mode claims the whole descriptor: switched to merge, none of its
+  // keys counts as dropped (the keys the manifest declares no more stay live; nothing removed is
+  // the safe direction), or the first merge would remove maps other writers and the marker share.
+  const before = shared.claimsWhole(recorded) ? [] : recorded;
   const dropped = shared.dropped(obj, before);
   const diff = diffValues(handler.live.canonical(live, obj, dropped), desiredState);
   const unarchive = live.archived === true;

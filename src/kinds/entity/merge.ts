@@ -34,8 +34,12 @@ export const pathsOverlap = (a: string, b: string): boolean =>
 export const TAG_PATH = keyPathOf(['info', 'x-cortex-tag']);
 const MARKER_PATH = keyPathOf(['info', CUSTOM_METADATA_KEY, OWNERSHIP_METADATA_KEY]);
 
+/**
+ * The leaf paths of a value. An empty map declares nothing: PATCH merges it into nothing, so
+ * claiming its path would compare (and later remove) the whole map, other writers' keys too.
+ */
 const leafPaths = (value: JsonValue, at: string[], out: string[]): void => {
-  if (isMap(value) && Object.keys(value).length > 0) {
+  if (isMap(value)) {
     for (const [key, item] of Object.entries(value)) leafPaths(item, [...at, key], out);
     return;
   }
@@ -122,10 +126,15 @@ export const projectDescriptor = (descriptor: JsonValue, tag: string, paths: rea
 /**
  * The paths this source declared at its last apply (`before`) that it declares no more, neither
  * itself nor through a path inside or around it: they are removed (a path recorded by an older
- * version at a coarser level is removed only when nothing under it is declared now).
+ * version at a coarser level is removed only when nothing under it is declared now). Never the
+ * ownership marker nor a map holding it (`info.x-cortex-custom-metadata`): removing that map would
+ * remove the owner's marker and every other writer's metadata, which the plan cannot show as this
+ * source's; such a path is left live (nothing dropped is the safe direction).
  */
 export const droppedPaths = (before: readonly string[], now: readonly string[]): string[] =>
-  before.filter((p) => p !== TAG_PATH && p !== MARKER_PATH && !now.some((n) => pathsOverlap(n, p)));
+  before.filter(
+    (p) => p !== TAG_PATH && !pathsOverlap(p, MARKER_PATH) && !now.some((n) => pathsOverlap(n, p)),
+  );
 
 /** Every string in a value (keys too), for choosing a delete marker none of them equals. */
 const stringsOf = (value: JsonValue, out: Set<string>): void => {
