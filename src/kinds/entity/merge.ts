@@ -132,9 +132,7 @@ export const projectDescriptor = (descriptor: JsonValue, tag: string, paths: rea
  * source's; such a path is left live (nothing dropped is the safe direction).
  */
 export const droppedPaths = (before: readonly string[], now: readonly string[]): string[] =>
-  before.filter(
-    (p) => p !== TAG_PATH && !pathsOverlap(p, MARKER_PATH) && !now.some((n) => pathsOverlap(n, p)),
-  );
+  before.filter((p) => p !== TAG_PATH && !pathsOverlap(p, MARKER_PATH) && !now.some((n) => pathsOverlap(n, p)));
 
 /** Every string in a value (keys too), for choosing a delete marker none of them equals. */
 const stringsOf = (value: JsonValue, out: Set<string>): void => {
