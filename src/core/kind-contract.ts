@@ -317,11 +317,11 @@ export interface KindWriteModel<S, L> {
    * declare is a `field-conflict`; a key this source declared at its last apply and declares no
    * more is removed live (`Change.dropsKeys`). The planner takes `core/shared-writes.ts`.
    */
-  readonly sharedWrites?: SharedWrites<S>;
+  readonly sharedWrites?: SharedWrites<S, L>;
 }
 
 /** How a kind whose objects several sources share key by key says which keys (see `KindWriteModel.sharedWrites`). */
-export interface SharedWrites<S> {
+export interface SharedWrites<S, L = unknown> {
   /**
    * Of the keys this source declared at its last apply (`before`, from its ownership record), those
    * the object declares no more: removed by the write, shown in the plan as going away.
@@ -335,6 +335,11 @@ export interface SharedWrites<S> {
    * is its?
    */
   claimsWhole(keys: readonly string[]): boolean;
+  /**
+   * Why the keys of this archived live object could not be read (its read by identity failed), if
+   * so: what unarchiving it and writing its keys would change cannot be shown, so it is refused.
+   */
+  archivedUnreadable?(live: LiveObject<L>): string | undefined;
 }
 
 /**

@@ -152,6 +152,20 @@ export const planSharedDesired = (
     });
     return { ...base, action: 'noop', diff: [], waitsFor: [], live };
   }
+  const unreadable = live.archived === true ? shared.archivedUnreadable?.(live) : undefined;
+  if (unreadable !== undefined) {
+    diagnostics.push({
+      severity: 'error',
+      code: 'merge-archived-unreadable',
+      message: `${handler.title} \`${printable(obj.id)}\` is archived and reading it by its id failed (${printable(unreadable)}): the plan cannot show what bringing it back with the keys declared here would change, so it is neither unarchived nor written; run again when the API answers`,
+      file: obj.source.file,
+      line: obj.source.line,
+      column: obj.source.column,
+      kind: obj.kind,
+      id: obj.id,
+    });
+    return { ...base, action: 'noop', diff: [], waitsFor: [], live };
+  }
   const recorded = options.declaredBefore?.get(objectKey(obj.kind, obj.id))?.keys ?? [];
   // A record written in replace mode claims the whole descriptor: switched to merge, none of its
   // keys counts as dropped (the keys the manifest declares no more stay live; nothing removed is

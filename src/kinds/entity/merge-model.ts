@@ -106,6 +106,8 @@ export const mergeEntityModel = (
         overlap: pathsOverlap,
         // Replace mode records the descriptor's top-level keys, the tag among them; merge never records the tag.
         claimsWhole: (keys) => keys.includes(TAG_PATH),
+        // The descriptor of an archived declared entity is read by its tag (`merge-live.ts`).
+        archivedUnreadable: (live) => live.state.descriptorUnreadable,
       },
     },
   };
