@@ -340,6 +340,17 @@ export interface SharedWrites<S, L = unknown> {
    * so: what unarchiving it and writing its keys would change cannot be shown, so it is refused.
    */
   archivedUnreadable?(live: LiveObject<L>): string | undefined;
+  /**
+   * The sources the live object names as writing keys into it (besides its owner): their records
+   * say which keys, and a list of the records can leave one out, so the engine reads each such
+   * record by its id when the list did not show it (`engine/fetch-live.ts`).
+   */
+  claimants?(live: LiveObject<L>): readonly string[];
+  /**
+   * Where a source names itself on an object it writes keys into without owning it, and the value
+   * written there (`claimants` reads it back): planned as a change when missing.
+   */
+  claim?(sourceId: string): { key: string; value: JsonValue };
 }
 
 /**
