@@ -72,6 +72,15 @@ export const claimantsOf = (descriptor: JsonValue | null | undefined): string[] 
   return [...out].sort();
 };
 
+/** A copy of an `info` block without the sources' claims (an export: they are cortex-sync's, like the marker). */
+export const withoutClaims = (info: JsonObject): JsonObject => {
+  const metadata = info[CUSTOM_METADATA_KEY];
+  if (!isMap(metadata) || !Object.keys(metadata).some((k) => k.startsWith(CLAIM_KEY_PREFIX))) return info;
+  const kept = Object.fromEntries(Object.entries(metadata).filter(([k]) => !k.startsWith(CLAIM_KEY_PREFIX)));
+  const { [CUSTOM_METADATA_KEY]: _metadata, ...others } = info;
+  return Object.keys(kept).length > 0 ? { ...others, [CUSTOM_METADATA_KEY]: kept } : others;
+};
+
 /**
  * The leaf paths of a value. An empty map declares nothing: PATCH merges it into nothing, so
  * claiming its path would compare (and later remove) the whole map, other writers' keys too.
