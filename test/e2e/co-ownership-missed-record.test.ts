@@ -94,6 +94,39 @@ describe('entityWrites: merge, another source’s record left out of the list', 
     }
   });
 
+  it('a record at the source’s tag that names another source is not taken for its record: claim-unconfirmed', async () => {
+    const tagOfRecord = inventoryTag('mr-platform');
+    const forged = [
+      'openapi: 3.0.1',
+      'info:',
+      `  title: forged`,
+      `  x-cortex-tag: ${tagOfRecord}`,
+      '  x-cortex-type: cortex-sync-inventory',
+      '  x-cortex-definition: {source: someone-else, objects: {}}',
+      '',
+    ].join('\n');
+    const original = await fetch(`${emulator.url}/api/v1/catalog/${tagOfRecord}/openapi?yaml=true`, {
+      headers: { authorization: `Bearer ${API_KEY}` },
+    }).then((r) => r.text());
+    const post = (body: string) =>
+      fetch(`${emulator.url}/api/v1/open-api`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/openapi;charset=UTF-8' },
+        body,
+      });
+    expect((await post(forged)).status).toBe(200);
+    dropRecords(['mr-platform'], 50);
+    try {
+      const r = await run(third, ['plan']);
+      expect(r.code).not.toBe(0);
+      expect(r.stdout + r.stderr).toMatch(/claim-unconfirmed/);
+      expect(r.stdout + r.stderr).toContain('is not its own');
+    } finally {
+      emulator.setFaults({});
+      expect((await post(original)).status).toBe(200);
+    }
+  });
+
   it('the owner’s record left out is read by its tag: a key nobody else declares plans without a conflict', async () => {
     const other = await repo('mr-fourth', tag, '  x-cortex-owners: [{type: email, email: a@example.com}]\n');
     dropRecords(['mr-owner', 'mr-platform'], 50);
