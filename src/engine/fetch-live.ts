@@ -318,6 +318,9 @@ const confirmLive = async (input: {
   return { ownership, unconfirmed: new Set(check.unconfirmed.keys()), diagnostics: check.diagnostics };
 };
 
+/** The most records of sources named on declared objects one run reads by their ids. */
+export const MAX_NAMED_RECORD_READS = 50;
+
 /**
  * The records the list left out of the sources that declared objects of kinds shared key by key
  * (`write.sharedWrites`) name — their owner, and each source that names itself on them as writing
@@ -345,9 +348,19 @@ const readNamedRecords = async (
     if (object.owner !== undefined) named.add(object.owner);
     for (const source of writes.claimants?.(object) ?? []) named.add(source);
   }
-  const missing = [...named].filter((s) => s !== sourceId && !ownership.index.bySource.has(s));
+  const missing = [...named].filter((s) => s !== sourceId && !ownership.index.bySource.has(s)).sort();
   if (missing.length === 0) return ownership;
-  const read = await ownership.readRecordsOf(client, missing);
+  // Anyone who can edit an entity can name sources on it: the reads are bounded, the rest refused.
+  const read = await ownership.readRecordsOf(client, missing.slice(0, MAX_NAMED_RECORD_READS));
+  if (missing.length > MAX_NAMED_RECORD_READS) {
+    const unread = new Map(read.index.unreadable ?? []);
+    for (const source of missing.slice(MAX_NAMED_RECORD_READS))
+      unread.set(
+        source,
+        `more than ${MAX_NAMED_RECORD_READS} sources named on the declared objects are missing from the list of records, and this run reads no more than that by their ids`,
+      );
+    read.index.unreadable = unread;
+  }
   // Owners the records read now add (owners set before stay: an earlier read's owner still counts).
   const recorded = new Set(handlers.filter((h) => !h.live.ownershipOnObject).map((h) => h.kind));
   for (const object of live) {

@@ -7,6 +7,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../packages/emulator/src/server.js';
+import { MAX_NAMED_RECORD_READS } from '../../src/engine/fetch-live.js';
+import { claimKeyOf } from '../../src/kinds/entity/merge.js';
 import { inventoryTag } from '../../src/kinds/entity/records/inventory.js';
 import { API_KEY, cli, removeDir, startTestEmulator, tempDir, writeFiles } from '../cli/run.js';
 
@@ -125,6 +127,30 @@ describe('entityWrites: merge, another source’s record left out of the list', 
       emulator.setFaults({});
       expect((await post(original)).status).toBe(200);
     }
+  });
+
+  it('sources named on an entity by hand cost bounded reads: beyond the bound, a refusal', async () => {
+    const tagOfEntity = 'mr-flooded';
+    const owner = await repo('mr-flood-owner', tagOfEntity, '  title: Flooded\n');
+    expect((await run(owner, ['apply'])).code).toBe(0);
+    const fakes = Array.from({ length: MAX_NAMED_RECORD_READS + 1 }, (_, i) => `mr-fake-${i}`);
+    const claims = fakes.map((s) => `    ${claimKeyOf(s)}: {source: ${s}}`).join('\n');
+    const res = await fetch(`${emulator.url}/api/v1/open-api?failIfEntityDoesNotExist=true`, {
+      method: 'PATCH',
+      headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/openapi;charset=UTF-8' },
+      body: `openapi: 3.0.1\ninfo:\n  x-cortex-tag: ${tagOfEntity}\n  x-cortex-custom-metadata:\n${claims}\n`,
+    });
+    expect(res.status).toBe(200);
+    const other = await repo('mr-flood-other', tagOfEntity, '  x-cortex-groups: [tier-1]\n');
+    const at = emulator.requests.length;
+    const r = await run(other, ['plan']);
+    expect(r.code).not.toBe(0);
+    expect(r.stdout + r.stderr).toMatch(/claim-unconfirmed/);
+    expect(r.stdout + r.stderr).toContain(`more than ${MAX_NAMED_RECORD_READS} sources`);
+    const byTag = emulator.requests
+      .slice(at)
+      .filter((q) => q.path.startsWith('/api/v1/catalog/cortex-sync-inventory-'));
+    expect(byTag.length).toBeLessThanOrEqual(MAX_NAMED_RECORD_READS + 1);
   });
 
   it('the owner’s record left out is read by its tag: a key nobody else declares plans without a conflict', async () => {
