@@ -7,6 +7,7 @@ import { sortKeys } from '../../core/diff.js';
 import { ApiError, CortexSyncError, isApiError } from '../../core/errors.js';
 import type { LiveObject } from '../../core/model.js';
 import { ENTITY_TYPE_SETTINGS } from './settings.js';
+import { parseAnswer, readPagedList } from '../shared/paged-list.js';
 import type { ApplyContext, ConfigurableKind, FetchContext, KindChange, KindHandler } from '../types.js';
 import { entityTypeModel, KIND } from './model.js';
 import { type EntityTypeManifest, type LiveEntityType, liveDefinitionSchema } from './schema.js';
@@ -105,29 +106,24 @@ const applyChange = async (
   }
 };
 
-/** One entity type as read (`what`: the read and the item, for the message when it is not one). */
-const liveOf = (item: unknown, what: string): LiveObject<LiveEntityType> => {
-  const parsed = liveDefinitionSchema.safeParse(item);
-  if (!parsed.success) {
-    throw new CortexSyncError('API', `${what} is not an entity type (${parsed.error.issues[0]?.message ?? 'invalid'})`);
-  }
-  const definition = parsed.data;
-  return {
-    kind: KIND,
-    id: definition.type,
-    // Cortex's own types (source CORTEX) are visible for reference checks but never pruned.
-    ...(definition.source === 'CORTEX' ? { protected: true } : {}),
-    state: { definition },
-  };
-};
+/** One entity type as read. */
+const liveOf = (definition: LiveEntityType['definition']): LiveObject<LiveEntityType> => ({
+  kind: KIND,
+  id: definition.type,
+  // Cortex's own types (source CORTEX) are visible for reference checks but never pruned.
+  ...(definition.source === 'CORTEX' ? { protected: true } : {}),
+  state: { definition },
+});
 
 /** Reads every entity type, built-ins included so references to `rds`, `s3`, … resolve. */
 const fetchLive = async (ctx: FetchContext<EntityTypeManifest>): Promise<LiveObject<LiveEntityType>[]> => {
-  const items = await ctx.client.paginate<unknown>(
-    { operation: 'list entity types', method: 'GET', path: DEFINITIONS_PATH, query: { includeBuiltIn: true } },
-    'definitions',
-  );
-  return items.map((item, index) => liveOf(item, `list entity types: item ${index} of the response`));
+  const definitions = await readPagedList(ctx.client, {
+    request: { operation: 'list entity types', method: 'GET', path: DEFINITIONS_PATH, query: { includeBuiltIn: true } },
+    list: 'definitions',
+    item: liveDefinitionSchema,
+    itemName: 'an entity type',
+  });
+  return definitions.map(liveOf);
 };
 
 /** The entity types with these names, one `GET /catalog/definitions/{type}` each (404: none). */
@@ -145,8 +141,12 @@ const fetchByIds = async (
         acceptStatus: [404],
       });
       if (res.status === 404) return undefined;
-      const live = liveOf(res.body, `${operation}: the response`);
-      return live.id === type ? live : undefined;
+      const definition = parseAnswer(
+        liveDefinitionSchema,
+        res.body,
+        `${operation}: the response is not an entity type`,
+      );
+      return definition.type === type ? liveOf(definition) : undefined;
     }),
   );
   return found.filter((o): o is LiveObject<LiveEntityType> => o !== undefined);

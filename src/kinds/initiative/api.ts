@@ -11,6 +11,7 @@ import type { PendingCreates } from '../../core/pending-creates.js';
 import { canonicalDesiredInitiative, canonicalLiveInitiative, initiativeRequestBody } from './normalize.js';
 import type { InitiativeManifest, LiveInitiative } from './schema.js';
 import { liveInitiativeSchema } from './schema.js';
+import { readPagedList } from '../shared/paged-list.js';
 
 /** How many times a create looks the name up and finds it vanished before its PUT (a race with a delete). */
 const MAX_CREATE_ATTEMPTS = 3;
@@ -19,29 +20,18 @@ const MAX_CREATE_ATTEMPTS = 3;
  * Reads every Initiative. The list hides drafts and expired Initiatives unless asked, so both
  * are asked for: otherwise a manifest of a draft would look absent and be created again.
  */
-export const listInitiatives = async (client: ApiClient): Promise<LiveInitiative[]> => {
-  const items = await client.paginate<unknown>(
-    {
+export const listInitiatives = (client: ApiClient): Promise<LiveInitiative[]> =>
+  readPagedList(client, {
+    request: {
       operation: 'list Initiatives',
       method: 'GET',
       path: '/api/v1/initiatives',
       query: { includeDrafts: true, includeExpired: true },
     },
-    'initiatives',
-  );
-  return items.map((item, index) => {
-    const parsed = liveInitiativeSchema.safeParse(item);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const where = issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'unreadable';
-      throw new CortexSyncError(
-        'API',
-        `list Initiatives returned an Initiative that cannot be read (item ${index}, ${where})`,
-      );
-    }
-    return parsed.data;
+    list: 'initiatives',
+    item: liveInitiativeSchema,
+    itemName: 'an Initiative',
   });
-};
 
 /** The error for two live Initiatives sharing a name: the controller does not guess which one is meant. */
 export const duplicateNameError = (name: string, cids: readonly string[]): CortexSyncError =>

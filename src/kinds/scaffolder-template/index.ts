@@ -8,6 +8,7 @@ import type { ApiClient } from '../../api/types.js';
 import { encodePathSegment } from '../../api/types.js';
 import { ApiError, CortexSyncError, isApiError } from '../../core/errors.js';
 import type { LiveObject } from '../../core/model.js';
+import { parseAnswer, readPagedList } from '../shared/paged-list.js';
 import type { ApplyContext, FetchContext, KindChange, KindHandler } from '../types.js';
 import { scaffolderTemplateModel } from './model.js';
 import { canonicalDesiredTemplate, canonicalLiveTemplate, scaffolderRequestBody } from './normalize.js';
@@ -42,24 +43,13 @@ const explainForbidden = (error: unknown): unknown => {
   );
 };
 
-const listTemplates = async (client: ApiClient): Promise<LiveScaffolderTemplate[]> => {
-  const items = await client.paginate<unknown>(
-    { operation: 'list Scaffolder templates', method: 'GET', path: SCAFFOLDERS_PATH },
-    'scaffolders',
-  );
-  return items.map((item, index) => {
-    const parsed = liveScaffolderTemplateSchema.safeParse(item);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const where = issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'unreadable';
-      throw new CortexSyncError(
-        'API',
-        `list Scaffolder templates returned a template that cannot be read (item ${index}, ${where})`,
-      );
-    }
-    return parsed.data;
+const listTemplates = (client: ApiClient): Promise<LiveScaffolderTemplate[]> =>
+  readPagedList(client, {
+    request: { operation: 'list Scaffolder templates', method: 'GET', path: SCAFFOLDERS_PATH },
+    list: 'scaffolders',
+    item: liveScaffolderTemplateSchema,
+    itemName: 'a template',
   });
-};
 
 /** Does the live template already equal its manifest (in what the manifest states)? */
 const liveEqualsManifest = (live: LiveScaffolderTemplate, spec: ScaffolderTemplateManifest): boolean =>
@@ -130,13 +120,7 @@ export const scaffolderTemplateKind: KindHandler<ScaffolderTemplateManifest, Liv
               throw explainForbidden(error);
             });
           if (res.status === 404) return undefined;
-          const parsed = liveScaffolderTemplateSchema.safeParse(res.body);
-          if (!parsed.success)
-            throw new CortexSyncError(
-              'API',
-              `${operation}: the response is not a template (${parsed.error.issues[0]?.message ?? 'invalid'})`,
-            );
-          const t = parsed.data;
+          const t = parseAnswer(liveScaffolderTemplateSchema, res.body, `${operation}: the response is not a template`);
           if (t.tag !== tag) return undefined;
           const serverId = t.id ?? t.cid;
           const live: LiveObject<LiveScaffolderTemplate> = {
