@@ -6,7 +6,7 @@
 import { encodePathSegment } from '../../api/types.js';
 import { CortexSyncError } from '../../core/errors.js';
 import type { LiveObject } from '../../core/model.js';
-import { parseAnswer, readPagedList } from '../shared/paged-list.js';
+import { readOneOrAbsent, readPagedList } from '../shared/api-reads.js';
 import type { ApplyContext, FetchContext, KindChange, KindHandler } from '../types.js';
 import { catalogPageModel, KIND } from './model.js';
 import { type CatalogPageManifest, type LiveCatalogPage, liveCatalogPageSchema } from './schema.js';
@@ -49,16 +49,16 @@ const fetchLiveWith = async (ctx: FetchContext, pageSize: number): Promise<LiveO
 const fetchByIds = async (ids: readonly string[], ctx: FetchContext): Promise<LiveObject<LiveCatalogPage>[]> => {
   const found = await Promise.all(
     [...new Set(ids)].map(async (slug) => {
-      const operation = `read catalog page \`${slug}\``;
-      const res = await ctx.client.request<unknown>({
-        operation,
-        method: 'GET',
-        path: `${PAGES_PATH}/${encodePathSegment(slug)}`,
-        acceptStatus: [404],
+      const page = await readOneOrAbsent(ctx.client, {
+        request: {
+          operation: `read catalog page \`${slug}\``,
+          method: 'GET',
+          path: `${PAGES_PATH}/${encodePathSegment(slug)}`,
+        },
+        item: liveCatalogPageSchema,
+        itemName: 'a catalog page',
       });
-      if (res.status === 404) return undefined;
-      const page = parseAnswer(liveCatalogPageSchema, res.body, `${operation}: the response is not a catalog page`);
-      return page.slug === slug ? liveOf(page) : undefined;
+      return page?.slug === slug ? liveOf(page) : undefined;
     }),
   );
   return found.filter((o): o is LiveObject<LiveCatalogPage> => o !== undefined);

@@ -6,7 +6,7 @@ import type { ApiClient } from '../../api/types.js';
 import { encodePathSegment } from '../../api/types.js';
 import { CortexSyncError } from '../../core/errors.js';
 import type { LiveObject } from '../../core/model.js';
-import { readPagedList } from '../shared/paged-list.js';
+import { readPagedList } from '../shared/api-reads.js';
 import type { ApplyContext, BatchOutcome, FetchContext, KindChange, KindHandler } from '../types.js';
 import { BULK_BODY_LIMIT_BYTES, type BulkEntry, sendBulk } from './bulk.js';
 import { dependencyId, parseDependencyId } from './edges.js';

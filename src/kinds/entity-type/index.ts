@@ -7,7 +7,7 @@ import { sortKeys } from '../../core/diff.js';
 import { ApiError, CortexSyncError, isApiError } from '../../core/errors.js';
 import type { LiveObject } from '../../core/model.js';
 import { ENTITY_TYPE_SETTINGS } from './settings.js';
-import { parseAnswer, readPagedList } from '../shared/paged-list.js';
+import { readOneOrAbsent, readPagedList } from '../shared/api-reads.js';
 import type { ApplyContext, ConfigurableKind, FetchContext, KindChange, KindHandler } from '../types.js';
 import { entityTypeModel, KIND } from './model.js';
 import { type EntityTypeManifest, type LiveEntityType, liveDefinitionSchema } from './schema.js';
@@ -133,20 +133,16 @@ const fetchByIds = async (
 ): Promise<LiveObject<LiveEntityType>[]> => {
   const found = await Promise.all(
     [...new Set(ids)].map(async (type) => {
-      const operation = `read entity type \`${type}\``;
-      const res = await ctx.client.request<unknown>({
-        operation,
-        method: 'GET',
-        path: `${DEFINITIONS_PATH}/${encodePathSegment(type)}`,
-        acceptStatus: [404],
+      const definition = await readOneOrAbsent(ctx.client, {
+        request: {
+          operation: `read entity type \`${type}\``,
+          method: 'GET',
+          path: `${DEFINITIONS_PATH}/${encodePathSegment(type)}`,
+        },
+        item: liveDefinitionSchema,
+        itemName: 'an entity type',
       });
-      if (res.status === 404) return undefined;
-      const definition = parseAnswer(
-        liveDefinitionSchema,
-        res.body,
-        `${operation}: the response is not an entity type`,
-      );
-      return definition.type === type ? liveOf(definition) : undefined;
+      return definition?.type === type ? liveOf(definition) : undefined;
     }),
   );
   return found.filter((o): o is LiveObject<LiveEntityType> => o !== undefined);

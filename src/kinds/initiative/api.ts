@@ -11,7 +11,7 @@ import type { PendingCreates } from '../../core/pending-creates.js';
 import { canonicalDesiredInitiative, canonicalLiveInitiative, initiativeRequestBody } from './normalize.js';
 import type { InitiativeManifest, LiveInitiative } from './schema.js';
 import { liveInitiativeSchema } from './schema.js';
-import { readPagedList } from '../shared/paged-list.js';
+import { readOneOrAbsent, readPagedList } from '../shared/api-reads.js';
 
 /** How many times a create looks the name up and finds it vanished before its PUT (a race with a delete). */
 const MAX_CREATE_ATTEMPTS = 3;
@@ -111,19 +111,16 @@ const settle = async (client: ApiClient, existing: LiveInitiative, spec: Initiat
  * The Initiative with this cid (`GET /api/v1/initiatives/{cid}`), `undefined` on a 404: the read
  * by identity that confirms an Initiative a list left out. Any other failure is thrown.
  */
-export const getInitiative = async (client: ApiClient, cid: string): Promise<LiveInitiative | undefined> => {
-  const res = await client.request<unknown>({
-    operation: `read Initiative ${cid}`,
-    method: 'GET',
-    path: `/api/v1/initiatives/${encodePathSegment(cid)}`,
-    acceptStatus: [404],
+export const getInitiative = (client: ApiClient, cid: string): Promise<LiveInitiative | undefined> =>
+  readOneOrAbsent(client, {
+    request: {
+      operation: `read Initiative ${cid}`,
+      method: 'GET',
+      path: `/api/v1/initiatives/${encodePathSegment(cid)}`,
+    },
+    item: liveInitiativeSchema,
+    itemName: 'an Initiative',
   });
-  if (res.status === 404) return undefined;
-  const parsed = liveInitiativeSchema.safeParse(res.body);
-  if (!parsed.success)
-    throw new CortexSyncError('API', `read Initiative ${cid} returned an Initiative that cannot be read`);
-  return parsed.data;
-};
 
 /** The cid of a create's answer, when it has one. */
 const cidOfAnswer = (body: unknown): string | undefined => {

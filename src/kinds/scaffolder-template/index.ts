@@ -8,7 +8,7 @@ import type { ApiClient } from '../../api/types.js';
 import { encodePathSegment } from '../../api/types.js';
 import { ApiError, CortexSyncError, isApiError } from '../../core/errors.js';
 import type { LiveObject } from '../../core/model.js';
-import { parseAnswer, readPagedList } from '../shared/paged-list.js';
+import { readOneOrAbsent, readPagedList } from '../shared/api-reads.js';
 import type { ApplyContext, FetchContext, KindChange, KindHandler } from '../types.js';
 import { scaffolderTemplateModel } from './model.js';
 import { canonicalDesiredTemplate, canonicalLiveTemplate, scaffolderRequestBody } from './normalize.js';
@@ -50,6 +50,12 @@ const listTemplates = (client: ApiClient): Promise<LiveScaffolderTemplate[]> =>
     item: liveScaffolderTemplateSchema,
     itemName: 'a template',
   });
+
+/** A template as read, known by its tag; its server id (`id`, else `cid`) when it has one. */
+const liveOf = (t: LiveScaffolderTemplate): LiveObject<LiveScaffolderTemplate> => {
+  const serverId = t.id ?? t.cid;
+  return { kind: 'scaffolder-template', id: t.tag, ...(serverId ? { serverId } : {}), state: t };
+};
 
 /** Does the live template already equal its manifest (in what the manifest states)? */
 const liveEqualsManifest = (live: LiveScaffolderTemplate, spec: ScaffolderTemplateManifest): boolean =>
@@ -95,10 +101,7 @@ export const scaffolderTemplateKind: KindHandler<ScaffolderTemplateManifest, Liv
         if (isApiError(error) && error.status === 403 && nothingOurs) return [];
         throw explainForbidden(error);
       }
-      return templates.map((t) => {
-        const serverId = t.id ?? t.cid;
-        return { kind: 'scaffolder-template', id: t.tag, ...(serverId ? { serverId } : {}), state: t };
-      });
+      return templates.map(liveOf);
     },
 
     /** The templates with these tags, one `GET /scaffolders/{tag}` each (404: none). */
@@ -108,28 +111,18 @@ export const scaffolderTemplateKind: KindHandler<ScaffolderTemplateManifest, Liv
     ): Promise<LiveObject<LiveScaffolderTemplate>[]> {
       const found = await Promise.all(
         [...new Set(ids)].map(async (tag) => {
-          const operation = `read Scaffolder template ${tag}`;
-          const res = await ctx.client
-            .request<unknown>({
-              operation,
+          const template = await readOneOrAbsent(ctx.client, {
+            request: {
+              operation: `read Scaffolder template ${tag}`,
               method: 'GET',
               path: `${SCAFFOLDERS_PATH}/${encodePathSegment(tag)}`,
-              acceptStatus: [404],
-            })
-            .catch((error: unknown) => {
-              throw explainForbidden(error);
-            });
-          if (res.status === 404) return undefined;
-          const t = parseAnswer(liveScaffolderTemplateSchema, res.body, `${operation}: the response is not a template`);
-          if (t.tag !== tag) return undefined;
-          const serverId = t.id ?? t.cid;
-          const live: LiveObject<LiveScaffolderTemplate> = {
-            kind: 'scaffolder-template',
-            id: t.tag,
-            ...(serverId ? { serverId } : {}),
-            state: t,
-          };
-          return live;
+            },
+            item: liveScaffolderTemplateSchema,
+            itemName: 'a template',
+          }).catch((error: unknown) => {
+            throw explainForbidden(error);
+          });
+          return template?.tag === tag ? liveOf(template) : undefined;
         }),
       );
       return found.filter((o): o is LiveObject<LiveScaffolderTemplate> => o !== undefined);

@@ -10,17 +10,6 @@ import type { JsonObject, JsonValue } from '../../core/model.js';
 import { byCodeUnit, sortedSet, textOrNull } from '../shared/canonical.js';
 import type { LiveScaffolderTemplate, ScaffolderTemplateManifest } from './schema.js';
 
-/** The optional fields: compared only when the manifest states them. */
-const OPTIONAL_FIELDS = [
-  'description',
-  'labels',
-  'requireNewService',
-  'requirePullRequest',
-  'createYamlFile',
-  'showReadme',
-  'strictAliasUsage',
-] as const;
-
 const BOOLEAN_FIELDS = [
   'requireNewService',
   'requirePullRequest',
@@ -28,6 +17,9 @@ const BOOLEAN_FIELDS = [
   'showReadme',
   'strictAliasUsage',
 ] as const;
+
+/** The optional fields: compared only when the manifest states them. */
+const OPTIONAL_FIELDS = ['description', 'labels', ...BOOLEAN_FIELDS] as const;
 
 type OptionalField = (typeof OPTIONAL_FIELDS)[number];
 

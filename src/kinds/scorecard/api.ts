@@ -10,7 +10,7 @@ import type { ApiClient } from '../../api/types.js';
 import { encodePathSegment } from '../../api/types.js';
 import { CortexSyncError } from '../../core/errors.js';
 import type { JsonObject } from '../../core/model.js';
-import { parseAnswer, readPagedList } from '../shared/paged-list.js';
+import { parseAnswer, readPagedList } from '../shared/api-reads.js';
 import { type LiveScorecard, liveScorecardSchema, type ScorecardManifest } from './schema.js';
 
 const SCORECARDS_PATH = '/api/v1/scorecards';

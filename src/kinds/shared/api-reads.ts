@@ -76,3 +76,23 @@ export const readPagedList = async <S extends z.ZodType>(
     parseAnswer(read.item, item, `${read.request.operation}: item ${index} of the list is not ${read.itemName}`),
   );
 };
+
+/** One object to read by its identity. */
+export interface ReadByIdentity<S extends z.ZodType> {
+  /** The GET; its `operation` names the read in a message. A 404 is accepted: there is none. */
+  request: ApiRequest;
+  /** The object, as the API answers it (tolerant). */
+  item: S;
+  /** What the object is, for a message: `an entity type`. */
+  itemName: string;
+}
+
+/** The object a read by identity answers, parsed, or undefined when there is none (404). */
+export const readOneOrAbsent = async <S extends z.ZodType>(
+  client: ApiClient,
+  read: ReadByIdentity<S>,
+): Promise<z.output<S> | undefined> => {
+  const res = await client.request<unknown>({ ...read.request, acceptStatus: [404] });
+  if (res.status === 404) return undefined;
+  return parseAnswer(read.item, res.body, `${read.request.operation}: the response is not ${read.itemName}`);
+};
