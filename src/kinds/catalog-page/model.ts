@@ -119,7 +119,7 @@ export const catalogPageModel: KindModel<CatalogPageManifest, LiveCatalogPage> =
   kind: KIND,
   title: 'catalog page',
   refersTo: ['entity-type'],
-  layout: { folders: LAYOUT_FOLDERS, ownsFile: ownsFilesIn(LAYOUT_FOLDERS, YAML_OR_JSON_FILE) },
+  layout: { identity: '`slug`', folders: LAYOUT_FOLDERS, ownsFile: ownsFilesIn(LAYOUT_FOLDERS, YAML_OR_JSON_FILE) },
   manifest: {
     schema: catalogPageManifestSchema,
     parse,

@@ -123,7 +123,7 @@ export const initiativeModel: KindModel<InitiativeManifest, LiveInitiative> = {
   kind: 'initiative',
   title: 'Initiative',
   refersTo: ['scorecard', 'entity-type'],
-  layout: { folders: LAYOUT_FOLDERS, ownsFile: ownsFilesIn(LAYOUT_FOLDERS, YAML_FILE) },
+  layout: { identity: '`name`', folders: LAYOUT_FOLDERS, ownsFile: ownsFilesIn(LAYOUT_FOLDERS, YAML_FILE) },
   manifest: {
     schema: initiativeManifestSchema,
     parse,
