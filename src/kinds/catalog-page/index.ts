@@ -6,7 +6,7 @@
 import { encodePathSegment } from '../../api/types.js';
 import { CortexSyncError } from '../../core/errors.js';
 import type { LiveObject } from '../../core/model.js';
-import { readOneOrAbsent, readPagedList } from '../shared/api-reads.js';
+import { readEachOnce, readOneOrAbsent, readPagedList } from '../shared/api-reads.js';
 import type { ApplyContext, FetchContext, KindChange, KindHandler } from '../types.js';
 import { catalogPageModel, KIND } from './model.js';
 import { type CatalogPageManifest, type LiveCatalogPage, liveCatalogPageSchema } from './schema.js';
@@ -47,21 +47,18 @@ const fetchLiveWith = async (ctx: FetchContext, pageSize: number): Promise<LiveO
 
 /** The pages with these slugs, one `GET /catalog-pages/{slug}` each (404: none). */
 const fetchByIds = async (ids: readonly string[], ctx: FetchContext): Promise<LiveObject<LiveCatalogPage>[]> => {
-  const found = await Promise.all(
-    [...new Set(ids)].map(async (slug) => {
-      const page = await readOneOrAbsent(ctx.client, {
-        request: {
-          operation: `read catalog page \`${slug}\``,
-          method: 'GET',
-          path: `${PAGES_PATH}/${encodePathSegment(slug)}`,
-        },
-        item: liveCatalogPageSchema,
-        itemName: 'a catalog page',
-      });
-      return page?.slug === slug ? liveOf(page) : undefined;
-    }),
-  );
-  return found.filter((o): o is LiveObject<LiveCatalogPage> => o !== undefined);
+  return readEachOnce(ids, async (slug) => {
+    const page = await readOneOrAbsent(ctx.client, {
+      request: {
+        operation: `read catalog page \`${slug}\``,
+        method: 'GET',
+        path: `${PAGES_PATH}/${encodePathSegment(slug)}`,
+      },
+      item: liveCatalogPageSchema,
+      itemName: 'a catalog page',
+    });
+    return page?.slug === slug ? liveOf(page) : undefined;
+  });
 };
 
 const apply = async (change: KindChange<CatalogPageManifest, LiveCatalogPage>, ctx: ApplyContext): Promise<void> => {

@@ -7,7 +7,7 @@ import { sortKeys } from '../../core/diff.js';
 import { ApiError, CortexSyncError, isApiError } from '../../core/errors.js';
 import type { LiveObject } from '../../core/model.js';
 import { ENTITY_TYPE_SETTINGS } from './settings.js';
-import { readOneOrAbsent, readPagedList } from '../shared/api-reads.js';
+import { readEachOnce, readOneOrAbsent, readPagedList } from '../shared/api-reads.js';
 import type { ApplyContext, ConfigurableKind, FetchContext, KindChange, KindHandler } from '../types.js';
 import { entityTypeModel, KIND } from './model.js';
 import { type EntityTypeManifest, type LiveEntityType, liveDefinitionSchema } from './schema.js';
@@ -131,21 +131,18 @@ const fetchByIds = async (
   ids: readonly string[],
   ctx: FetchContext<EntityTypeManifest>,
 ): Promise<LiveObject<LiveEntityType>[]> => {
-  const found = await Promise.all(
-    [...new Set(ids)].map(async (type) => {
-      const definition = await readOneOrAbsent(ctx.client, {
-        request: {
-          operation: `read entity type \`${type}\``,
-          method: 'GET',
-          path: `${DEFINITIONS_PATH}/${encodePathSegment(type)}`,
-        },
-        item: liveDefinitionSchema,
-        itemName: 'an entity type',
-      });
-      return definition?.type === type ? liveOf(definition) : undefined;
-    }),
-  );
-  return found.filter((o): o is LiveObject<LiveEntityType> => o !== undefined);
+  return readEachOnce(ids, async (type) => {
+    const definition = await readOneOrAbsent(ctx.client, {
+      request: {
+        operation: `read entity type \`${type}\``,
+        method: 'GET',
+        path: `${DEFINITIONS_PATH}/${encodePathSegment(type)}`,
+      },
+      item: liveDefinitionSchema,
+      itemName: 'an entity type',
+    });
+    return definition?.type === type ? liveOf(definition) : undefined;
+  });
 };
 
 /** Builds the `entity-type` kind with its settings. */

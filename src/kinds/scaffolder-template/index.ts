@@ -8,7 +8,7 @@ import type { ApiClient } from '../../api/types.js';
 import { encodePathSegment } from '../../api/types.js';
 import { ApiError, CortexSyncError, isApiError } from '../../core/errors.js';
 import type { LiveObject } from '../../core/model.js';
-import { readOneOrAbsent, readPagedList } from '../shared/api-reads.js';
+import { readEachOnce, readOneOrAbsent, readPagedList } from '../shared/api-reads.js';
 import type { ApplyContext, FetchContext, KindChange, KindHandler } from '../types.js';
 import { scaffolderTemplateModel } from './model.js';
 import { canonicalDesiredTemplate, canonicalLiveTemplate, scaffolderRequestBody } from './normalize.js';
@@ -109,23 +109,20 @@ export const scaffolderTemplateKind: KindHandler<ScaffolderTemplateManifest, Liv
       ids: readonly string[],
       ctx: FetchContext<ScaffolderTemplateManifest>,
     ): Promise<LiveObject<LiveScaffolderTemplate>[]> {
-      const found = await Promise.all(
-        [...new Set(ids)].map(async (tag) => {
-          const template = await readOneOrAbsent(ctx.client, {
-            request: {
-              operation: `read Scaffolder template ${tag}`,
-              method: 'GET',
-              path: `${SCAFFOLDERS_PATH}/${encodePathSegment(tag)}`,
-            },
-            item: liveScaffolderTemplateSchema,
-            itemName: 'a template',
-          }).catch((error: unknown) => {
-            throw explainForbidden(error);
-          });
-          return template?.tag === tag ? liveOf(template) : undefined;
-        }),
-      );
-      return found.filter((o): o is LiveObject<LiveScaffolderTemplate> => o !== undefined);
+      return readEachOnce(ids, async (tag) => {
+        const template = await readOneOrAbsent(ctx.client, {
+          request: {
+            operation: `read Scaffolder template ${tag}`,
+            method: 'GET',
+            path: `${SCAFFOLDERS_PATH}/${encodePathSegment(tag)}`,
+          },
+          item: liveScaffolderTemplateSchema,
+          itemName: 'a template',
+        }).catch((error: unknown) => {
+          throw explainForbidden(error);
+        });
+        return template?.tag === tag ? liveOf(template) : undefined;
+      });
     },
   },
   write: {

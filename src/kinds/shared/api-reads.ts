@@ -96,3 +96,12 @@ export const readOneOrAbsent = async <S extends z.ZodType>(
   if (res.status === 404) return undefined;
   return parseAnswer(read.item, res.body, `${read.request.operation}: the response is not ${read.itemName}`);
 };
+
+/** `read` of each id once, at once; the ids with none are left out (a `fetchByIds`). */
+export const readEachOnce = async <T>(
+  ids: readonly string[],
+  read: (id: string) => Promise<T | undefined>,
+): Promise<T[]> => {
+  const found: (T | undefined)[] = await Promise.all([...new Set(ids)].map(read));
+  return found.filter((o): o is T => o !== undefined);
+};

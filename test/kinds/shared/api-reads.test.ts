@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { type ApiClient, type ApiRequest, type ApiResponse, emptyClientStats } from '../../../src/api/types.js';
-import { readOneOrAbsent, readPagedList } from '../../../src/kinds/shared/api-reads.js';
+import { readEachOnce, readOneOrAbsent, readPagedList } from '../../../src/kinds/shared/api-reads.js';
 
 const item = z.looseObject({ tag: z.string().min(1), rank: z.number().optional() });
 
@@ -94,5 +94,15 @@ describe('a read by identity', () => {
     await expect(readOneOrAbsent(clientOf(['text']), { request: one, item, itemName: 'a thing' })).rejects.toThrow(
       /\(\(root\): /,
     );
+  });
+
+  it('of several ids reads each once and leaves out those with none', async () => {
+    const asked: string[] = [];
+    const read = await readEachOnce(['a', 'b', 'a', 'gone'], async (id) => {
+      asked.push(id);
+      return id === 'gone' ? undefined : { id };
+    });
+    expect(read).toEqual([{ id: 'a' }, { id: 'b' }]);
+    expect(asked).toEqual(['a', 'b', 'gone']);
   });
 });
