@@ -22,6 +22,9 @@ export const parseAnswer = <S extends z.ZodType>(schema: S, value: unknown, what
   return parsed.data;
 };
 
+/** A guard against a server that never reports the last page. */
+const MAX_PAGES = 100_000;
+
 /** Where a page's items are when the vendor does not document the key: the list, or undefined for none. */
 export type ListLocator = (body: unknown) => readonly unknown[] | undefined;
 
@@ -53,7 +56,7 @@ const readPagesLocated = async (
   pageSize: number,
 ): Promise<unknown[]> => {
   const items: unknown[] = [];
-  for (let page = 0; ; page++) {
+  for (let page = 0; page < MAX_PAGES; page++) {
     const response = await client.request<unknown>({ ...request, query: { ...request.query, page, pageSize } });
     const list = locate(response.body);
     if (list === undefined) throw new CortexSyncError('API', `${request.operation}: the response holds no list`);
@@ -61,6 +64,8 @@ const readPagesLocated = async (
     const totalPages = (response.body as { totalPages?: unknown } | null)?.totalPages;
     if (list.length === 0 || typeof totalPages !== 'number' || page + 1 >= totalPages) return items;
   }
+  // Never a partial list: what was not read must not look absent.
+  throw new CortexSyncError('API', `${request.operation}: the list did not end after ${MAX_PAGES} pages`);
 };
 
 /** Every item of a paged list, each parsed; one that is not an item fails the read, naming it. */

@@ -69,6 +69,23 @@ describe('a paged list', () => {
     );
   });
 
+  it('fails rather than returning part of a list that never ends', async () => {
+    const endless: ApiClient = {
+      ...clientOf([]),
+      request: async <T>() => ({
+        status: 200,
+        headers: {},
+        body: { items: [{ tag: 'again' }], totalPages: 1e12 } as T,
+        attempts: 1,
+        durationMs: 1,
+      }),
+    };
+    const locate = (body: unknown) => (body as { items?: unknown[] }).items;
+    await expect(readPagedList(endless, { request, list: locate, item, itemName: 'a thing' })).rejects.toThrow(
+      /^list things: the list did not end after 100000 pages$/,
+    );
+  });
+
   it('names the read, the item and the field of an item it cannot read', async () => {
     const client = clientOf([], [{ tag: 'a' }, { tag: 'b', rank: 'high' }]);
     await expect(readPagedList(client, { request, list: 'things', item, itemName: 'a thing' })).rejects.toThrow(
