@@ -42,7 +42,7 @@ export const entry = (key: string, value: JsonValue | null | undefined): JsonObj
 /**
  * What a form writes for a part with nothing in it: `null` (the part is shown, as cleared) or
  * `undefined` (the part is left out). Each kind has always written its own way, and changing it
- * would change its saved plans' digests, so each states it where it calls these helpers.
+ * would change its saved plans' digests, so each states it where it builds its form.
  */
 export interface EmptyAs<E extends null | undefined> {
   empty: E;
