@@ -8,7 +8,7 @@ import type { ApiClient } from '../../api/types.js';
 import { encodePathSegment } from '../../api/types.js';
 import { CortexSyncError, isApiError } from '../../core/errors.js';
 import type { PendingCreates } from '../../core/pending-creates.js';
-import { canonicalDesiredInitiative, canonicalLiveInitiative, initiativeRequestBody } from './normalize.js';
+import { initiativeRequestBody, liveEqualsManifest } from './normalize.js';
 import type { InitiativeManifest, LiveInitiative } from './schema.js';
 import { liveInitiativeSchema } from './schema.js';
 import { readOneOrAbsent, readPagedList } from '../shared/api-reads.js';
@@ -64,9 +64,6 @@ const failedCreateOutcome = (error: unknown): 'unknown' | 'answered' | 'refused'
   return error.status !== undefined && error.status >= 500 ? 'answered' : 'refused';
 };
 
-const sameAsManifest = (live: LiveInitiative, spec: InitiativeManifest): boolean =>
-  JSON.stringify(canonicalLiveInitiative(live, spec)) === JSON.stringify(canonicalDesiredInitiative(spec));
-
 /**
  * Replaces the Initiative `cid` with the manifest. Returns false when it does not exist (404).
  * A PUT is a full replace, so it is safe to retry (the client does).
@@ -105,7 +102,7 @@ const lookUntil = async (
 
 /** Brings an existing Initiative in line with the manifest. False when it vanished meanwhile. */
 const settle = async (client: ApiClient, existing: LiveInitiative, spec: InitiativeManifest): Promise<boolean> =>
-  sameAsManifest(existing, spec) || putInitiative(client, existing.cid, spec);
+  liveEqualsManifest(existing, spec) || putInitiative(client, existing.cid, spec);
 
 /**
  * The Initiative with this cid (`GET /api/v1/initiatives/{cid}`), `undefined` on a 404: the read

@@ -83,6 +83,10 @@ export const canonicalDesiredInitiative = (spec: InitiativeManifest): JsonValue 
 export const canonicalLiveInitiative = (state: LiveInitiative, declared?: InitiativeManifest): JsonValue =>
   canonicalInitiative(state, statedIn(declared));
 
+/** Does the live Initiative already equal its manifest (their canonical forms are the same)? */
+export const liveEqualsManifest = (live: LiveInitiative, spec: InitiativeManifest): boolean =>
+  JSON.stringify(canonicalLiveInitiative(live, spec)) === JSON.stringify(canonicalDesiredInitiative(spec));
+
 /** The request body of `POST /api/v1/initiatives` and `PUT /api/v1/initiatives/{cid}` (a full object). */
 export const initiativeRequestBody = (spec: InitiativeManifest): JsonObject => {
   const body: JsonObject = {
