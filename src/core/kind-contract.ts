@@ -189,6 +189,12 @@ export interface KindLayout {
    * in words for `--help` ("every cortex.yaml or cortex.yml").
    */
   readonly elsewhere?: string;
+  /**
+   * What names one object in its manifest, in markdown for the README's layout table (`slug`;
+   * `info.x-cortex-tag`; caller, callee, method, path): the key a plan and the ownership record use.
+   * Every kind with a folder states it (the README's generator refuses one without).
+   */
+  readonly identity?: string;
   /** Does the manifest file at `relPath` (relative to the root, `/` separators) belong to this kind? */
   ownsFile(relPath: string): boolean;
 }

@@ -141,7 +141,12 @@ const wholeEntityModel = (settings: EntitySettings): EntityModel => ({
   kind: 'entity',
   title: 'entity',
   refersTo: ['entity-type', 'entity'],
-  layout: { folders: ENTITY_FOLDERS, elsewhere: 'every cortex.yaml or cortex.yml', ownsFile: ownsEntityFile },
+  layout: {
+    identity: '`info.x-cortex-tag`',
+    folders: ENTITY_FOLDERS,
+    elsewhere: 'every cortex.yaml or cortex.yml',
+    ownsFile: ownsEntityFile,
+  },
   manifest: {
     schema: entityDescriptorSchema,
     parse: parseEntity,
