@@ -371,10 +371,14 @@ const serveFleet = async (
       },
       metrics: async () => ({ contentType: metrics.contentType, text: await metrics.text() }),
       status: () => fleetStatus(sources, election()),
+      // A standby runs nothing: it says so (503), so that the sender sees the push was not taken
+      // here and can send it again (a retry through the Service may reach the leader); the
+      // leader's fetch interval picks the push up meanwhile.
+      unavailable: () =>
+        elector?.role === 'standby'
+          ? `this replica is a standby; the leader is ${elector.leader || '(none yet)'}, whose --interval fetch picks the push up`
+          : undefined,
       decide: (event, body) => {
-        // A standby runs nothing: the leader's fetch interval picks the push up (GitHub does not redeliver).
-        if (elector?.role === 'standby')
-          return { trigger: false, status: 202, reason: `standby; the leader is ${elector.leader || '(none)'}` };
         const routed = routePush(event, body, sources);
         if (!routed.trigger) return routed;
         for (const s of sources) if (routed.sources.includes(s.entry.name)) s.loop?.runner.trigger('webhook');
