@@ -60,8 +60,18 @@ class Pace {
 
 interface Waiting {
   pace: Pace;
+  operation: string;
+  signal: AbortSignal | undefined;
+  /** The queue it waits in (dropped from it when its signal aborts). */
+  queue: SourceQueue;
   start: () => void;
   cancel: (error: Error) => void;
+}
+
+/** The waiters of one signal, and the one listener that cancels them when it aborts. */
+interface SignalWatch {
+  waiters: Set<Waiting>;
+  onAbort: () => void;
 }
 
 /** A source's own count of what its requests sent (the shared client counts every source's). */
@@ -103,6 +113,11 @@ export class FairBudget {
   private inFlight = 0;
   /** Set while requests wait for the rate only: the next look. */
   private paceTimer: NodeJS.Timeout | undefined;
+  /**
+   * One abort listener per signal, not per waiting request: a run's reads queue hundreds of
+   * requests on its one signal (a listener each would pass Node's leak warning at 11).
+   */
+  private readonly watched = new Map<AbortSignal, SignalWatch>();
   private readonly context = new AsyncLocalStorage<string>();
   /** Requests started, per source, in the order they started (for tests and the benchmark). */
   readonly started: string[] = [];
@@ -185,18 +200,17 @@ export class FairBudget {
         return reject(new CancelledError(req.operation, `${req.operation} cancelled: the source was stopped`));
       if (req.signal?.aborted)
         return reject(new CancelledError(req.operation, `${req.operation} cancelled before it was sent`));
-      const onAbort = () => {
-        queue.waiting = queue.waiting.filter((w) => w !== waiter);
-        reject(new CancelledError(req.operation, `${req.operation} cancelled before it was sent`));
-      };
       const waiter: Waiting = {
         pace,
+        operation: req.operation,
+        signal: req.signal,
+        queue,
         cancel: (error) => {
-          req.signal?.removeEventListener('abort', onAbort);
+          this.unwatch(waiter);
           reject(error);
         },
         start: () => {
-          req.signal?.removeEventListener('abort', onAbort);
+          this.unwatch(waiter);
           // The fence is checked at the moment the write would start, not when it was queued.
           if (req.method !== 'GET' && !this.mayWrite()) {
             this.done();
@@ -210,10 +224,44 @@ export class FairBudget {
             .finally(() => this.done());
         },
       };
-      req.signal?.addEventListener('abort', onAbort, { once: true });
+      this.watch(waiter);
       queue.waiting.push(waiter);
       this.dispatch();
     });
+  }
+
+  /** Cancels `waiter` when its signal aborts (one listener per signal). */
+  private watch(waiter: Waiting): void {
+    const signal = waiter.signal;
+    if (!signal) return;
+    let watch = this.watched.get(signal);
+    if (!watch) {
+      const entry: SignalWatch = {
+        waiters: new Set(),
+        onAbort: () => {
+          this.watched.delete(signal);
+          const cancelled = new Set(entry.waiters);
+          entry.waiters.clear();
+          for (const queue of new Set([...cancelled].map((w) => w.queue)))
+            queue.waiting = queue.waiting.filter((w) => !cancelled.has(w));
+          for (const w of cancelled)
+            w.cancel(new CancelledError(w.operation, `${w.operation} cancelled before it was sent`));
+        },
+      };
+      watch = entry;
+      this.watched.set(signal, watch);
+      signal.addEventListener('abort', watch.onAbort, { once: true });
+    }
+    watch.waiters.add(waiter);
+  }
+
+  /** Stops watching `waiter`'s signal for it; the listener goes with the signal's last waiter. */
+  private unwatch(waiter: Waiting): void {
+    const signal = waiter.signal;
+    const watch = signal ? this.watched.get(signal) : undefined;
+    if (!signal || !watch || !watch.waiters.delete(waiter) || watch.waiters.size > 0) return;
+    signal.removeEventListener('abort', watch.onAbort);
+    this.watched.delete(signal);
   }
 
   private done(): void {
@@ -231,7 +279,7 @@ export class FairBudget {
           this.paceTimer = setTimeout(() => {
             this.paceTimer = undefined;
             this.dispatch();
-          }, next.soonestMs);
+          }, next.soonestMs).unref();
         return;
       }
       this.inFlight += 1;

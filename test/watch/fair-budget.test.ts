@@ -3,7 +3,7 @@
  * waiting does not delay another source's one request by more than one turn; a write starts only
  * while the fence allows it; events reach the source whose request it was.
  */
-import { setMaxListeners } from 'node:events';
+import { getEventListeners } from 'node:events';
 import { expect, it } from 'vitest';
 import { type ApiClient, type ApiRequest, emptyClientStats } from '../../src/api/types.js';
 import type { EngineEvent } from '../../src/engine/context.js';
@@ -140,7 +140,6 @@ it("through the real client at its rate, a busy source's requests never wait ahe
     const big = budget.clientFor('big', shared, noEvents);
     const small = budget.clientFor('small', shared, noEvents);
     const stop = new AbortController();
-    setMaxListeners(100, stop.signal);
     const list = (client: ApiClient, pageSize: number) =>
       client.request({
         operation: 'list',
@@ -180,4 +179,26 @@ it("each source's stats count its own requests, not the other sources' of the sh
   expect(a.stats().requestsByMethod).toMatchObject({ GET: 2, POST: 1 });
   expect(b.stats().requestsSent).toBe(1);
   expect(b.stats().requestsByMethod).toMatchObject({ GET: 1, POST: 0 });
+});
+
+it('listens once to a signal that hundreds of waiting requests share, and cancels them all when it aborts', async () => {
+  const budget = new FairBudget(1);
+  const shared = fakeShared(budget.events);
+  const client = budget.clientFor('a', shared.client, noEvents);
+  const run = new AbortController();
+  const all = Array.from({ length: 200 }, (_, i) =>
+    client.request({ ...get(`r${i}`), signal: run.signal }).then(
+      () => 'sent',
+      (error: Error) => error.message,
+    ),
+  );
+  await new Promise((r) => setImmediate(r));
+  expect(getEventListeners(run.signal, 'abort')).toHaveLength(1);
+  run.abort();
+  await shared.finishOne();
+  const said = await Promise.all(all);
+  expect(said[0]).toBe('sent');
+  expect(said.slice(1).every((m) => m === `r${said.indexOf(m)} cancelled before it was sent`)).toBe(true);
+  expect(shared.sent).toEqual(['r0']);
+  expect(getEventListeners(run.signal, 'abort')).toHaveLength(0);
 });
