@@ -31,6 +31,7 @@ import {
   type NoopPlanResult,
 } from './scenarios.js';
 import { runWatchBenchmark } from './watch.js';
+import { runSourcesBenchmark } from './watch-sources.js';
 import { runScorecardBenchmark } from './scorecards.js';
 
 /** The repository: `dist/` of packages/bench/ is three folders below it. */
@@ -151,6 +152,7 @@ try {
     changes: watchChanges,
   });
   figures.push(...watch.figures);
+  figures.push(...(await runSourcesBenchmark(ctx, join(dirname(out), 'watch-sources-results.json'))).figures);
   await writeFile(out, results(figures));
   log(`wrote ${out}`);
   await runScorecardBenchmark(ctx, scorecards, join(dirname(out), 'scorecard-results.json'));
