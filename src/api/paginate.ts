@@ -35,7 +35,6 @@ export const paginateWith = async <T>(
   const first = Number(query.page ?? 0);
   const start = Number.isInteger(first) && first >= 0 ? first : 0;
   for (let page = start; ; page++) {
-    if (page - start >= maxPages) throw endlessList(req, query, page, listKey, maxPages);
     const res = await send<unknown>({ ...req, query: { ...query, page } });
     if (res.status < 200 || res.status >= 300) break;
     const list = isRecord(res.body) ? res.body[listKey] : undefined;
@@ -54,20 +53,25 @@ export const paginateWith = async <T>(
     items.push(...(list as T[]));
     const totalPages = isRecord(res.body) ? res.body.totalPages : undefined;
     if (list.length === 0 || typeof totalPages !== 'number' || page + 1 >= totalPages) break;
+    if (page + 1 - start >= maxPages) throw endlessList(req, { ...query, page }, res, listKey, maxPages);
   }
   return items;
 };
 
+/** The error for a list whose last page read (`res`, asked with `query`) still said more pages follow. */
 const endlessList = (
   req: ApiRequest,
   query: ApiRequest['query'],
-  page: number,
+  res: ApiResponse<unknown>,
   listKey: string,
   maxPages: number,
 ): ApiError =>
   new ApiError('API', {
     operation: req.operation,
     method: req.method,
-    path: pathWithQuery(req.path, { ...query, page }),
+    path: pathWithQuery(req.path, query),
+    status: res.status,
+    attempts: res.attempts,
+    durationMs: res.durationMs,
     apiMessage: `the "${listKey}" list did not end after ${maxPages} pages (each answer said more pages follow); a list read only in part is not read`,
   });
