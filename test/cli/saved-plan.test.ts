@@ -14,7 +14,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../packages/emulator/src/server.js';
 import { bundleCli } from '../support/cli-bundle.js';
 import { API_KEY, cli, removeDir, serviceYaml, startTestEmulator, tempDir, writeFiles } from './run.js';
-import { runBin } from './spawn-cli.js';
+import { type ProcessRun, runBin } from './spawn-cli.js';
 
 let emulator: RunningEmulator;
 let bundleDir: string;
@@ -155,7 +155,12 @@ describe('plan --out, then apply FILE', { timeout: 240_000 }, () => {
 
 // Several runs each: a loaded machine takes a while, never a wrong answer.
 describe('what apply FILE refuses, naming the file, writing nothing', { timeout: 240_000 }, () => {
-  const refused = async (args: string[], pattern: RegExp, env: NodeJS.ProcessEnv = {}, how = run) => {
+  const refused = async (
+    args: string[],
+    pattern: RegExp,
+    env: NodeJS.ProcessEnv = {},
+    how: (args: string[], env: NodeJS.ProcessEnv) => Promise<ProcessRun> = run,
+  ) => {
     const before = emulator.requests.length;
     const r = await how(args, env);
     expect(r.code).toBe(1);
