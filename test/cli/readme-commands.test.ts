@@ -35,12 +35,12 @@ interface ReadmeCommand {
   line: number;
 }
 
-/** The command lines of the README's `sh` blocks (continuations joined, comments dropped). */
+/** The command lines of the README's shell blocks (continuations joined, comments dropped). */
 export const readmeCommands = (readme = readFileSync(join(ROOT, 'README.md'), 'utf8')): ReadmeCommand[] => {
   const lines = readme.split('\n');
   const found: ReadmeCommand[] = [];
   for (let i = 0; i < lines.length; i++) {
-    if (lines[i] !== '```sh') continue;
+    if (!/^```(sh|bash|shell|console|zsh)$/.test(lines[i] ?? '')) continue;
     const start = i + 1;
     let end = start;
     while (end < lines.length && lines[end] !== '```') end++;
@@ -129,7 +129,11 @@ describe("the README's commands", () => {
   const shown = readmeCommands();
 
   it('finds the command lines of every sh block, a `$ ` prompt and continued lines included', () => {
-    expect(readmeCommands('```sh\n$ a --b\noutput\n```\n```sh\nc \\\n  d   # note\n# only a comment\n```\n')).toEqual([
+    expect(
+      readmeCommands(
+        '```sh\n$ a --b\noutput\n```\n```bash\nc \\\n  d   # note\n# only a comment\n```\n```text\ne\n```\n',
+      ),
+    ).toEqual([
       { command: 'a --b', line: 2 },
       { command: 'c d', line: 6 },
     ]);
