@@ -17,7 +17,7 @@
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, symlink, writeFile } from 'node:fs/promises';
 import { request } from 'node:http';
 import net from 'node:net';
 import { basename, delimiter, dirname, isAbsolute, join } from 'node:path';
@@ -327,7 +327,7 @@ const startInNamespace = async (
   argv: string[],
   options: { cwd: string; env: NodeJS.ProcessEnv; reach: number[]; probe: number },
 ): Promise<Started> => {
-  const dir = await tempDir();
+  const dir = await mkdtemp(join(root, 'ns-'));
   for (const port of options.reach) {
     const server = net.createServer((from) => {
       const to = net.connect(port, '127.0.0.1');
@@ -405,7 +405,7 @@ const readyAndApplied = async (run: Started, tag: string, title: string): Promis
 
 /** The bare repository `https://github.com/acme/catalog.git` stands for, in the run's HOME git config. */
 const catalogRemote = async (files: Record<string, string>): Promise<void> => {
-  const remote = await createRemote(await tempDir());
+  const remote = await createRemote(await mkdtemp(join(root, 'remote-')));
   await remote.push(files);
   await writeFile(
     join(home, '.gitconfig'),
