@@ -16,6 +16,7 @@ const PROGRAMS = [
   'export-main',
   'watch-child',
   'watch-main',
+  'merge-main',
   'watch-alloc',
   'heap-diff',
   'adaptive-rate',

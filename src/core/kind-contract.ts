@@ -189,6 +189,12 @@ export interface KindLayout {
    * in words for `--help` ("every cortex.yaml or cortex.yml").
    */
   readonly elsewhere?: string;
+  /**
+   * What names one object in its manifest, in markdown for the README's layout table (`slug`;
+   * `info.x-cortex-tag`; caller, callee, method, path): the key a plan and the ownership record use.
+   * Every kind with a folder states it (the README's generator refuses one without).
+   */
+  readonly identity?: string;
   /** Does the manifest file at `relPath` (relative to the root, `/` separators) belong to this kind? */
   ownsFile(relPath: string): boolean;
 }
@@ -317,11 +323,11 @@ export interface KindWriteModel<S, L> {
    * declare is a `field-conflict`; a key this source declared at its last apply and declares no
    * more is removed live (`Change.dropsKeys`). The planner takes `core/shared-writes.ts`.
    */
-  readonly sharedWrites?: SharedWrites<S>;
+  readonly sharedWrites?: SharedWrites<S, L>;
 }
 
 /** How a kind whose objects several sources share key by key says which keys (see `KindWriteModel.sharedWrites`). */
-export interface SharedWrites<S> {
+export interface SharedWrites<S, L = unknown> {
   /**
    * Of the keys this source declared at its last apply (`before`, from its ownership record), those
    * the object declares no more: removed by the write, shown in the plan as going away.
@@ -335,6 +341,22 @@ export interface SharedWrites<S> {
    * is its?
    */
   claimsWhole(keys: readonly string[]): boolean;
+  /**
+   * Why the keys of this archived live object could not be read (its read by identity failed), if
+   * so: what unarchiving it and writing its keys would change cannot be shown, so it is refused.
+   */
+  archivedUnreadable?(live: LiveObject<L>): string | undefined;
+  /**
+   * The sources the live object names as writing keys into it (besides its owner): their records
+   * say which keys, and a list of the records can leave one out, so the engine reads each such
+   * record by its id when the list did not show it (`engine/fetch-live.ts`).
+   */
+  claimants?(live: LiveObject<L>): readonly string[];
+  /**
+   * Where a source names itself on an object it writes keys into without owning it, and the value
+   * written there (`claimants` reads it back): planned as a change when missing.
+   */
+  claim?(sourceId: string): { key: string; value: JsonValue };
 }
 
 /**

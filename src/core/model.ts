@@ -111,6 +111,11 @@ export interface Change {
    * kind that writes only declared keys, `write.sharedWrites`).
    */
   dropsKeys?: string[];
+  /**
+   * The write names this source on the object as one that writes keys into it (a kind that writes
+   * only declared keys, into an object another source or nobody owns: `SharedWrites.claim`).
+   */
+  writesClaim?: boolean;
   /** Keys of the changes this one must wait for, with the reason: `after entity-type/database`. */
   waitsFor: ObjectKey[];
   desired?: DesiredObject;

@@ -73,6 +73,8 @@ export interface PlanOptions {
   otherClaims?: SharedWriteOptions['otherClaims'];
   /** Take over keys other sources declare (`--force-conflicts`, the operator's). */
   forceConflicts?: boolean;
+  /** Why another source's record could not be read by its id (kinds with `sharedWrites`). */
+  recordUnreadable?: SharedWriteOptions['recordUnreadable'];
 }
 
 interface PlanInput {

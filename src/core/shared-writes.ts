@@ -18,6 +18,7 @@ import {
   type Change,
   type DesiredObject,
   type Diagnostic,
+  type JsonValue,
   type LiveObject,
   type ObjectKey,
   objectKey,
@@ -40,6 +41,11 @@ export interface SharedWriteOptions {
   otherClaims?(key: ObjectKey): readonly OtherClaim[];
   /** Take over keys other sources declare (the operator's `--force-conflicts`). */
   forceConflicts?: boolean;
+  /**
+   * Why a source's record, which the list of records left out, could not be read by its id either
+   * (`OwnershipIndex.unreadable`); undefined when it was read, or is confirmed absent.
+   */
+  recordUnreadable?(source: string): string | undefined;
 }
 
 const MAX_KEYS_NAMED = 5;
@@ -69,15 +75,47 @@ const conflictsOf = (
     })
     .filter((c) => c.keys.length > 0);
 
-/** The other sources' claims on an object, and its owner's when its record does not list it. */
-const claimsOn = (obj: DesiredObject, live: LiveObject | undefined, options: SharedWriteOptions): OtherClaim[] => {
+/**
+ * The other sources' claims on an object: their records', its owner's when its record does not
+ * list it (every key), and `unconfirmed` the sources the object names (its owner, its claimants)
+ * whose record the list left out and a read by its id could not read either. A claimant whose
+ * record was read (or is confirmed absent) and does not list the object claims nothing.
+ */
+const claimsOn = (
+  obj: DesiredObject,
+  live: LiveObject | undefined,
+  shared: SharedWrites<unknown>,
+  options: SharedWriteOptions,
+): { claims: OtherClaim[]; unconfirmed: { source: string; reason: string }[] } => {
   const key = objectKey(obj.kind, obj.id);
   const claims = (options.otherClaims?.(key) ?? []).filter((c) => c.source !== options.sourceId);
+  const unconfirmed: { source: string; reason: string }[] = [];
+  const named = live === undefined ? [] : (shared.claimants?.(live) ?? []);
   const owner = live?.owner;
-  if (owner !== undefined && owner !== options.sourceId && !claims.some((c) => c.source === owner))
-    claims.push({ source: owner });
-  return claims;
+  for (const source of new Set([...(owner !== undefined ? [owner] : []), ...named])) {
+    if (source === options.sourceId || claims.some((c) => c.source === source)) continue;
+    const reason = options.recordUnreadable?.(source);
+    if (reason !== undefined) unconfirmed.push({ source, reason });
+    else if (source === owner) claims.push({ source });
+  }
+  return { claims, unconfirmed };
 };
+
+/** The refusal of an object that names a source whose record could not be read. */
+const unconfirmedClaim = (
+  obj: DesiredObject,
+  handler: KindModel,
+  c: { source: string; reason: string },
+): Diagnostic => ({
+  severity: 'error',
+  code: 'claim-unconfirmed',
+  message: `${handler.title} \`${printable(obj.id)}\` names source \`${printable(c.source)}\` as writing keys into it, whose ownership record is missing from the list of records and could not be read by its id either (${printable(c.reason)}): which keys it declares is unknown, so this run writes nothing to it; run again when the API answers`,
+  file: obj.source.file,
+  line: obj.source.line,
+  column: obj.source.column,
+  kind: obj.kind,
+  id: obj.id,
+});
 
 /** The conflict errors, or with --force-conflicts the reasons saying what is taken over. */
 const judgeConflicts = (
@@ -88,10 +126,12 @@ const judgeConflicts = (
   options: SharedWriteOptions,
 ): { reasons: string[]; diagnostics: Diagnostic[] } => {
   const mine = handler.manifest.managedKeys?.(obj) ?? [];
-  const conflicts = conflictsOf(mine, claimsOn(obj, live, options), shared);
+  const { claims, unconfirmed } = claimsOn(obj, live, shared, options);
+  const conflicts = conflictsOf(mine, claims, shared);
   const me = options.sourceId === undefined ? 'this run' : `source \`${printable(options.sourceId)}\``;
   const reasons: string[] = [];
-  const diagnostics: Diagnostic[] = [];
+  // Not the operator's to force: what the other source declares is unknown until its record is read.
+  const diagnostics: Diagnostic[] = unconfirmed.map((c) => unconfirmedClaim(obj, handler, c));
   for (const c of conflicts) {
     const them = `source \`${printable(c.source)}\``;
     const which = c.unknown
@@ -115,6 +155,19 @@ const judgeConflicts = (
     });
   }
   return { reasons, diagnostics };
+};
+
+/** This source's claim on `live`, when it writes keys into it without owning it and the object does not name it yet. */
+const claimMissing = (
+  live: LiveObject,
+  shared: SharedWrites<unknown>,
+  options: SharedWriteOptions,
+  ownsExistence: boolean,
+): { key: string; value: JsonValue } | undefined => {
+  const sourceId = options.sourceId;
+  if (ownsExistence || sourceId === undefined || shared.claim === undefined) return undefined;
+  if ((shared.claimants?.(live) ?? []).includes(sourceId)) return undefined;
+  return shared.claim(sourceId);
 };
 
 /**
@@ -152,6 +205,20 @@ export const planSharedDesired = (
     });
     return { ...base, action: 'noop', diff: [], waitsFor: [], live };
   }
+  const unreadable = live.archived === true ? shared.archivedUnreadable?.(live) : undefined;
+  if (unreadable !== undefined) {
+    diagnostics.push({
+      severity: 'error',
+      code: 'merge-archived-unreadable',
+      message: `${handler.title} \`${printable(obj.id)}\` is archived and reading it by its id failed (${printable(unreadable)}): the plan cannot show what bringing it back with the keys declared here would change, so it is neither unarchived nor written; run again when the API answers`,
+      file: obj.source.file,
+      line: obj.source.line,
+      column: obj.source.column,
+      kind: obj.kind,
+      id: obj.id,
+    });
+    return { ...base, action: 'noop', diff: [], waitsFor: [], live };
+  }
   const recorded = options.declaredBefore?.get(objectKey(obj.kind, obj.id))?.keys ?? [];
   // A record written in replace mode claims the whole descriptor: switched to merge, none of its
   // keys counts as dropped (the keys the manifest declares no more stay live; nothing removed is
@@ -159,10 +226,15 @@ export const planSharedDesired = (
   const before = shared.claimsWhole(recorded) ? [] : recorded;
   const dropped = shared.dropped(obj, before);
   const diff = diffValues(handler.live.canonical(live, obj, dropped), desiredState);
+  const declaresKeys = (handler.manifest.managedKeys?.(obj) ?? []).length > 0;
+  const claim = declaresKeys ? claimMissing(live, shared, options, ownsExistence) : undefined;
+  if (claim !== undefined) diff.push({ path: claim.key, after: claim.value });
   const unarchive = live.archived === true;
   if (!unarchive && diff.length === 0) return { ...base, action: 'noop', diff: [], waitsFor: [], live };
   const reasons = [...judged.reasons];
   if (unarchive) reasons.unshift('archived live; the manifest is back');
+  if (claim !== undefined)
+    reasons.push(`names this source on it (\`${printable(claim.key)}\`), so other sources read its record`);
   if (!ownsExistence)
     reasons.push(
       live.owner === undefined
@@ -170,6 +242,8 @@ export const planSharedDesired = (
         : `merge: exists as source \`${printable(live.owner)}\`'s; only the keys declared here are written`,
     );
   const change: Change = { ...base, action: 'update', diff, waitsFor: [], live };
+  if (declaresKeys && !ownsExistence && options.sourceId !== undefined && shared.claim !== undefined)
+    change.writesClaim = true;
   const removed = diff.length > 0 ? dropped : [];
   if (removed.length > 0) change.dropsKeys = removed;
   if (reasons.length > 0) change.reason = reasons.join('; ');

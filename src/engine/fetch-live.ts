@@ -314,5 +314,59 @@ const confirmLive = async (input: {
       if (owner !== undefined) object.owner = owner;
     }
   }
+  ownership = await readNamedRecords(client, handlers, desired, live, ownership, sourceId);
   return { ownership, unconfirmed: new Set(check.unconfirmed.keys()), diagnostics: check.diagnostics };
+};
+
+/** The most records of sources named on declared objects one run reads by their ids. */
+export const MAX_NAMED_RECORD_READS = 50;
+
+/**
+ * The records the list left out of the sources that declared objects of kinds shared key by key
+ * (`write.sharedWrites`) name — their owner, and each source that names itself on them as writing
+ * keys (`claimants`) — read by their ids (ADR 0004): a conflict with a key such a source declares
+ * is judged on its record, never missed because a list left the record out; a record that cannot
+ * be read is in `index.unreadable`, and the plan refuses the objects naming it. Costs nothing when
+ * the list showed every such record.
+ */
+const readNamedRecords = async (
+  client: ApiClient,
+  handlers: readonly AnyKindHandler[],
+  desired: readonly DesiredObject[],
+  live: readonly LiveObject[],
+  ownership: OwnershipSnapshot,
+  sourceId: string | undefined,
+): Promise<OwnershipSnapshot> => {
+  if (sourceId === undefined || ownership.readRecordsOf === undefined) return ownership;
+  const shared = new Map(handlers.flatMap((h) => (h.write?.sharedWrites ? [[h.kind, h.write.sharedWrites]] : [])));
+  if (shared.size === 0) return ownership;
+  const declared = new Set(desired.map((d) => objectKey(d.kind, d.id)));
+  const named = new Set<string>();
+  for (const object of live) {
+    const writes = shared.get(object.kind);
+    if (writes === undefined || !declared.has(objectKey(object.kind, object.id))) continue;
+    if (object.owner !== undefined) named.add(object.owner);
+    for (const source of writes.claimants?.(object) ?? []) named.add(source);
+  }
+  const missing = [...named].filter((s) => s !== sourceId && !ownership.index.bySource.has(s)).sort();
+  if (missing.length === 0) return ownership;
+  // Anyone who can edit an entity can name sources on it: the reads are bounded, the rest refused.
+  const read = await ownership.readRecordsOf(client, missing.slice(0, MAX_NAMED_RECORD_READS));
+  if (missing.length > MAX_NAMED_RECORD_READS) {
+    const unread = new Map(read.index.unreadable ?? []);
+    for (const source of missing.slice(MAX_NAMED_RECORD_READS))
+      unread.set(
+        source,
+        `more than ${MAX_NAMED_RECORD_READS} sources named on the declared objects are missing from the list of records, and this run reads no more than that by their ids`,
+      );
+    read.index.unreadable = unread;
+  }
+  // Owners the records read now add (owners set before stay: an earlier read's owner still counts).
+  const recorded = new Set(handlers.filter((h) => !h.live.ownershipOnObject).map((h) => h.kind));
+  for (const object of live) {
+    if (!recorded.has(object.kind) || object.owner !== undefined) continue;
+    const owner = read.index.ownerOf.get(objectKey(object.kind, object.id));
+    if (owner !== undefined) object.owner = owner;
+  }
+  return read;
 };

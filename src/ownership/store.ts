@@ -31,6 +31,11 @@ export interface OwnershipIndex {
    * identity when a list leaves it out.
    */
   serverIds: Map<string, Map<ObjectKey, string>>;
+  /**
+   * source id → why its record could not be read by its id (`OwnershipSnapshot.readRecordsOf`):
+   * the list left it out, and an object names the source as writing keys into it.
+   */
+  unreadable?: Map<string, string>;
 }
 
 /** A source's record, as the engine writes it. */
@@ -55,6 +60,13 @@ export interface OwnershipSnapshot {
    * the source's record held are kept.
    */
   write(client: ApiClient, record: OwnershipRecord): Promise<void>;
+  /**
+   * The same snapshot with the records of `sources` that the list left out read by their ids (a
+   * list can leave a record out): each found joins the index, a source with none claims nothing,
+   * and one whose read failed is in `index.unreadable` with the reason. Sources the list showed
+   * are not read again.
+   */
+  readRecordsOf?(client: ApiClient, sources: readonly string[]): Promise<OwnershipSnapshot>;
 }
 
 /** A create recorded before its request (see `core/pending-creates.ts`). */

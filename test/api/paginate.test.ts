@@ -1,6 +1,8 @@
 import { Agent } from 'undici';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/client.js';
+import { paginateWith } from '../../src/api/paginate.js';
+import type { ApiRequest, ApiResponse } from '../../src/api/types.js';
 import { ApiError } from '../../src/core/errors.js';
 import { type Handler, sendJson, startServer, type TestServer, virtualClock } from './helpers.js';
 
@@ -83,6 +85,22 @@ describe('paginate', () => {
     expect((error as ApiError).message).toBe(
       'list catalog pages failed: GET /api/v1/catalog-pages?pageSize=1000&page=0 → HTTP 200: the response has no "catalogPages" list',
     );
+  });
+
+  it('a list that never ends is an error naming the operation, never the pages read so far', async () => {
+    const asked: number[] = [];
+    // Every answer holds an item and says a thousand pages follow, whatever page was asked for.
+    const send = async <T>(req: ApiRequest): Promise<ApiResponse<T>> => {
+      asked.push(Number(req.query?.page));
+      const body = { things: [{ n: asked.length }], page: req.query?.page, totalPages: 1_000_000 };
+      return { status: 200, headers: {}, body: body as T, attempts: 1, durationMs: 0 };
+    };
+    const req: ApiRequest = { operation: 'list things', method: 'GET', path: '/api/v1/things' };
+    const error = await paginateWith(send, req, 'things', 5).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(ApiError);
+    expect((error as ApiError).message).toMatch(/list things/);
+    expect((error as ApiError).message).toMatch(/did not end after 5 pages/);
+    expect(asked).toEqual([0, 1, 2, 3, 4]);
   });
 
   it('an accepted non-2xx status ends the list', async () => {

@@ -8,6 +8,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../packages/emulator/src/server.js';
+import { claimKeyOf } from '../../src/kinds/entity/merge.js';
 import { API_KEY, cli, removeDir, startTestEmulator, tempDir, writeFiles } from '../cli/run.js';
 
 let emulator: RunningEmulator;
@@ -75,7 +76,12 @@ describe('merge mode and the map holding the owner’s marker', { timeout: 180_0
       [`.cortex/catalog/${tag}.yaml`]: descriptor(tag, ['  x-cortex-description: hi'], false),
     });
     expect((await run(other, ['apply', '--auto-approve'])).code).toBe(0);
-    expect(await customMetadata(tag)).toEqual({ 'from-ui': 'keep', 'cortex-sync': { source: 'owner' } });
+    // `other` now declares a key of an entity it does not own: it names itself on it (ADR 0004), nothing else changes.
+    expect(await customMetadata(tag)).toEqual({
+      'from-ui': 'keep',
+      'cortex-sync': { source: 'owner' },
+      [claimKeyOf('other')]: { source: 'other' },
+    });
     expect(await changesOf(owner)).toEqual([]);
   });
 

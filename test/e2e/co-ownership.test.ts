@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
 import type { RunningEmulator } from '../../packages/emulator/src/server.js';
 import { type Forwarder, type SeenRequest, startForwarder } from '../support/forwarder.js';
+import { claimKeyOf } from '../../src/kinds/entity/merge.js';
 import { API_KEY, cli, removeDir, startTestEmulator, tempDir, writeFiles } from '../cli/run.js';
 
 let emulator: RunningEmulator;
@@ -167,7 +168,11 @@ describe('entityWrites: merge', { timeout: 120_000 }, () => {
     }
     const info = await infoOf(tag);
     expect(info).toMatchObject({ description: 'owned here', 'x-cortex-groups': ['tier-1'] });
-    expect(info['x-cortex-custom-metadata']).toEqual({ 'cortex-sync': { source: 'service-repo' } });
+    // The owner's marker, and the platform's claim: it writes keys into an entity it does not own (ADR 0004).
+    expect(info['x-cortex-custom-metadata']).toEqual({
+      'cortex-sync': { source: 'service-repo' },
+      [claimKeyOf('platform-repo')]: { source: 'platform-repo' },
+    });
 
     // The platform repository now declares the description too.
     await rewrite(

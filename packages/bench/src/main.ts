@@ -31,6 +31,7 @@ import {
   type NoopPlanResult,
 } from './scenarios.js';
 import { runWatchBenchmark } from './watch.js';
+import { runMergeNoopBenchmark } from './merge-noop.js';
 import { runScorecardBenchmark } from './scorecards.js';
 
 /** The repository: `dist/` of packages/bench/ is three folders below it. */
@@ -151,6 +152,8 @@ try {
     changes: watchChanges,
   });
   figures.push(...watch.figures);
+  const merged = await runMergeNoopBenchmark(ctx, Math.max(...sizes), join(dirname(out), 'merge-results.json'));
+  figures.push(...merged.figures);
   await writeFile(out, results(figures));
   log(`wrote ${out}`);
   await runScorecardBenchmark(ctx, scorecards, join(dirname(out), 'scorecard-results.json'));

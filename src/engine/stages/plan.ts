@@ -76,6 +76,7 @@ const runPlanInputOf = (
       now: ctx.clock.now(),
       ...(binding !== undefined ? { binding } : {}),
       otherClaims: otherClaimsOf(state.inventories, ctx.sourceId),
+      recordUnreadable: (source) => state.inventories.unreadable?.get(source),
       ...(config.forceConflicts === true ? { forceConflicts: true } : {}),
     },
     deleteScope: deleteScopeOf(config, recordedMeta, binding, ctx.settings),

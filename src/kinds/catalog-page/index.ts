@@ -3,10 +3,10 @@
  * `/api/v1/catalog-pages`. Pages Cortex manages are read (so declaring one is a plan error) but
  * never changed or pruned.
  */
-import type { ApiClient } from '../../api/types.js';
 import { encodePathSegment } from '../../api/types.js';
 import { CortexSyncError } from '../../core/errors.js';
 import type { LiveObject } from '../../core/model.js';
+import { readEachOnce, readOneOrAbsent, readPagedList } from '../shared/api-reads.js';
 import type { ApplyContext, FetchContext, KindChange, KindHandler } from '../types.js';
 import { catalogPageModel, KIND } from './model.js';
 import { type CatalogPageManifest, type LiveCatalogPage, liveCatalogPageSchema } from './schema.js';
@@ -15,71 +15,50 @@ const PAGES_PATH = '/api/v1/catalog-pages';
 const PAGE_SIZE = 1000;
 
 /** The list in a page envelope: its single array-valued key (the vendor does not document the key). */
-const listOf = (body: unknown, operation: string): unknown[] => {
-  if (Array.isArray(body)) return body;
+const listOf = (body: unknown): readonly unknown[] | undefined => {
+  if (Array.isArray(body)) return body as unknown[];
   if (body !== null && typeof body === 'object') {
     const arrays = Object.entries(body).filter(([, v]) => Array.isArray(v));
     const only = arrays.length === 1 ? arrays[0] : arrays.find(([k]) => k === 'catalogPages');
     if (only) return only[1] as unknown[];
   }
-  throw new CortexSyncError('API', `${operation}: the response holds no list of catalog pages`);
-};
-
-const readAllPages = async (client: ApiClient, pageSize: number): Promise<unknown[]> => {
-  const operation = 'list catalog pages';
-  const items: unknown[] = [];
-  for (let page = 0; ; page++) {
-    const response = await client.request<unknown>({
-      operation,
-      method: 'GET',
-      path: PAGES_PATH,
-      query: { page, pageSize },
-    });
-    const list = listOf(response.body, operation);
-    items.push(...list);
-    const totalPages = (response.body as { totalPages?: unknown } | null)?.totalPages;
-    if (list.length === 0 || typeof totalPages !== 'number' || page + 1 >= totalPages) return items;
-  }
+  return undefined;
 };
 
 /** One page as read; those Cortex manages are marked protected (never changed, never pruned). */
-const liveOf = (item: unknown, what: string): LiveObject<LiveCatalogPage> => {
-  const parsed = liveCatalogPageSchema.safeParse(item);
-  if (!parsed.success) {
-    throw new CortexSyncError('API', `${what} is not a catalog page (${parsed.error.issues[0]?.message ?? 'invalid'})`);
-  }
-  const page = parsed.data;
-  return {
-    kind: KIND,
-    id: page.slug,
-    ...(page.isCortexManaged === true ? { protected: true } : {}),
-    state: { page },
-  };
-};
+const liveOf = (page: LiveCatalogPage['page']): LiveObject<LiveCatalogPage> => ({
+  kind: KIND,
+  id: page.slug,
+  ...(page.isCortexManaged === true ? { protected: true } : {}),
+  state: { page },
+});
 
 /** Reads every catalog page. */
 const fetchLiveWith = async (ctx: FetchContext, pageSize: number): Promise<LiveObject<LiveCatalogPage>[]> => {
-  const items = await readAllPages(ctx.client, pageSize);
-  return items.map((item, index) => liveOf(item, `list catalog pages: item ${index} of the response`));
+  const pages = await readPagedList(ctx.client, {
+    request: { operation: 'list catalog pages', method: 'GET', path: PAGES_PATH },
+    list: listOf,
+    item: liveCatalogPageSchema,
+    itemName: 'a catalog page',
+    pageSize,
+  });
+  return pages.map(liveOf);
 };
 
 /** The pages with these slugs, one `GET /catalog-pages/{slug}` each (404: none). */
 const fetchByIds = async (ids: readonly string[], ctx: FetchContext): Promise<LiveObject<LiveCatalogPage>[]> => {
-  const found = await Promise.all(
-    [...new Set(ids)].map(async (slug) => {
-      const operation = `read catalog page \`${slug}\``;
-      const res = await ctx.client.request<unknown>({
-        operation,
+  return readEachOnce(ids, async (slug) => {
+    const page = await readOneOrAbsent(ctx.client, {
+      request: {
+        operation: `read catalog page \`${slug}\``,
         method: 'GET',
         path: `${PAGES_PATH}/${encodePathSegment(slug)}`,
-        acceptStatus: [404],
-      });
-      if (res.status === 404) return undefined;
-      const live = liveOf(res.body, `${operation}: the response`);
-      return live.id === slug ? live : undefined;
-    }),
-  );
-  return found.filter((o): o is LiveObject<LiveCatalogPage> => o !== undefined);
+      },
+      item: liveCatalogPageSchema,
+      itemName: 'a catalog page',
+    });
+    return page?.slug === slug ? liveOf(page) : undefined;
+  });
 };
 
 const apply = async (change: KindChange<CatalogPageManifest, LiveCatalogPage>, ctx: ApplyContext): Promise<void> => {

@@ -6,7 +6,6 @@ import type { KindModel, ObjectReference, ParseResult } from '../../core/kind-co
 import {
   type DesiredObject,
   type Diagnostic,
-  type JsonObject,
   type JsonValue,
   type LiveObject,
   type ParsedDocument,
@@ -14,53 +13,19 @@ import {
 import { BUILT_IN_ENTITY_TYPES } from '../shared/built-in-entity-types.js';
 import { ownsFilesIn, YAML_OR_JSON_FILE } from '../shared/layout.js';
 import { zodIssuesToDiagnostics } from '../../source/zod-diagnostics.js';
+import { entityFilterSets, type EntityFilterLike, entry, textOrNull } from '../shared/canonical.js';
 import { comparedIconTag, comparedLiveIconTag, iconTagWarning } from '../shared/icon-tag.js';
 import { type CatalogPageManifest, catalogPageManifestSchema, type LiveCatalogPage } from './schema.js';
 import { toManifestFiles } from './to-manifest.js';
 
 export const KIND = 'catalog-page';
 
-/** Sorted names, or undefined for none. */
-const nameSet = (names: readonly string[] | null | undefined): string[] | undefined =>
-  names && names.length > 0 ? [...new Set(names)].sort() : undefined;
-
-interface IncludeExclude {
-  include?: readonly string[] | null;
-  exclude?: readonly string[] | null;
-}
-
-interface FilterLike {
-  types?: IncludeExclude | null;
-  groups?: IncludeExclude | null;
-  query?: string | null;
-}
-
-const canonicalIncludeExclude = (value: IncludeExclude | null | undefined): JsonObject | undefined => {
-  const include = nameSet(value?.include);
-  const exclude = nameSet(value?.exclude);
-  if (!include && !exclude) return undefined;
-  return { ...(include ? { include } : {}), ...(exclude ? { exclude } : {}) };
-};
-
-/** Lists as sets, empty parts left out; an empty filter reads the same as none. */
-const canonicalFilter = (filter: FilterLike | null | undefined): JsonObject | undefined => {
-  if (!filter) return undefined;
-  const types = canonicalIncludeExclude(filter.types);
-  const groups = canonicalIncludeExclude(filter.groups);
-  const out: JsonObject = {
-    ...(types ? { types } : {}),
-    ...(groups ? { groups } : {}),
-    ...(filter.query ? { query: filter.query } : {}),
-  };
-  return Object.keys(out).length > 0 ? out : undefined;
-};
-
 interface PageLike {
   slug: string;
   name?: string | null;
   description?: string | null;
   isDraft?: boolean | null;
-  filter?: FilterLike | null;
+  filter?: EntityFilterLike | null;
   relationshipTypeTag?: string | null;
 }
 
@@ -68,18 +33,18 @@ interface PageLike {
  * The compared form. `iconTag` and `type` are passed in: each is compared only when the manifest
  * states it (a non-built-in icon is replaced by the server; an omitted type is the server's to infer).
  */
-const canonical = (page: PageLike, iconTag: string | undefined, type: string | undefined): JsonValue => {
-  const filter = canonicalFilter(page.filter);
-  const out: JsonObject = { slug: page.slug };
-  if (page.name) out.name = page.name;
-  if (page.description) out.description = page.description;
-  if (iconTag !== undefined) out.iconTag = iconTag;
-  out.isDraft = page.isDraft ?? false;
-  if (type !== undefined) out.type = type;
-  if (filter) out.filter = filter;
-  if (page.relationshipTypeTag) out.relationshipTypeTag = page.relationshipTypeTag;
-  return out;
-};
+const canonical = (page: PageLike, iconTag: string | undefined, type: string | undefined): JsonValue => ({
+  slug: page.slug,
+  ...entry('name', textOrNull(page.name)),
+  ...entry('description', textOrNull(page.description)),
+  ...entry('iconTag', iconTag),
+  isDraft: page.isDraft ?? false,
+  ...entry('type', type),
+  // Left out when empty (not `null`, as Initiatives and scorecards write it): every saved plan's
+  // digest covers this form as it has always been written.
+  ...entry('filter', entityFilterSets(page.filter, { empty: undefined })),
+  ...entry('relationshipTypeTag', textOrNull(page.relationshipTypeTag)),
+});
 
 const slugOf = (value: unknown): string | undefined => {
   const slug = (value as { slug?: unknown } | null)?.slug;
@@ -154,7 +119,7 @@ export const catalogPageModel: KindModel<CatalogPageManifest, LiveCatalogPage> =
   kind: KIND,
   title: 'catalog page',
   refersTo: ['entity-type'],
-  layout: { folders: LAYOUT_FOLDERS, ownsFile: ownsFilesIn(LAYOUT_FOLDERS, YAML_OR_JSON_FILE) },
+  layout: { identity: '`slug`', folders: LAYOUT_FOLDERS, ownsFile: ownsFilesIn(LAYOUT_FOLDERS, YAML_OR_JSON_FILE) },
   manifest: {
     schema: catalogPageManifestSchema,
     parse,

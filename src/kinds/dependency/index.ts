@@ -6,6 +6,7 @@ import type { ApiClient } from '../../api/types.js';
 import { encodePathSegment } from '../../api/types.js';
 import { CortexSyncError } from '../../core/errors.js';
 import type { LiveObject } from '../../core/model.js';
+import { readPagedList } from '../shared/api-reads.js';
 import type { ApplyContext, BatchOutcome, FetchContext, KindChange, KindHandler } from '../types.js';
 import { BULK_BODY_LIMIT_BYTES, type BulkEntry, sendBulk } from './bulk.js';
 import { dependencyId, parseDependencyId } from './edges.js';
@@ -14,40 +15,24 @@ import { dependencyModel, KIND, liveKey } from './model.js';
 import { type DependencySpec, type LiveDependency, liveDependencySchema } from './schema.js';
 
 type DependencyChange = KindChange<DependencySpec, LiveDependency>;
-const PAGE_SIZE = 1000;
 /** Callers read at once (each read is one or a few GETs). */
 const READ_CONCURRENCY = 8;
 
-/** Every outgoing edge of `callerTag` (none when the caller entity does not exist yet). */
+/** Every outgoing edge of `callerTag` (none when the caller entity does not exist yet: a 404). */
 const readCallerEdges = async (client: ApiClient, callerTag: string): Promise<LiveDependency[]> => {
-  const edges: LiveDependency[] = [];
-  const operation = `list dependencies of \`${callerTag}\``;
-  for (let page = 0; ; page++) {
-    const response = await client.request<unknown>({
-      operation,
+  const edges = await readPagedList(client, {
+    request: {
+      operation: `list dependencies of \`${callerTag}\``,
       method: 'GET',
       path: `/api/v1/catalog/${encodePathSegment(callerTag)}/dependencies`,
-      query: { includeOutgoing: true, includeIncoming: false, page, pageSize: PAGE_SIZE },
+      query: { includeOutgoing: true, includeIncoming: false },
       acceptStatus: [404],
-    });
-    if (response.status === 404) return edges;
-    const body = response.body as { dependencies?: unknown; totalPages?: unknown } | null;
-    if (!body || !Array.isArray(body.dependencies)) {
-      throw new CortexSyncError('API', `${operation}: the response has no \`dependencies\` list`);
-    }
-    for (const [i, item] of body.dependencies.entries()) {
-      const parsed = liveDependencySchema.safeParse(item);
-      if (!parsed.success) {
-        throw new CortexSyncError(
-          'API',
-          `${operation}: item ${i} of page ${page} is not a dependency (${parsed.error.issues[0]?.message ?? 'invalid'})`,
-        );
-      }
-      if (parsed.data.callerTag === callerTag) edges.push(parsed.data);
-    }
-    const totalPages = typeof body.totalPages === 'number' ? body.totalPages : 1;
-    if (body.dependencies.length === 0 || page + 1 >= totalPages) return edges;
-  }
+    },
+    list: 'dependencies',
+    item: liveDependencySchema,
+    itemName: 'a dependency',
+  });
+  return edges.filter((edge) => edge.callerTag === callerTag);
 };
 
 const mapWithConcurrency = async <T, R>(

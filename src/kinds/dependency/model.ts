@@ -132,7 +132,11 @@ export const dependencyModel: KindModel<DependencySpec, LiveDependency> & {
   kind: KIND,
   title: 'dependency',
   refersTo: ['entity'],
-  layout: { folders: LAYOUT_FOLDERS, ownsFile: ownsFilesIn(LAYOUT_FOLDERS, YAML_OR_JSON_FILE) },
+  layout: {
+    identity: 'caller, callee, method, path',
+    folders: LAYOUT_FOLDERS,
+    ownsFile: ownsFilesIn(LAYOUT_FOLDERS, YAML_OR_JSON_FILE),
+  },
   manifest: {
     schema: dependencyManifestSchema,
     parse,

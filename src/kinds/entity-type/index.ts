@@ -7,6 +7,7 @@ import { sortKeys } from '../../core/diff.js';
 import { ApiError, CortexSyncError, isApiError } from '../../core/errors.js';
 import type { LiveObject } from '../../core/model.js';
 import { ENTITY_TYPE_SETTINGS } from './settings.js';
+import { readEachOnce, readOneOrAbsent, readPagedList } from '../shared/api-reads.js';
 import type { ApplyContext, ConfigurableKind, FetchContext, KindChange, KindHandler } from '../types.js';
 import { entityTypeModel, KIND } from './model.js';
 import { type EntityTypeManifest, type LiveEntityType, liveDefinitionSchema } from './schema.js';
@@ -105,29 +106,24 @@ const applyChange = async (
   }
 };
 
-/** One entity type as read (`what`: the read and the item, for the message when it is not one). */
-const liveOf = (item: unknown, what: string): LiveObject<LiveEntityType> => {
-  const parsed = liveDefinitionSchema.safeParse(item);
-  if (!parsed.success) {
-    throw new CortexSyncError('API', `${what} is not an entity type (${parsed.error.issues[0]?.message ?? 'invalid'})`);
-  }
-  const definition = parsed.data;
-  return {
-    kind: KIND,
-    id: definition.type,
-    // Cortex's own types (source CORTEX) are visible for reference checks but never pruned.
-    ...(definition.source === 'CORTEX' ? { protected: true } : {}),
-    state: { definition },
-  };
-};
+/** One entity type as read. */
+const liveOf = (definition: LiveEntityType['definition']): LiveObject<LiveEntityType> => ({
+  kind: KIND,
+  id: definition.type,
+  // Cortex's own types (source CORTEX) are visible for reference checks but never pruned.
+  ...(definition.source === 'CORTEX' ? { protected: true } : {}),
+  state: { definition },
+});
 
 /** Reads every entity type, built-ins included so references to `rds`, `s3`, … resolve. */
 const fetchLive = async (ctx: FetchContext<EntityTypeManifest>): Promise<LiveObject<LiveEntityType>[]> => {
-  const items = await ctx.client.paginate<unknown>(
-    { operation: 'list entity types', method: 'GET', path: DEFINITIONS_PATH, query: { includeBuiltIn: true } },
-    'definitions',
-  );
-  return items.map((item, index) => liveOf(item, `list entity types: item ${index} of the response`));
+  const definitions = await readPagedList(ctx.client, {
+    request: { operation: 'list entity types', method: 'GET', path: DEFINITIONS_PATH, query: { includeBuiltIn: true } },
+    list: 'definitions',
+    item: liveDefinitionSchema,
+    itemName: 'an entity type',
+  });
+  return definitions.map(liveOf);
 };
 
 /** The entity types with these names, one `GET /catalog/definitions/{type}` each (404: none). */
@@ -135,21 +131,18 @@ const fetchByIds = async (
   ids: readonly string[],
   ctx: FetchContext<EntityTypeManifest>,
 ): Promise<LiveObject<LiveEntityType>[]> => {
-  const found = await Promise.all(
-    [...new Set(ids)].map(async (type) => {
-      const operation = `read entity type \`${type}\``;
-      const res = await ctx.client.request<unknown>({
-        operation,
+  return readEachOnce(ids, async (type) => {
+    const definition = await readOneOrAbsent(ctx.client, {
+      request: {
+        operation: `read entity type \`${type}\``,
         method: 'GET',
         path: `${DEFINITIONS_PATH}/${encodePathSegment(type)}`,
-        acceptStatus: [404],
-      });
-      if (res.status === 404) return undefined;
-      const live = liveOf(res.body, `${operation}: the response`);
-      return live.id === type ? live : undefined;
-    }),
-  );
-  return found.filter((o): o is LiveObject<LiveEntityType> => o !== undefined);
+      },
+      item: liveDefinitionSchema,
+      itemName: 'an entity type',
+    });
+    return definition?.type === type ? liveOf(definition) : undefined;
+  });
 };
 
 /** Builds the `entity-type` kind with its settings. */

@@ -75,7 +75,7 @@ export const entityTypeModel: KindModel<EntityTypeManifest, LiveEntityType> = {
   kind: KIND,
   title: 'entity type',
   builtInIds: BUILT_IN_ENTITY_TYPES,
-  layout: { folders: LAYOUT_FOLDERS, ownsFile: ownsFilesIn(LAYOUT_FOLDERS, YAML_OR_JSON_FILE) },
+  layout: { identity: '`type`', folders: LAYOUT_FOLDERS, ownsFile: ownsFilesIn(LAYOUT_FOLDERS, YAML_OR_JSON_FILE) },
   manifest: {
     schema: entityTypeManifestSchema,
     parse,

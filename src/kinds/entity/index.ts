@@ -8,6 +8,7 @@ import type { ConfigurableKind, KindHandler } from '../types.js';
 import { applyEntityChange, descriptorTextFor, descriptorYaml } from './apply.js';
 import { applyMergedEntityChange, mergePatchFor } from './merge-apply.js';
 import { exportEntities } from './export.js';
+import { fetchMergeEntitiesByTag, fetchMergeEntityLive } from './merge-live.js';
 import { type EntityLive, fetchArchivedHolders, fetchEntitiesByTag, fetchEntityLive } from './live.js';
 import type { PruneAction } from '../../core/kind-contract.js';
 import { ENTITY_SETTINGS } from './settings.js';
@@ -35,8 +36,9 @@ export const createEntityKind = (settings: Partial<EntitySettings> = {}): Entity
       ...model.live,
       // Entity lists filter by type name: entity types are read first.
       uses: ['entity-type'],
-      fetch: fetchEntityLive,
-      fetchByIds: fetchEntitiesByTag,
+      // Merge mode reads the descriptors of archived declared entities too (`merge-live.ts`).
+      fetch: merge ? fetchMergeEntityLive : fetchEntityLive,
+      fetchByIds: merge ? fetchMergeEntitiesByTag : fetchEntitiesByTag,
       // Desired entities the descriptor list did not show are looked up by tag, or in the list with archived ones.
       readsMissingDesired: true,
     },

@@ -17,4 +17,9 @@ export interface EntityLive {
   descriptor: JsonObject | null;
   /** From the catalog list or details, when those were read. */
   summary?: EntitySummary;
+  /**
+   * Merge mode: why the descriptor of this archived entity could not be read by its tag (its
+   * `descriptor` stays `null`); the plan refuses to unarchive it (`merge-live.ts`).
+   */
+  descriptorUnreadable?: string;
 }

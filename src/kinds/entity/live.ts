@@ -126,7 +126,7 @@ const listDescriptors = async (client: ApiClient, types: string[]): Promise<Map<
 };
 
 /** One entity's descriptor (for an active entity the descriptor list did not show); `undefined` on 404. */
-const readDescriptor = async (client: ApiClient, tag: string): Promise<JsonObject | undefined> => {
+export const readDescriptor = async (client: ApiClient, tag: string): Promise<JsonObject | undefined> => {
   const res = await client.request<unknown>({
     operation: `read entity descriptor ${tag}`,
     method: 'GET',

@@ -28,6 +28,8 @@ export const mergePatchFor = (change: EntityWrite, sourceId: string | undefined,
   const wire = wireDescriptor(change.desired.spec, undefined);
   const live = (change.live?.state.descriptor ?? {}) as JsonValue;
   const creates = change.action === 'create';
+  // A source writing into an entity it does not own names itself on it (`claimKeyOf`); the creator's marker names it.
+  const claims = !creates && sourceId !== undefined && change.writesClaim === true;
   return mergePatch({
     tag: change.id,
     wire,
@@ -35,6 +37,7 @@ export const mergePatchFor = (change: EntityWrite, sourceId: string | undefined,
     dropped: change.dropsKeys ?? [],
     live,
     ...(creates && sourceId !== undefined ? { ownership: { source: sourceId } as JsonObject } : {}),
+    ...(claims ? { claimant: sourceId } : {}),
     ...(random !== undefined ? { random } : {}),
   });
 };

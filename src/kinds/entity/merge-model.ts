@@ -8,7 +8,15 @@ import type { KindModel, ParseResult } from '../../core/kind-contract.js';
 import type { DesiredObject, Diagnostic, JsonValue, LiveObject, ParsedDocument } from '../../core/model.js';
 import { wireDescriptor } from './apply.js';
 import type { EntityLive } from './live-state.js';
-import { declaredKeyPaths, droppedPaths, pathsOverlap, projectDescriptor, TAG_PATH } from './merge.js';
+import {
+  claimantsOf,
+  claimPathOf,
+  declaredKeyPaths,
+  droppedPaths,
+  pathsOverlap,
+  projectDescriptor,
+  TAG_PATH,
+} from './merge.js';
 import { canonicalDescriptor } from './normalize.js';
 import type { EntityDescriptor } from './schema.js';
 
@@ -106,6 +114,11 @@ export const mergeEntityModel = (
         overlap: pathsOverlap,
         // Replace mode records the descriptor's top-level keys, the tag among them; merge never records the tag.
         claimsWhole: (keys) => keys.includes(TAG_PATH),
+        // The descriptor of an archived declared entity is read by its tag (`merge-live.ts`).
+        archivedUnreadable: (live) => live.state.descriptorUnreadable,
+        // Sources writing into an entity they do not own name themselves on it (`merge.ts`, `claimKeyOf`).
+        claimants: (live) => claimantsOf(live.state.descriptor),
+        claim: (sourceId) => ({ key: claimPathOf(sourceId), value: { source: sourceId } }),
       },
     },
   };

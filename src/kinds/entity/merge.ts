@@ -9,7 +9,7 @@
  * a segment's own `~` and `.` are written `~0` and `~1` (JSON Pointer's escaping), so a custom
  * metadata key `a.b` is one segment. The tag is the entity's identity, not a key: never declared.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { JsonObject, JsonValue } from '../../core/model.js';
 import { LEGACY_CORTEX_INFO_KEYS } from './normalize.js';
 import { CUSTOM_METADATA_KEY, OWNERSHIP_METADATA_KEY } from './ownership.js';
@@ -33,6 +33,53 @@ export const pathsOverlap = (a: string, b: string): boolean =>
 /** The tag's path: identity, never a declared key in merge mode (replace mode records it with its keys). */
 export const TAG_PATH = keyPathOf(['info', 'x-cortex-tag']);
 const MARKER_PATH = keyPathOf(['info', CUSTOM_METADATA_KEY, OWNERSHIP_METADATA_KEY]);
+
+/**
+ * A source that writes keys into an entity it does not own names itself on the entity, in a
+ * custom metadata key of its own (`cortex-sync-merge-` and 12 hex digits of the source id's
+ * SHA-256, holding `{source: <source id>}`): its ownership record says which keys it declares, and
+ * a list of the records can leave that record out, so the entity itself (confirmed by a read by
+ * identity like every declared entity) says whose records must be read. One key per source, so
+ * sources never write each other's (PATCH merges custom metadata key by key).
+ */
+export const CLAIM_KEY_PREFIX = 'cortex-sync-merge-';
+
+/** The custom metadata key a source names itself in (see `CLAIM_KEY_PREFIX`). */
+export const claimKeyOf = (source: string): string =>
+  `${CLAIM_KEY_PREFIX}${createHash('sha256').update(source).digest('hex').slice(0, 12)}`;
+
+/** The key path of a source's claim on an entity. */
+export const claimPathOf = (source: string): string => keyPathOf(['info', CUSTOM_METADATA_KEY, claimKeyOf(source)]);
+
+const CLAIMS_PREFIX = `${keyPathOf(['info', CUSTOM_METADATA_KEY])}.${CLAIM_KEY_PREFIX}`;
+
+/**
+ * The sources a descriptor's claims name, sorted. A claim whose key is not its source's (written by
+ * hand) is ignored: it could only send this run to read a record by its tag.
+ */
+export const claimantsOf = (descriptor: JsonValue | null | undefined): string[] => {
+  const info = isMap(descriptor) ? descriptor.info : undefined;
+  const metadata = isMap(info) ? info[CUSTOM_METADATA_KEY] : undefined;
+  if (!isMap(metadata)) return [];
+  const out = new Set<string>();
+  for (const [key, raw] of Object.entries(metadata)) {
+    if (!key.startsWith(CLAIM_KEY_PREFIX)) continue;
+    // Custom metadata may come back wrapped in `{value, description}`.
+    const value = isMap(raw) && raw.source === undefined && isMap(raw.value) ? raw.value : raw;
+    const source = isMap(value) ? value.source : undefined;
+    if (typeof source === 'string' && source !== '' && claimKeyOf(source) === key) out.add(source);
+  }
+  return [...out].sort();
+};
+
+/** A copy of an `info` block without the sources' claims (an export: they are cortex-sync's, like the marker). */
+export const withoutClaims = (info: JsonObject): JsonObject => {
+  const metadata = info[CUSTOM_METADATA_KEY];
+  if (!isMap(metadata) || !Object.keys(metadata).some((k) => k.startsWith(CLAIM_KEY_PREFIX))) return info;
+  const kept = Object.fromEntries(Object.entries(metadata).filter(([k]) => !k.startsWith(CLAIM_KEY_PREFIX)));
+  const { [CUSTOM_METADATA_KEY]: _metadata, ...others } = info;
+  return Object.keys(kept).length > 0 ? { ...others, [CUSTOM_METADATA_KEY]: kept } : others;
+};
 
 /**
  * The leaf paths of a value. An empty map declares nothing: PATCH merges it into nothing, so
@@ -68,9 +115,12 @@ export const declaredKeyPaths = (raw: unknown, wire: JsonObject): string[] => {
     if (value !== undefined) leafPaths(value, ['info', name], out);
   }
   return [...new Set(out)]
-    .filter((p) => p !== TAG_PATH && p !== MARKER_PATH && !p.startsWith(`${MARKER_PATH}.`))
+    .filter((p) => p !== TAG_PATH && p !== MARKER_PATH && !p.startsWith(`${MARKER_PATH}.`) && !isClaimPath(p))
     .sort();
 };
+
+/** Is this path a source's claim, or inside one? cortex-sync's, never a declared key. */
+const isClaimPath = (path: string): boolean => path.startsWith(CLAIMS_PREFIX);
 
 /** The value at `segments` of a descriptor, if there is one. */
 const valueAt = (root: JsonValue, segments: readonly string[]): JsonValue | undefined => {
@@ -132,7 +182,9 @@ export const projectDescriptor = (descriptor: JsonValue, tag: string, paths: rea
  * source's; such a path is left live (nothing dropped is the safe direction).
  */
 export const droppedPaths = (before: readonly string[], now: readonly string[]): string[] =>
-  before.filter((p) => p !== TAG_PATH && !pathsOverlap(p, MARKER_PATH) && !now.some((n) => pathsOverlap(n, p)));
+  before.filter(
+    (p) => p !== TAG_PATH && !pathsOverlap(p, MARKER_PATH) && !isClaimPath(p) && !now.some((n) => pathsOverlap(n, p)),
+  );
 
 /** Every string in a value (keys too), for choosing a delete marker none of them equals. */
 const stringsOf = (value: JsonValue, out: Set<string>): void => {
@@ -173,7 +225,7 @@ export interface MergePatch {
  * The PATCH of a merge write: the declared paths' values from `wire` (lists and scalars whole,
  * maps key by key), the tag, `openapi` when the manifest has it, `ownership` set at the marker's
  * path when this source writes its marker, and each dropped path the live descriptor still has set
- * to a delete marker chosen for this request.
+ * to a delete marker chosen for this request; `claimant` names its source on the entity.
  */
 export const mergePatch = (input: {
   tag: string;
@@ -182,11 +234,14 @@ export const mergePatch = (input: {
   dropped: readonly string[];
   live: JsonValue;
   ownership?: JsonObject;
+  /** The source that names itself on the entity (it writes keys into an entity it does not own). */
+  claimant?: string;
   random?: () => string;
 }): MergePatch => {
   const body = projectDescriptor(input.wire, input.tag, input.declared);
   if (input.wire.openapi !== undefined) body.openapi = input.wire.openapi;
   if (input.ownership !== undefined) setAt(body, segmentsOf(MARKER_PATH), input.ownership);
+  if (input.claimant !== undefined) setAt(body, segmentsOf(claimPathOf(input.claimant)), { source: input.claimant });
   const removed = presentPaths(input.live, input.dropped);
   if (removed.length === 0) return { body };
   const deleteMarker = chooseDeleteMarker([body, input.live], input.random);

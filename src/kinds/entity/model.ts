@@ -15,21 +15,36 @@ import { entityReferences, parseEntityDocument } from './parse.js';
 import { reservedEntity } from './records/names.js';
 import { type EntityDescriptor, entityDescriptorSchema } from './schema.js';
 import { toManifestFiles } from './to-manifest.js';
+import { CLAIM_KEY_PREFIX } from './merge.js';
 import { mergeEntityModel } from './merge-model.js';
 
-/** Parses one document; a manifest that sets the ownership marker itself is an error (the key is reserved). */
+/** The first custom metadata key of cortex-sync's a manifest sets: the ownership marker, or a source's claim (ADR 0004). */
+const reservedKeySet = (raw: unknown): string | undefined => {
+  if (setsReservedOwnershipKey(raw)) return OWNERSHIP_METADATA_KEY;
+  const info = typeof raw === 'object' && raw !== null ? (raw as { info?: unknown }).info : undefined;
+  const metadata =
+    typeof info === 'object' && info !== null ? (info as Record<string, unknown>)[CUSTOM_METADATA_KEY] : undefined;
+  if (typeof metadata !== 'object' || metadata === null || Array.isArray(metadata)) return undefined;
+  return Object.keys(metadata).find((key) => key.startsWith(CLAIM_KEY_PREFIX));
+};
+
+/**
+ * Parses one document; a manifest that sets the ownership marker or a source's claim itself is an
+ * error (the keys are reserved).
+ */
 const parseEntity = (doc: ParsedDocument): ParseResult<EntityDescriptor> => {
   const result = parseEntityDocument(doc);
-  if (!setsReservedOwnershipKey(doc.value)) return result;
-  const path = ['info', CUSTOM_METADATA_KEY, OWNERSHIP_METADATA_KEY];
-  const field = `info.${CUSTOM_METADATA_KEY}.${OWNERSHIP_METADATA_KEY}`;
+  const key = reservedKeySet(doc.value);
+  if (key === undefined) return result;
+  const path = ['info', CUSTOM_METADATA_KEY, key];
+  const field = `info.${CUSTOM_METADATA_KEY}.${key}`;
   if (result.diagnostics.some((d) => d.severity === 'error' && d.field === field)) return result;
   const at = doc.locate(path);
   const id = result.objects[0]?.id;
   const reserved: Diagnostic = {
     severity: 'error',
     code: 'reserved-key',
-    message: `${field}: reserved for cortex-sync's ownership marker; remove it from the manifest`,
+    message: `${field}: reserved for cortex-sync's ${key === OWNERSHIP_METADATA_KEY ? 'ownership marker' : 'claims of sources that write keys into an entity they do not own'}; remove it from the manifest`,
     file: doc.file,
     line: at.line,
     column: at.column,
@@ -126,7 +141,12 @@ const wholeEntityModel = (settings: EntitySettings): EntityModel => ({
   kind: 'entity',
   title: 'entity',
   refersTo: ['entity-type', 'entity'],
-  layout: { folders: ENTITY_FOLDERS, elsewhere: 'every cortex.yaml or cortex.yml', ownsFile: ownsEntityFile },
+  layout: {
+    identity: '`info.x-cortex-tag`',
+    folders: ENTITY_FOLDERS,
+    elsewhere: 'every cortex.yaml or cortex.yml',
+    ownsFile: ownsEntityFile,
+  },
   manifest: {
     schema: entityDescriptorSchema,
     parse: parseEntity,

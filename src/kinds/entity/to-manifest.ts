@@ -13,6 +13,7 @@ import type { JsonObject, JsonValue, LiveObject } from '../../core/model.js';
 import type { ManifestFile } from '../types.js';
 import type { EntityLive } from './live.js';
 import { DEFAULT_ENTITY_TYPE, KNOWN_CORTEX_INFO_KEYS, renameLegacyInfoKeys, toJsonValue } from './normalize.js';
+import { withoutClaims } from './merge.js';
 import { withoutOwnershipMarker } from './ownership.js';
 
 /** `openapi` written when the live descriptor has none (the value is not compared). */
@@ -59,7 +60,7 @@ const ordered = (object: JsonObject, order: readonly string[]): JsonObject => {
 /** The `info` block a manifest should hold for a live `info`. */
 const exportedInfo = (rawInfo: JsonObject): JsonObject => {
   const info: JsonObject = {};
-  for (const [key, value] of Object.entries(renameLegacyInfoKeys(withoutOwnershipMarker(rawInfo)))) {
+  for (const [key, value] of Object.entries(renameLegacyInfoKeys(withoutClaims(withoutOwnershipMarker(rawInfo))))) {
     const cortexKey = key.startsWith('x-cortex-');
     if (cortexKey && !KNOWN_CORTEX_INFO_KEYS.has(key)) continue;
     if (value === null || (cortexKey && isEmpty(value))) continue;

@@ -8,9 +8,10 @@ import type { ApiClient } from '../../api/types.js';
 import { encodePathSegment } from '../../api/types.js';
 import { CortexSyncError, isApiError } from '../../core/errors.js';
 import type { PendingCreates } from '../../core/pending-creates.js';
-import { canonicalDesiredInitiative, canonicalLiveInitiative, initiativeRequestBody } from './normalize.js';
+import { initiativeRequestBody, liveEqualsManifest } from './normalize.js';
 import type { InitiativeManifest, LiveInitiative } from './schema.js';
 import { liveInitiativeSchema } from './schema.js';
+import { readOneOrAbsent, readPagedList } from '../shared/api-reads.js';
 
 /** How many times a create looks the name up and finds it vanished before its PUT (a race with a delete). */
 const MAX_CREATE_ATTEMPTS = 3;
@@ -19,29 +20,18 @@ const MAX_CREATE_ATTEMPTS = 3;
  * Reads every Initiative. The list hides drafts and expired Initiatives unless asked, so both
  * are asked for: otherwise a manifest of a draft would look absent and be created again.
  */
-export const listInitiatives = async (client: ApiClient): Promise<LiveInitiative[]> => {
-  const items = await client.paginate<unknown>(
-    {
+export const listInitiatives = (client: ApiClient): Promise<LiveInitiative[]> =>
+  readPagedList(client, {
+    request: {
       operation: 'list Initiatives',
       method: 'GET',
       path: '/api/v1/initiatives',
       query: { includeDrafts: true, includeExpired: true },
     },
-    'initiatives',
-  );
-  return items.map((item, index) => {
-    const parsed = liveInitiativeSchema.safeParse(item);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const where = issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'unreadable';
-      throw new CortexSyncError(
-        'API',
-        `list Initiatives returned an Initiative that cannot be read (item ${index}, ${where})`,
-      );
-    }
-    return parsed.data;
+    list: 'initiatives',
+    item: liveInitiativeSchema,
+    itemName: 'an Initiative',
   });
-};
 
 /** The error for two live Initiatives sharing a name: the controller does not guess which one is meant. */
 export const duplicateNameError = (name: string, cids: readonly string[]): CortexSyncError =>
@@ -73,9 +63,6 @@ const failedCreateOutcome = (error: unknown): 'unknown' | 'answered' | 'refused'
   if (error.status === 502 || error.status === 504) return 'unknown';
   return error.status !== undefined && error.status >= 500 ? 'answered' : 'refused';
 };
-
-const sameAsManifest = (live: LiveInitiative, spec: InitiativeManifest): boolean =>
-  JSON.stringify(canonicalLiveInitiative(live, spec)) === JSON.stringify(canonicalDesiredInitiative(spec));
 
 /**
  * Replaces the Initiative `cid` with the manifest. Returns false when it does not exist (404).
@@ -115,25 +102,22 @@ const lookUntil = async (
 
 /** Brings an existing Initiative in line with the manifest. False when it vanished meanwhile. */
 const settle = async (client: ApiClient, existing: LiveInitiative, spec: InitiativeManifest): Promise<boolean> =>
-  sameAsManifest(existing, spec) || putInitiative(client, existing.cid, spec);
+  liveEqualsManifest(existing, spec) || putInitiative(client, existing.cid, spec);
 
 /**
  * The Initiative with this cid (`GET /api/v1/initiatives/{cid}`), `undefined` on a 404: the read
  * by identity that confirms an Initiative a list left out. Any other failure is thrown.
  */
-export const getInitiative = async (client: ApiClient, cid: string): Promise<LiveInitiative | undefined> => {
-  const res = await client.request<unknown>({
-    operation: `read Initiative ${cid}`,
-    method: 'GET',
-    path: `/api/v1/initiatives/${encodePathSegment(cid)}`,
-    acceptStatus: [404],
+export const getInitiative = (client: ApiClient, cid: string): Promise<LiveInitiative | undefined> =>
+  readOneOrAbsent(client, {
+    request: {
+      operation: `read Initiative ${cid}`,
+      method: 'GET',
+      path: `/api/v1/initiatives/${encodePathSegment(cid)}`,
+    },
+    item: liveInitiativeSchema,
+    itemName: 'an Initiative',
   });
-  if (res.status === 404) return undefined;
-  const parsed = liveInitiativeSchema.safeParse(res.body);
-  if (!parsed.success)
-    throw new CortexSyncError('API', `read Initiative ${cid} returned an Initiative that cannot be read`);
-  return parsed.data;
-};
 
 /** The cid of a create's answer, when it has one. */
 const cidOfAnswer = (body: unknown): string | undefined => {

@@ -15,7 +15,7 @@ import {
   updateInitiative,
 } from './api.js';
 import { initiativeModel } from './model.js';
-import { canonicalDesiredInitiative, canonicalLiveInitiative } from './normalize.js';
+import { liveEqualsManifest } from './normalize.js';
 import type { InitiativeManifest, LiveInitiative } from './schema.js';
 
 type InitiativeChange = KindChange<InitiativeManifest, LiveInitiative>;
@@ -25,10 +25,6 @@ const cidOf = (live: LiveObject<LiveInitiative>, action: string): string => {
   if (!cid) throw new CortexSyncError('INTERNAL', `${action} of initiative "${live.id}" has no live cid`);
   return cid;
 };
-
-/** Does the live Initiative already equal its manifest? */
-const liveEqualsManifest = (live: LiveInitiative, spec: InitiativeManifest): boolean =>
-  JSON.stringify(canonicalLiveInitiative(live, spec)) === JSON.stringify(canonicalDesiredInitiative(spec));
 
 /** Which manifest field an API refusal most likely concerns (by its message), for a located diagnostic. */
 const FIELD_HINTS: readonly [RegExp, string][] = [

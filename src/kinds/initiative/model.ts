@@ -13,7 +13,7 @@ import type { DesiredObject, Diagnostic, LiveObject, ParsedDocument } from '../.
 import { BUILT_IN_ENTITY_TYPES } from '../shared/built-in-entity-types.js';
 import { ownsFilesIn, YAML_FILE } from '../shared/layout.js';
 import { zodIssuesToDiagnostics } from '../../source/zod-diagnostics.js';
-import { canonicalDesiredInitiative, canonicalLiveInitiative } from './normalize.js';
+import { canonicalDesiredInitiative, canonicalLiveInitiative, liveEqualsManifest } from './normalize.js';
 import { type InitiativeManifest, initiativeManifestSchema, type LiveInitiative } from './schema.js';
 import { toManifestFiles } from './to-manifest.js';
 
@@ -83,11 +83,7 @@ const checkAgainstLive = (
   ctx: LiveCheckContext,
 ): Diagnostic[] => {
   if (ctx.now === undefined) return [];
-  const same =
-    live !== undefined &&
-    JSON.stringify(canonicalLiveInitiative(live.state, obj.spec)) ===
-      JSON.stringify(canonicalDesiredInitiative(obj.spec));
-  if (same) return [];
+  if (live !== undefined && liveEqualsManifest(live.state, obj.spec)) return [];
   const refused = pastTargetDate(obj.spec, obj.doc, utcDay(ctx.now), live === undefined ? 'create' : 'update');
   return refused ? [refused] : [];
 };
@@ -123,7 +119,7 @@ export const initiativeModel: KindModel<InitiativeManifest, LiveInitiative> = {
   kind: 'initiative',
   title: 'Initiative',
   refersTo: ['scorecard', 'entity-type'],
-  layout: { folders: LAYOUT_FOLDERS, ownsFile: ownsFilesIn(LAYOUT_FOLDERS, YAML_FILE) },
+  layout: { identity: '`name`', folders: LAYOUT_FOLDERS, ownsFile: ownsFilesIn(LAYOUT_FOLDERS, YAML_FILE) },
   manifest: {
     schema: initiativeManifestSchema,
     parse,

@@ -13,18 +13,8 @@
  *   `replyToEmails`. No guessed server default is ever part of the comparison.
  */
 import type { JsonObject, JsonValue } from '../../core/model.js';
+import { entityFilterSets, type EntityFilterLike, sortedSet, textOrNull, uniqueSortedBy } from '../shared/canonical.js';
 import type { InitiativeManifest, LiveInitiative } from './schema.js';
-
-interface IncludeExclude {
-  include?: readonly string[] | null;
-  exclude?: readonly string[] | null;
-}
-
-interface FilterLike {
-  types?: IncludeExclude | null;
-  groups?: IncludeExclude | null;
-  query?: string | null;
-}
 
 interface ScheduleLike {
   isDisabled?: boolean | null;
@@ -42,31 +32,9 @@ interface ComparableInitiative {
   isDraft?: boolean | null;
   emphasizedLevels?: readonly { rank: number }[] | null;
   emphasizedRules?: readonly { expression: string }[] | null;
-  filter?: FilterLike | null;
+  filter?: EntityFilterLike | null;
   notificationSchedule?: ScheduleLike | null;
 }
-
-const sortedSet = (values: readonly string[] | null | undefined): string[] =>
-  [...new Set(values ?? [])].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-
-const canonicalIncludeExclude = (value: IncludeExclude | null | undefined): JsonObject | null => {
-  const out: JsonObject = {};
-  const include = sortedSet(value?.include);
-  const exclude = sortedSet(value?.exclude);
-  if (include.length > 0) out.include = include;
-  if (exclude.length > 0) out.exclude = exclude;
-  return Object.keys(out).length > 0 ? out : null;
-};
-
-const canonicalFilter = (filter: FilterLike | null | undefined): JsonObject | null => {
-  const out: JsonObject = {};
-  const types = canonicalIncludeExclude(filter?.types);
-  const groups = canonicalIncludeExclude(filter?.groups);
-  if (types) out.types = types;
-  if (groups) out.groups = groups;
-  if (filter?.query) out.query = filter.query;
-  return Object.keys(out).length > 0 ? out : null;
-};
 
 /** What of the schedule the manifest states: only that is compared. */
 interface StatedSchedule {
@@ -93,21 +61,19 @@ const statedIn = (spec: InitiativeManifest | undefined): StatedSchedule => ({
 /** `2026-12-31T00:00:00Z` and `2026-12-31` are the same target date. */
 const canonicalDate = (value: string): string => (/^\d{4}-\d{2}-\d{2}/.test(value) ? value.slice(0, 10) : value);
 
-const canonicalInitiative = (i: ComparableInitiative, stated: StatedSchedule): JsonValue => {
-  const ranks = [...new Set((i.emphasizedLevels ?? []).map((l) => l.rank))].sort((a, b) => a - b);
-  const expressions = sortedSet((i.emphasizedRules ?? []).map((r) => r.expression));
-  return {
-    name: i.name,
-    description: i.description ? i.description : null,
-    scorecardTag: i.scorecardTag,
-    targetDate: canonicalDate(i.targetDate),
-    isDraft: i.isDraft ?? false,
-    emphasizedLevels: ranks.map((rank) => ({ rank })),
-    emphasizedRules: expressions.map((expression) => ({ expression })),
-    filter: canonicalFilter(i.filter),
-    notificationSchedule: canonicalSchedule(i.notificationSchedule, stated),
-  };
-};
+const canonicalInitiative = (i: ComparableInitiative, stated: StatedSchedule): JsonValue => ({
+  name: i.name,
+  description: textOrNull(i.description),
+  scorecardTag: i.scorecardTag,
+  targetDate: canonicalDate(i.targetDate),
+  isDraft: i.isDraft ?? false,
+  emphasizedLevels: uniqueSortedBy(i.emphasizedLevels, (l) => l.rank).map(({ rank }) => ({ rank })),
+  emphasizedRules: uniqueSortedBy(i.emphasizedRules, (r) => r.expression).map(({ expression }) => ({ expression })),
+  // `null`, not left out: a PUT replaces the whole Initiative, so a plan shows a filter the
+  // manifest leaves out as cleared (and saved plans' digests cover the form as written).
+  filter: entityFilterSets(i.filter, { empty: null }),
+  notificationSchedule: canonicalSchedule(i.notificationSchedule, stated),
+});
 
 /** Canonical form of a manifest. */
 export const canonicalDesiredInitiative = (spec: InitiativeManifest): JsonValue =>
@@ -116,6 +82,10 @@ export const canonicalDesiredInitiative = (spec: InitiativeManifest): JsonValue 
 /** Canonical form of an API response, compared with the manifest `declared` (when there is one). */
 export const canonicalLiveInitiative = (state: LiveInitiative, declared?: InitiativeManifest): JsonValue =>
   canonicalInitiative(state, statedIn(declared));
+
+/** Does the live Initiative already equal its manifest (their canonical forms are the same)? */
+export const liveEqualsManifest = (live: LiveInitiative, spec: InitiativeManifest): boolean =>
+  JSON.stringify(canonicalLiveInitiative(live, spec)) === JSON.stringify(canonicalDesiredInitiative(spec));
 
 /** The request body of `POST /api/v1/initiatives` and `PUT /api/v1/initiatives/{cid}` (a full object). */
 export const initiativeRequestBody = (spec: InitiativeManifest): JsonObject => {

@@ -8,6 +8,7 @@ import type { ApiClient } from '../../api/types.js';
 import { encodePathSegment } from '../../api/types.js';
 import { ApiError, CortexSyncError, isApiError } from '../../core/errors.js';
 import type { LiveObject } from '../../core/model.js';
+import { readEachOnce, readOneOrAbsent, readPagedList } from '../shared/api-reads.js';
 import type { ApplyContext, FetchContext, KindChange, KindHandler } from '../types.js';
 import { scaffolderTemplateModel } from './model.js';
 import { canonicalDesiredTemplate, canonicalLiveTemplate, scaffolderRequestBody } from './normalize.js';
@@ -42,23 +43,18 @@ const explainForbidden = (error: unknown): unknown => {
   );
 };
 
-const listTemplates = async (client: ApiClient): Promise<LiveScaffolderTemplate[]> => {
-  const items = await client.paginate<unknown>(
-    { operation: 'list Scaffolder templates', method: 'GET', path: SCAFFOLDERS_PATH },
-    'scaffolders',
-  );
-  return items.map((item, index) => {
-    const parsed = liveScaffolderTemplateSchema.safeParse(item);
-    if (!parsed.success) {
-      const issue = parsed.error.issues[0];
-      const where = issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'unreadable';
-      throw new CortexSyncError(
-        'API',
-        `list Scaffolder templates returned a template that cannot be read (item ${index}, ${where})`,
-      );
-    }
-    return parsed.data;
+const listTemplates = (client: ApiClient): Promise<LiveScaffolderTemplate[]> =>
+  readPagedList(client, {
+    request: { operation: 'list Scaffolder templates', method: 'GET', path: SCAFFOLDERS_PATH },
+    list: 'scaffolders',
+    item: liveScaffolderTemplateSchema,
+    itemName: 'a template',
   });
+
+/** A template as read, known by its tag; its server id (`id`, else `cid`) when it has one. */
+const liveOf = (t: LiveScaffolderTemplate): LiveObject<LiveScaffolderTemplate> => {
+  const serverId = t.id ?? t.cid;
+  return { kind: 'scaffolder-template', id: t.tag, ...(serverId ? { serverId } : {}), state: t };
 };
 
 /** Does the live template already equal its manifest (in what the manifest states)? */
@@ -105,10 +101,7 @@ export const scaffolderTemplateKind: KindHandler<ScaffolderTemplateManifest, Liv
         if (isApiError(error) && error.status === 403 && nothingOurs) return [];
         throw explainForbidden(error);
       }
-      return templates.map((t) => {
-        const serverId = t.id ?? t.cid;
-        return { kind: 'scaffolder-template', id: t.tag, ...(serverId ? { serverId } : {}), state: t };
-      });
+      return templates.map(liveOf);
     },
 
     /** The templates with these tags, one `GET /scaffolders/{tag}` each (404: none). */
@@ -116,39 +109,20 @@ export const scaffolderTemplateKind: KindHandler<ScaffolderTemplateManifest, Liv
       ids: readonly string[],
       ctx: FetchContext<ScaffolderTemplateManifest>,
     ): Promise<LiveObject<LiveScaffolderTemplate>[]> {
-      const found = await Promise.all(
-        [...new Set(ids)].map(async (tag) => {
-          const operation = `read Scaffolder template ${tag}`;
-          const res = await ctx.client
-            .request<unknown>({
-              operation,
-              method: 'GET',
-              path: `${SCAFFOLDERS_PATH}/${encodePathSegment(tag)}`,
-              acceptStatus: [404],
-            })
-            .catch((error: unknown) => {
-              throw explainForbidden(error);
-            });
-          if (res.status === 404) return undefined;
-          const parsed = liveScaffolderTemplateSchema.safeParse(res.body);
-          if (!parsed.success)
-            throw new CortexSyncError(
-              'API',
-              `${operation}: the response is not a template (${parsed.error.issues[0]?.message ?? 'invalid'})`,
-            );
-          const t = parsed.data;
-          if (t.tag !== tag) return undefined;
-          const serverId = t.id ?? t.cid;
-          const live: LiveObject<LiveScaffolderTemplate> = {
-            kind: 'scaffolder-template',
-            id: t.tag,
-            ...(serverId ? { serverId } : {}),
-            state: t,
-          };
-          return live;
-        }),
-      );
-      return found.filter((o): o is LiveObject<LiveScaffolderTemplate> => o !== undefined);
+      return readEachOnce(ids, async (tag) => {
+        const template = await readOneOrAbsent(ctx.client, {
+          request: {
+            operation: `read Scaffolder template ${tag}`,
+            method: 'GET',
+            path: `${SCAFFOLDERS_PATH}/${encodePathSegment(tag)}`,
+          },
+          item: liveScaffolderTemplateSchema,
+          itemName: 'a template',
+        }).catch((error: unknown) => {
+          throw explainForbidden(error);
+        });
+        return template?.tag === tag ? liveOf(template) : undefined;
+      });
     },
   },
   write: {

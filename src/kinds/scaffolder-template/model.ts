@@ -45,7 +45,7 @@ const LAYOUT_FOLDERS = ['scaffolders'];
 export const scaffolderTemplateModel: KindModel<ScaffolderTemplateManifest, LiveScaffolderTemplate> = {
   kind: 'scaffolder-template',
   title: 'Scaffolder template',
-  layout: { folders: LAYOUT_FOLDERS, ownsFile: ownsFilesIn(LAYOUT_FOLDERS, YAML_FILE) },
+  layout: { identity: '`tag`', folders: LAYOUT_FOLDERS, ownsFile: ownsFilesIn(LAYOUT_FOLDERS, YAML_FILE) },
   manifest: {
     schema: scaffolderTemplateManifestSchema,
     parse,

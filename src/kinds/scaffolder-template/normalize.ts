@@ -7,18 +7,8 @@
  * Ignored: the server's identifiers (`id`, `cid`), dates, and any field this schema does not know.
  */
 import type { JsonObject, JsonValue } from '../../core/model.js';
+import { byCodeUnit, sortedSet, textOrNull } from '../shared/canonical.js';
 import type { LiveScaffolderTemplate, ScaffolderTemplateManifest } from './schema.js';
-
-/** The optional fields: compared only when the manifest states them. */
-const OPTIONAL_FIELDS = [
-  'description',
-  'labels',
-  'requireNewService',
-  'requirePullRequest',
-  'createYamlFile',
-  'showReadme',
-  'strictAliasUsage',
-] as const;
 
 const BOOLEAN_FIELDS = [
   'requireNewService',
@@ -27,6 +17,9 @@ const BOOLEAN_FIELDS = [
   'showReadme',
   'strictAliasUsage',
 ] as const;
+
+/** The optional fields: compared only when the manifest states them. */
+const OPTIONAL_FIELDS = ['description', 'labels', ...BOOLEAN_FIELDS] as const;
 
 type OptionalField = (typeof OPTIONAL_FIELDS)[number];
 
@@ -39,7 +32,7 @@ type ComparableTemplate = Pick<LiveScaffolderTemplate, 'tag' | 'name' | 'descrip
 const canonicalLocator = (locator: Readonly<Record<string, unknown>> | null | undefined): JsonObject | null => {
   if (!locator) return null;
   const out: JsonObject = {};
-  for (const key of Object.keys(locator).sort()) {
+  for (const key of Object.keys(locator).sort(byCodeUnit)) {
     const value = locator[key];
     if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') out[key] = value;
   }
@@ -53,8 +46,8 @@ const canonicalTemplate = (t: ComparableTemplate, stated: ReadonlySet<OptionalFi
     type: t.type ?? null,
     repoLocator: canonicalLocator(t.repoLocator),
   };
-  if (stated.has('description')) out.description = t.description ? t.description : null;
-  if (stated.has('labels')) out.labels = [...new Set(t.labels ?? [])].sort();
+  if (stated.has('description')) out.description = textOrNull(t.description);
+  if (stated.has('labels')) out.labels = sortedSet(t.labels);
   for (const field of BOOLEAN_FIELDS) if (stated.has(field)) out[field] = t[field] ?? null;
   return out;
 };

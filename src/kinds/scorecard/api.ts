@@ -5,10 +5,12 @@
  * JSON string; a server may also answer the text itself, or the object).
  */
 import { parse as parseYaml, stringify } from 'yaml';
+import { z } from 'zod';
 import type { ApiClient } from '../../api/types.js';
 import { encodePathSegment } from '../../api/types.js';
 import { CortexSyncError } from '../../core/errors.js';
 import type { JsonObject } from '../../core/model.js';
+import { parseAnswer, readPagedList } from '../shared/api-reads.js';
 import { type LiveScorecard, liveScorecardSchema, type ScorecardManifest } from './schema.js';
 
 const SCORECARDS_PATH = '/api/v1/scorecards';
@@ -26,24 +28,26 @@ export interface ListedScorecard {
   isDraft?: boolean;
 }
 
+/** A scorecard as the list answers it: its tag; a name or draft flag of another type reads as absent. */
+const listedScorecardSchema = z.looseObject({
+  tag: z.string().min(1),
+  name: z.string().optional().catch(undefined),
+  isDraft: z.boolean().optional().catch(undefined),
+});
+
 /** Every scorecard's tag. Drafts are asked for: without them a draft would look absent and be written again. */
 export const listScorecards = async (client: ApiClient): Promise<ListedScorecard[]> => {
-  const items = await client.paginate<unknown>(
-    { operation: 'list scorecards', method: 'GET', path: SCORECARDS_PATH, query: { showDrafts: true } },
-    'scorecards',
-  );
-  return items.map((item, index) => {
-    const tag = (item as { tag?: unknown } | null)?.tag;
-    if (typeof tag !== 'string' || tag === '') {
-      throw new CortexSyncError('API', `list scorecards returned a scorecard without a tag (item ${index})`);
-    }
-    const { name, isDraft } = item as { name?: unknown; isDraft?: unknown };
-    return {
-      tag,
-      ...(typeof name === 'string' ? { name } : {}),
-      ...(typeof isDraft === 'boolean' ? { isDraft } : {}),
-    };
+  const items = await readPagedList(client, {
+    request: { operation: 'list scorecards', method: 'GET', path: SCORECARDS_PATH, query: { showDrafts: true } },
+    list: 'scorecards',
+    item: listedScorecardSchema,
+    itemName: 'a scorecard',
   });
+  return items.map(({ tag, name, isDraft }) => ({
+    tag,
+    ...(name !== undefined ? { name } : {}),
+    ...(isDraft !== undefined ? { isDraft } : {}),
+  }));
 };
 
 /** The descriptor in an answer: YAML text (bare or as a JSON string), or the object itself. */
@@ -68,13 +72,11 @@ export const readDescriptor = async (client: ApiClient, tag: string): Promise<Li
     acceptStatus: [404],
   });
   if (res.status === 404) return undefined;
-  const parsed = liveScorecardSchema.safeParse(descriptorValue(res.body, tag));
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'unreadable';
-    throw new CortexSyncError('API', `read scorecard ${tag}: the descriptor answered cannot be read (${where})`);
-  }
-  return parsed.data;
+  return parseAnswer(
+    liveScorecardSchema,
+    descriptorValue(res.body, tag),
+    `read scorecard ${tag}: the descriptor answered cannot be read`,
+  );
 };
 
 /**

@@ -58,7 +58,7 @@ export const scorecardModel: KindModel<ScorecardManifest, LiveScorecard> & {
   kind: KIND,
   title: 'scorecard',
   refersTo: ['entity-type'],
-  layout: { folders: LAYOUT_FOLDERS, ownsFile: ownsFilesIn(LAYOUT_FOLDERS, YAML_FILE) },
+  layout: { identity: '`tag`', folders: LAYOUT_FOLDERS, ownsFile: ownsFilesIn(LAYOUT_FOLDERS, YAML_FILE) },
   manifest: {
     schema: scorecardManifestSchema,
     parse,

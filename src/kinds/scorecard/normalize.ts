@@ -15,18 +15,18 @@
  * - Ignored: what the server adds that a manifest cannot hold (rule identifiers, dates).
  */
 import type { JsonObject, JsonValue } from '../../core/model.js';
+import {
+  type EntityFilterLike,
+  entityFilterSets,
+  entry,
+  nonEmpty,
+  textOrNull,
+  uniqueSortedBy,
+} from '../shared/canonical.js';
 import type { LiveScorecard, ScorecardManifest } from './schema.js';
 
-interface IncludeExcludeLike {
-  include?: readonly string[] | null;
-  exclude?: readonly string[] | null;
-}
-
-interface FilterLike {
+interface FilterLike extends EntityFilterLike {
   kind?: string | null;
-  types?: IncludeExcludeLike | null;
-  groups?: IncludeExcludeLike | null;
-  query?: string | null;
   category?: string | null;
 }
 
@@ -133,38 +133,21 @@ export const statedIn = (spec: ScorecardManifest | undefined): Stated => {
   };
 };
 
-const text = (value: string | null | undefined): string | null => (value ? value : null);
-
-/** `{key: value}`, or nothing for `null` (inside a level or a rule, an absent text is left out: a plan then shows only what is there). */
-const present = (key: string, value: string | null): JsonObject => (value === null ? {} : { [key]: value });
-
-const sortedSet = (values: readonly string[] | null | undefined): string[] =>
-  [...new Set(values ?? [])].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-
-const includeExclude = (value: IncludeExcludeLike | null | undefined): JsonObject | null => {
-  const out: JsonObject = {};
-  const include = sortedSet(value?.include);
-  const exclude = sortedSet(value?.exclude);
-  if (include.length > 0) out.include = include;
-  if (exclude.length > 0) out.exclude = exclude;
-  return Object.keys(out).length > 0 ? out : null;
-};
-
 /** A filter's comparable form; `kind` and `category` only when stated. `null` when nothing is left. */
 const canonicalFilter = (
   filter: FilterLike | null | undefined,
   stated: { kind: boolean; category: boolean },
-): JsonObject | null => {
-  const out: JsonObject = {};
-  const types = includeExclude(filter?.types);
-  const groups = includeExclude(filter?.groups);
-  if (types) out.types = types;
-  if (groups) out.groups = groups;
-  if (filter?.query) out.query = filter.query;
-  if (stated.kind) out.kind = text(filter?.kind);
-  if (stated.category) out.category = text(filter?.category);
-  return Object.keys(out).length > 0 ? out : null;
-};
+): JsonObject | null =>
+  // `null`, not left out: a descriptor is written whole, so a plan shows a filter the manifest
+  // leaves out as cleared (and saved plans' digests cover the form as written).
+  nonEmpty(
+    {
+      ...entityFilterSets(filter, { empty: undefined }),
+      ...(stated.kind ? { kind: textOrNull(filter?.kind) } : {}),
+      ...(stated.category ? { category: textOrNull(filter?.category) } : {}),
+    },
+    { empty: null },
+  );
 
 /** A colour as compared: no `#`, lower case (`#FFD700` and `ffd700` are one colour). */
 const canonicalColor = (color: string | null | undefined): string | null =>
@@ -196,8 +179,8 @@ const ruleKeys = (rules: readonly RuleLike[]): string[] => {
 const canonicalScorecard = (s: ComparableScorecard, stated: Stated): JsonValue => {
   const out: JsonObject = {
     tag: s.tag,
-    name: text(s.name),
-    description: text(s.description),
+    name: textOrNull(s.name),
+    description: textOrNull(s.description),
     filter: canonicalFilter(s.filter, { kind: stated.filterKind, category: stated.filterCategory }),
   };
   if (stated.draft) out.draft = s.draft ?? false;
@@ -209,16 +192,16 @@ const canonicalScorecard = (s: ComparableScorecard, stated: Stated): JsonValue =
   if (levels.length === 0 && !stated.ladderName) out.ladder = null;
   else {
     const byRank: JsonObject = {};
-    for (const level of [...levels].sort((a, b) => a.rank - b.rank)) {
-      const key = String(level.rank);
-      if (byRank[key] !== undefined) continue; // a rank repeated live: the first one counts
-      byRank[key] = {
+    // A rank repeated live: the first one counts.
+    for (const level of uniqueSortedBy(levels, (l) => l.rank)) {
+      byRank[String(level.rank)] = {
         name: level.name,
-        ...present('description', text(level.description)),
+        // Inside a level or a rule, an absent text is left out: a plan then shows only what is there.
+        ...entry('description', textOrNull(level.description)),
         ...(stated.levelColor.has(level.rank) ? { color: canonicalColor(level.color) } : {}),
       };
     }
-    out.ladder = { levels: byRank, ...(stated.ladderName ? { name: text(s.ladder?.name) } : {}) };
+    out.ladder = { levels: byRank, ...(stated.ladderName ? { name: textOrNull(s.ladder?.name) } : {}) };
   }
   const rules = s.rules ?? [];
   const keys = ruleKeys(rules);
@@ -227,11 +210,11 @@ const canonicalScorecard = (s: ComparableScorecard, stated: Stated): JsonValue =
     const key = keys[i] as string;
     const ruleStated = stated.rules.get(key);
     const item: JsonObject = {
-      ...present('level', text(rule.level)),
-      ...present('description', text(rule.description)),
-      ...present('failureMessage', text(rule.failureMessage)),
+      ...entry('level', textOrNull(rule.level)),
+      ...entry('description', textOrNull(rule.description)),
+      ...entry('failureMessage', textOrNull(rule.failureMessage)),
     };
-    if (ruleStated?.title) item.title = text(rule.title);
+    if (ruleStated?.title) item.title = textOrNull(rule.title);
     if (ruleStated?.weight) item.weight = rule.weight ?? null;
     if (ruleStated?.filter) item.filter = canonicalFilter(rule.filter, ruleStated.filter);
     byExpression[key] = item;

@@ -169,7 +169,7 @@ export const createEntityNoteKind = (settings: NoteRunSettings = {}): KindHandle
   kind: KIND,
   title: 'entity note',
   refersTo: [ENTITY],
-  layout: { folders: FOLDERS, ownsFile: ownsFilesIn(FOLDERS, YAML_FILE) },
+  layout: { identity: '`entity`, `key`', folders: FOLDERS, ownsFile: ownsFilesIn(FOLDERS, YAML_FILE) },
   manifest: {
     schema: noteManifestSchema,
     parse,

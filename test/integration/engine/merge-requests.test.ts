@@ -1,7 +1,8 @@
 /**
  * A no-op plan in merge mode costs the same requests as in replace mode (docs/adr-0004-co-ownership.md):
  * the same bulk descriptor read and the same read of the records; the keys each source declares
- * come with the records. `MERGE_BENCH_ENTITIES` sets the size (default 300; measured at 1,000 and 10,000 too).
+ * come with the records. `MERGE_BENCH_ENTITIES` sets the size (default 300); the benchmark measures
+ * 10,000 by kind of request (`packages/bench/src/merge-noop.ts`, its readme).
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../../packages/emulator/src/server.js';

@@ -161,7 +161,7 @@ describe('catalog-page icon normalisation', () => {
       stats: emptyClientStats,
     };
     await expect(catalogPageKind.live.fetch({ client, desired: [], managedIds: [], readBefore: [] })).rejects.toThrow(
-      /no list of catalog pages/,
+      /list catalog pages: the response holds no list/,
     );
   });
 });

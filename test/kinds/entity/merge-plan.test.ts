@@ -9,6 +9,8 @@ import { buildPlan, type PlanOptions } from '../../../src/core/plan.js';
 import type { ObjectKey } from '../../../src/core/model.js';
 import type { Declaration } from '../../../src/core/record-meta.js';
 import { createEntityKind } from '../../../src/kinds/entity/index.js';
+import { claimKeyOf, claimPathOf } from '../../../src/kinds/entity/merge.js';
+import { mergePatchFor } from '../../../src/kinds/entity/merge-apply.js';
 import { parseManifestFile } from '../../../src/source/yaml.js';
 import { AT } from '../parse-context.js';
 import type { DesiredEntity, LiveEntity } from './helpers.js';
@@ -56,7 +58,8 @@ const foreign = {
   'x-cortex-type': 'component',
   'x-cortex-groups': ['tier-1'],
   'x-cortex-oncall': { pagerduty: { id: 'P1', type: 'SCHEDULE' } },
-  'x-cortex-custom-metadata': { 'cortex-sync': { source: 'svc-repo' }, other: 1 },
+  // This source names itself on the entity it writes keys into (ADR 0004, "Conflicts").
+  'x-cortex-custom-metadata': { 'cortex-sync': { source: 'svc-repo' }, [claimKeyOf(ME)]: { source: ME }, other: 1 },
 };
 const declared = (keys: string[]): ReadonlyMap<ObjectKey, Declaration> =>
   new Map([['entity/svc', { file: 'x.yaml', keys }]]);
@@ -116,6 +119,59 @@ describe('merge mode plans', () => {
     expect(archived.diagnostics.map((d) => d.code)).toContain('archived-elsewhere');
     const create = plan(groupsOnly, undefined);
     expect(create.diagnostics.map((d) => d.code)).toContain('merge-create-needs-title');
+  });
+
+  it('writing into an entity it does not own, a source names itself on it: the plan shows that write, and the PATCH holds it', () => {
+    const { [claimKeyOf(ME)]: _mine, ...others } = foreign['x-cortex-custom-metadata'];
+    const p = plan(groupsOnly, liveOf({ ...foreign, 'x-cortex-custom-metadata': others }, 'svc-repo'), {
+      otherClaims: () => [{ source: 'svc-repo', keys: ['info.title'] }],
+    });
+    expect(p.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    const change = p.changes[0];
+    expect(change).toMatchObject({ action: 'update', writesClaim: true });
+    expect(change?.diff).toEqual([{ path: claimPathOf(ME), after: { source: ME } }]);
+    const body = mergePatchFor(change as Parameters<typeof mergePatchFor>[0], ME).body as {
+      info: Record<string, unknown>;
+    };
+    expect(body.info['x-cortex-custom-metadata']).toEqual({ [claimKeyOf(ME)]: { source: ME } });
+    expect(body.info['x-cortex-groups']).toEqual(['tier-1']);
+    // The owner names itself with its marker: no claim.
+    const owned = plan(
+      groupsOnly,
+      liveOf({ ...foreign, 'x-cortex-custom-metadata': { 'cortex-sync': { source: ME } } }, ME),
+    );
+    expect(owned.changes[0]).toMatchObject({ action: 'noop' });
+  });
+
+  it('a source named on the entity whose record could not be read is a refusal that --force-conflicts does not lift; one whose record does not list it claims nothing', () => {
+    const named = { ...foreign['x-cortex-custom-metadata'], [claimKeyOf('other-repo')]: { source: 'other-repo' } };
+    const live = liveOf({ ...foreign, 'x-cortex-custom-metadata': named }, 'svc-repo');
+    const ownerClaims = () => [{ source: 'svc-repo', keys: ['info.title'] }];
+    const refused = plan(groupsOnly, live, {
+      otherClaims: ownerClaims,
+      forceConflicts: true,
+      recordUnreadable: (s) => (s === 'other-repo' ? 'HTTP 500: down' : undefined),
+    });
+    const error = refused.diagnostics.find((d) => d.code === 'claim-unconfirmed');
+    expect(error?.severity).toBe('error');
+    expect(error?.message).toMatch(/names source `other-repo`[\s\S]*HTTP 500: down/);
+    // Its record read (or confirmed absent) without the entity: nothing claimed, nothing refused.
+    const clear = plan(groupsOnly, live, { otherClaims: ownerClaims });
+    expect(clear.diagnostics.filter((d) => d.severity === 'error')).toEqual([]);
+    expect(clear.changes[0]).toMatchObject({ action: 'noop' });
+    // Its record lists the entity with the key: a field-conflict, as any other source's.
+    const conflict = plan(groupsOnly, live, {
+      otherClaims: () => [...ownerClaims(), { source: 'other-repo', keys: ['info.x-cortex-groups'] }],
+    });
+    expect(conflict.diagnostics.find((d) => d.code === 'field-conflict')?.message).toMatch(/source `other-repo`/);
+  });
+
+  it('an archived entity of its own whose descriptor could not be read is refused, never unarchived blind', () => {
+    const archived = liveOf(foreign, ME, true);
+    archived.state = { descriptor: null, descriptorUnreadable: 'HTTP 503: busy' } as unknown as LiveEntity['state'];
+    const p = plan(groupsOnly, archived);
+    expect(p.changes[0]).toMatchObject({ action: 'noop' });
+    expect(p.diagnostics.find((d) => d.code === 'merge-archived-unreadable')?.message).toMatch(/HTTP 503: busy/);
   });
 
   it('an owner in replace mode (its record lists the tag with its keys) writes the whole descriptor: every key conflicts', () => {

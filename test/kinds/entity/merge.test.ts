@@ -3,8 +3,12 @@
  * dropped key is, the delete marker no value can equal, and the PATCH body.
  */
 import { describe, expect, it } from 'vitest';
+import type { JsonObject, LiveObject } from '../../../src/core/model.js';
+import { toManifestFiles } from '../../../src/kinds/entity/to-manifest.js';
 import {
   chooseDeleteMarker,
+  claimantsOf,
+  claimKeyOf,
   declaredKeyPaths,
   droppedPaths,
   keyPathOf,
@@ -132,5 +136,36 @@ describe('hostile key paths', () => {
     expect(Object.hasOwn(info, '__proto__')).toBe(true);
     expect(Object.getPrototypeOf(info)).toBe(Object.prototype);
     expect(({} as Record<string, unknown>).x).toBeUndefined();
+  });
+});
+
+describe('claims: sources that write keys into an entity they do not own', () => {
+  const metadata: JsonObject = {
+    'cortex-sync': { source: 'owner' },
+    [claimKeyOf('platform')]: { source: 'platform' },
+    [claimKeyOf('wrapped')]: { value: { source: 'wrapped' } },
+    // Written by hand under another source's key: ignored.
+    [claimKeyOf('a')]: { source: 'b' },
+    tier: 1,
+  };
+  const descriptor: JsonObject = {
+    openapi: '3.0.1',
+    info: { 'x-cortex-tag': 'svc', title: 'S', 'x-cortex-custom-metadata': metadata },
+  };
+
+  it('are read back from the entity, each only under its own source’s key', () => {
+    expect(claimantsOf(descriptor)).toEqual(['platform', 'wrapped']);
+    expect(claimantsOf(null)).toEqual([]);
+  });
+
+  it('are never declared keys, never dropped, and never exported', () => {
+    const path = `info.x-cortex-custom-metadata.${claimKeyOf('platform')}`;
+    expect(declaredKeyPaths(descriptor, descriptor)).not.toContain(path);
+    expect(droppedPaths([path], [])).toEqual([]);
+    const live = { kind: 'entity', id: 'svc', state: { descriptor } } as LiveObject<never>;
+    const [file] = toManifestFiles([live]);
+    const text = JSON.stringify(file?.document);
+    expect(text).toContain('"tier":1');
+    expect(text).not.toContain('cortex-sync-merge-');
   });
 });

@@ -324,6 +324,21 @@ info:
       field: 'info.x-cortex-custom-metadata.cortex-sync',
     });
   });
+
+  it('a source’s claim (merge mode, ADR 0004) is reserved too', () => {
+    const { objects, diagnostics } = parseEntities(`openapi: 3.0.1
+info:
+  title: A
+  x-cortex-tag: a
+  x-cortex-custom-metadata:
+    tier: 1
+    cortex-sync-merge-0123456789ab: {source: someone-else}
+`);
+    expect(objects).toEqual([]);
+    expect(diagnostics.filter((d) => d.severity === 'error')).toMatchObject([
+      { code: 'reserved-key', line: 7, field: 'info.x-cortex-custom-metadata.cortex-sync-merge-0123456789ab' },
+    ]);
+  });
 });
 
 describe('toJsonValue / canonicalDescriptor', () => {

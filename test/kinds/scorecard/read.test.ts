@@ -95,9 +95,15 @@ describe('reading scorecards', () => {
     );
     const bomb = `a: &a [x, x, x, x, x, x, x, x, x, x]\n${Array.from({ length: 120 }, (_, i) => `k${i}: *a`).join('\n')}\ntag: t\n`;
     await expect(readDescriptor(fakeClient([], { t: bomb }), 't')).rejects.toThrow(/not YAML/);
-    await expect(kind.live.fetch(ctx(fakeClient([{ name: 'no tag' }], {})))).rejects.toThrow(
-      /list scorecards returned a scorecard without a tag/,
+    await expect(kind.live.fetch(ctx(fakeClient([{ tag: 'a' }, { name: 'no tag' }], {})))).rejects.toThrow(
+      /list scorecards: item 1 of the list is not a scorecard \(tag: /,
     );
+    await expect(kind.live.fetch(ctx(fakeClient([{ tag: '' }], {})))).rejects.toThrow(/item 0 .*\(tag: /);
+  });
+
+  it('reads a listed name or draft flag of another type as absent, not as a failure', async () => {
+    const live = await kind.live.fetch(ctx(fakeClient([{ tag: 'odd', name: 5, isDraft: 'yes' }], {})));
+    expect(live.map((l) => l.state)).toEqual([{ tag: 'odd', name: null, draft: null, listedOnly: true }]);
   });
 
   it('a list this key may not read is a warning with nothing of it here, and a failure otherwise', async () => {

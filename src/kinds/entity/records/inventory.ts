@@ -284,6 +284,42 @@ const readRecords = async (
   return raw === undefined ? records : [...records, ...parseRecords([raw], ownSource)];
 };
 
+/** A record as parsed, with its definition as stored. */
+export type InventoryRecord = ParsedRecord & { definition: InventoryDefinition };
+
+/**
+ * Other sources' records read by their exact tags (a list left them out, and an object names
+ * their sources): `records` those found, `unreadable` source → why its record could not be read
+ * (a failed read, a record that does not parse or names another source). A 404 is neither: that
+ * source has no record.
+ */
+export const readRecordsByTag = async (
+  client: ApiClient,
+  sources: readonly string[],
+): Promise<{ records: InventoryRecord[]; unreadable: Map<string, string> }> => {
+  const records: InventoryRecord[] = [];
+  const unreadable = new Map<string, string>();
+  await Promise.all(
+    [...new Set(sources)].map(async (source) => {
+      const tag = inventoryTag(source);
+      let raw: unknown;
+      try {
+        raw = await readRecordByTag(client, source);
+      } catch (error) {
+        unreadable.set(source, error instanceof Error ? error.message : String(error));
+        return;
+      }
+      if (raw === undefined) return;
+      const record = parseRecord(raw);
+      if (record === undefined) unreadable.set(source, `its ownership record \`${tag}\` does not parse`);
+      else if (record.source !== source || record.id !== tag)
+        unreadable.set(source, `the record at its tag \`${tag}\` is not its own`);
+      else records.push(record);
+    }),
+  );
+  return { records, unreadable };
+};
+
 /** Reads and indexes every inventory (one paged descriptor list filtered to the inventory type). */
 export const readInventories = async (
   client: ApiClient,
@@ -301,7 +337,7 @@ export const readInventoriesKeeping = async (
   ownSource: string | undefined,
   kinds: ReadonlySet<KindName>,
   twice = false,
-): Promise<{ index: OwnershipIndex; kept: Map<string, string[]> }> => {
+): Promise<{ index: OwnershipIndex; kept: Map<string, string[]>; records: InventoryRecord[] }> => {
   // Each record parsed once (this source's own holds every object it manages).
   const records = await readRecords(client, ownSource, twice);
   const kept = new Map<string, string[]>();
@@ -311,7 +347,7 @@ export const readInventoriesKeeping = async (
       for (const [kind, ids] of Object.entries(record.objects)) if (!kinds.has(kind)) kept.set(kind, [...ids]);
     }
   }
-  return { index: indexRecords(records, { ownSource, kinds, recordId: inventoryTag }), kept };
+  return { index: indexRecords(records, { ownSource, kinds, recordId: inventoryTag }), kept, records };
 };
 
 /** Kind → sorted ids, for the keys and the entries kept. */

@@ -6,13 +6,15 @@
  */
 import type { ApiClient } from '../../../api/types.js';
 import type { Diagnostic, LiveObject } from '../../../core/model.js';
-import { emptyOwnershipIndex } from '../../../ownership/index-records.js';
-import type { OwnershipStore } from '../../../ownership/store.js';
+import { emptyOwnershipIndex, indexRecords } from '../../../ownership/index-records.js';
+import type { OwnershipIndex, OwnershipSnapshot, OwnershipStore } from '../../../ownership/store.js';
 import { KIND as ENTITY_TYPE_KIND } from '../../entity-type/model.js';
 import {
   INVENTORY_ENTITY_TYPE,
+  type InventoryRecord,
   inventoryTag,
   readInventoriesKeeping,
+  readRecordsByTag,
   recordTypeExists,
   writeInventory,
 } from './inventory.js';
@@ -29,9 +31,9 @@ export const entityRecordStore: OwnershipStore = {
     // The record type missing from the entity types read is a list's word only: confirmed by its
     // definition (one GET) before every record is taken for absent.
     let typeExists = seen.some(isRecordType) || (await recordTypeExists(client));
-    const { index, kept } = typeExists
+    const { index, kept, records } = typeExists
       ? await readInventoriesKeeping(client, sourceId, kinds, twice === true)
-      : { index: emptyOwnershipIndex(), kept: new Map<string, string[]>() };
+      : { index: emptyOwnershipIndex(), kept: new Map<string, string[]>(), records: [] };
     const diagnostics: Diagnostic[] = [];
     for (const forged of index.ignored) {
       diagnostics.push({
@@ -50,23 +52,35 @@ export const entityRecordStore: OwnershipStore = {
         message: `${conflict.key} is listed in the inventories of several sources: ${conflict.sources.join(', ')}`,
       });
     }
-    return {
-      index,
-      diagnostics,
-      write: async (writer: ApiClient, record) => {
-        await writeInventory(
-          writer,
-          record.sourceId,
-          record.objects,
-          typeExists,
-          record.meta,
-          record.declared,
-          record.sourceId === sourceId ? kept : new Map(),
-          record.serverIds,
-        );
-        typeExists = true;
-      },
+    const write = async (writer: ApiClient, record: Parameters<OwnershipSnapshot['write']>[1]): Promise<void> => {
+      await writeInventory(
+        writer,
+        record.sourceId,
+        record.objects,
+        typeExists,
+        record.meta,
+        record.declared,
+        record.sourceId === sourceId ? kept : new Map(),
+        record.serverIds,
+      );
+      typeExists = true;
     };
+    // Records the list left out, read by their tags: indexed with the others (nothing to read without the record type).
+    const snapshotOf = (shown: readonly InventoryRecord[], at: OwnershipIndex): OwnershipSnapshot => ({
+      index: at,
+      diagnostics,
+      write,
+      readRecordsOf: async (reader, sources) => {
+        const missing = sources.filter((source) => source !== sourceId && !at.bySource.has(source));
+        if (missing.length === 0 || !typeExists) return snapshotOf(shown, at);
+        const read = await readRecordsByTag(reader, missing);
+        const all = [...shown, ...read.records];
+        const next = indexRecords(all, { ownSource: sourceId, kinds, recordId: inventoryTag });
+        next.unreadable = new Map([...(at.unreadable ?? []), ...read.unreadable]);
+        return snapshotOf(all, next);
+      },
+    });
+    return snapshotOf(records, index);
   },
   lease: {
     id: leaseTag,
