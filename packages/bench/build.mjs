@@ -22,6 +22,8 @@ const PROGRAMS = [
   'adaptive-rate',
   'webhook-flood',
   'debounce',
+  'watch-sources-main',
+  'watch-sources-child',
 ];
 const entryPoints = PROGRAMS.map((name) => `src/${name}.ts`);
 const result = await build({

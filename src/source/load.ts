@@ -5,6 +5,7 @@
  */
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
+import { performance } from 'node:perf_hooks';
 import { type DesiredObject, type Diagnostic, hasErrors } from '../core/model.js';
 import type { AnyKindModel, ParseContext } from '../core/kind-contract.js';
 import { type DiscoveredFile, discoverManifests } from './discover.js';
@@ -169,10 +170,12 @@ const emptyIsAnError = (d: Diagnostic): Partial<Diagnostic> =>
 const byPosition = (a: Diagnostic, b: Diagnostic): number =>
   (a.line ?? 0) - (b.line ?? 0) || (a.column ?? 0) - (b.column ?? 0);
 
-/** Files handled between two yields to the event loop (keeps a long-lived process responsive). */
-const FILES_PER_TURN = 200;
-/** How many files taken as unchanged (not looked at) cost about what one file read does. */
-const KEPT_PER_READ = 50;
+/**
+ * The longest the loader holds the event loop before it yields (keeps a long-lived process
+ * responsive: a watcher of many sources runs the others' requests and timers in between; a count
+ * of files would let a slow disk or a loaded machine stretch a turn to seconds).
+ */
+const TURN_MS = 10;
 const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 /** One error per id declared more than once in a kind, naming every declaration; keeps the first. */
@@ -319,16 +322,13 @@ const unchanged = (at: Reading, found: DiscoveredFile): FileLoadResult | undefin
 const readFiles = async (at: Reading, discovered: readonly DiscoveredFile[]) => {
   const results: FileLoadResult[] = [];
   const byFile = new Map<string, FileLoadResult>();
-  // A file taken as unchanged costs a map lookup: the turn is yielded after so many files handled.
-  let handled = 0;
+  let turnStarted = performance.now();
   for (const found of discovered) {
-    if (handled >= FILES_PER_TURN) {
-      handled = 0;
+    if (performance.now() - turnStarted >= TURN_MS) {
       await nextTurn();
+      turnStarted = performance.now();
     }
-    const kept = unchanged(at, found);
-    handled += kept === undefined ? 1 : 1 / KEPT_PER_READ;
-    const result = kept ?? withKindHint(at, found, routeFile(at, found));
+    const result = unchanged(at, found) ?? withKindHint(at, found, routeFile(at, found));
     results.push(result);
     byFile.set(found.relPath, result);
   }

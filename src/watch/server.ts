@@ -22,6 +22,11 @@ interface Endpoints {
   onPush(revision: string | undefined): void;
   /** What a verified delivery asks for, when it is not one followed branch's (many sources route by repository). */
   decide?: (event: string | undefined, body: Buffer) => WebhookDecision;
+  /**
+   * Why this process runs nothing now (a standby replica), or undefined: a verified delivery
+   * other than a ping is then answered 503 and not remembered, so that its redelivery is taken.
+   */
+  unavailable?: () => string | undefined;
   webhookSecret: string | undefined;
   /** The followed branch (`undefined`: every push, e.g. a directory fed by a sidecar). */
   branch: string | undefined;
@@ -112,13 +117,15 @@ const webhook = async (req: IncomingMessage, res: ServerResponse, e: Endpoints):
   });
   if (read.kind !== 'read') return reject(...UNREAD[read.kind]);
   if (!read.signed) return reject(401, 'signature does not match');
+  const event = req.headers['x-github-event'];
+  const eventName = typeof event === 'string' ? event : undefined;
+  const unavailable = eventName === 'ping' ? undefined : e.unavailable?.();
+  if (unavailable !== undefined) return reject(503, unavailable);
   const delivery = req.headers['x-github-delivery'];
   if (e.deliveries.replayed(typeof delivery === 'string' ? delivery : undefined, read.body)) {
     e.onWebhookAnswered(200);
     return json(200, { triggered: false, reason: 'this delivery was received before; ignored' });
   }
-  const event = req.headers['x-github-event'];
-  const eventName = typeof event === 'string' ? event : undefined;
   const decision = e.decide ? e.decide(eventName, read.body) : decideDelivery(eventName, read.body, e.branch);
   if (!decision.trigger) {
     // A signed delivery the watcher cannot use (not JSON, no ref) is counted and logged as refused.

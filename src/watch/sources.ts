@@ -15,11 +15,8 @@ import { readFileSync } from 'node:fs';
 import { realpath } from 'node:fs/promises';
 import { hostname, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { ApiClient } from '../api/types.js';
 import { ConfigError } from '../core/errors.js';
-import { apiClientFor } from '../engine/api-client.js';
 import { configureRun } from '../engine/config.js';
-import { systemClock } from '../engine/context.js';
 import { SETTINGS } from '../engine/settings.js';
 import { type CliIo, manifestRootProblems } from '../runtime-io/io.js';
 import { settingsSaid } from '../runtime-io/setting-options.js';
@@ -27,7 +24,6 @@ import { VERSION } from '../version.js';
 import type { WatchFlags } from './command.js';
 import { DEFAULT_LEASE_LINGER_MS, DEFAULT_PRUNE_SETTLE_MS } from './defaults.js';
 import { createDirSource } from './dir-source.js';
-import { FairBudget } from './fair-budget.js';
 import { createGitSource, describeRemote, remoteSecrets, urlCredentials } from './git-source.js';
 import { checkTiming, LeaderElector } from './leader.js';
 import { defaultNamespace, kubernetesLeaseStore, loadKubeConfig } from './lease-store.js';
@@ -36,6 +32,7 @@ import { WatchMetrics } from './metrics.js';
 import { DEFAULT_PLAN_LOG_KEEP, DEFAULT_PLAN_LOG_MAX_BYTES } from './plan-log-rotation.js';
 import { hostNames, lockSourceFolder, type WatchAccess, watchAccess } from './run-command.js';
 import { ListenError, startServer } from './server.js';
+import { type SharedClients, sharedClients } from './shared-client.js';
 import { dirSourceFolder, gitSourceFolder } from './source-folder.js';
 import { readSourcesConfig, type SourceEntry } from './sources-config.js';
 import { FleetMetrics, fleetStatus, routePush, type ServedSource } from './sources-http.js';
@@ -117,37 +114,12 @@ const placeSources = async (placed: FleetSource[], io: CliIo, cacheDir: string, 
   return { stopped: false };
 };
 
-/** What every source's loop shares: the fair budget and the API clients it hands out. */
-const sharedClients = (o: WatchFlags, access: WatchAccess, userAgent: string, mayWrite: () => boolean) => {
-  const budget = new FairBudget(typeof o.concurrency === 'number' ? o.concurrency : 8, { mayWrite });
-  const clients = new Map<string, ApiClient>();
-  return {
-    budget,
-    clientFor:
-      (name: string) =>
-      (config: Parameters<typeof apiClientFor>[0], _key: string, events: Parameters<FairBudget['clientFor']>[2]) => {
-        const key = `${config.baseUrl} ${config.requestsPerMinute} ${config.concurrency}`;
-        let shared = clients.get(key);
-        if (!shared) {
-          shared = apiClientFor(config, access.apiKey, { clock: systemClock, events: budget.events, userAgent });
-          clients.set(key, shared);
-        }
-        return budget.clientFor(name, shared, events);
-      },
-    close: async () => {
-      for (const c of clients.values()) await c.close();
-    },
-  };
-};
-
-type Shared = ReturnType<typeof sharedClients>;
-
 /** One source's loop for this term (a new source object: a stopped one is not restarted). */
 const loopOf = (
   s: FleetSource,
   o: WatchFlags,
   io: CliIo,
-  at: { access: WatchAccess; logger: Logger; shared: Shared },
+  at: { access: WatchAccess; logger: Logger; shared: SharedClients },
 ) => {
   const { entry } = s;
   const auth = { ...at.access.auth };
@@ -284,7 +256,11 @@ export const runSources = async (o: WatchFlags, io: CliIo): Promise<number> => {
   const sources: FleetSource[] = entries.map((entry) => ({ entry, folder: '', metrics: new WatchMetrics() }));
   // Every write asks the elector as it starts (no elector: this process is the only writer).
   const fence = { mayWrite: () => true };
-  const shared = sharedClients(o, access, `cortex-sync/${VERSION} (${identity})`, () => fence.mayWrite());
+  const shared = sharedClients(o, io.env, {
+    apiKey: access.apiKey,
+    userAgent: `cortex-sync/${VERSION} (${identity})`,
+    mayWrite: () => fence.mayWrite(),
+  });
   const fleet = terms(sources, (s) => loopOf(s, o, io, { access, logger, shared }), logger);
   const metrics = new FleetMetrics(sources);
   let stopping = false;
@@ -371,10 +347,14 @@ const serveFleet = async (
       },
       metrics: async () => ({ contentType: metrics.contentType, text: await metrics.text() }),
       status: () => fleetStatus(sources, election()),
+      // A standby runs nothing: it says so (503), so that the sender sees the push was not taken
+      // here and can send it again (a retry through the Service may reach the leader); the
+      // leader's fetch interval picks the push up meanwhile.
+      unavailable: () =>
+        elector?.role === 'standby'
+          ? `this replica is a standby; the leader is ${elector.leader || '(none yet)'}, whose --interval fetch picks the push up`
+          : undefined,
       decide: (event, body) => {
-        // A standby runs nothing: the leader's fetch interval picks the push up (GitHub does not redeliver).
-        if (elector?.role === 'standby')
-          return { trigger: false, status: 202, reason: `standby; the leader is ${elector.leader || '(none)'}` };
         const routed = routePush(event, body, sources);
         if (!routed.trigger) return routed;
         for (const s of sources) if (routed.sources.includes(s.entry.name)) s.loop?.runner.trigger('webhook');

@@ -3,6 +3,7 @@
  * waiting does not delay another source's one request by more than one turn; a write starts only
  * while the fence allows it; events reach the source whose request it was.
  */
+import { getEventListeners } from 'node:events';
 import { expect, it } from 'vitest';
 import { type ApiClient, type ApiRequest, emptyClientStats } from '../../src/api/types.js';
 import type { EngineEvent } from '../../src/engine/context.js';
@@ -129,4 +130,75 @@ it("through the real client and its limiter, each source's request events reach 
   } finally {
     await emulator.stop();
   }
+});
+
+it("through the real client at its rate, a busy source's requests never wait ahead of another source's in the client's limiter", async () => {
+  const emulator = await startTestEmulator();
+  const shared = createApiClient({ baseUrl: emulator.url, apiKey: API_KEY, requestsPerMinute: 120, concurrency: 8 });
+  try {
+    const budget = new FairBudget(8);
+    const big = budget.clientFor('big', shared, noEvents);
+    const small = budget.clientFor('small', shared, noEvents);
+    const stop = new AbortController();
+    const list = (client: ApiClient, pageSize: number) =>
+      client.request({
+        operation: 'list',
+        method: 'GET',
+        path: '/api/v1/catalog',
+        query: { pageSize },
+        signal: stop.signal,
+      });
+    const bigDone = Promise.allSettled(Array.from({ length: 60 }, () => list(big, 1)));
+    // The client's burst (a quarter of a minute's rate: 30) is spent; requests now go at 2 a second.
+    while (emulator.requests.length < 32) await new Promise((r) => setTimeout(r, 20));
+    const queuedAt = emulator.requests.length;
+    await list(small, 2);
+    stop.abort();
+    await bigDone;
+    const arrived = emulator.requests.slice(queuedAt);
+    const smallAt = arrived.findIndex((r) => r.query === 'pageSize=2');
+    // At most the one request the limiter was already spacing out went first (8 would, queued in the limiter).
+    expect(smallAt).toBeGreaterThanOrEqual(0);
+    expect(smallAt).toBeLessThanOrEqual(1);
+  } finally {
+    await shared.close();
+    await emulator.stop();
+  }
+}, 30_000);
+
+it("each source's stats count its own requests, not the other sources' of the shared client", async () => {
+  const budget = new FairBudget(2);
+  const shared = fakeShared(budget.events);
+  const a = budget.clientFor('a', shared.client, noEvents);
+  const b = budget.clientFor('b', shared.client, noEvents);
+  const write = { operation: 'w', method: 'POST' as const, path: '/api/v1/open-api' };
+  const done = Promise.all([a.request(get('a1')), a.request(write), b.request(get('b1')), a.request(get('a2'))]);
+  for (let i = 0; i < 6; i += 1) await shared.finishOne();
+  await done;
+  expect(a.stats().requestsSent).toBe(3);
+  expect(a.stats().requestsByMethod).toMatchObject({ GET: 2, POST: 1 });
+  expect(b.stats().requestsSent).toBe(1);
+  expect(b.stats().requestsByMethod).toMatchObject({ GET: 1, POST: 0 });
+});
+
+it('listens once to a signal that hundreds of waiting requests share, and cancels them all when it aborts', async () => {
+  const budget = new FairBudget(1);
+  const shared = fakeShared(budget.events);
+  const client = budget.clientFor('a', shared.client, noEvents);
+  const run = new AbortController();
+  const all = Array.from({ length: 200 }, (_, i) =>
+    client.request({ ...get(`r${i}`), signal: run.signal }).then(
+      () => 'sent',
+      (error: Error) => error.message,
+    ),
+  );
+  await new Promise((r) => setImmediate(r));
+  expect(getEventListeners(run.signal, 'abort')).toHaveLength(1);
+  run.abort();
+  await shared.finishOne();
+  const said = await Promise.all(all);
+  expect(said[0]).toBe('sent');
+  expect(said.slice(1).every((m) => m === `r${said.indexOf(m)} cancelled before it was sent`)).toBe(true);
+  expect(shared.sent).toEqual(['r0']);
+  expect(getEventListeners(run.signal, 'abort')).toHaveLength(0);
 });

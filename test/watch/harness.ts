@@ -116,7 +116,8 @@ export const startWatch = async (
   const stdout = new Writable({
     write(chunk: Buffer, _enc, callback) {
       text += chunk.toString('utf8');
-      const first = /^listening on (\S+)\n/.exec(text);
+      // The first line, or after the lines a replica logs before it listens (`--leader-elect`).
+      const first = /^listening on (\S+)$/m.exec(text);
       if (first?.[1]) announced(first[1]);
       callback();
     },

@@ -8,7 +8,7 @@
  * `main.ts`, or return it in the scenario's `figures`); `judgeFigure` and `renderFigures` do the rest.
  */
 
-export type Unit = 'ms' | 's' | 'MB' | 'requests' | '×';
+export type Unit = 'ms' | 's' | 'MB' | 'requests' | '×' | '%';
 
 export interface Figure {
   /** Stable key (results.json). */
@@ -48,7 +48,7 @@ export const judgeFigure = (f: Figure): JudgedFigure => {
   };
 };
 
-const DIGITS: Record<Unit, number> = { ms: 0, s: 2, MB: 0, requests: 0, '×': 2 };
+const DIGITS: Record<Unit, number> = { ms: 0, s: 2, MB: 0, requests: 0, '×': 2, '%': 2 };
 
 /** `412 ms`, `0.31 s`, `2,168 requests`, `1.05×`. */
 export const formatValue = (value: number, unit: Unit): string => {

@@ -32,6 +32,7 @@ import {
 } from './scenarios.js';
 import { runWatchBenchmark } from './watch.js';
 import { runMergeNoopBenchmark } from './merge-noop.js';
+import { runSourcesBenchmark } from './watch-sources.js';
 import { runScorecardBenchmark } from './scorecards.js';
 
 /** The repository: `dist/` of packages/bench/ is three folders below it. */
@@ -154,6 +155,7 @@ try {
   figures.push(...watch.figures);
   const merged = await runMergeNoopBenchmark(ctx, Math.max(...sizes), join(dirname(out), 'merge-results.json'));
   figures.push(...merged.figures);
+  figures.push(...(await runSourcesBenchmark(ctx, join(dirname(out), 'watch-sources-results.json'))).figures);
   await writeFile(out, results(figures));
   log(`wrote ${out}`);
   await runScorecardBenchmark(ctx, scorecards, join(dirname(out), 'scorecard-results.json'));
