@@ -38,6 +38,10 @@ export default defineConfig({
           name: 'fast',
           include: ['test/**/*.test.ts', 'src/**/*.test.ts'],
           exclude: ['**/node_modules/**', ...under([...E2E, ...INTEGRATION])],
+          // Pure tests, no child process and no global state (no module mocks, fake timers or
+          // process.chdir anywhere): a worker keeps its modules from one file to the next instead
+          // of importing the sources again for each of the ~95 files (a quarter of the tier's time).
+          isolate: false,
         },
       },
       { extends: true, test: { name: 'e2e', include: under(E2E) } },

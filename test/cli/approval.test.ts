@@ -3,7 +3,9 @@
  * cron, ssh without -t, an IDE task) `apply` writes nothing unless told `--auto-approve` or
  * `CORTEX_SYNC_AUTO_APPROVE=true`; on a terminal the question comes after the whole plan, even
  * when the output goes through a pipe (`apply | cat`, `apply 2>&1 | cat`). The binary as it
- * ships, as a child process, against the emulator on 127.0.0.1.
+ * ships, as a child process, against the emulator on 127.0.0.1, for each kind of stdin; what does
+ * not depend on the process (the variable's values, `--dry-run`) runs the same entrypoint
+ * in-process (`cli`, stdin not a terminal).
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -11,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../packages/emulator/src/server.js';
 import { bundleCli } from '../support/cli-bundle.js';
-import { API_KEY, removeDir, serviceYaml, startTestEmulator, tempDir, writeFiles } from './run.js';
+import { API_KEY, cli, removeDir, serviceYaml, startTestEmulator, tempDir, writeFiles } from './run.js';
 import { runBin, type SpawnOptions } from './spawn-cli.js';
 
 let emulator: RunningEmulator;
@@ -44,6 +46,13 @@ const apply = (args: string[], stdin: SpawnOptions['stdin'], env: NodeJS.Process
     emulatorUrl: emulator.url,
     env: { CORTEX_SYNC_SOURCE_ID: `approval-${n}`, ...env },
     stdin,
+  });
+/** The same entrypoint in-process, stdin not a terminal, no approval unless `env` gives it. */
+const applyInProcess = (args: string[], env: NodeJS.ProcessEnv) =>
+  cli(['apply', ...args], {
+    cwd: dir,
+    emulator,
+    env: { NO_COLOR: '1', CORTEX_SYNC_SOURCE_ID: `approval-${n}`, CORTEX_SYNC_AUTO_APPROVE: undefined, ...env },
   });
 
 describe('apply without a terminal on stdin', () => {
@@ -81,7 +90,7 @@ describe('apply without a terminal on stdin', () => {
   for (const value of ['yes', 'TRUE', '1', 'on'])
     it(`CORTEX_SYNC_AUTO_APPROVE=${value} is an error naming the variable, nothing written`, async () => {
       const before = emulator.requests.length;
-      const run = await apply([], 'dev-null', { CORTEX_SYNC_AUTO_APPROVE: value });
+      const run = await applyInProcess([], { CORTEX_SYNC_AUTO_APPROVE: value });
       expect(run.code).toBe(1);
       expect(run.stderr).toMatch(/CORTEX_SYNC_AUTO_APPROVE: expected true or false/);
       expect(writesSince(before)).toEqual([]);
@@ -89,14 +98,14 @@ describe('apply without a terminal on stdin', () => {
 
   it('CORTEX_SYNC_AUTO_APPROVE=false without a terminal: refused like no setting', async () => {
     const before = emulator.requests.length;
-    const run = await apply([], 'dev-null', { CORTEX_SYNC_AUTO_APPROVE: 'false' });
+    const run = await applyInProcess([], { CORTEX_SYNC_AUTO_APPROVE: 'false' });
     expect(run.code).toBe(1);
     expect(run.stderr).toContain('--auto-approve');
     expect(writesSince(before)).toEqual([]);
   });
 
   it('--dry-run needs no approval (it writes nothing)', async () => {
-    const run = await apply(['--dry-run'], 'dev-null');
+    const run = await applyInProcess(['--dry-run'], {});
     expect(run.code).toBe(0);
     expect(run.stdout).toContain('Plan: 1 to create');
   });

@@ -13,7 +13,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../packages/emulator/src/server.js';
 import { bundleCli, ROOT } from '../support/cli-bundle.js';
-import { API_KEY, removeDir, startTestEmulator, tempDir } from './run.js';
+import { API_KEY, cli, removeDir, startTestEmulator, tempDir } from './run.js';
 
 /** The command lines of the `sh` blocks between `## Use` and the next `## ` heading. */
 const useCommands = (): string[] => {
@@ -93,10 +93,16 @@ describe("the README's Use section, as written", () => {
     });
 
   it('the first apply bound the source to the repository, as the Action computes it', async () => {
-    // As the Action runs: its origin from GITHUB_REPOSITORY, not from the clone's remote.
-    const plan = await sh('GITHUB_REPOSITORY=acme/catalog npx --no-install cortex-sync plan --dir catalog/');
-    expect(plan.output).not.toContain('source-claimed');
-    expect(plan.code, plan.output).toBe(0);
-    expect(plan.output).toContain('No changes.');
+    // As the Action runs: its origin from GITHUB_REPOSITORY, not from the clone's remote. Not a
+    // README line: the same entrypoint in-process, in the same clone.
+    const plan = await cli(['plan', '--dir', 'catalog/'], {
+      cwd: repo,
+      emulator,
+      env: { NO_COLOR: '1', GITHUB_REPOSITORY: 'acme/catalog' },
+    });
+    const output = plan.stdout + plan.stderr;
+    expect(output).not.toContain('source-claimed');
+    expect(plan.code, output).toBe(0);
+    expect(output).toContain('No changes.');
   });
 });

@@ -1,8 +1,11 @@
 /**
  * Saved plans (issue 31): `plan --out FILE` writes the plan, `apply FILE` applies exactly that plan
  * or, when the workspace or the manifests moved since, writes nothing, exits 1 and names what
- * moved (Terraform's "Saved plan is stale"). The binary as it ships, as a child process, against
- * the emulator on 127.0.0.1; a "UI edit" is a direct API write to the emulator.
+ * moved (Terraform's "Saved plan is stale"). Against the emulator on 127.0.0.1; a "UI edit" is a
+ * direct API write to the emulator. The command's entrypoint runs in-process (`cli`: the binary's
+ * own code, with no terminal and an explicit environment); the binary as it ships, as a child
+ * process, runs where the process itself is what is tested: `apply FILE` with stdin /dev/null and no
+ * approval given (it does not ask), and a plan file that is a FIFO (refused without hanging).
  */
 import { execFileSync } from 'node:child_process';
 import { readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
@@ -10,8 +13,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { RunningEmulator } from '../../packages/emulator/src/server.js';
 import { bundleCli } from '../support/cli-bundle.js';
-import { API_KEY, removeDir, serviceYaml, startTestEmulator, tempDir, writeFiles } from './run.js';
-import { runBin } from './spawn-cli.js';
+import { API_KEY, cli, removeDir, serviceYaml, startTestEmulator, tempDir, writeFiles } from './run.js';
+import { type ProcessRun, runBin } from './spawn-cli.js';
 
 let emulator: RunningEmulator;
 let bundleDir: string;
@@ -42,7 +45,11 @@ beforeEach(async () => {
   return () => removeDir(dir);
 });
 
+/** In-process, as the binary runs it with stdin /dev/null: no approval unless a test gives it. */
 const run = (args: string[], env: NodeJS.ProcessEnv = {}) =>
+  cli(args, { cwd: dir, emulator, env: { NO_COLOR: '1', CORTEX_SYNC_AUTO_APPROVE: undefined, ...env } });
+/** The binary as it ships, as a child process. */
+const runProcess = (args: string[], env: NodeJS.ProcessEnv = {}) =>
   runBin(entry, args, { cwd: dir, emulatorUrl: emulator.url, env });
 const writesSince = (since: number) => emulator.requests.slice(since).filter((r) => r.method !== 'GET');
 const planFile = () => join(dir, 'p.json');
@@ -74,7 +81,7 @@ const savedUpdate = async (): Promise<void> => {
   expect(planned.code, planned.stderr).toBe(0);
 };
 
-// Several processes each: a loaded machine takes a while, never a wrong answer.
+// Several runs each: a loaded machine takes a while, never a wrong answer.
 describe('plan --out, then apply FILE', { timeout: 240_000 }, () => {
   it('applies exactly the saved plan, without asking, and a second apply of it is stale', async () => {
     const planned = await run(['plan', '--out', 'p.json']);
@@ -85,7 +92,7 @@ describe('plan --out, then apply FILE', { timeout: 240_000 }, () => {
     expect(saved.sourceId).toBe(sourceId);
     const before = emulator.requests.length;
     // No terminal, no --auto-approve: the saved plan was the review.
-    const applied = await run(['apply', 'p.json']);
+    const applied = await runProcess(['apply', 'p.json']);
     expect(applied.code, applied.stderr).toBe(0);
     expect(writesSince(before).length).toBeGreaterThan(0);
     expect(await titleOf(`saved-a-${n}`)).toBe(`saved-a-${n}`);
@@ -146,11 +153,16 @@ describe('plan --out, then apply FILE', { timeout: 240_000 }, () => {
   });
 });
 
-// Several processes each: a loaded machine takes a while, never a wrong answer.
+// Several runs each: a loaded machine takes a while, never a wrong answer.
 describe('what apply FILE refuses, naming the file, writing nothing', { timeout: 240_000 }, () => {
-  const refused = async (args: string[], pattern: RegExp, env: NodeJS.ProcessEnv = {}) => {
+  const refused = async (
+    args: string[],
+    pattern: RegExp,
+    env: NodeJS.ProcessEnv = {},
+    how: (args: string[], env: NodeJS.ProcessEnv) => Promise<ProcessRun> = run,
+  ) => {
     const before = emulator.requests.length;
-    const r = await run(args, env);
+    const r = await how(args, env);
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(pattern);
     expect(writesSince(before)).toEqual([]);
@@ -279,8 +291,8 @@ describe('what apply FILE refuses, naming the file, writing nothing', { timeout:
 
   it('a plan file that is a FIFO, or a folder: refused without hanging', async () => {
     execFileSync('mkfifo', [planFile()]);
-    await refused(['apply', 'p.json'], /p\.json: not a regular file/);
-    await refused(['apply', '.cortex'], /\.cortex: not a regular file/);
+    await refused(['apply', 'p.json'], /p\.json: not a regular file/, {}, runProcess);
+    await refused(['apply', '.cortex'], /\.cortex: not a regular file/, {}, runProcess);
   });
 
   it('plan --out into a folder that is a symlink: refused', async () => {

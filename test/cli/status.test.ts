@@ -1,14 +1,15 @@
 /**
  * `cortex-sync status` (issue 31): what a source's ownership record lists, the origin its id is
- * bound to, who holds its lease and since when, the last apply recorded. Read-only: the binary as
- * it ships, as a child process, against the emulator on 127.0.0.1, sends GET requests only.
+ * bound to, who holds its lease and since when, the last apply recorded. Read-only: against the
+ * emulator on 127.0.0.1, it sends GET requests only. The binary as it ships, as a child process,
+ * runs the first `status`; the rest runs the same entrypoint in-process (`cli`).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createApiClient } from '../../src/api/index.js';
 import type { RunningEmulator } from '../../packages/emulator/src/server.js';
 import { writeLease } from '../../src/engine/lease.js';
 import { bundleCli } from '../support/cli-bundle.js';
-import { API_KEY, removeDir, serviceYaml, startTestEmulator, tempDir, writeFiles } from './run.js';
+import { API_KEY, cli, removeDir, serviceYaml, startTestEmulator, tempDir, writeFiles } from './run.js';
 import { runBin } from './spawn-cli.js';
 
 let emulator: RunningEmulator;
@@ -41,7 +42,8 @@ beforeEach(async () => {
 });
 
 const run = (args: string[], env: NodeJS.ProcessEnv = {}) =>
-  runBin(entry, args, { cwd: dir, emulatorUrl: emulator.url, env });
+  cli(args, { cwd: dir, emulator, env: { NO_COLOR: '1', ...env } });
+const runProcess = (args: string[]) => runBin(entry, args, { cwd: dir, emulatorUrl: emulator.url });
 const nonGetSince = (since: number) => emulator.requests.slice(since).filter((r) => r.method !== 'GET');
 
 interface StatusJson {
@@ -53,12 +55,12 @@ interface StatusJson {
   list?: { kind: string; id: string; file?: string }[];
 }
 
-// Several processes each: a loaded machine takes a while, never a wrong answer.
+// Several runs each: a loaded machine takes a while, never a wrong answer.
 describe('status', { timeout: 240_000 }, () => {
   it('after an apply: counts per kind, the origin, no lease, the last apply; GET only', async () => {
     expect((await run(['apply', '--auto-approve'], { CORTEX_SYNC_ORIGIN: 'github.com/acme/status' })).code).toBe(0);
     const before = emulator.requests.length;
-    const r = await run(['status', '--output', 'json']);
+    const r = await runProcess(['status', '--output', 'json']);
     expect(r.code, r.stderr).toBe(0);
     expect(nonGetSince(before)).toEqual([]);
     const status = JSON.parse(r.stdout) as StatusJson;

@@ -166,12 +166,15 @@ describe('rate limiting', () => {
   });
 });
 
+// The figure at scale (a no-op plan of 1,000 and 10,000 entities: at most 27 and 216 requests) is
+// the benchmark's (`packages/bench`, goals `no-op plan of N entities`); here the same behaviour on
+// ten times more entities than the requests a plan may make: reads are by page, never one per object.
 describe('scale', () => {
-  it('with 2,000 entities in sync, plan makes at most 30 requests', async () => {
+  it('with 300 entities in sync, plan makes at most 30 requests', async () => {
     const big = await tempDir();
     try {
       const files: Record<string, string> = { 'cortex-sync.yaml': 'sourceId: scale-test\n' };
-      for (let i = 0; i < 2000; i++) {
+      for (let i = 0; i < 300; i++) {
         files[`.cortex/catalog/svc-${i}.yaml`] = serviceYaml(
           `svc-${i}`,
           `  x-cortex-groups: [tier-${i % 3}]\n  x-cortex-custom-metadata:\n    index: ${i}\n`,

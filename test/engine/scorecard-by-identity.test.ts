@@ -178,7 +178,8 @@ describe('scorecards read by identity', () => {
   it('a kind without a read by identity is read in full, by the watcher and under the lease', async () => {
     const withoutReadById = kindsFor(config).map((h) => {
       if (h.kind !== 'scorecard') return h;
-      const without: AnyKindHandler = { ...h };
+      // A copy of its `live` too: the registry's handler is shared by every test of the process.
+      const without: AnyKindHandler = { ...h, live: { ...h.live } };
       delete without.live.fetchByIds;
       return without;
     });

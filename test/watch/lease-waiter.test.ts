@@ -1,7 +1,7 @@
 /**
- * A waiting apply wins over a lease the watcher only keeps: a watcher whose manifests change every
- * 6 s (under its 20 s linger) would otherwise keep the lease for ever, and a CLI apply of the same
- * source would wait out its whole lease wait and fail. The watcher runs in-process against the
+ * A waiting apply wins over a lease the watcher only keeps: a watcher whose manifests change more
+ * often than its linger (every 2 s under a 6 s linger here; 20 s is the default) would otherwise keep
+ * the lease for ever, and a CLI apply of the same source would wait out its whole lease wait and fail. The watcher runs in-process against the
  * emulator; the apply is the CLI's, with a 40 s lease wait, from a clone of the same repository.
  */
 import { cp, readFile, writeFile } from 'node:fs/promises';
@@ -53,8 +53,9 @@ const manualSource = (at: string): Source => ({
   close: () => Promise.resolve(),
 });
 
-const startIt = async (): Promise<RunningWatcher> => {
+const startIt = async (options: { leaseLingerMs?: number } = {}): Promise<RunningWatcher> => {
   const w = await startWatcher({
+    ...options,
     source: manualSource(dir),
     resolveConfig: (at) => resolveConfig({ dir: at }, env(), at),
     apiKey: API_KEY,
@@ -86,21 +87,21 @@ const retitle = async (at: string, i: number, title: string): Promise<void> => {
 };
 
 describe('a waiting apply wins over a kept lease', () => {
-  it('beside a watcher changing every 6 s (20 s linger), a CLI apply with a 40 s lease wait is done', async () => {
-    const w = await startIt();
+  it('beside a watcher changing every 2 s (6 s linger), a CLI apply with a 40 s lease wait is done', async () => {
+    const w = await startIt({ leaseLingerMs: 6_000 });
     await settled(w, 1);
     // Someone else's clone of the repository, with a change of its own.
     const clone = join(root, 'clone');
     await cp(dir, clone, { recursive: true });
     await retitle(clone, 20, 'Service twenty, from the CLI');
 
-    // The watcher: a change every 6 s, each applied under the lease it keeps.
+    // The watcher: a change every 2 s, each applied under the lease it keeps.
     let changing = true;
     const churn = (async () => {
       for (let i = 0; changing; i++) {
         await retitle(dir, 1, `Service one, edit ${i}`);
         w.runner.trigger('file-change');
-        await new Promise((r) => setTimeout(r, 6_000));
+        await new Promise((r) => setTimeout(r, 2_000));
       }
     })();
     try {
