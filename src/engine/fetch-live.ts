@@ -329,7 +329,7 @@ export const MAX_NAMED_RECORD_READS = 50;
  * be read is in `index.unreadable`, and the plan refuses the objects naming it. Costs nothing when
  * the list showed every such record.
  */
-const readNamedRecords = async (
+export const readNamedRecords = async (
   client: ApiClient,
   handlers: readonly AnyKindHandler[],
   desired: readonly DesiredObject[],
