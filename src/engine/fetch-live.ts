@@ -337,7 +337,8 @@ export const readNamedRecords = async (
   ownership: OwnershipSnapshot,
   sourceId: string | undefined,
 ): Promise<OwnershipSnapshot> => {
-  if (sourceId === undefined || ownership.readRecordsOf === undefined) return ownership;
+  // A run without a source id writes keys too (merge mode): it is judged against the others' records alike.
+  if (ownership.readRecordsOf === undefined) return ownership;
   const shared = new Map(handlers.flatMap((h) => (h.write?.sharedWrites ? [[h.kind, h.write.sharedWrites]] : [])));
   if (shared.size === 0) return ownership;
   const declared = new Set(desired.map((d) => objectKey(d.kind, d.id)));
