@@ -2,7 +2,8 @@
  * The live state a long-lived caller (the watcher) keeps between runs of one source, so that a
  * run after a change reads only what the change touched: the objects the changed manifests
  * declare, read by identity (`live.fetchByIds`), and the ownership records (one read of every
- * source's); everything else is as the last run left it. The plan then covers the touched objects
+ * source's, and by tag the records of the sources those objects name that the list left out, as a
+ * full read does); everything else is as the last run left it. The plan then covers the touched objects
  * alone (`LiveState.scope`) and is the plan a full read would make for them: each object's plan
  * depends only on its own manifest and live state; references, the ownership record's writes and
  * the leftovers are judged over every manifest against the kept state.
