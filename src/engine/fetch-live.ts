@@ -318,6 +318,23 @@ const confirmLive = async (input: {
   return { ownership, unconfirmed: new Set(check.unconfirmed.keys()), diagnostics: check.diagnostics };
 };
 
+/**
+ * The sources to read, each once, in turns over the objects (by key): each object's owner, then
+ * each object's first claimant, and so on. One object naming many sources (anyone who can edit it
+ * can) then takes its turns, not the reads of the sources the other objects name.
+ */
+const readOrder = (namedBy: ReadonlyMap<ObjectKey, readonly string[]>): string[] => {
+  const lists = [...namedBy].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([, names]) => names);
+  const order = new Set<string>();
+  const longest = lists.reduce((most, names) => Math.max(most, names.length), 0);
+  for (let turn = 0; turn < longest; turn += 1)
+    for (const names of lists) {
+      const name = names[turn];
+      if (name !== undefined) order.add(name);
+    }
+  return [...order];
+};
+
 /** The most records of sources named on declared objects one run reads by their ids. */
 export const MAX_NAMED_RECORD_READS = 50;
 
@@ -329,7 +346,7 @@ export const MAX_NAMED_RECORD_READS = 50;
  * be read is in `index.unreadable`, and the plan refuses the objects naming it. Costs nothing when
  * the list showed every such record.
  */
-const readNamedRecords = async (
+export const readNamedRecords = async (
   client: ApiClient,
   handlers: readonly AnyKindHandler[],
   desired: readonly DesiredObject[],
@@ -337,18 +354,21 @@ const readNamedRecords = async (
   ownership: OwnershipSnapshot,
   sourceId: string | undefined,
 ): Promise<OwnershipSnapshot> => {
-  if (sourceId === undefined || ownership.readRecordsOf === undefined) return ownership;
+  // A run without a source id writes keys too (merge mode): it is judged against the others' records alike.
+  if (ownership.readRecordsOf === undefined) return ownership;
   const shared = new Map(handlers.flatMap((h) => (h.write?.sharedWrites ? [[h.kind, h.write.sharedWrites]] : [])));
   if (shared.size === 0) return ownership;
   const declared = new Set(desired.map((d) => objectKey(d.kind, d.id)));
-  const named = new Set<string>();
+  const isMissing = (s: string): boolean => s !== sourceId && !ownership.index.bySource.has(s);
+  const namedBy = new Map<ObjectKey, string[]>();
   for (const object of live) {
     const writes = shared.get(object.kind);
-    if (writes === undefined || !declared.has(objectKey(object.kind, object.id))) continue;
-    if (object.owner !== undefined) named.add(object.owner);
-    for (const source of writes.claimants?.(object) ?? []) named.add(source);
+    const key = objectKey(object.kind, object.id);
+    if (writes === undefined || !declared.has(key)) continue;
+    const names = [...(object.owner !== undefined ? [object.owner] : []), ...(writes.claimants?.(object) ?? [])];
+    namedBy.set(key, [...new Set(names.filter(isMissing))]);
   }
-  const missing = [...named].filter((s) => s !== sourceId && !ownership.index.bySource.has(s)).sort();
+  const missing = readOrder(namedBy);
   if (missing.length === 0) return ownership;
   // Anyone who can edit an entity can name sources on it: the reads are bounded, the rest refused.
   const read = await ownership.readRecordsOf(client, missing.slice(0, MAX_NAMED_RECORD_READS));

@@ -2,7 +2,8 @@
  * The live state a long-lived caller (the watcher) keeps between runs of one source, so that a
  * run after a change reads only what the change touched: the objects the changed manifests
  * declare, read by identity (`live.fetchByIds`), and the ownership records (one read of every
- * source's); everything else is as the last run left it. The plan then covers the touched objects
+ * source's, and by tag the records of the sources those objects name that the list left out, as a
+ * full read does); everything else is as the last run left it. The plan then covers the touched objects
  * alone (`LiveState.scope`) and is the plan a full read would make for them: each object's plan
  * depends only on its own manifest and live state; references, the ownership record's writes and
  * the leftovers are judged over every manifest against the kept state.
@@ -40,7 +41,7 @@ import type { FullReadReason, ReadReport } from '../core/outcome.js';
 import { othersFingerprint, sortedMeta } from '../ownership/index-records.js';
 import type { OwnershipIndex, RecordMeta } from '../ownership/store.js';
 import type { SyncConfig } from './config.js';
-import { fetchLiveState, type LiveState, referencedReadOnlyKinds } from './fetch-live.js';
+import { fetchLiveState, type LiveState, readNamedRecords, referencedReadOnlyKinds } from './fetch-live.js';
 import type { LiveReader, PlannedPass } from './stages/run.js';
 import { typingsOf } from '../core/kind-contract.js';
 import { referencesOf } from '../core/references.js';
@@ -398,7 +399,7 @@ const incrementalRead = async (
   if (typeof changed === 'string') return changed;
   const records = await recordsNow(request, sourceId, kept);
   if (typeof records === 'string') return records;
-  const { ownership, seen } = records;
+  const { seen } = records;
   // What the changed objects reference (the scorecard an Initiative names), read again too: the
   // plan judges them against it (a level or rule removed in the UI since the last full read).
   const lookup = lookupIn(request);
@@ -410,10 +411,21 @@ const incrementalRead = async (
     handlers: request.handlers,
     desired: request.desired,
     readBefore: [...kept.live.values()],
-    index: ownership.index,
+    index: records.ownership.index,
     sourceId,
   }).catch(unreadableById);
   if (fresh === undefined) return 'no-single-read';
+  // The sources a changed object names (its owner, its claimants) whose record the list left out,
+  // read by their tags as a full read does: the list can leave one out the same way as at the kept
+  // read, so the records' fingerprint alone does not show it (ADR 0004).
+  const ownership = await readNamedRecords(
+    request.client,
+    request.handlers,
+    changed.touched,
+    [...fresh.values()],
+    records.ownership,
+    sourceId,
+  );
   const own = ownership.index.bySource.get(sourceId) ?? new Set<ObjectKey>();
   const merged = withFresh(fresh, changed, referenced, kept, own, sourceId);
   if (typeof merged === 'string') return merged;

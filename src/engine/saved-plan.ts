@@ -20,6 +20,7 @@ import {
   type Plan,
 } from '../core/model.js';
 import type { AnyKindHandler } from '../kinds/types.js';
+import { readNamedRecords } from './fetch-live.js';
 import { readByKeys, readStoreUses, unreadableById } from './recheck.js';
 import { stepDigest, stepsOf } from '../core/plan-steps.js';
 import { printable } from '../core/printable.js';
@@ -333,7 +334,7 @@ export const savedPlanPrecheck =
         : [];
     });
     const seen = await readStoreUses(io);
-    const ownership = await io.store.read(io.client, {
+    const fromList = await io.store.read(io.client, {
       sourceId: io.sourceId,
       seen,
       kinds: new Set(io.handlers.map((h) => h.kind)),
@@ -345,9 +346,19 @@ export const savedPlanPrecheck =
       handlers: io.handlers,
       desired,
       readBefore: seen,
-      index: ownership.index,
+      index: fromList.index,
       sourceId: io.sourceId,
     }).catch(unreadableById);
+    // The records of the sources those objects name that the list left out, read by their tags as
+    // the plan read them: else a list leaving one out again reads as the records having changed.
+    const ownership = await readNamedRecords(
+      io.client,
+      io.handlers,
+      desired,
+      [...(fresh?.values() ?? [])],
+      fromList,
+      io.sourceId,
+    );
     const read = new Set(fresh === undefined ? [] : targets.map((t) => `${t.kind}/${t.id}`));
     const moved = whatMoved(saved, {
       sourceId: io.sourceId ?? null,

@@ -1,0 +1,61 @@
+/**
+ * Merge mode in a run without a source id (no `sourceId`, no git remote, no GITHUB_REPOSITORY):
+ * such a run names itself nowhere (no record, no claim), but the keys it writes are judged against
+ * the other sources' as in any run — a co-owner whose record the list leaves out is read by its
+ * tag, so its key is a `field-conflict`, never PATCHed over.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { RunningEmulator } from '../../packages/emulator/src/server.js';
+import { inventoryTag } from '../../src/kinds/entity/records/inventory.js';
+import { API_KEY, cli, removeDir, startTestEmulator, tempDir, writeFiles } from '../cli/run.js';
+
+let emulator: RunningEmulator;
+const dirs: string[] = [];
+
+beforeAll(async () => {
+  emulator = await startTestEmulator();
+});
+afterAll(async () => {
+  await emulator.stop();
+  for (const dir of dirs) await removeDir(dir);
+});
+
+const env = (): NodeJS.ProcessEnv => ({ CORTEX_BASE_URL: emulator.url, CORTEX_API_KEY: API_KEY });
+const run = (dir: string, args: string[]) => cli(args, { cwd: dir, env: env() });
+const infoOf = async (tag: string): Promise<Record<string, unknown>> => {
+  const res = await fetch(`${emulator.url}/api/v1/catalog/${tag}/openapi`, {
+    headers: { authorization: `Bearer ${API_KEY}` },
+  });
+  return ((await res.json()) as { info: Record<string, unknown> }).info;
+};
+const repo = async (source: string | undefined, tag: string, info: string): Promise<string> => {
+  const dir = await tempDir();
+  dirs.push(dir);
+  await writeFiles(dir, {
+    'cortex-sync.yaml': `${source !== undefined ? `sourceId: ${source}\n` : ''}entityWrites: merge\n`,
+    [`.cortex/catalog/${tag}.yaml`]: `openapi: 3.0.1\ninfo:\n  x-cortex-tag: ${tag}\n${info}`,
+  });
+  return dir;
+};
+
+describe('entityWrites: merge without a source id', { timeout: 120_000 }, () => {
+  it('a co-owner whose record the list leaves out is read by its tag: its key is a field-conflict', async () => {
+    const tag = 'nosrc-shared';
+    const owner = await repo('nosrc-owner', tag, '  title: Shared\n');
+    const platform = await repo('nosrc-platform', tag, '  x-cortex-groups: [tier-1]\n');
+    expect((await run(owner, ['apply'])).code).toBe(0);
+    expect((await run(platform, ['apply'])).code).toBe(0);
+    const anonymous = await repo(undefined, tag, '  x-cortex-groups: [tier-9]\n');
+    emulator.setFaults({
+      dropFromLists: [{ match: inventoryTag('nosrc-platform'), reads: 1000, path: '/api/v1/catalog/descriptors' }],
+    });
+    try {
+      const r = await run(anonymous, ['apply']);
+      expect(r.code).not.toBe(0);
+      expect(r.stdout + r.stderr).toMatch(/field-conflict/);
+    } finally {
+      emulator.setFaults({});
+    }
+    expect((await infoOf(tag))['x-cortex-groups']).toEqual(['tier-1']);
+  });
+});
