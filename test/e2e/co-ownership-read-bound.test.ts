@@ -63,7 +63,9 @@ describe('entityWrites: merge, one entity flooded with claims', { timeout: 120_0
       const r = await run(third, ['plan']);
       const out = r.stdout + r.stderr;
       expect(r.code).not.toBe(0);
-      expect(out).toMatch(new RegExp(`entity \`${flooded}\` names source \`aa-rb-fake-[0-9]+\`[^\\n]*claim-unconfirmed`));
+      expect(out).toMatch(
+        new RegExp(`entity \`${flooded}\` names source \`aa-rb-fake-[0-9]+\`[^\\n]*claim-unconfirmed`),
+      );
       expect(out).not.toMatch(new RegExp(`entity \`${shared}\` names source`));
       expect(out).toMatch(new RegExp(`entity \`${shared}\`[^\\n]*zz-rb-platform[^\\n]*field-conflict`));
     } finally {

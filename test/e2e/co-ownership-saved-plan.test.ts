@@ -38,28 +38,32 @@ const repo = async (source: string, tag: string, info: string): Promise<string> 
   return dir;
 };
 
-describe('entityWrites: merge, a saved plan while a co-owner’s record is left out of every list', { timeout: 120_000 }, () => {
-  it('apply FILE applies the plan: the record read by its tag at plan time is read so again, not taken for a change', async () => {
-    const tag = 'ca-saved';
-    const owner = await repo('ca-owner', tag, '  title: Shared\n  description: owned here\n');
-    const platform = await repo('ca-platform', tag, '  x-cortex-groups: [tier-1]\n');
-    expect((await run(owner, ['apply'])).code).toBe(0);
-    expect((await run(platform, ['apply'])).code).toBe(0);
-    emulator.setFaults({
-      dropFromLists: [{ match: inventoryTag('ca-platform'), reads: 1000, path: '/api/v1/catalog/descriptors' }],
-    });
-    try {
-      await writeFiles(owner, {
-        [`.cortex/catalog/${tag}.yaml`]: `openapi: 3.0.1\ninfo:\n  x-cortex-tag: ${tag}\n  title: Shared\n  description: changed here\n`,
+describe(
+  'entityWrites: merge, a saved plan while a co-owner’s record is left out of every list',
+  { timeout: 120_000 },
+  () => {
+    it('apply FILE applies the plan: the record read by its tag at plan time is read so again, not taken for a change', async () => {
+      const tag = 'ca-saved';
+      const owner = await repo('ca-owner', tag, '  title: Shared\n  description: owned here\n');
+      const platform = await repo('ca-platform', tag, '  x-cortex-groups: [tier-1]\n');
+      expect((await run(owner, ['apply'])).code).toBe(0);
+      expect((await run(platform, ['apply'])).code).toBe(0);
+      emulator.setFaults({
+        dropFromLists: [{ match: inventoryTag('ca-platform'), reads: 1000, path: '/api/v1/catalog/descriptors' }],
       });
-      const file = `${owner}/p.json`;
-      const planned = await run(owner, ['plan', '--out', file]);
-      expect(planned.code, planned.stdout + planned.stderr).toBe(0);
-      const applied = await run(owner, ['apply', file]);
-      expect(applied.code, applied.stdout + applied.stderr).toBe(0);
-    } finally {
-      emulator.setFaults({});
-    }
-    expect(await infoOf(tag)).toMatchObject({ description: 'changed here', 'x-cortex-groups': ['tier-1'] });
-  });
-});
+      try {
+        await writeFiles(owner, {
+          [`.cortex/catalog/${tag}.yaml`]: `openapi: 3.0.1\ninfo:\n  x-cortex-tag: ${tag}\n  title: Shared\n  description: changed here\n`,
+        });
+        const file = `${owner}/p.json`;
+        const planned = await run(owner, ['plan', '--out', file]);
+        expect(planned.code, planned.stdout + planned.stderr).toBe(0);
+        const applied = await run(owner, ['apply', file]);
+        expect(applied.code, applied.stdout + applied.stderr).toBe(0);
+      } finally {
+        emulator.setFaults({});
+      }
+      expect(await infoOf(tag)).toMatchObject({ description: 'changed here', 'x-cortex-groups': ['tier-1'] });
+    });
+  },
+);
