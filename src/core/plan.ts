@@ -152,6 +152,7 @@ export function buildPlan(input: PlanInput): Plan {
     }
     desired.set(key, obj);
   }
+  diagnostics.push(...sharedWritesNeedSourceId(desired.values(), handlerOf, options.sourceId));
   const live = new Map<ObjectKey, LiveObject>();
   for (const obj of input.live) {
     const key = objectKey(obj.kind, obj.id);
@@ -344,6 +345,28 @@ function managedElsewhereNotes(changes: readonly Change[]): Diagnostic[] {
     severity: 'warning',
     code: 'managed-elsewhere',
     message: `${countOf(count, 'object')} declared here ${count === 1 ? 'is' : 'are'} managed by source \`${printable(owner)}\` and match${count === 1 ? 'es' : ''} ${count === 1 ? 'its manifest' : 'their manifests'}: with no source id this run leaves ${count === 1 ? 'it' : 'them'} alone; a change to ${count === 1 ? 'it' : 'them'} here would be refused (ownership-conflict) unless run as that source from its origin, or with --allow-takeover`,
+  }));
+}
+
+/**
+ * Keys written into objects others share (merge mode) are judged against every source's record,
+ * and a source is seen by the others only through its own record and claims. A run without a
+ * source id has neither, so the keys it writes would be invisible to every other source, which
+ * could then write over them with no conflict: such a run is refused.
+ */
+function sharedWritesNeedSourceId(
+  desired: Iterable<DesiredObject>,
+  handlerOf: (kind: KindName) => KindModel,
+  sourceId: string | undefined,
+): Diagnostic[] {
+  if (sourceId !== undefined) return [];
+  const kinds = new Set<KindName>();
+  for (const obj of desired) if (handlerOf(obj.kind).write?.sharedWrites !== undefined) kinds.add(obj.kind);
+  return [...kinds].map((kind) => ({
+    severity: 'error' as const,
+    code: 'merge-needs-source-id',
+    kind,
+    message: `${handlerOf(kind).title} writes are in merge mode (entityWrites: merge), which needs a source id so that other sources see the keys this repository writes: set \`sourceId\` in cortex-sync.yaml, CORTEX_SYNC_SOURCE_ID or --source-id (none could be derived from a git remote)`,
   }));
 }
 
