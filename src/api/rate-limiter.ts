@@ -7,6 +7,7 @@
  */
 import { AsyncResource } from 'node:async_hooks';
 import { CancelledError } from '../core/errors.js';
+import { AbortWatch } from './abort-watch.js';
 import { type AdaptiveRate, type AdaptiveRateOptions, afterRateLimited, initialRate, rateAt } from './adaptive-rate.js';
 
 export interface RateLimiterOptions {
@@ -41,12 +42,6 @@ interface Waiter {
   operation: string;
   signal: AbortSignal | undefined;
   peakFactor: number;
-}
-
-/** The waiters of one signal, and the one listener that cancels them all when it aborts. */
-interface SignalWatch {
-  waiters: Set<Waiter>;
-  onAbort: () => void;
 }
 
 /** Token bucket + pause gate + concurrency cap, shared by every request of one client. */
@@ -88,11 +83,15 @@ export class RateLimiter {
   private busyMsSinceCount = 0;
   private busyFrom: number | undefined;
   private readonly waiters: Waiter[] = [];
-  /**
-   * One abort listener per signal, not per waiter: an apply queues every request of a run on the
-   * run's signal, and 1,500 listeners on one signal are a leak warning, and a slow abort.
-   */
-  private readonly watched = new Map<AbortSignal, SignalWatch>();
+  /** Cancels the waiters of a signal that aborts (one listener per signal). */
+  private readonly aborts = new AbortWatch<Waiter>((cancelled) => {
+    for (let i = this.waiters.length - 1; i >= 0; i--) {
+      if (cancelled.has(this.waiters[i] as Waiter)) this.waiters.splice(i, 1);
+    }
+    for (const w of cancelled) w.cancel(new CancelledError(w.operation, `${w.operation} cancelled before it was sent`));
+    this.noteActivity();
+    if (this.waiters.length === 0) this.wakePump();
+  });
   /** Total time the gate was closed by `pauseFor` (overlapping pauses counted once). */
   pausedMsTotal = 0;
 
@@ -228,11 +227,11 @@ export class RateLimiter {
         signal,
         peakFactor: peakFactor > 0 ? peakFactor : Infinity,
         cancel: (error) => {
-          this.unwatch(waiter);
+          this.aborts.remove(waiter);
           reject(error);
         },
         start: () => {
-          this.unwatch(waiter);
+          this.aborts.remove(waiter);
           const refusalsBefore = this.rateLimitedCount;
           this.inFlightCount++;
           this.startedSinceCount++;
@@ -253,49 +252,11 @@ export class RateLimiter {
           });
         },
       };
-      this.watch(waiter);
+      this.aborts.add(waiter);
       this.waiters.push(waiter);
       this.noteActivity();
       void this.pump();
     });
-  }
-
-  /** Cancels `waiter` when its signal aborts (one listener per signal). */
-  private watch(waiter: Waiter): void {
-    const signal = waiter.signal;
-    if (!signal) return;
-    let watch = this.watched.get(signal);
-    if (!watch) {
-      const entry: SignalWatch = {
-        waiters: new Set(),
-        onAbort: () => {
-          this.watched.delete(signal);
-          const cancelled = new Set(entry.waiters);
-          entry.waiters.clear();
-          for (let i = this.waiters.length - 1; i >= 0; i--) {
-            if (cancelled.has(this.waiters[i] as Waiter)) this.waiters.splice(i, 1);
-          }
-          for (const w of cancelled)
-            w.cancel(new CancelledError(w.operation, `${w.operation} cancelled before it was sent`));
-          this.noteActivity();
-          if (this.waiters.length === 0) this.wakePump();
-        },
-      };
-      watch = entry;
-      this.watched.set(signal, watch);
-      signal.addEventListener('abort', watch.onAbort, { once: true });
-    }
-    watch.waiters.add(waiter);
-  }
-
-  /** Stops watching `waiter`'s signal for it; the listener goes with the signal's last waiter. */
-  private unwatch(waiter: Waiter): void {
-    const signal = waiter.signal;
-    if (!signal) return;
-    const watch = this.watched.get(signal);
-    if (!watch || !watch.waiters.delete(waiter) || watch.waiters.size > 0) return;
-    signal.removeEventListener('abort', watch.onAbort);
-    this.watched.delete(signal);
   }
 
   /** Rejects every waiter with a `CancelledError` and refuses new ones; running tasks finish. */

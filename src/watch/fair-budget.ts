@@ -22,6 +22,7 @@
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { performance } from 'node:perf_hooks';
+import { AbortWatch } from '../api/abort-watch.js';
 import type { ApiClient, ApiRequest, ApiResponse, ClientStats, HttpMethod } from '../api/types.js';
 import { CancelledError } from '../core/errors.js';
 import type { EngineEvent, EventSink } from '../engine/context.js';
@@ -68,12 +69,6 @@ interface Waiting {
   cancel: (error: Error) => void;
 }
 
-/** The waiters of one signal, and the one listener that cancels them when it aborts. */
-interface SignalWatch {
-  waiters: Set<Waiting>;
-  onAbort: () => void;
-}
-
 /** A source's own count of what its requests sent (the shared client counts every source's). */
 interface SourceCounts {
   requestsSent: number;
@@ -113,11 +108,12 @@ export class FairBudget {
   private inFlight = 0;
   /** Set while requests wait for the rate only: the next look. */
   private paceTimer: NodeJS.Timeout | undefined;
-  /**
-   * One abort listener per signal, not per waiting request: a run's reads queue hundreds of
-   * requests on its one signal (a listener each would pass Node's leak warning at 11).
-   */
-  private readonly watched = new Map<AbortSignal, SignalWatch>();
+  /** Cancels the waiting requests of a signal that aborts (one listener per signal). */
+  private readonly aborts = new AbortWatch<Waiting>((cancelled) => {
+    for (const queue of new Set([...cancelled].map((w) => w.queue)))
+      queue.waiting = queue.waiting.filter((w) => !cancelled.has(w));
+    for (const w of cancelled) w.cancel(new CancelledError(w.operation, `${w.operation} cancelled before it was sent`));
+  });
   private readonly context = new AsyncLocalStorage<string>();
   /** Requests started, per source, in the order they started (for tests and the benchmark). */
   readonly started: string[] = [];
@@ -206,11 +202,11 @@ export class FairBudget {
         signal: req.signal,
         queue,
         cancel: (error) => {
-          this.unwatch(waiter);
+          this.aborts.remove(waiter);
           reject(error);
         },
         start: () => {
-          this.unwatch(waiter);
+          this.aborts.remove(waiter);
           // The fence is checked at the moment the write would start, not when it was queued.
           if (req.method !== 'GET' && !this.mayWrite()) {
             this.done();
@@ -224,44 +220,10 @@ export class FairBudget {
             .finally(() => this.done());
         },
       };
-      this.watch(waiter);
+      this.aborts.add(waiter);
       queue.waiting.push(waiter);
       this.dispatch();
     });
-  }
-
-  /** Cancels `waiter` when its signal aborts (one listener per signal). */
-  private watch(waiter: Waiting): void {
-    const signal = waiter.signal;
-    if (!signal) return;
-    let watch = this.watched.get(signal);
-    if (!watch) {
-      const entry: SignalWatch = {
-        waiters: new Set(),
-        onAbort: () => {
-          this.watched.delete(signal);
-          const cancelled = new Set(entry.waiters);
-          entry.waiters.clear();
-          for (const queue of new Set([...cancelled].map((w) => w.queue)))
-            queue.waiting = queue.waiting.filter((w) => !cancelled.has(w));
-          for (const w of cancelled)
-            w.cancel(new CancelledError(w.operation, `${w.operation} cancelled before it was sent`));
-        },
-      };
-      watch = entry;
-      this.watched.set(signal, watch);
-      signal.addEventListener('abort', watch.onAbort, { once: true });
-    }
-    watch.waiters.add(waiter);
-  }
-
-  /** Stops watching `waiter`'s signal for it; the listener goes with the signal's last waiter. */
-  private unwatch(waiter: Waiting): void {
-    const signal = waiter.signal;
-    const watch = signal ? this.watched.get(signal) : undefined;
-    if (!signal || !watch || !watch.waiters.delete(waiter) || watch.waiters.size > 0) return;
-    signal.removeEventListener('abort', watch.onAbort);
-    this.watched.delete(signal);
   }
 
   private done(): void {
