@@ -354,7 +354,7 @@ export const readNamedRecords = async (
   ownership: OwnershipSnapshot,
   sourceId: string | undefined,
 ): Promise<OwnershipSnapshot> => {
-  // A run without a source id writes keys too (merge mode): it is judged against the others' records alike.
+  // A run without a source id is refused in merge mode (`merge-needs-source-id`); its plan still shows the conflicts.
   if (ownership.readRecordsOf === undefined) return ownership;
   const shared = new Map(handlers.flatMap((h) => (h.write?.sharedWrites ? [[h.kind, h.write.sharedWrites]] : [])));
   if (shared.size === 0) return ownership;
