@@ -4,35 +4,11 @@
  * its tag. The owner bringing it back with a key the co-owner declares is a `field-conflict` even
  * when the list of records leaves the co-owner's record out; nothing is unarchived or written.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningEmulator } from '../../packages/emulator/src/server.js';
-import { inventoryTag } from '../../src/kinds/entity/records/inventory.js';
-import { API_KEY, cli, removeDir, startTestEmulator, tempDir, writeFiles } from '../cli/run.js';
+import { describe, expect, it } from 'vitest';
+import { writeFiles } from '../cli/run.js';
+import { coOwnershipHarness } from './co-ownership-harness.js';
 
-let emulator: RunningEmulator;
-const dirs: string[] = [];
-
-beforeAll(async () => {
-  emulator = await startTestEmulator();
-});
-afterAll(async () => {
-  await emulator.stop();
-  for (const dir of dirs) await removeDir(dir);
-});
-
-const env = (): NodeJS.ProcessEnv => ({ CORTEX_BASE_URL: emulator.url, CORTEX_API_KEY: API_KEY });
-const run = (dir: string, args: string[]) => cli(args, { cwd: dir, env: env() });
-const api = (method: string, path: string) =>
-  fetch(`${emulator.url}${path}`, { method, headers: { authorization: `Bearer ${API_KEY}` } });
-const repo = async (source: string, tag: string, info: string): Promise<string> => {
-  const dir = await tempDir();
-  dirs.push(dir);
-  await writeFiles(dir, {
-    'cortex-sync.yaml': `sourceId: ${source}\nentityWrites: merge\n`,
-    [`.cortex/catalog/${tag}.yaml`]: `openapi: 3.0.1\ninfo:\n  x-cortex-tag: ${tag}\n${info}`,
-  });
-  return dir;
-};
+const { emulator, run, api, repo, leaveRecordsOut } = coOwnershipHarness();
 
 describe('entityWrites: merge, an archived entity naming a co-owner', { timeout: 120_000 }, () => {
   it('the owner declaring the co-owner’s key again is a field-conflict though the list left its record out', async () => {
@@ -45,9 +21,7 @@ describe('entityWrites: merge, an archived entity naming a co-owner', { timeout:
     await writeFiles(owner, {
       [`.cortex/catalog/${tag}.yaml`]: `openapi: 3.0.1\ninfo:\n  x-cortex-tag: ${tag}\n  title: Shared\n  x-cortex-groups: [tier-9]\n`,
     });
-    emulator.setFaults({
-      dropFromLists: [{ match: inventoryTag('arch-platform'), reads: 1000, path: '/api/v1/catalog/descriptors' }],
-    });
+    leaveRecordsOut(['arch-platform']);
     try {
       const at = emulator.requests.length;
       const r = await run(owner, ['apply']);
@@ -58,7 +32,7 @@ describe('entityWrites: merge, an archived entity naming a co-owner', { timeout:
     } finally {
       emulator.setFaults({});
     }
-    const details = (await (await api('GET', `/api/v1/catalog/${tag}`)).json()) as { isArchived?: boolean };
+    const details = (await api('GET', `/api/v1/catalog/${tag}`)).json as { isArchived?: boolean };
     expect(details.isArchived).toBe(true);
   });
 });

@@ -6,47 +6,23 @@
  * top-level keys counted as dropped). Both left the entity without its owner's marker, so its owner
  * stopped managing it without any plan saying so.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningEmulator } from '../../packages/emulator/src/server.js';
+import { describe, expect, it } from 'vitest';
 import { claimKeyOf } from '../../src/kinds/entity/merge.js';
-import { API_KEY, cli, removeDir, startTestEmulator, tempDir, writeFiles } from '../cli/run.js';
+import { writeFiles } from '../cli/run.js';
+import { coOwnershipHarness } from './co-ownership-harness.js';
 
-let emulator: RunningEmulator;
-const dirs: string[] = [];
-beforeAll(async () => {
-  emulator = await startTestEmulator();
-});
-afterAll(async () => {
-  await emulator.stop();
-  for (const d of dirs) await removeDir(d);
-});
+const { run, api, infoOf, repoFiles } = coOwnershipHarness();
 
-const run = (dir: string, args: string[]) =>
-  cli(args, { cwd: dir, env: { CORTEX_BASE_URL: emulator.url, CORTEX_API_KEY: API_KEY } });
-const repo = async (settings: string, tag: string, manifest: string) => {
-  const dir = await tempDir();
-  dirs.push(dir);
-  await writeFiles(dir, { 'cortex-sync.yaml': settings, [`.cortex/catalog/${tag}.yaml`]: manifest });
-  return dir;
-};
+const repo = (settings: string, tag: string, manifest: string) => repoFiles(settings, { [tag]: manifest });
 const descriptor = (tag: string, lines: string[], title = true) =>
   ['openapi: 3.0.1', 'info:', ...(title ? [`  title: ${tag}`] : []), `  x-cortex-tag: ${tag}`, ...lines, ''].join('\n');
 /** What an integration does: a PATCH of its own keys. */
 const integrationWrites = async (tag: string, lines: string[]) => {
-  const res = await fetch(`${emulator.url}/api/v1/open-api`, {
-    method: 'PATCH',
-    headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/openapi;charset=UTF-8' },
-    body: descriptor(tag, lines, false),
-  });
+  const res = await api('PATCH', '/api/v1/open-api', descriptor(tag, lines, false));
   expect(res.status).toBeLessThan(300);
 };
-const customMetadata = async (tag: string): Promise<Record<string, unknown>> => {
-  const res = await fetch(`${emulator.url}/api/v1/catalog/${tag}/openapi`, {
-    headers: { authorization: `Bearer ${API_KEY}` },
-  });
-  const body = (await res.json()) as { info: Record<string, unknown> };
-  return (body.info['x-cortex-custom-metadata'] ?? {}) as Record<string, unknown>;
-};
+const customMetadata = async (tag: string): Promise<Record<string, unknown>> =>
+  ((await infoOf(tag))['x-cortex-custom-metadata'] ?? {}) as Record<string, unknown>;
 const changesOf = async (dir: string) => {
   const r = await run(dir, ['plan', '--output', 'json']);
   expect(r.code, r.stderr).toBe(0);

@@ -5,52 +5,13 @@
  * its tag when the list did not show it. A key that source declares is still a `field-conflict`;
  * a record that cannot be read is a refusal naming it (`claim-unconfirmed`), nothing written.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningEmulator } from '../../packages/emulator/src/server.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { MAX_NAMED_RECORD_READS } from '../../src/engine/fetch-live.js';
-import { claimKeyOf } from '../../src/kinds/entity/merge.js';
 import { inventoryTag } from '../../src/kinds/entity/records/inventory.js';
-import { API_KEY, cli, removeDir, startTestEmulator, tempDir, writeFiles } from '../cli/run.js';
+import { API_KEY } from '../cli/run.js';
+import { coOwnershipHarness } from './co-ownership-harness.js';
 
-let emulator: RunningEmulator;
-const dirs: string[] = [];
-
-beforeAll(async () => {
-  emulator = await startTestEmulator();
-});
-afterAll(async () => {
-  await emulator.stop();
-  for (const dir of dirs) await removeDir(dir);
-});
-
-const env = (): NodeJS.ProcessEnv => ({ CORTEX_BASE_URL: emulator.url, CORTEX_API_KEY: API_KEY });
-const run = (dir: string, args: string[]) => cli(args, { cwd: dir, env: env() });
-const infoOf = async (tag: string): Promise<Record<string, unknown>> => {
-  const res = await fetch(`${emulator.url}/api/v1/catalog/${tag}/openapi`, {
-    headers: { authorization: `Bearer ${API_KEY}` },
-  });
-  return ((await res.json()) as { info: Record<string, unknown> }).info;
-};
-const repo = async (source: string, tag: string, info: string): Promise<string> => {
-  const dir = await tempDir();
-  dirs.push(dir);
-  await writeFiles(dir, {
-    'cortex-sync.yaml': `sourceId: ${source}\nentityWrites: merge\n`,
-    [`.cortex/catalog/${tag}.yaml`]: `openapi: 3.0.1\ninfo:\n  x-cortex-tag: ${tag}\n${info}`,
-  });
-  return dir;
-};
-/** The next `reads` answers of the record list leave these sources' records out. */
-const dropRecords = (sources: string[], reads: number, reject: { source: string; message: string }[] = []) =>
-  emulator.setFaults({
-    dropFromLists: sources.map((s) => ({ match: inventoryTag(s), reads, path: '/api/v1/catalog/descriptors' })),
-    reject: reject.map((r) => ({
-      method: 'GET',
-      path: `/api/v1/catalog/${inventoryTag(r.source)}/openapi`,
-      status: 500,
-      message: r.message,
-    })),
-  });
+const { emulator, run, infoOf, nameSources, leaveRecordsOut, repo } = coOwnershipHarness();
 const writesSince = (at: number) => emulator.requests.slice(at).filter((r) => r.method !== 'GET');
 
 describe('entityWrites: merge, another source’s record left out of the list', { timeout: 120_000 }, () => {
@@ -66,7 +27,7 @@ describe('entityWrites: merge, another source’s record left out of the list', 
   });
 
   it('a key declared by a source whose record the list left out is still a field-conflict; nothing is written', async () => {
-    dropRecords(['mr-platform'], 50);
+    leaveRecordsOut(['mr-platform'], 50);
     try {
       const at = emulator.requests.length;
       const r = await run(third, ['apply']);
@@ -81,7 +42,7 @@ describe('entityWrites: merge, another source’s record left out of the list', 
   });
 
   it('a record left out that cannot be read by its tag either is a refusal naming it (claim-unconfirmed)', async () => {
-    dropRecords(['mr-platform'], 50, [{ source: 'mr-platform', message: 'record store down' }]);
+    leaveRecordsOut(['mr-platform'], 50, [{ source: 'mr-platform', message: 'record store down' }]);
     try {
       const at = emulator.requests.length;
       const r = await run(third, ['apply', '--force-conflicts']);
@@ -117,7 +78,7 @@ describe('entityWrites: merge, another source’s record left out of the list', 
         body,
       });
     expect((await post(forged)).status).toBe(200);
-    dropRecords(['mr-platform'], 50);
+    leaveRecordsOut(['mr-platform'], 50);
     try {
       const r = await run(third, ['plan']);
       expect(r.code).not.toBe(0);
@@ -134,12 +95,7 @@ describe('entityWrites: merge, another source’s record left out of the list', 
     const owner = await repo('mr-flood-owner', tagOfEntity, '  title: Flooded\n');
     expect((await run(owner, ['apply'])).code).toBe(0);
     const fakes = Array.from({ length: MAX_NAMED_RECORD_READS + 1 }, (_, i) => `mr-fake-${i}`);
-    const claims = fakes.map((s) => `    ${claimKeyOf(s)}: {source: ${s}}`).join('\n');
-    const res = await fetch(`${emulator.url}/api/v1/open-api?failIfEntityDoesNotExist=true`, {
-      method: 'PATCH',
-      headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/openapi;charset=UTF-8' },
-      body: `openapi: 3.0.1\ninfo:\n  x-cortex-tag: ${tagOfEntity}\n  x-cortex-custom-metadata:\n${claims}\n`,
-    });
+    const res = await nameSources(tagOfEntity, fakes);
     expect(res.status).toBe(200);
     const other = await repo('mr-flood-other', tagOfEntity, '  x-cortex-groups: [tier-1]\n');
     const at = emulator.requests.length;
@@ -155,7 +111,7 @@ describe('entityWrites: merge, another source’s record left out of the list', 
 
   it('the owner’s record left out is read by its tag: a key nobody else declares plans without a conflict', async () => {
     const other = await repo('mr-fourth', tag, '  x-cortex-owners: [{type: email, email: a@example.com}]\n');
-    dropRecords(['mr-owner', 'mr-platform'], 50);
+    leaveRecordsOut(['mr-owner', 'mr-platform'], 50);
     try {
       const r = await run(other, ['plan']);
       expect(r.code, r.stdout + r.stderr).toBe(0);

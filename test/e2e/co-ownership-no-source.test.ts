@@ -4,39 +4,10 @@
  * invisible to every other source. It is refused (`merge-needs-source-id`), and even a co-owner
  * whose record the list leaves out keeps its key.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningEmulator } from '../../packages/emulator/src/server.js';
-import { inventoryTag } from '../../src/kinds/entity/records/inventory.js';
-import { API_KEY, cli, removeDir, startTestEmulator, tempDir, writeFiles } from '../cli/run.js';
+import { describe, expect, it } from 'vitest';
+import { coOwnershipHarness } from './co-ownership-harness.js';
 
-let emulator: RunningEmulator;
-const dirs: string[] = [];
-
-beforeAll(async () => {
-  emulator = await startTestEmulator();
-});
-afterAll(async () => {
-  await emulator.stop();
-  for (const dir of dirs) await removeDir(dir);
-});
-
-const env = (): NodeJS.ProcessEnv => ({ CORTEX_BASE_URL: emulator.url, CORTEX_API_KEY: API_KEY });
-const run = (dir: string, args: string[]) => cli(args, { cwd: dir, env: env() });
-const infoOf = async (tag: string): Promise<Record<string, unknown>> => {
-  const res = await fetch(`${emulator.url}/api/v1/catalog/${tag}/openapi`, {
-    headers: { authorization: `Bearer ${API_KEY}` },
-  });
-  return ((await res.json()) as { info: Record<string, unknown> }).info;
-};
-const repo = async (source: string | undefined, tag: string, info: string): Promise<string> => {
-  const dir = await tempDir();
-  dirs.push(dir);
-  await writeFiles(dir, {
-    'cortex-sync.yaml': `${source !== undefined ? `sourceId: ${source}\n` : ''}entityWrites: merge\n`,
-    [`.cortex/catalog/${tag}.yaml`]: `openapi: 3.0.1\ninfo:\n  x-cortex-tag: ${tag}\n${info}`,
-  });
-  return dir;
-};
+const { emulator, run, infoOf, repo, leaveRecordsOut } = coOwnershipHarness();
 
 describe('entityWrites: merge without a source id', { timeout: 120_000 }, () => {
   it('is refused before anything is written, so a co-owner keeps its key even when the list leaves its record out', async () => {
@@ -46,9 +17,7 @@ describe('entityWrites: merge without a source id', { timeout: 120_000 }, () => 
     expect((await run(owner, ['apply'])).code).toBe(0);
     expect((await run(platform, ['apply'])).code).toBe(0);
     const anonymous = await repo(undefined, tag, '  x-cortex-groups: [tier-9]\n');
-    emulator.setFaults({
-      dropFromLists: [{ match: inventoryTag('nosrc-platform'), reads: 1000, path: '/api/v1/catalog/descriptors' }],
-    });
+    leaveRecordsOut(['nosrc-platform']);
     try {
       const r = await run(anonymous, ['apply']);
       expect(r.code).not.toBe(0);

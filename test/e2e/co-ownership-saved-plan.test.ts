@@ -4,39 +4,11 @@
  * record read by its tag counts at apply time as it did at plan time), and what it writes is the
  * plan's.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningEmulator } from '../../packages/emulator/src/server.js';
-import { inventoryTag } from '../../src/kinds/entity/records/inventory.js';
-import { API_KEY, cli, removeDir, startTestEmulator, tempDir, writeFiles } from '../cli/run.js';
+import { describe, expect, it } from 'vitest';
+import { writeFiles } from '../cli/run.js';
+import { coOwnershipHarness } from './co-ownership-harness.js';
 
-let emulator: RunningEmulator;
-const dirs: string[] = [];
-
-beforeAll(async () => {
-  emulator = await startTestEmulator();
-});
-afterAll(async () => {
-  await emulator.stop();
-  for (const dir of dirs) await removeDir(dir);
-});
-
-const env = (): NodeJS.ProcessEnv => ({ CORTEX_BASE_URL: emulator.url, CORTEX_API_KEY: API_KEY });
-const run = (dir: string, args: string[]) => cli(args, { cwd: dir, env: env() });
-const infoOf = async (tag: string): Promise<Record<string, unknown>> => {
-  const res = await fetch(`${emulator.url}/api/v1/catalog/${tag}/openapi`, {
-    headers: { authorization: `Bearer ${API_KEY}` },
-  });
-  return ((await res.json()) as { info: Record<string, unknown> }).info;
-};
-const repo = async (source: string, tag: string, info: string): Promise<string> => {
-  const dir = await tempDir();
-  dirs.push(dir);
-  await writeFiles(dir, {
-    'cortex-sync.yaml': `sourceId: ${source}\nentityWrites: merge\n`,
-    [`.cortex/catalog/${tag}.yaml`]: `openapi: 3.0.1\ninfo:\n  x-cortex-tag: ${tag}\n${info}`,
-  });
-  return dir;
-};
+const { emulator, run, infoOf, repo, leaveRecordsOut } = coOwnershipHarness();
 
 describe(
   'entityWrites: merge, a saved plan while a co-owner’s record is left out of every list',
@@ -48,9 +20,7 @@ describe(
       const platform = await repo('ca-platform', tag, '  x-cortex-groups: [tier-1]\n');
       expect((await run(owner, ['apply'])).code).toBe(0);
       expect((await run(platform, ['apply'])).code).toBe(0);
-      emulator.setFaults({
-        dropFromLists: [{ match: inventoryTag('ca-platform'), reads: 1000, path: '/api/v1/catalog/descriptors' }],
-      });
+      leaveRecordsOut(['ca-platform']);
       try {
         await writeFiles(owner, {
           [`.cortex/catalog/${tag}.yaml`]: `openapi: 3.0.1\ninfo:\n  x-cortex-tag: ${tag}\n  title: Shared\n  description: changed here\n`,

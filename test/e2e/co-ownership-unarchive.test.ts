@@ -4,34 +4,11 @@
  * shows exactly the keys the unarchive and the PATCH change (a key dropped from the manifest
  * among them), and nothing else; an archived descriptor that cannot be read is a refusal.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { RunningEmulator } from '../../packages/emulator/src/server.js';
-import { API_KEY, cli, removeDir, startTestEmulator, tempDir, writeFiles } from '../cli/run.js';
+import { describe, expect, it } from 'vitest';
+import { writeFiles } from '../cli/run.js';
+import { coOwnershipHarness, mergeSettings } from './co-ownership-harness.js';
 
-let emulator: RunningEmulator;
-const dirs: string[] = [];
-
-beforeAll(async () => {
-  emulator = await startTestEmulator();
-});
-afterAll(async () => {
-  await emulator.stop();
-  for (const dir of dirs) await removeDir(dir);
-});
-
-const env = (): NodeJS.ProcessEnv => ({ CORTEX_BASE_URL: emulator.url, CORTEX_API_KEY: API_KEY });
-const run = (dir: string, args: string[]) => cli(args, { cwd: dir, env: env() });
-const api = async (method: string, path: string, body?: string): Promise<{ status: number; json: unknown }> => {
-  const res = await fetch(`${emulator.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/openapi;charset=UTF-8' },
-    ...(body !== undefined ? { body } : {}),
-  });
-  const text = await res.text();
-  return { status: res.status, json: text === '' ? undefined : JSON.parse(text) };
-};
-const infoOf = async (tag: string): Promise<Record<string, unknown>> =>
-  ((await api('GET', `/api/v1/catalog/${tag}/openapi`)).json as { info: Record<string, unknown> }).info;
+const { emulator, run, api, infoOf, repo, repoFiles } = coOwnershipHarness();
 const isArchived = async (tag: string): Promise<boolean> =>
   ((await api('GET', `/api/v1/catalog/${tag}`)).json as { isArchived?: boolean }).isArchived === true;
 
@@ -54,11 +31,8 @@ const manifest = (tag: string, extra: string): string =>
 describe('entityWrites: merge, an archived entity declared again', { timeout: 120_000 }, () => {
   it('reads the archived descriptor: the plan shows the unarchive and exactly the keys that go away, and the apply does that', async () => {
     const tag = 'unarch-merge';
-    const dir = await tempDir();
-    dirs.push(dir);
-    await writeFiles(dir, {
-      'cortex-sync.yaml': 'sourceId: unarch-owner\nentityWrites: merge\n',
-      [`.cortex/catalog/${tag}.yaml`]: manifest(tag, '  x-cortex-groups: [tier-1]\n'),
+    const dir = await repoFiles(mergeSettings('unarch-owner'), {
+      [tag]: manifest(tag, '  x-cortex-groups: [tier-1]\n'),
     });
     expect((await run(dir, ['apply'])).code).toBe(0);
     // An integration's key, then the entity archived in the UI.
@@ -67,12 +41,7 @@ describe('entityWrites: merge, an archived entity declared again', { timeout: 12
     expect((await api('PUT', `/api/v1/catalog/${tag}/archive`)).status).toBe(200);
 
     // Another merge source declaring the entity never brings it back: existence stays with its creator.
-    const other = await tempDir();
-    dirs.push(other);
-    await writeFiles(other, {
-      'cortex-sync.yaml': 'sourceId: unarch-other\nentityWrites: merge\n',
-      [`.cortex/catalog/${tag}.yaml`]: `openapi: 3.0.1\ninfo:\n  x-cortex-tag: ${tag}\n  x-cortex-owners: [{type: email, email: a@example.com}]\n`,
-    });
+    const other = await repo('unarch-other', tag, '  x-cortex-owners: [{type: email, email: a@example.com}]\n');
     const before = emulator.requests.length;
     const elsewhere = await run(other, ['apply']);
     expect(elsewhere.code).toBe(0);
@@ -101,11 +70,8 @@ describe('entityWrites: merge, an archived entity declared again', { timeout: 12
 
   it('an archived descriptor that cannot be read is a refusal naming the entity; nothing is written', async () => {
     const tag = 'unarch-unreadable';
-    const dir = await tempDir();
-    dirs.push(dir);
-    await writeFiles(dir, {
-      'cortex-sync.yaml': 'sourceId: unarch-owner-2\nentityWrites: merge\n',
-      [`.cortex/catalog/${tag}.yaml`]: manifest(tag, '  x-cortex-groups: [tier-1]\n'),
+    const dir = await repoFiles(mergeSettings('unarch-owner-2'), {
+      [tag]: manifest(tag, '  x-cortex-groups: [tier-1]\n'),
     });
     expect((await run(dir, ['apply'])).code).toBe(0);
     expect((await api('PUT', `/api/v1/catalog/${tag}/archive`)).status).toBe(200);

@@ -8,18 +8,17 @@
 import { readFile, rm } from 'node:fs/promises';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parse as parseYaml } from 'yaml';
-import type { RunningEmulator } from '../../packages/emulator/src/server.js';
 import { type Forwarder, type SeenRequest, startForwarder } from '../support/forwarder.js';
 import { claimKeyOf } from '../../src/kinds/entity/merge.js';
-import { API_KEY, cli, removeDir, startTestEmulator, tempDir, writeFiles } from '../cli/run.js';
+import { writeFiles } from '../cli/run.js';
+import { coOwnershipHarness } from './co-ownership-harness.js';
 
-let emulator: RunningEmulator;
 let forwarder: Forwarder;
 const seen: SeenRequest[] = [];
-const dirs: string[] = [];
+// The CLI talks to the forwarder, which keeps every request's body; the test reads the emulator directly.
+const { emulator, run, api, repoFiles: repo } = coOwnershipHarness({ cliBaseUrl: () => forwarder.url });
 
 beforeAll(async () => {
-  emulator = await startTestEmulator();
   forwarder = await startForwarder(emulator.url, (request) => {
     seen.push(request);
     return undefined;
@@ -27,33 +26,10 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await forwarder.close();
-  await emulator.stop();
-  for (const dir of dirs) await removeDir(dir);
 });
 
-const env = (): NodeJS.ProcessEnv => ({ CORTEX_BASE_URL: forwarder.url, CORTEX_API_KEY: API_KEY });
-const run = (dir: string, args: string[]) => cli(args, { cwd: dir, env: env() });
-
-/** A repository with its settings and one manifest per tag. */
-const repo = async (settings: string, manifests: Record<string, string>): Promise<string> => {
-  const dir = await tempDir();
-  dirs.push(dir);
-  const files: Record<string, string> = { 'cortex-sync.yaml': settings };
-  for (const [tag, text] of Object.entries(manifests)) files[`.cortex/catalog/${tag}.yaml`] = text;
-  await writeFiles(dir, files);
-  return dir;
-};
 const rewrite = (dir: string, tag: string, text: string) => writeFiles(dir, { [`.cortex/catalog/${tag}.yaml`]: text });
 
-const api = async (method: string, path: string, body?: string): Promise<{ status: number; json: unknown }> => {
-  const res = await fetch(`${emulator.url}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${API_KEY}`, 'content-type': 'application/openapi;charset=UTF-8' },
-    ...(body !== undefined ? { body } : {}),
-  });
-  const text = await res.text();
-  return { status: res.status, json: text === '' ? undefined : JSON.parse(text) };
-};
 const infoOf = async (tag: string): Promise<Record<string, unknown>> => {
   const r = await api('GET', `/api/v1/catalog/${tag}/openapi`);
   expect(r.status).toBe(200);
