@@ -10,7 +10,7 @@
  * it reads through (`export.uses`: no dependency edges read for another source's entities, one
  * request each), unless this source manages objects of the kind read (one of them may hang off
  * another source's object: then everything is given, as a plan would need). A read that fails
- * still fails the export.
+ * still fails the export; what a read leaves out for a reason of its own is a warning (`warn`).
  */
 import type { Diagnostic, KindName, LiveObject } from '../core/model.js';
 import { OWNERSHIP_STORE } from '../kinds/ownership.js';
@@ -76,6 +76,8 @@ export const readWorkspaceForExport = async (input: ExportReadInput, ctx: Engine
   const othersOwn = (o: LiveObject): boolean =>
     input.othersLeftOut === true && o.owner !== undefined && o.owner !== input.sourceId;
   let notReadThrough = 0;
+  // What the export reads said it leaves out (the export goes on), after the records' diagnostics.
+  const warnings: Diagnostic[] = [];
   const givenTo = (handler: AnyKindHandler, readBefore: readonly LiveObject[], managedIds: readonly string[]) => {
     const through = new Set(handler.export?.uses ?? []);
     // A kind read first (others use it) is not told what this source manages: everything is given.
@@ -95,6 +97,7 @@ export const readWorkspaceForExport = async (input: ExportReadInput, ctx: Engine
           now: () => ctx.clock.now(),
           requestsPerMinute: input.requestsPerMinute,
           progress: input.progress,
+          warn: (warning) => warnings.push(warning),
         })
       : handler.live.fetch(fetchCtx);
   const { live, ownership } = await readKinds({
@@ -110,5 +113,5 @@ export const readWorkspaceForExport = async (input: ExportReadInput, ctx: Engine
   const recordedOrigins = new Map<string, string>();
   for (const [source, meta] of ownership.index.meta)
     if (meta.origin !== undefined) recordedOrigins.set(source, meta.origin);
-  return { live, diagnostics: ownership.diagnostics, recordedOrigins, notReadThrough };
+  return { live, diagnostics: [...ownership.diagnostics, ...warnings], recordedOrigins, notReadThrough };
 };

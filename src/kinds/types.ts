@@ -85,6 +85,8 @@ export interface ExportFetchContext<S = unknown> extends FetchContext<S> {
   requestsPerMinute: number;
   /** Says something to the person waiting (stderr). */
   progress(line: string): void;
+  /** Reports what the export leaves out for a reason the reader must know (a warning; the export goes on). */
+  warn(warning: Diagnostic): void;
 }
 
 export interface ApplyOptions {

@@ -160,5 +160,5 @@ export const readTree = async (root: string): Promise<Map<string, string>> => {
 
 export interface PlanJson {
   summary: Record<string, number>;
-  changes: { kind: string; id: string; action: string; adopt?: boolean; diff: unknown[] }[];
+  changes: { kind: string; id: string; action: string; adopt?: boolean; unarchive?: boolean; diff: unknown[] }[];
 }

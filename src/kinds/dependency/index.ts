@@ -4,7 +4,7 @@
  */
 import type { ApiClient } from '../../api/types.js';
 import { encodePathSegment } from '../../api/types.js';
-import { CortexSyncError } from '../../core/errors.js';
+import { type ApiError, CortexSyncError, isApiError } from '../../core/errors.js';
 import type { LiveObject } from '../../core/model.js';
 import { readPagedList } from '../shared/api-reads.js';
 import type { ApplyContext, BatchOutcome, FetchContext, KindChange, KindHandler } from '../types.js';
@@ -18,15 +18,22 @@ type DependencyChange = KindChange<DependencySpec, LiveDependency>;
 /** Callers read at once (each read is one or a few GETs). */
 const READ_CONCURRENCY = 8;
 
-/** Every outgoing edge of `callerTag` (none when the caller entity does not exist yet: a 404). */
-const readCallerEdges = async (client: ApiClient, callerTag: string): Promise<LiveDependency[]> => {
+/**
+ * Every outgoing edge of `callerTag`: none when the caller entity does not exist yet (a 404), or,
+ * with `acceptMissing` false, the 404 thrown as the `ApiError` it is.
+ */
+const readCallerEdges = async (
+  client: ApiClient,
+  callerTag: string,
+  acceptMissing = true,
+): Promise<LiveDependency[]> => {
   const edges = await readPagedList(client, {
     request: {
       operation: `list dependencies of \`${callerTag}\``,
       method: 'GET',
       path: `/api/v1/catalog/${encodePathSegment(callerTag)}/dependencies`,
       query: { includeOutgoing: true, includeIncoming: false },
-      acceptStatus: [404],
+      ...(acceptMissing ? { acceptStatus: [404] } : {}),
     },
     list: 'dependencies',
     item: liveDependencySchema,
@@ -52,14 +59,25 @@ const mapWithConcurrency = async <T, R>(
   return results;
 };
 
-/** The outgoing edges of `callers`, one paged read per caller, a few callers at once. */
+/**
+ * The outgoing edges of `callers`, one paged read per caller, a few callers at once. A caller the
+ * API answers 404 for has none, or, given `onMissing`, is told to it with the error (and has none).
+ */
 const readEdgesOf = async (
   ctx: Pick<FetchContext<DependencySpec>, 'client'>,
   callers: readonly string[],
+  onMissing?: (caller: string, error: ApiError) => void,
 ): Promise<LiveObject<LiveDependency>[]> => {
-  const perCaller = await mapWithConcurrency(callers, READ_CONCURRENCY, (caller) =>
-    readCallerEdges(ctx.client, caller),
-  );
+  const perCaller = await mapWithConcurrency(callers, READ_CONCURRENCY, async (caller) => {
+    if (onMissing === undefined) return readCallerEdges(ctx.client, caller);
+    try {
+      return await readCallerEdges(ctx.client, caller, false);
+    } catch (error) {
+      if (!isApiError(error) || error.status !== 404) throw error;
+      onMissing(caller, error);
+      return [];
+    }
+  });
   return perCaller.flat().map((edge) => ({ kind: KIND, id: dependencyId(liveKey(edge)), state: edge }));
 };
 
