@@ -126,3 +126,23 @@ it('the export applied where the archived entity lost its edges plans exactly it
     expect.stringMatching(/^\S+ \(unarchive\) entity old$/),
   ]);
 });
+
+it('a live caller gone when its edges are read (404) is named in a warning too; a 403 still fails the export', async () => {
+  emulator.setFaults({
+    reject: [{ method: 'GET', path: '/api/v1/catalog/ledger/dependencies', status: 404, message: 'Entity not found' }],
+  });
+  const out = await newDir();
+  const run = await exportTo(out, ['--include-archived']);
+  expect(run.code).toBe(0);
+  expect(run.stderr).toMatch(/warning: the entity `ledger` was not found when its dependency edges were read/);
+  expect((await readTree(out)).get('.cortex/dependencies/old.yaml')).toContain('- tag: users');
+
+  emulator.setFaults({
+    reject: [{ method: 'GET', path: '/api/v1/catalog/old/dependencies', status: 403, message: 'not for you' }],
+  });
+  const denied = await newDir();
+  const failed = await exportTo(denied, ['--include-archived']);
+  expect(failed.code).not.toBe(0);
+  expect(failed.stderr).toMatch(/list dependencies of `old`.*403.*not for you/s);
+  expect(await listManifestFiles(denied)).toEqual([]);
+});
