@@ -70,6 +70,9 @@ export class AppliedRevision {
    */
   async runAs(trigger: Trigger, snapshot: SourceSnapshot, config: SyncConfig, client: ApiClient): Promise<Trigger> {
     if (this.inProcess() !== undefined || (config.onDrift ?? 'heal') === 'heal') return trigger;
+    // Read once: the held runs take the lease themselves (their plan is judged under it), and an
+    // apply that leaves no mark (a CLI) is drift to this process as it would be without a restart.
+    if (this.recorded === snapshot.revision) return 'heal';
     const finding = await this.find(snapshot, config, client);
     this.recorded = finding.recorded ? snapshot.revision : undefined;
     const said = finding.recorded
@@ -83,15 +86,16 @@ export class AppliedRevision {
   private async find(snapshot: SourceSnapshot, config: SyncConfig, client: ApiClient): Promise<Finding> {
     if (snapshot.commit !== true) return { recorded: false, why: 'the source is not a git commit (no revision names its files)' };
     if (config.sourceId === undefined) return { recorded: false, why: 'no source id, so no lease record to read' };
-    let marks;
+    let record;
     try {
-      marks = (await readLease(client, config.sourceId))?.applied;
+      record = await readLease(client, config.sourceId);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       return { recorded: false, why: `the source's lease record could not be read (${message})` };
     }
-    const newest = marks?.at(-1)?.mark;
-    if (newest === undefined) return { recorded: false, why: "the source's lease record remembers no clean apply" };
+    const last = record?.applied?.at(-1);
+    if (last === undefined) return { recorded: false, why: "the source's lease record remembers no clean apply" };
+    const newest = last.mark;
     if (newest === watchMarkOf(snapshot.revision, config)) return { recorded: true };
     return {
       recorded: false,
