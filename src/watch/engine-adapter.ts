@@ -27,6 +27,8 @@ export const applyOnce = (
   options: {
     session?: RunSession;
     approve?: (plan: Plan) => Promise<boolean>;
+    /** Remembered in the source's lease record after a clean apply (`ReconcileInput.applyMark`). */
+    applyMark?: () => string | undefined;
   } = {},
 ): Promise<ReconciledRun> =>
   reconcile(
@@ -36,6 +38,7 @@ export const applyOnce = (
       planLog,
       ...(options.session ? { session: options.session } : {}),
       ...(options.approve ? { approve: options.approve } : {}),
+      ...(options.applyMark ? { applyMark: options.applyMark } : {}),
     },
     ctx,
   );

@@ -291,7 +291,7 @@ class GitCheckout {
     const changedFiles =
       previous === undefined || !plainPath ? undefined : await this.changedBetween(previous, revision, signal);
     this.checkedOut = revision;
-    return { dir, revision, ...(changedFiles !== undefined ? { changedFiles } : {}) };
+    return { dir, revision, commit: true, ...(changedFiles !== undefined ? { changedFiles } : {}) };
   }
 
   /** Polls the remote every interval (jittered); a new commit triggers a run. */

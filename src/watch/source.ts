@@ -12,6 +12,8 @@ export interface SourceSnapshot {
   revision: string;
   /** Files (relative to `dir`) known to have changed since the previous snapshot, when the source knows. */
   changedFiles?: readonly string[];
+  /** The revision is a commit: it names exactly these files (a directory's `local` names nothing). */
+  commit?: boolean;
 }
 
 export type SourceTrigger = 'commit' | 'file-change';

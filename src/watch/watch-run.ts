@@ -16,6 +16,7 @@ import { DEFAULT_LEASE_LINGER_MS } from './defaults.js';
 import { applyOnce } from './engine-adapter.js';
 import type { Logger } from './log.js';
 import { type PlanLogRotation, rotatePlanLog } from './plan-log-rotation.js';
+import { type AppliedRevision, watchMarkOf } from './applied-revision.js';
 import { type DriftHeld, type DriftWatch, judgeDriftHeld } from './drift-proposals.js';
 import type { RemovalCheck, RemovalSettle } from './removal-settle.js';
 import { formatDiagnostic, type Judged, judgeDeferred, judgeInvalidConfig, judgeResult } from './run-record.js';
@@ -105,6 +106,8 @@ export interface RunSetting {
   live?: { key: string; cache: LiveCache };
   /** What a heal run does with drift (`--on-drift`): held runs write nothing. */
   drift?: DriftWatch;
+  /** The revision last applied, read from the source's lease record while this process applied none. */
+  applied?: AppliedRevision;
 }
 
 /** The plan log rotated before a run, when asked; a failure to rotate only appends to it. */
@@ -145,7 +148,7 @@ export const reconcileSnapshot = async (
   snapshot: SourceSnapshot,
   signal: AbortSignal,
   observedFrom: number,
-  trigger: Trigger,
+  asked: Trigger,
 ): Promise<Judged> => {
   // A run that stops before its load would lose the changes its snapshot named (the source tells
   // each change once): the next load reads everything instead.
@@ -159,6 +162,9 @@ export const reconcileSnapshot = async (
     return judgeInvalidConfig(diagnostics);
   }
   const kept = keptFor(at, config, snapshot);
+  const held = await at.clients.clientFor(config);
+  // After a restart, a run at the commit the lease record says was applied is a heal run.
+  const trigger = at.applied ? await at.applied.runAs(asked, snapshot, config, held.client) : asked;
   let deferred: RemovalCheck | undefined;
   let driftHeld: DriftHeld | undefined;
   const approve = async (plan: Plan): Promise<boolean> => {
@@ -174,7 +180,6 @@ export const reconcileSnapshot = async (
   await rotateIfAsked(at);
   const planLog = openPlanLog(at.planLogFile);
   try {
-    const held = await at.clients.clientFor(config);
     const ctx = createEngineContext(held.client, { clock: at.clock, signal, events: at.events });
     const result = await applyOnce(config, planLog, ctx, {
       session: {
@@ -189,6 +194,8 @@ export const reconcileSnapshot = async (
         leases: held.leases,
       },
       approve,
+      // Remembered in the lease record, so that a restart at this commit knows it was applied.
+      ...(snapshot.commit === true ? { applyMark: () => watchMarkOf(snapshot.revision, config) } : {}),
     });
     const judged =
       driftHeld && result.run.outcome === 'not-approved'

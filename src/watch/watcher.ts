@@ -19,6 +19,7 @@ import { leaseEventLine } from '../engine/lease-events.js';
 import type { LiveCache } from '../engine/live-cache.js';
 import type { ManifestCache, ManifestCacheOptions } from '../source/manifest-cache.js';
 import { createWatchClient } from './engine-adapter.js';
+import { AppliedRevision } from './applied-revision.js';
 import { DriftWatch, type DriftWatchOptions } from './drift-proposals.js';
 import { VERSION } from '../version.js';
 import { RunHistory } from './history.js';
@@ -153,6 +154,7 @@ const assemble = (options: SourceLoopOptions, lifetime: AbortSignal, isStopping:
     ...(options.leaseLingerMs !== undefined ? { leaseLingerMs: options.leaseLingerMs } : {}),
     lifetime,
   });
+  const applied = new AppliedRevision(() => history.lastApplied()?.revision, log, shown);
   const setting: RunSetting = {
     resolveConfig: options.resolveConfig,
     planLogFile: options.planLogFile,
@@ -172,10 +174,11 @@ const assemble = (options: SourceLoopOptions, lifetime: AbortSignal, isStopping:
       log,
       registry: metrics.registry,
       redact,
-      appliedRevision: () => history.lastApplied()?.revision,
+      appliedRevision: () => applied.current(),
       userAgent: `cortex-sync/${VERSION}`,
       now: () => clock.now(),
     }),
+    applied,
   };
   return { options, log, redact, shown, history, metrics, setting, isStopping };
 };

@@ -96,20 +96,24 @@ const changedLines = (branch = BRANCH): string[] =>
     .split('\n')
     .filter((l) => /^[+-]/.test(l) && !/^(\+\+\+|---) /.test(l));
 
+/** The watcher of the remote (its checkout and cache in `root`: a restart finds them again). */
+const watchRemote = (env: NodeJS.ProcessEnv = {}) =>
+  startWatch(
+    { repo: remote.url, branch: 'main', interval: 100, healInterval: 300 },
+    {
+      emulator,
+      cwd: root,
+      env: { GITHUB_TOKEN: TOKEN, GITHUB_REPOSITORY: 'acme/catalog', GITHUB_API_URL: github.url, ...env },
+    },
+  );
+
 const startDriftWatch = async () => {
   await remote.push({
     'cortex-sync.yaml': 'sourceId: acme-catalog\nonDrift: pr\n',
     '.cortex/catalog/a.yaml': SERVICE_A,
     '.cortex/catalog/b.yaml': SERVICE_B,
   });
-  watch = await startWatch(
-    { repo: remote.url, branch: 'main', interval: 100, healInterval: 300 },
-    {
-      emulator,
-      cwd: root,
-      env: { GITHUB_TOKEN: TOKEN, GITHUB_REPOSITORY: 'acme/catalog', GITHUB_API_URL: github.url },
-    },
-  );
+  watch = await watchRemote();
   await watch.waitForRun((r) => r.result === 'applied' && r.summary?.create === 2);
   return watch;
 };
@@ -159,6 +163,81 @@ describe('watch --on-drift pr', () => {
     await until('the heal after closing', () => (entityTitle(emulator, 'svc-a') === 'Service A' ? true : undefined));
     await until('svc-b healed', () => (entityTitle(emulator, 'svc-b') === 'Service B' ? true : undefined));
     expect(github.pulls).toHaveLength(1);
+  });
+
+  it('restarted at the commit it applied, holds a UI edit under a drift pull request; a new commit is applied', async () => {
+    const first = await startDriftWatch();
+    const applied = bareGit('rev-parse', 'main');
+    expect(await first.stop()).toBe(0);
+    watch = undefined;
+    await editInUi('svc-a', '  title: Service A (renamed in the UI)\n');
+
+    // The same commit at the restart: the first run is a heal run, its drift proposed, not healed.
+    const running = await watchRemote();
+    watch = running;
+    const held = await running.waitForRun((r) => r.reason === 'drift-held');
+    expect(held.revision).toBe(applied);
+    const pull = await until('a pull request', () => github.pulls[0]);
+    expect(pull).toMatchObject({ head: BRANCH, title: 'Drift: 1 object changed outside git', state: 'open' });
+    expect(changedLines()).toContain('+  title: "Service A (renamed in the UI)"   # the name people search for');
+    expect(entityTitle(emulator, 'svc-a')).toBe('Service A (renamed in the UI)');
+    const said = running.logs().find((l) => String(l.msg).startsWith('first run since start at'));
+    expect(String(said?.msg)).toContain("the commit the source's lease record says was applied last");
+    // Further heal runs hold it too (they take the lease themselves), and open no second pull request.
+    await running.waitForRun((r) => r.reason === 'drift-held' && Number(r.runId.slice(4)) >= 5, 30_000);
+    expect((await running.status()).runs.filter((r) => r.result === 'applied')).toEqual([]);
+    expect(entityTitle(emulator, 'svc-a')).toBe('Service A (renamed in the UI)');
+    expect(github.pulls).toHaveLength(1);
+
+    // Restarted again (the held runs left no mark): still held, the same pull request kept.
+    expect(await running.stop()).toBe(0);
+    const again = await watchRemote();
+    watch = again;
+    await again.waitForRun((r) => r.reason === 'drift-held' && r.trigger === 'startup');
+    expect(entityTitle(emulator, 'svc-a')).toBe('Service A (renamed in the UI)');
+    expect(github.pulls).toHaveLength(1);
+    expect(pull.state).toBe('open');
+
+    // A new commit that changes another entity is applied.
+    await remote.push({ '.cortex/catalog/b.yaml': SERVICE_B.replace('Service B', 'Service B v2') }, 'rename b');
+    const next = bareGit('rev-parse', 'main');
+    const run = await again.waitForRun((r) => r.revision === next && r.result === 'applied');
+    expect(run.summary?.update ?? 0).toBeGreaterThanOrEqual(1);
+    expect(entityTitle(emulator, 'svc-b')).toBe('Service B v2');
+    // svc-a is not asserted here: a run after a new commit applies the whole plan, held objects included.
+  });
+
+  it('restarted at another commit than the one applied, applies it and says why', async () => {
+    const first = await startDriftWatch();
+    expect(await first.stop()).toBe(0);
+    watch = undefined;
+    await editInUi('svc-a', '  title: Service A (renamed in the UI)\n');
+    await remote.push({ '.cortex/catalog/b.yaml': SERVICE_B.replace('Service B', 'Service B v2') }, 'rename b');
+    const next = bareGit('rev-parse', 'main');
+
+    watch = await watchRemote();
+    const run = await watch.waitForRun((r) => r.revision === next && r.result === 'applied');
+    expect(run.trigger).toBe('startup');
+    expect(entityTitle(emulator, 'svc-b')).toBe('Service B v2');
+    // Not known to be drift: git's value is applied, as before the lease record was read.
+    expect(entityTitle(emulator, 'svc-a')).toBe('Service A');
+    const said = watch.logs().find((l) => String(l.msg).startsWith('first run since start applies every change'));
+    expect(String(said?.msg)).toContain("the last clean apply the source's lease record remembers is not this commit");
+    expect(github.pulls).toEqual([]);
+  });
+
+  it('restarted at the same commit with other plan settings, applies and says why', async () => {
+    const first = await startDriftWatch();
+    expect(await first.stop()).toBe(0);
+    watch = undefined;
+    await editInUi('svc-a', '  title: Service A (renamed in the UI)\n');
+
+    watch = await watchRemote({ CORTEX_SYNC_PROTECT: 'entity/svc-z' });
+    const run = await watch.waitForRun((r) => r.trigger === 'startup');
+    expect(run.result).toBe('applied');
+    expect(entityTitle(emulator, 'svc-a')).toBe('Service A');
+    const said = watch.logs().find((l) => String(l.msg).startsWith('first run since start applies every change'));
+    expect(String(said?.msg)).toContain('another version of cortex-sync or with other settings');
   });
 
   it('a merged pull request leaves nothing to apply', async () => {
