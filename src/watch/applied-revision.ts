@@ -15,33 +15,46 @@ import { createHash } from 'node:crypto';
 import type { ApiClient } from '../api/types.js';
 import type { SyncConfig } from '../engine/config.js';
 import { readLease } from '../engine/lease.js';
+import { SETTINGS } from '../engine/settings.js';
 import { VERSION } from '../version.js';
 import type { Logger } from './log.js';
 import type { Trigger } from './runner.js';
 import type { SourceSnapshot } from './source.js';
 
-/** The settings that change what a plan writes (never a secret): a restart with other ones applies. */
-const planSettingsOf = (config: SyncConfig) => [
-  config.sourceId ?? '',
-  config.baseUrl,
-  config.prune,
-  config.pruneEntities,
-  config.entityWrites ?? '',
-  config.forceConflicts ?? false,
-  config.allowMassDelete,
-  config.allowTakeover,
-  config.protect,
-  config.forceEntityTypeSchema,
-  config.strict ?? false,
-  config.allowEmpty ?? false,
-];
+/**
+ * Settings that change how a run goes but never what its plan writes (or that differ between
+ * replicas of one source: the checkout's path). Every other setting of the table, a kind's own
+ * included, goes into the mark, so a setting added later makes a restart with another value apply
+ * (today's behaviour) rather than hold as drift what the new value would write.
+ */
+const HOW_NOT_WHAT = new Set([
+  'dir',
+  'leaseWaitSeconds',
+  'requestTimeoutSeconds',
+  'concurrency',
+  'requestsPerMinute',
+  'onDrift',
+  'breakLease',
+]);
+
+/** The values of the settings that change what a plan writes (none is a secret), by key. */
+const planSettingsOf = (config: SyncConfig): [string, unknown][] => {
+  const fields = config as unknown as Readonly<Record<string, unknown>>;
+  return SETTINGS.filter((spec) => !HOW_NOT_WHAT.has(spec.key)).map((spec) => [
+    spec.key,
+    fields[spec.config?.key ?? spec.key] ?? null,
+  ]);
+};
 
 /**
  * The mark a clean apply of `revision` leaves in the lease record: the commit, this version and a
  * digest of the plan's settings. The Action's marks start `github merge`, so neither reads the other's.
  */
 export const watchMarkOf = (revision: string, config: SyncConfig): string => {
-  const settings = createHash('sha256').update(JSON.stringify(planSettingsOf(config))).digest('hex').slice(0, 16);
+  const settings = createHash('sha256')
+    .update(JSON.stringify(planSettingsOf(config)))
+    .digest('hex')
+    .slice(0, 16);
   return `watch commit ${revision} cortex-sync ${VERSION} settings ${settings}`;
 };
 
@@ -84,7 +97,8 @@ export class AppliedRevision {
   }
 
   private async find(snapshot: SourceSnapshot, config: SyncConfig, client: ApiClient): Promise<Finding> {
-    if (snapshot.commit !== true) return { recorded: false, why: 'the source is not a git commit (no revision names its files)' };
+    if (snapshot.commit !== true)
+      return { recorded: false, why: 'the source is not a git commit (no revision names its files)' };
     if (config.sourceId === undefined) return { recorded: false, why: 'no source id, so no lease record to read' };
     let record;
     try {
