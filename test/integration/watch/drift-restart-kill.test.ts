@@ -53,7 +53,20 @@ afterEach(async () => {
 const startBinary = () => {
   const proc = spawn(
     process.execPath,
-    [BIN, 'watch', '--repo', remote.url, '--branch', 'main', '--interval', '100ms', '--heal-interval', '300ms', '--listen', '127.0.0.1:0'],
+    [
+      BIN,
+      'watch',
+      '--repo',
+      remote.url,
+      '--branch',
+      'main',
+      '--interval',
+      '100ms',
+      '--heal-interval',
+      '300ms',
+      '--listen',
+      '127.0.0.1:0',
+    ],
     {
       cwd: root,
       env: {
