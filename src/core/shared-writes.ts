@@ -109,7 +109,7 @@ const unconfirmedClaim = (
 ): Diagnostic => ({
   severity: 'error',
   code: 'claim-unconfirmed',
-  message: `${handler.title} \`${printable(obj.id)}\` names source \`${printable(c.source)}\` as writing keys into it, whose ownership record is missing from the list of records and could not be read by its id either (${printable(c.reason)}): which keys it declares is unknown, so this run writes nothing to it; run again when the API answers`,
+  message: `${handler.title} \`${printable(obj.id)}\` names source \`${printable(c.source)}\` as writing keys into it, whose ownership record is missing from the list of records and could not be read by its id either, so which keys it declares is unknown and this run writes nothing to it: ${printable(c.reason)}`,
   file: obj.source.file,
   line: obj.source.line,
   column: obj.source.column,

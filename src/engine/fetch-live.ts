@@ -377,7 +377,7 @@ export const readNamedRecords = async (
     for (const source of missing.slice(MAX_NAMED_RECORD_READS))
       unread.set(
         source,
-        `more than ${MAX_NAMED_RECORD_READS} sources named on the declared objects are missing from the list of records, and this run reads no more than that by their ids`,
+        `more than ${MAX_NAMED_RECORD_READS} sources named on the declared objects are missing from the list of records, and this run reads no more than that by their ids: remove in Cortex the claims (custom metadata keys \`cortex-sync-merge-…\`) of sources that no longer write here`,
       );
     read.index.unreadable = unread;
   }

@@ -51,6 +51,8 @@ describe('entityWrites: merge, another source’s record left out of the list', 
       expect(out).toMatch(/claim-unconfirmed/);
       expect(out).toContain(inventoryTag('mr-platform'));
       expect(out).toContain('record store down');
+      // A failed read may succeed later; the message says so, and only here.
+      expect(out).toContain('run again when the API answers');
       expect(writesSince(at)).toEqual([]);
     } finally {
       emulator.setFaults({});
@@ -84,6 +86,9 @@ describe('entityWrites: merge, another source’s record left out of the list', 
       expect(r.code).not.toBe(0);
       expect(r.stdout + r.stderr).toMatch(/claim-unconfirmed/);
       expect(r.stdout + r.stderr).toContain('is not its own');
+      // Retrying cannot help a forged record: the message says what to put right instead.
+      expect(r.stdout + r.stderr).toContain('delete it in Cortex');
+      expect(r.stdout + r.stderr).not.toContain('run again when the API answers');
     } finally {
       emulator.setFaults({});
       expect((await post(original)).status).toBe(200);
@@ -103,6 +108,7 @@ describe('entityWrites: merge, another source’s record left out of the list', 
     expect(r.code).not.toBe(0);
     expect(r.stdout + r.stderr).toMatch(/claim-unconfirmed/);
     expect(r.stdout + r.stderr).toContain(`more than ${MAX_NAMED_RECORD_READS} sources`);
+    expect(r.stdout + r.stderr).toContain('remove in Cortex the claims');
     const byTag = emulator.requests
       .slice(at)
       .filter((q) => q.path.startsWith('/api/v1/catalog/cortex-sync-inventory-'));

@@ -306,14 +306,22 @@ export const readRecordsByTag = async (
       try {
         raw = await readRecordByTag(client, source);
       } catch (error) {
-        unreadable.set(source, error instanceof Error ? error.message : String(error));
+        const message = error instanceof Error ? error.message : String(error);
+        unreadable.set(source, `${message}; run again when the API answers`);
         return;
       }
       if (raw === undefined) return;
       const record = parseRecord(raw);
-      if (record === undefined) unreadable.set(source, `its ownership record \`${tag}\` does not parse`);
+      if (record === undefined)
+        unreadable.set(
+          source,
+          `its ownership record \`${tag}\` does not parse (edited by hand?): repair or delete it in Cortex`,
+        );
       else if (record.source !== source || record.id !== tag)
-        unreadable.set(source, `the record at its tag \`${tag}\` is not its own`);
+        unreadable.set(
+          source,
+          `the record at its tag \`${tag}\` is not its own (edited by hand, or forged): delete it in Cortex, and this entity's claim naming that source if the source does not write here`,
+        );
       else records.push(record);
     }),
   );
